@@ -1,0 +1,222 @@
+"""The ``gops`` command line.
+
+Exit codes (every command):
+    0  success
+    1  a check failed (a certificate or an audit found something wrong)
+    2  bad input: wrong N, malformed cards, an unreadable file; a one-line message on stderr
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from functools import wraps
+
+import click
+
+from .errors import GopsError, GopsInputError
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT):
+    click.echo(f"gops: error: {message}", err=True)
+    sys.exit(code)
+
+
+def one_line_errors(command):
+    """Turn every error the user can provoke into one line on stderr and exit code 2."""
+
+    @wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except GopsError as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except MemoryError:
+            fail("out of memory")
+        except OSError as exc:
+            fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+
+    return wrapper
+
+
+class ProgressBar:
+    """A tqdm bar per level on stderr, shown only once a solve has taken 2 seconds."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.bar = None
+        self.level = None
+
+    def __call__(self, level, done):
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        from .float_dp import level_items
+
+        if self.level is not level.k:
+            self.close()
+            self.level = level.k
+            self.bar = tqdm(
+                total=level_items(level), desc=f"level {level.k}/{level.n}", unit="item",
+                unit_scale=True, delay=2, file=sys.stderr, leave=False,
+            )
+        self.bar.update(done)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def solve_with_progress(n, arithmetic="float", top=None, quiet=False):
+    from .solve import solve
+
+    bar = ProgressBar(enabled=not quiet)
+    try:
+        return solve(n, arithmetic=arithmetic, progress=bar, top=top)
+    finally:
+        bar.close()
+
+
+def card_list(ctx, param, value):
+    """click callback: parse "2,4" into (2, 4) or exit 2 with one line."""
+    if value is None:
+        return None
+    from .rules import parse_cards
+
+    try:
+        return parse_cards(value)
+    except GopsInputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gops-exact")
+def main():
+    """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""
+
+
+@main.command()
+@click.argument("n", type=int)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@one_line_errors
+def solve(n, quiet):
+    """Solve N-card GOPS (points objective, floating point) and print a summary."""
+    from .float_dp import warm_up
+
+    jit = warm_up()
+    sol = solve_with_progress(n, quiet=quiet)
+    st = sol.stats
+    click.echo(f"N={n} objective=points arithmetic=float")
+    click.echo(f"canonical subgames: {st.subgames:,}")
+    click.echo(f"matrix games solved: {st.matrix_games:,} (antisymmetric halves skipped)")
+    click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
+    click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
+    root = set(range(1, n + 1))
+    click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
+
+
+def format_table(n: int, table: dict, digits: int = 4) -> str:
+    """The paper's layout: one row per bid, one column per upcard."""
+    width = digits + 3
+    lines = ["bid\\up " + "".join(f"{u:>{width}}" for u in range(1, n + 1))]
+    for bid in range(1, n + 1):
+        cells = []
+        for u in range(1, n + 1):
+            p = float(table[u][bid])
+            cells.append(f"{'0':>{width}}" if p == 0 else f"{p:>{width}.{digits}f}")
+        lines.append(f"{bid:>6} " + "".join(cells))
+    return "\n".join(lines)
+
+
+@main.command()
+@click.argument("n", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@one_line_errors
+def table(n, as_json, quiet):
+    """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
+    from .solve import check_options
+
+    check_options(n, "points", "float")
+    sol = solve_with_progress(n, quiet=quiet)
+    root = set(range(1, n + 1))
+    strategies = {u: sol.strategy(root, root, root, u) for u in range(1, n + 1)}
+    table = {u: s.mine for u, s in strategies.items()}
+    gap = max(s.gap for s in strategies.values())
+    if as_json:
+        out = {
+            "n": n,
+            "objective": "points",
+            "by_upcard": {str(u): [table[u][b] for b in range(1, n + 1)] for u in table},
+            "equilibrium_gap": gap,
+        }
+        click.echo(json.dumps(out))
+        return
+    click.echo(f"First move of {n}-card GOPS, points objective: P(bid | upcard)")
+    click.echo(format_table(n, table))
+    click.echo(
+        f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
+    )
+
+
+@main.command()
+@click.option("--mine", required=True, callback=card_list, help="My hand, e.g. 2,4.")
+@click.option("--theirs", required=True, callback=card_list, help="Their hand, e.g. 1,3.")
+@click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")
+@click.option("--upcard", required=True, type=int, help="The prize turned up.")
+@click.option("--n", "n", type=int, default=None, help="Cards per suit (default: largest card seen).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@one_line_errors
+def strategy(mine, theirs, deck, upcard, n, as_json):
+    """The equilibrium at any position once the upcard is turned."""
+    from .rules import validate_position
+    from .solve import check_options
+
+    if n is not None:
+        check_options(n, "points", "float")
+    m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
+    n = check_options(n or max(m | t | d), "points", "float")
+    # The equilibrium after the upcard needs only the subgames one card smaller.
+    sol = solve_with_progress(n, top=max(len(d) - 1, 0))
+    st = sol.strategy(m, t, d, upcard)
+    if as_json:
+        click.echo(json.dumps({
+            "value": st.value,
+            "mine": {str(c): p for c, p in st.mine.items()},
+            "theirs": {str(c): p for c, p in st.theirs.items()},
+            "equilibrium_gap": st.gap,
+        }))
+        return
+    click.echo(f"upcard {upcard}: value {st.value:.6f} (expected point difference, this round included)")
+    click.echo("my mix:    " + "  ".join(f"{c}: {p:.6f}" for c, p in st.mine.items()))
+    click.echo("their mix: " + "  ".join(f"{c}: {p:.6f}" for c, p in st.theirs.items()))
+    click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
+
+
+@main.command()
+@click.argument("n", type=int)
+@one_line_errors
+def count(n):
+    """Number of canonical subgames per level of N-card GOPS."""
+    from .encoding import count_table
+
+    rows = count_table(n)
+    click.echo(f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} {'matrix games':>14}")
+    for r in rows:
+        click.echo(
+            f"{r['k']:>3} {r['patterns']:>10,} {r['prize_sets']:>11,} "
+            f"{r['subgames']:>14,} {r['matrix_games']:>14,}"
+        )
+    click.echo(
+        f"{'all':>3} {'':>10} {'':>11} {sum(r['subgames'] for r in rows):>14,} "
+        f"{sum(r['matrix_games'] for r in rows):>14,}"
+    )
+
+
+if __name__ == "__main__":
+    main()

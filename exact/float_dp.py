@@ -1,0 +1,103 @@
+"""Bottom-up dynamic programming over canonical subgames, in floating point.
+
+The recursion (Rhoads & Bartholdi 2012, sec 3): with k cards in each hand,
+
+    f(V, Y, P)   = (1/k) * sum_{u in P} f_u(V, Y, P)
+    f_u(V, Y, P) = value of the k x k game X_ij = u * sign(V_i - Y_j) + f(V - V_i, Y - Y_j, P - u)
+
+evaluated on canonical subgames (see :mod:`exact.encoding`): level k is a float64 array
+``values[k][prize rank, pattern rank]`` and is computed from level k - 1 only.  Only one
+pattern of each pair {p, swap(p)} is solved; the other gets the negated value, and patterns
+with identical hands are 0 (antisymmetry).
+
+The level kernel runs over "items" (prize rank r, canonical pattern q) in parallel blocks
+(numba ``prange``); the Python driver feeds it chunks of items so that it can show progress.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+from numba import prange
+
+from .encoding import Level
+from .matrix_game import WORK_SIZE, solve_game_into
+
+
+@numba.njit(cache=True, nogil=True)
+def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below):
+    """A[i, j] = u * sign(V_i - Y_j) + f(child pattern, P - u), u the m-th card of P."""
+    u = prize_card[r, m]
+    row = below[prize_child[r, m]]
+    for i in range(k):
+        for j in range(k):
+            A[i, j] = u * sign[p, i, j] + row[child[p, i, j]]
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_card, below, out, nthreads):
+    """Solve items start..stop-1 of a level into ``out`` (prize-set-major values).
+
+    Item t is (prize rank t // len(canon), pattern canon[t % len(canon)]).  Each block of
+    items gets its own scratch buffers, so the blocks run in parallel without sharing.
+    """
+    ncanon = canon.shape[0]
+    total = stop - start
+    nblocks = min(total, 64 * nthreads)
+    for b in prange(nblocks):
+        A = np.empty((k, k))
+        x = np.empty(k)
+        y = np.empty(k)
+        work = np.empty(WORK_SIZE)
+        lo = start + total * b // nblocks
+        hi = start + total * (b + 1) // nblocks
+        for t in range(lo, hi):
+            r = t // ncanon
+            p = canon[t % ncanon]
+            acc = 0.0
+            for m in range(k):
+                fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below)
+                acc += solve_game_into(A, k, x, y, work)
+            value = acc / k
+            out[r, p] = value
+            out[r, swap[p]] = -value
+
+
+def level_items(level: Level) -> int:
+    """Number of kernel items (prize set, canonical pattern) of a level."""
+    return level.prize_sets * int(level.canonical_patterns.shape[0])
+
+
+def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+    """Solve items [start, stop) of ``level`` into ``out`` from the level below."""
+    if stop > start:
+        solve_items(
+            start, stop, level.canonical_patterns, level.k, level.child, level.sign,
+            level.swap, level.prize_child, level.prize_card, below, out, numba.get_num_threads(),
+        )
+
+
+def solve_all_levels(levels, progress=None, chunk_items: int = 1 << 16) -> list[np.ndarray]:
+    """Values of every level, bottom-up; ``progress(level, done_items)`` after each chunk."""
+    values = [np.zeros((1, 1))]
+    for level in levels[1:]:
+        out = np.zeros((level.prize_sets, level.patterns))
+        total = level_items(level)
+        for start in range(0, total, chunk_items):
+            stop = min(total, start + chunk_items)
+            solve_level(level, values[-1], out, start, stop)
+            if progress is not None:
+                progress(level, stop - start)
+        values.append(out)
+    return values
+
+
+def warm_up() -> float:
+    """Compile (or load from cache) the kernels on a tiny game; returns seconds spent."""
+    from .encoding import build_levels
+
+    t0 = time.perf_counter()
+    solve_all_levels(build_levels(2))
+    return time.perf_counter() - t0
