@@ -10,11 +10,20 @@ from .errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 from .solution import Solution, SolveStats, Strategy
 from .solve import solve
 
+
+def certify(n: int, path, objective: str = "points", progress=None):
+    """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
+    from .certificate_writer import certify as _certify
+
+    return _certify(n, path, objective, progress)
+
+
 __all__ = [
     "GopsError",
     "GopsInputError",
     "InvalidMoveError",
     "SolverError",
+    "certify",
     "Solution",
     "SolveStats",
     "Strategy",

@@ -1,0 +1,111 @@
+"""Write LP-duality certificates of exact GOPS solutions (format: certificates/FORMAT.md).
+
+The writer streams: records are packed as the exact solver produces them, into
+``FILE.tmp``; the footer is written, the file flushed and fsynced, and only then renamed
+to ``FILE``.  An interrupted run leaves at most a ``.tmp`` file, never a file that looks
+complete, and never touches an existing ``FILE``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import msgpack
+from flint import fmpq, fmpz
+
+from .encoding import KEY_SHIFT, build_levels
+from .exact_dp import RationalSolution, record_patterns, solve_all_levels_exact
+from .errors import GopsInputError
+from .solution import SolveStats
+from .solve import check_options, peak_memory_bytes
+
+FORMAT_VERSION = 1
+MAGIC = "GOPS-CERTIFICATE"
+RULES = "gops-2p-ties-discarded-random-prizes"
+_INT64 = 1 << 63
+
+
+def pack_integer(a):
+    """An Integer of FORMAT.md: msgpack int if it fits in int64, else two's-complement bytes."""
+    a = int(a)
+    if -_INT64 <= a < _INT64:
+        return a
+    return a.to_bytes((a.bit_length() + 8) // 8, "big", signed=True)
+
+
+def pack_rational(a: fmpq):
+    return [pack_integer(a.p), pack_integer(a.q)]
+
+
+def pack_vector(xs):
+    """A probability vector as [numerators, common denominator]."""
+    d = fmpz(1)
+    for a in xs:
+        d = d.lcm(a.q)
+    return [[pack_integer(a * d) for a in xs], pack_integer(d)]
+
+
+def _record(level, p, r, value, games):
+    key = int(level.pattern_keys[p])
+    mine, theirs = key & ((1 << KEY_SHIFT) - 1), key >> KEY_SHIFT
+    return [
+        mine,
+        theirs,
+        int(level.prize_masks[r]),
+        pack_rational(value),
+        [[u, pack_vector(eq.x), pack_vector(eq.y), pack_rational(eq.value)] for u, eq in games],
+    ]
+
+
+def certify(n: int, path, objective: str = "points", progress=None) -> RationalSolution:
+    """Solve n-card GOPS exactly and write its certificate to ``path`` (atomically).
+
+    Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
+    """
+    n = check_options(n, objective, "rational")
+    path = Path(path)
+    if path.is_dir():
+        raise GopsInputError(f"{path} is a directory")
+    tmp = path.with_name(path.name + ".tmp")
+    levels = build_levels(n)
+    t0 = time.perf_counter()
+    packer = msgpack.Packer(use_bin_type=True)
+    full = (1 << n) - 1
+    records = 0
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(packer.pack({
+                "magic": MAGIC, "version": FORMAT_VERSION, "rules": RULES,
+                "objective": objective, "n": n, "root": [full, full, full],
+            }))
+            current = {"level": None}
+
+            def on_record(level, p, r, value, games):
+                nonlocal records
+                if current["level"] != level.k:
+                    current["level"] = level.k
+                    count = level.prize_sets * len(record_patterns(level))
+                    fh.write(packer.pack({"level": level.k, "records": count}))
+                fh.write(packer.pack(_record(level, p, r, value, games)))
+                records += 1
+
+            values, extra = solve_all_levels_exact(levels, progress, on_record)
+            root_value = values[n][0, 0]
+            fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
+    stats = SolveStats(
+        subgames=sum(lv.subgames for lv in levels),
+        matrix_games=sum(lv.matrix_games for lv in levels),
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+        extra=extra,
+    )
+    return RationalSolution(n, objective, "rational", levels, values, stats)
