@@ -32,7 +32,8 @@ def pack_integer(a):
     a = int(a)
     if -_INT64 <= a < _INT64:
         return a
-    return a.to_bytes((a.bit_length() + 8) // 8, "big", signed=True)
+    # Minimal two's-complement length: one sign bit beyond the magnitude bits of a (or ~a).
+    return a.to_bytes((a if a >= 0 else ~a).bit_length() // 8 + 1, "big", signed=True)
 
 
 def pack_rational(a: fmpq):

@@ -170,32 +170,112 @@ def table(n, as_json, quiet):
 @click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")
 @click.option("--upcard", required=True, type=int, help="The prize turned up.")
 @click.option("--n", "n", type=int, default=None, help="Cards per suit (default: largest card seen).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--exact", "exact_", is_flag=True, help="Exact rational equilibrium (hands of at most 8 cards).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\" strings).")
 @one_line_errors
-def strategy(mine, theirs, deck, upcard, n, as_json):
+def strategy(mine, theirs, deck, upcard, n, exact_, as_json):
     """The equilibrium at any position once the upcard is turned."""
     from .rules import validate_position
     from .solve import check_options
 
+    arithmetic = "rational" if exact_ else "float"
     if n is not None:
-        check_options(n, "points", "float")
+        check_n_option(n)
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_options(n or max(m | t | d), "points", "float")
+    n = check_n_option(n or max(m | t | d))
     # The equilibrium after the upcard needs only the subgames one card smaller.
-    sol = solve_with_progress(n, top=max(len(d) - 1, 0))
+    top = len(d) - 1
+    check_options(n, "points", arithmetic, top)
+    sol = solve_with_progress(n, arithmetic=arithmetic, top=top)
     st = sol.strategy(m, t, d, upcard)
+    show = str if exact_ else float
     if as_json:
-        click.echo(json.dumps({
-            "value": st.value,
-            "mine": {str(c): p for c, p in st.mine.items()},
-            "theirs": {str(c): p for c, p in st.theirs.items()},
-            "equilibrium_gap": st.gap,
-        }))
+        out = {
+            "value": show(st.value),
+            "mine": {str(c): show(p) for c, p in st.mine.items()},
+            "theirs": {str(c): show(p) for c, p in st.theirs.items()},
+        }
+        if not exact_:
+            out["equilibrium_gap"] = st.gap
+        click.echo(json.dumps(out))
         return
-    click.echo(f"upcard {upcard}: value {st.value:.6f} (expected point difference, this round included)")
-    click.echo("my mix:    " + "  ".join(f"{c}: {p:.6f}" for c, p in st.mine.items()))
-    click.echo("their mix: " + "  ".join(f"{c}: {p:.6f}" for c, p in st.theirs.items()))
-    click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
+    fmt = str if exact_ else (lambda p: f"{p:.6f}")
+    click.echo(f"upcard {upcard}: value {fmt(st.value)} (expected point difference, this round included)")
+    click.echo("my mix:    " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.mine.items()))
+    click.echo("their mix: " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.theirs.items()))
+    if exact_:
+        click.echo("exact; verified: each mix guarantees the value against every pure reply")
+    else:
+        click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
+
+
+def check_n_option(n):
+    from .encoding import MAX_CARDS, check_n
+
+    return check_n(n, MAX_CARDS)
+
+
+@main.command()
+@click.argument("n", type=int)
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Certificate file to write (atomically).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@one_line_errors
+def certify(n, output, quiet):
+    """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7)."""
+    from .certificate_writer import certify as write
+
+    bar = ProgressBar(enabled=not quiet)
+    try:
+        sol = write(n, output, progress=bar)
+    finally:
+        bar.close()
+    st = sol.stats
+    click.echo(f"wrote {output}: N={n}, {st.extra['records']:,} records, "
+               f"{st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s")
+    paths = st.extra["paths"]
+    click.echo(f"exact matrix games: {paths['basis']:,} from the float basis guess, "
+               f"{paths['simplex']:,} by the exact simplex fallback")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
+def check(file, quiet):
+    """Verify a certificate with the independent checker (exit 0 valid, 1 invalid, 2 unreadable)."""
+    from certificates import main as checker_main
+
+    sys.exit(checker_main([file] + (["--quiet"] if quiet else [])))
+
+
+@main.command()
+@click.option("-o", "--output", "output", default="gops-5.cert", show_default=True,
+              type=click.Path(dir_okay=False), help="Where to write the N=5 certificate.")
+@one_line_errors
+def reproduce(output):
+    """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
+    from certificates import check as check_certificate
+
+    from .certificate_writer import certify as write
+
+    t0 = time.perf_counter()
+    sol = write(5, output)
+    click.echo(f"solved 5-card GOPS exactly and wrote its certificate {output} "
+               f"({sol.stats.extra['certificate_bytes']:,} bytes, {sol.stats.seconds:.2f} s)")
+    verdict = check_certificate(output)
+    click.echo(f"independent checker: {verdict.message}")
+    if not verdict.ok:
+        sys.exit(EXIT_CHECK_FAILED)
+    table = sol.first_move_table()
+    click.echo("\nTable 1 (first move, N = 5), from the exact certified equilibrium:")
+    click.echo(format_table(5, table))
+    entry = table[1][1]
+    click.echo("\nThe paper's 0.0470 (upcard 1, bid 1) is exactly p/q with")
+    click.echo(f"p = {entry.numerator}")
+    click.echo(f"q = {entry.denominator}")
+    click.echo(f"({len(str(entry.numerator))} and {len(str(entry.denominator))} digits; "
+               f"p/q = {float(entry):.10f})")
+    click.echo(f"total {time.perf_counter() - t0:.1f} s")
 
 
 @main.command()

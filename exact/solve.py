@@ -22,13 +22,24 @@ def peak_memory_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def check_options(n, objective: str, arithmetic: str) -> int:
-    """Validate the solve options; one-line GopsInputError otherwise."""
+def check_options(n, objective: str, arithmetic: str, top: int | None = None) -> int:
+    """Validate the solve options; one-line GopsInputError otherwise.
+
+    The limit of an arithmetic bounds the subgames solved: N itself, or ``top`` (the
+    largest hand solved) when a position of a bigger game needs only its last few levels.
+    """
     if objective not in OBJECTIVES:
         raise GopsInputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
     if arithmetic not in ARITHMETICS:
         raise GopsInputError(f"unknown arithmetic {arithmetic!r} (choose from {', '.join(ARITHMETICS)})")
-    return check_n(n, MAX_N[arithmetic])
+    if top is None:
+        return check_n(n, MAX_N[arithmetic])
+    n = check_n(n)
+    if not 0 <= top <= min(n, MAX_N[arithmetic]):
+        raise GopsInputError(
+            f"{arithmetic} arithmetic solves hands of at most {MAX_N[arithmetic]} cards, got {top}"
+        )
+    return n
 
 
 def solve(
@@ -47,7 +58,7 @@ def solve(
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
     True
     """
-    n = check_options(n, objective, arithmetic)
+    n = check_options(n, objective, arithmetic, top)
     t0 = time.perf_counter()
     levels = build_levels(n, top)
     if arithmetic == "float":

@@ -1,0 +1,201 @@
+"""Decode the msgpack objects of FORMAT.md into checked Python values.
+
+Each function takes an object as msgpack returned it and ``where``, a short name of the
+field for the error message.  Wrong types and shapes (an array of the wrong length, a
+string where an Integer belongs, a non-canonical Integer) are
+:class:`UnreadableCertificate` (exit 2); a value that is well formed but impossible (a
+denominator <= 0) is :class:`InvalidCertificate` (exit 1).  Range checks that depend on
+N or on the level (pattern, prize set, vector length) belong to :mod:`.patterns` and
+:mod:`.minimax`.
+
+FORMAT.md, "Encoding":
+
+- **Integer**: a msgpack int when it fits in a signed 64-bit integer, otherwise a ``bin``
+  of the two's-complement, big-endian, minimal-length bytes.  Both halves of that
+  sentence are enforced, so every Integer has exactly one encoding.
+- **Rational**: ``[numerator, denominator]``, denominator > 0, lowest terms not required.
+- **Probability vector**: ``[[n_1, ..., n_k], d]`` (validity is checked in :mod:`.minimax`).
+- **Card set**, pattern masks and upcards: plain msgpack ints.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gmpy2 import mpq, mpz
+
+from .errors import InvalidCertificate, UnreadableCertificate
+from .spec import INT64_MAX, INT64_MIN
+
+
+class Vector(NamedTuple):
+    """``(n_1/d, ..., n_k/d)`` as its integer numerators and common denominator."""
+
+    nums: list
+    d: object  # mpz
+
+
+class Game(NamedTuple):
+    """One entry ``[u, x, y, v]`` of a record's ``games``."""
+
+    u: int
+    x: Vector
+    y: Vector
+    v: object  # mpq
+
+
+class Record(NamedTuple):
+    """``[mine, theirs, prizes, value, games]`` (FORMAT.md, "Objects, in order", 2)."""
+
+    mine: int
+    theirs: int
+    prizes: int
+    value: object  # mpq
+    games: list
+
+
+def _type_name(obj) -> str:
+    return type(obj).__name__
+
+
+def small_int(obj, where: str) -> int:
+    """A plain msgpack int (a mask, a card, a count); booleans are not ints here.
+
+    >>> small_int(5, "n")
+    5
+    >>> small_int(True, "n")
+    Traceback (most recent call last):
+    ...
+    certificates.errors.UnreadableCertificate: n: expected an int, found bool
+    """
+    if type(obj) is not int:
+        raise UnreadableCertificate(f"{where}: expected an int, found {_type_name(obj)}")
+    return obj
+
+
+def _minimal_length(a: int) -> int:
+    """Bytes of the shortest two's-complement encoding of ``a``."""
+    return (a if a >= 0 else ~a).bit_length() // 8 + 1
+
+
+def integer(obj, where: str) -> mpz:
+    """An Integer: msgpack int in int64 range, or minimal two's-complement ``bin``.
+
+    >>> integer((1 << 63).to_bytes(9, "big", signed=True), "v")
+    mpz(9223372036854775808)
+    >>> integer(b"\\x00\\x05", "v")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    certificates.errors.UnreadableCertificate: v: non-canonical Integer: bin of 2 bytes holds 5...
+    """
+    if type(obj) is int:
+        if not INT64_MIN <= obj <= INT64_MAX:
+            raise UnreadableCertificate(f"{where}: msgpack int {obj} is outside int64")
+        return mpz(obj)
+    if type(obj) is bytes:
+        if not obj:
+            raise UnreadableCertificate(f"{where}: empty bin is not an Integer")
+        a = int.from_bytes(obj, "big", signed=True)
+        if INT64_MIN <= a <= INT64_MAX:
+            raise UnreadableCertificate(
+                f"{where}: non-canonical Integer: bin of {len(obj)} bytes holds {a}, "
+                "which fits in int64"
+            )
+        if len(obj) != _minimal_length(a):
+            raise UnreadableCertificate(
+                f"{where}: non-canonical Integer: {len(obj)} bytes where "
+                f"{_minimal_length(a)} suffice"
+            )
+        return mpz(a)
+    raise UnreadableCertificate(f"{where}: expected an Integer, found {_type_name(obj)}")
+
+
+def array(obj, where: str, length: int | None = None) -> list:
+    """A msgpack array, of exactly ``length`` entries when given."""
+    if type(obj) is not list:
+        raise UnreadableCertificate(f"{where}: expected an array, found {_type_name(obj)}")
+    if length is not None and len(obj) != length:
+        raise UnreadableCertificate(
+            f"{where}: expected an array of {length} entries, found {len(obj)}"
+        )
+    return obj
+
+
+def rational(obj, where: str) -> mpq:
+    """A Rational ``[numerator, denominator]``; the denominator must be > 0.
+
+    >>> rational([6, 4], "v")
+    mpq(3,2)
+    >>> rational([1, 0], "v")
+    Traceback (most recent call last):
+    ...
+    certificates.errors.InvalidCertificate: v: denominator 0 is not positive
+    """
+    num, den = array(obj, where, 2)
+    num = integer(num, f"{where} numerator")
+    den = integer(den, f"{where} denominator")
+    if den <= 0:
+        raise InvalidCertificate(f"{where}: denominator {den} is not positive")
+    return mpq(num, den)
+
+
+def vector(obj, where: str) -> Vector:
+    """A probability vector's encoding ``[[n_1, ..., n_k], d]`` (not yet validated)."""
+    nums, d = array(obj, where, 2)
+    nums = array(nums, f"{where} numerators")
+    return Vector(
+        [integer(a, f"{where}[{i}]") for i, a in enumerate(nums)], integer(d, f"{where} d")
+    )
+
+
+def game(obj, where: str) -> Game:
+    """A game entry ``[u, x, y, v]``."""
+    u, x, y, v = array(obj, where, 4)
+    return Game(
+        small_int(u, f"{where} upcard"),
+        vector(x, f"{where} x"),
+        vector(y, f"{where} y"),
+        rational(v, f"{where} v"),
+    )
+
+
+def record_key(obj, where: str) -> tuple[int, int, int]:
+    """The ``(mine, theirs, prizes)`` of a record, decoded first to name it in errors."""
+    mine, theirs, prizes, _, _ = array(obj, where, 5)
+    return (
+        small_int(mine, f"{where} mine"),
+        small_int(theirs, f"{where} theirs"),
+        small_int(prizes, f"{where} prizes"),
+    )
+
+
+def record(obj) -> Record:
+    """A record ``[mine, theirs, prizes, value, games]`` (call :func:`record_key` first)."""
+    mine, theirs, prizes = record_key(obj, "record")
+    games = array(obj[4], "games")
+    return Record(
+        mine,
+        theirs,
+        prizes,
+        rational(obj[3], "value"),
+        [game(g, f"games[{m}]") for m, g in enumerate(games)],
+    )
+
+
+def string(obj, where: str) -> str:
+    if type(obj) is not str:
+        raise UnreadableCertificate(f"{where}: expected a string, found {_type_name(obj)}")
+    return obj
+
+
+def keyed_map(obj, where: str, keys: frozenset) -> dict:
+    """A msgpack map with exactly the string keys ``keys``."""
+    if type(obj) is not dict:
+        raise UnreadableCertificate(f"{where}: expected a map, found {_type_name(obj)}")
+    if set(obj) != keys:
+        missing = sorted(keys - set(obj))
+        extra = sorted(map(str, set(obj) - keys))
+        raise UnreadableCertificate(
+            f"{where}: wrong keys (missing {missing}, unexpected {extra})"
+        )
+    return obj

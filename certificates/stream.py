@@ -1,0 +1,107 @@
+"""Read a certificate as a stream of msgpack objects, with FORMAT.md's limits.
+
+FORMAT.md, "Encoding": the file is a plain concatenation of msgpack objects; nothing in it
+is ever executed.  The reader enforces the limits of FORMAT.md before anything is
+allocated (msgpack checks a declared array or map length against its limit before
+building the container, and never buffers more than ``MAX_BUFFER_SIZE`` bytes, so a
+declared 4 GiB ``bin`` fails with ``BufferFull`` or end-of-data after at most that much):
+
+- Integers (``bin``) of at most 64 MiB, arrays of at most 64 entries, maps of at most 16,
+  strings of at most ``MAX_STR_LEN`` bytes, no ``ext`` types, map keys strings only;
+- at most ``MAX_CONTAINERS_PER_OBJECT`` arrays and maps per top-level object, so nesting
+  cannot multiply a small file into a large tree of Python objects.
+
+Every failure of the reader is an :class:`UnreadableCertificate` (exit 2): truncated file,
+malformed msgpack, a limit exceeded, trailing bytes after the footer.
+"""
+
+from __future__ import annotations
+
+import os
+
+import msgpack
+
+from .errors import UnreadableCertificate
+from .spec import (
+    MAX_ARRAY_LEN,
+    MAX_BUFFER_SIZE,
+    MAX_CONTAINERS_PER_OBJECT,
+    MAX_INTEGER_BYTES,
+    MAX_MAP_LEN,
+    MAX_STR_LEN,
+    READ_SIZE,
+)
+
+
+class ObjectStream:
+    """The top-level msgpack objects of an open binary file, one at a time.
+
+    ``next(what)`` returns the next object or raises ``UnreadableCertificate`` naming
+    ``what`` was expected; ``expect_end()`` checks that nothing follows the footer.
+    """
+
+    def __init__(self, fh):
+        self._size = os.fstat(fh.fileno()).st_size
+        self._containers = 0
+        self._unpacker = msgpack.Unpacker(
+            fh,
+            raw=False,
+            use_list=True,
+            strict_map_key=True,
+            read_size=READ_SIZE,
+            max_buffer_size=MAX_BUFFER_SIZE,
+            max_bin_len=MAX_INTEGER_BYTES,
+            max_str_len=MAX_STR_LEN,
+            max_array_len=MAX_ARRAY_LEN,
+            max_map_len=MAX_MAP_LEN,
+            max_ext_len=0,
+            list_hook=self._count,
+            object_hook=self._count,
+        )
+
+    def _count(self, container):
+        """msgpack hook, called once per array or map built: enforce the container budget."""
+        self._containers += 1
+        if self._containers > MAX_CONTAINERS_PER_OBJECT:
+            raise UnreadableCertificate(
+                f"more than {MAX_CONTAINERS_PER_OBJECT} arrays and maps in one object"
+            )
+        return container
+
+    @property
+    def offset(self) -> int:
+        """Bytes of the file consumed by the objects returned so far."""
+        return self._unpacker.tell()
+
+    def next(self, what: str):
+        """The next object; ``what`` names it in the error if there is none."""
+        self._containers = 0
+        start = self.offset
+        try:
+            return self._unpacker.unpack()
+        except msgpack.OutOfData:
+            raise UnreadableCertificate(
+                f"truncated: file ends at byte {self._size} where {what} was expected"
+            ) from None
+        except msgpack.BufferFull:
+            raise UnreadableCertificate(
+                f"{what} (from byte {start}): a value larger than the limits "
+                f"(an Integer of at most {MAX_INTEGER_BYTES} bytes)"
+            ) from None
+        except (ValueError, msgpack.UnpackException, RecursionError) as exc:
+            # msgpack.FormatError, StackError, limits exceeded ("... exceeds max_*_len"),
+            # invalid UTF-8 (UnicodeDecodeError is a ValueError), non-string map keys.
+            raise UnreadableCertificate(
+                f"{what} (from byte {start}): malformed msgpack: "
+                f"{str(exc) or type(exc).__name__}"
+            ) from None
+
+    def expect_end(self) -> None:
+        """FORMAT.md: the footer is the last object; any byte after it is rejected.
+
+        Called right after the footer was returned, when ``offset`` is where it ends.
+        """
+        if self.offset != self._size:
+            raise UnreadableCertificate(
+                f"trailing bytes after the footer: it ends at byte {self.offset} of {self._size}"
+            )

@@ -1,0 +1,71 @@
+"""The public entry point: ``check(path) -> Verdict``, which never raises for a bad file.
+
+Outcome codes (FORMAT.md, "Exit codes of the checker"):
+
+====  ============  ==========================================================
+code  verdict       meaning
+====  ============  ==========================================================
+0     ``valid``     every check of FORMAT.md passed
+1     ``invalid``   well formed, but a check failed (the message says which)
+2     ``unreadable`` not a readable certificate: missing file, bad magic or
+                    version, truncated, malformed msgpack, limits exceeded
+====  ============  ==========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+from .errors import CertificateError
+from .minimax import format_rational
+from .spec import EXIT_UNREADABLE, EXIT_VALID
+from .verify import verify_file
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The checker's answer.  ``n``, ``records`` and ``root_value`` are set when valid."""
+
+    ok: bool
+    code: int
+    message: str
+    n: int | None = None
+    records: int | None = None
+    root_value: Fraction | None = None
+
+
+def _rejected(code: int, reason: str) -> Verdict:
+    word = "unreadable" if code == EXIT_UNREADABLE else "invalid"
+    return Verdict(False, code, f"{word}: {reason}")
+
+
+def check(path, progress: Callable | None = None) -> Verdict:
+    """Verify the certificate at ``path``; see :mod:`.verify` for what is checked.
+
+    ``progress(k, n, records)`` is called after each verified level.  Any failure is a
+    Verdict, never an exception: a CertificateError carries its own code, an OSError
+    (missing file, a directory) is unreadable, and so is any other exception, which can
+    only reject, never accept (KeyboardInterrupt still propagates).
+    """
+    try:
+        summary = verify_file(path, progress)
+    except CertificateError as exc:
+        return _rejected(exc.code, str(exc))
+    except OSError as exc:
+        return _rejected(EXIT_UNREADABLE, f"{exc.strerror or exc}: {path}")
+    except MemoryError:
+        return _rejected(EXIT_UNREADABLE, "out of memory")
+    except Exception as exc:  # noqa: BLE001 - a checker bug must reject, never accept
+        return _rejected(EXIT_UNREADABLE, f"unexpected {type(exc).__name__}: {exc}")
+    root = Fraction(int(summary.root_value.numerator), int(summary.root_value.denominator))
+    return Verdict(
+        True,
+        EXIT_VALID,
+        f"valid: N={summary.n}, {summary.records} records, "
+        f"root value {format_rational(summary.root_value)}",
+        summary.n,
+        summary.records,
+        root,
+    )

@@ -1,0 +1,235 @@
+"""The streaming verifier: read a certificate once, front to back, and check everything.
+
+Algorithm notes
+---------------
+FORMAT.md lists the records level by level, k = 0, 1, ..., N.  A record of level k is
+checked against the certified values of level k - 1 only (its payoff matrices are rebuilt
+from them), so the verifier keeps just two dicts (mine, theirs, prizes) -> value: the
+finished previous level and the level being read.  Nothing is ever solved: each matrix
+game is accepted only through the inequalities of :mod:`.minimax`.
+
+Completeness: every record is a well-formed canonical subgame of its level (check 1), no
+record appears twice, and each level holds exactly R_k records, the number of canonical
+subgames (:func:`.patterns.record_count`).  By counting, each level then holds *every*
+canonical subgame, so every child a payoff matrix needs is present.  The single record of
+level N is then the root, whose value must be 0 and match the footer.
+
+What fails where (the exit codes of FORMAT.md): shapes and types raise
+``UnreadableCertificate`` (2); content that parses but is wrong, including a missing,
+extra or duplicated record and a wrong count, raises ``InvalidCertificate`` (1).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from .decoding import (
+    Game,
+    Record,
+    array,
+    keyed_map,
+    rational,
+    record,
+    record_key,
+    small_int,
+    string,
+)
+from .errors import InvalidCertificate, UnreadableCertificate, located
+from .minimax import check_probability_vector, check_x_guarantees, check_y_holds, format_rational
+from .patterns import cards, check_record_key, describe, record_count
+from .payoff import payoff_matrix
+from .spec import (
+    FOOTER_KEYS,
+    HEADER_KEYS,
+    LEVEL_KEYS,
+    MAGIC,
+    MAX_N,
+    OBJECTIVE,
+    RULES,
+    VERSION,
+)
+from .stream import ObjectStream
+
+
+class Summary(NamedTuple):
+    """What a valid certificate proves: N, its record count and the root value."""
+
+    n: int
+    records: int
+    root_value: object  # mpq
+
+
+# ---------------------------------------------------------------------------------------
+# Header, level headers, footer
+# ---------------------------------------------------------------------------------------
+
+
+def read_header(obj) -> int:
+    """FORMAT.md object 1; returns N.  Bad magic, version, rules or objective, and N
+    outside 1..16, are "not a certificate this checker reads" (2); a root that does not
+    match N is wrong content (1)."""
+    if type(obj) is not dict or obj.get("magic") != MAGIC:
+        raise UnreadableCertificate(f"not a GOPS certificate (no magic {MAGIC!r})")
+    if obj.get("version") != VERSION or type(obj.get("version")) is not int:
+        raise UnreadableCertificate(
+            f"unsupported version {obj.get('version')!r}, expected {VERSION}"
+        )
+    header = keyed_map(obj, "header", HEADER_KEYS)
+    if string(header["rules"], "header rules") != RULES:
+        raise UnreadableCertificate(f"unsupported rules {header['rules']!r}, expected {RULES!r}")
+    if string(header["objective"], "header objective") != OBJECTIVE:
+        raise UnreadableCertificate(
+            f"unsupported objective {header['objective']!r}, expected {OBJECTIVE!r}"
+        )
+    n = small_int(header["n"], "header n")
+    if not 1 <= n <= MAX_N:
+        raise UnreadableCertificate(f"header n = {n} is outside 1..{MAX_N}")
+    root = [small_int(a, "header root") for a in array(header["root"], "header root", 3)]
+    full = (1 << n) - 1
+    if root != [full, full, full]:
+        raise InvalidCertificate(f"header root {root} is not [{full}, {full}, {full}] for N = {n}")
+    return n
+
+
+def read_level_header(obj, k: int, n: int) -> int:
+    """FORMAT.md object 2: ``{"level": k, "records": R_k}``; returns R_k, which must be
+    the number of canonical subgames of level k."""
+    if type(obj) is dict and "end" in obj:
+        raise InvalidCertificate(f"footer found where level {k} was expected")
+    header = keyed_map(obj, f"level {k} header", LEVEL_KEYS)
+    level = small_int(header["level"], f"level {k} header level")
+    declared = small_int(header["records"], f"level {k} header records")
+    if level != k:
+        raise InvalidCertificate(f"level {level} found where level {k} was expected")
+    expected = record_count(n, k)
+    if declared != expected:
+        raise InvalidCertificate(
+            f"level {k} declares {declared} records; N = {n} has {expected} canonical subgames"
+        )
+    return declared
+
+
+def check_footer(obj, records: int, root_value) -> None:
+    """FORMAT.md object 3: count and root value match; the root value is 0."""
+    if type(obj) is dict and "level" in obj:
+        raise InvalidCertificate("a level header follows level N")
+    footer = keyed_map(obj, "footer", FOOTER_KEYS)
+    if footer["end"] is not True:
+        raise UnreadableCertificate(f"footer end is {footer['end']!r}, expected true")
+    count = small_int(footer["records"], "footer records")
+    value = rational(footer["root_value"], "footer root_value")
+    if count != records:
+        raise InvalidCertificate(f"footer counts {count} records, the file has {records}")
+    if root_value != 0:
+        raise InvalidCertificate(f"root value {format_rational(root_value)} is not 0")
+    if value != root_value:
+        raise InvalidCertificate(
+            f"footer root_value {format_rational(value)} differs from the root record's "
+            f"{format_rational(root_value)}"
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# One record
+# ---------------------------------------------------------------------------------------
+
+
+def check_upcards(rec: Record) -> None:
+    """FORMAT.md check 2: ``games`` lists exactly the upcards of P in increasing order."""
+    upcards = [g.u for g in rec.games]
+    if upcards != cards(rec.prizes):
+        raise InvalidCertificate(
+            f"games list upcards {upcards}, expected {cards(rec.prizes)} (P in increasing order)"
+        )
+
+
+def check_game(rec: Record, g: Game, k: int, previous: dict) -> None:
+    """FORMAT.md checks 3-5 for the upcard ``g.u``: rebuild X from the certified values
+    of level k - 1, then x and y are probability vectors proving that v is its value."""
+    check_probability_vector(g.x, k, "x")
+    check_probability_vector(g.y, k, "y")
+    X = payoff_matrix(rec.mine, rec.theirs, rec.prizes, g.u, previous)
+    check_x_guarantees(X, g.x, g.v)
+    check_y_holds(X, g.y, g.v)
+
+
+def check_value(rec: Record, k: int) -> None:
+    """FORMAT.md check 6: value = mean of the k game values (R&B 2012, sec 3);
+    level 0's value is f(empty, empty, empty) = 0."""
+    if k == 0:
+        if rec.value != 0:
+            raise InvalidCertificate(f"value {format_rational(rec.value)} is not 0")
+        return
+    total = sum(g.v for g in rec.games)
+    if rec.value * k != total:
+        raise InvalidCertificate(
+            f"value {format_rational(rec.value)} is not the mean "
+            f"{format_rational(total / k)} of the game values"
+        )
+
+
+def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str) -> None:
+    """Checks 1-6 for one record object of level k; adds its value to ``current``.
+
+    Errors are located as "level k, record mine=... theirs=... prizes={...}[, upcard u]",
+    or "level k, record i of R" while the record cannot yet be named.
+    """
+    with located(f"level {k}, record {index}"):
+        key = record_key(obj, "record")
+    where = f"level {k}, {describe(*key)}"
+    with located(where):
+        check_record_key(*key, k, n)
+        if key in current:
+            raise InvalidCertificate("duplicate: this record appears twice in the level")
+        rec = record(obj)
+        check_upcards(rec)
+    for g in rec.games:
+        with located(f"{where}, upcard {g.u}"):
+            check_game(rec, g, k, previous)
+    with located(where):
+        check_value(rec, k)
+    current[key] = rec.value
+
+
+# ---------------------------------------------------------------------------------------
+# The whole file
+# ---------------------------------------------------------------------------------------
+
+
+def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Summary:
+    """Check a whole certificate; return its :class:`Summary` or raise a CertificateError.
+
+    ``progress(k, n, records_of_level)`` is called after each level is verified.
+    """
+    n = read_header(stream.next("the header"))
+    previous: dict = {}
+    total = 0
+    obj = stream.next("the level 0 header")
+    for k in range(n + 1):
+        declared = read_level_header(obj, k, n)
+        current: dict = {}
+        for r in range(declared):
+            obj = stream.next(f"record {r + 1} of level {k}")
+            if type(obj) is dict:
+                raise InvalidCertificate(
+                    f"level {k} has {r} records, its header declares {declared}"
+                )
+            check_record(obj, k, n, previous, current, f"{r + 1} of {declared}")
+        total += declared
+        previous = current
+        if progress is not None:
+            progress(k, n, declared)
+        obj = stream.next(f"the level {k + 1} header" if k < n else "the footer")
+        if type(obj) is list:
+            raise InvalidCertificate(f"level {k} has more than the {declared} records declared")
+    full = (1 << n) - 1
+    root_value = previous[full, full, full]
+    check_footer(obj, total, root_value)
+    stream.expect_end()
+    return Summary(n, total, root_value)
+
+
+def verify_file(path, progress: Callable | None = None) -> Summary:
+    """Open ``path`` and :func:`verify_stream` it (OSError propagates)."""
+    with open(path, "rb") as fh:
+        return verify_stream(ObjectStream(fh), progress)
