@@ -94,7 +94,21 @@ def card_list(ctx, param, value):
         raise click.BadParameter(str(exc)) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrorGroup(click.Group):
+    """A click group whose usage errors are one line on stderr (exit 2), like ours."""
+
+    def main(self, args=None, prog_name=None, **kwargs):
+        try:
+            return super().main(args, prog_name or "gops", standalone_mode=False, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            fail("aborted")
+        except click.ClickException as exc:
+            fail(exc.format_message().splitlines()[0], exc.exit_code)
+
+
+@click.group(cls=OneLineErrorGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gops-exact")
 def main():
     """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""

@@ -1,0 +1,106 @@
+"""The ``gops`` command line: outputs, JSON shapes and one-line errors with exit code 2."""
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+
+TOL = 1e-9
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.output  # click >= 8.2 mixes stderr into output
+
+
+def test_table_json_matches_paper_table_1():
+    code, out = run("table", 5, "--json", "--quiet")
+    assert code == 0
+    data = json.loads(out)
+    assert data["n"] == 5 and data["objective"] == "points"
+    assert sorted(data["by_upcard"]) == ["1", "2", "3", "4", "5"]
+    assert data["by_upcard"]["1"][0] == pytest.approx(0.0470, abs=0.5e-4)
+    assert data["by_upcard"]["5"][4] == pytest.approx(0.8636, abs=0.5e-4)
+    for probs in data["by_upcard"].values():
+        assert sum(probs) == pytest.approx(1, abs=TOL)
+
+
+def test_table_text_layout():
+    code, out = run("table", 5, "--quiet")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].split() == ["bid\\up", "1", "2", "3", "4", "5"]
+    assert lines[2].split()[:2] == ["1", "0.0470"]
+
+
+def test_strategy_json_worked_example():
+    code, out = run("strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "12,13",
+                    "--upcard", 13, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["value"] == pytest.approx(12.52, abs=TOL)
+    assert data["mine"]["4"] == pytest.approx(0.52, abs=TOL)
+    assert set(data["theirs"]) == {"1", "3"}
+
+
+def test_strategy_exact_worked_example():
+    code, out = run("strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "12,13",
+                    "--upcard", 13, "--exact", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert Fraction(data["value"]) == Fraction(313, 25)
+    assert Fraction(data["mine"]["4"]) == Fraction(13, 25)
+
+
+def test_count_total_n5():
+    code, out = run("count", 5)
+    assert code == 0
+    assert out.splitlines()[-1].split()[:2] == ["all", "682"]
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        pytest.param(["table", "0"], "between 1 and", id="n-zero"),
+        pytest.param(["table", "14"], "between 1 and 13", id="n-too-big-float"),
+        pytest.param(["count", "--", "-3"], "between 1 and", id="count-negative"),
+        pytest.param(["certify", "8", "-o", "x.cert"], "between 1 and 7", id="n-too-big-exact"),
+        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1", "--deck", "1,2", "--upcard", "1"],
+                     "differ in size", id="hands-of-different-sizes"),
+        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2,3", "--upcard", "1"],
+                     "deck", id="deck-size"),
+        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2", "--upcard", "5"],
+                     "upcard", id="upcard-not-in-deck"),
+        pytest.param(["strategy", "--mine", "2,x", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
+                     "bad card", id="malformed-list"),
+        pytest.param(["strategy", "--mine", "2,2", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
+                     "more than once", id="repeated-card"),
+        pytest.param(["strategy", "--mine", "2,9", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1",
+                      "--n", "5"], "9", id="card-out-of-range"),
+        pytest.param(["strategy", "--mine", "0,2", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
+                     "bad card", id="card-zero"),
+        pytest.param(["strategy", "--mine", "1,2,3,4,5,6,7,8,9", "--theirs", "1,2,3,4,5,6,7,8,9",
+                      "--deck", "1,2,3,4,5,6,7,8,9", "--upcard", "1", "--exact"],
+                     "at most 7", id="exact-too-big"),
+        pytest.param(["table", "five"], "not a valid integer", id="n-not-an-integer"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, fragment):
+    code, out = run(*args)
+    assert code == 2, out
+    assert fragment in out
+    assert out.count("\n") == 1 and out.startswith("gops: error: "), out
+
+
+def test_entry_point_bad_input_has_no_traceback():
+    """The installed console script prints one line on stderr and exits 2."""
+    proc = subprocess.run([sys.executable, "-m", "exact.cli", "table", "0"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert "N must be between 1 and 13" in proc.stderr
