@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import msgpack
-from flint import fmpq, fmpz
+from flint import fmpq
 
 from .encoding import KEY_SHIFT, build_levels
 from .exact_dp import RationalSolution, record_patterns, solve_all_levels_exact
@@ -40,12 +40,9 @@ def pack_rational(a: fmpq):
     return [pack_integer(a.p), pack_integer(a.q)]
 
 
-def pack_vector(xs):
+def pack_vector(numerators, denominator):
     """A probability vector as [numerators, common denominator]."""
-    d = fmpz(1)
-    for a in xs:
-        d = d.lcm(a.q)
-    return [[pack_integer(a * d) for a in xs], pack_integer(d)]
+    return [[pack_integer(a) for a in numerators], pack_integer(denominator)]
 
 
 def _record(level, p, r, value, games):
@@ -56,7 +53,10 @@ def _record(level, p, r, value, games):
         theirs,
         int(level.prize_masks[r]),
         pack_rational(value),
-        [[u, pack_vector(eq.x), pack_vector(eq.y), pack_rational(eq.value)] for u, eq in games],
+        [
+            [u, pack_vector(eq.x_num, eq.x_den), pack_vector(eq.y_num, eq.y_den), pack_rational(eq.value)]
+            for u, eq in games
+        ],
     ]
 
 

@@ -11,17 +11,26 @@ minimax theorem; see Shoham & Leyton-Brown, *Multiagent Systems*, sec 4.1).
 
 Algorithm notes
 ---------------
+Entries can have hundreds of thousands of digits, and every rational operation pays a gcd,
+so the work is done in integers ("fraction-free"):
+
+0. *Integer scaling.*  Column j is multiplied by L_j, the lcm of its denominators, and row
+   i by M_i, the lcm of its denominators: two integer matrices, C[j][i] = A_ij L_j and
+   R[i][j] = A_ij M_i.
 1. *Basis guess.*  The float kernel (:mod:`exact.matrix_game`) solves the game rounded to
-   float64.  Its supports S = {i : x_i > 0} and T = {j : y_j > 0} are, in a nondegenerate
-   game, the supports of the exact equilibrium, with |S| = |T| = s.  The equilibrium then
-   solves two (s+1) x (s+1) linear systems (the opponent's support made indifferent):
+   float64 (each entry correctly rounded).  Its supports S = {i : x_i > 0} and
+   T = {j : y_j > 0} are, in a nondegenerate game, those of the exact equilibrium, with
+   |S| = |T| = s.  The equilibrium then solves two (s+1) x (s+1) integer systems (the
+   opponent's support made indifferent; each equation multiplied by its scale):
 
-       sum_{i in S} x_i A_ij - v = 0  (j in T),   sum_{i in S} x_i = 1
-       sum_{j in T} A_ij y_j - v = 0  (i in S),   sum_{j in T} y_j = 1
+       sum_{i in S} X_i C[j][i] - W L_j = 0  (j in T),   sum_{i in S} X_i = D
+       sum_{j in T} Y_j R[i][j] - W' M_i = 0 (i in S),   sum_{j in T} Y_j = D'
 
-   Each equation is scaled by the lcm of its denominators, so the systems are solved
-   fraction-free over the integers (python-flint ``fmpz_mat.solve``).
-2. *Verify* as above, exactly.
+   with x = X / D, v = W / D, y = Y / D'.  Fraction-free Gauss-Jordan (python-flint
+   ``fmpz_mat.rref``) returns the integers X, W and D directly.
+2. *Verify* in integers: X, Y >= 0 with sums D, D' > 0; W D' = W' D (one value);
+   sum_i X_i C[j][i] >= W L_j for every column j; sum_j Y_j R[i][j] <= W' M_i for every row
+   i.  These are the inequalities above multiplied by positive integers.
 3. *Fallback.*  If the supports differ in size, a system is singular, or the check fails,
    an exact tableau simplex with Bland's rule (which cannot cycle) solves the game, and
    its answer is verified the same way.
@@ -53,12 +62,26 @@ ONE = fmpq(1)
 
 @dataclass(frozen=True)
 class ExactEquilibrium:
-    """A verified exact equilibrium: value and both strategies as fmpq lists."""
+    """A verified exact equilibrium.
+
+    Strategies are kept fraction-free: x = x_num / x_den, y = y_num / y_den (integers,
+    denominators > 0, not necessarily in lowest terms); the value is a reduced fmpq.
+    """
 
     value: fmpq
-    x: list
-    y: list
+    x_num: list
+    x_den: fmpz
+    y_num: list
+    y_den: fmpz
     path: str
+
+    @property
+    def x(self) -> list:
+        return [fmpq(a, self.x_den) for a in self.x_num]
+
+    @property
+    def y(self) -> list:
+        return [fmpq(a, self.y_den) for a in self.y_num]
 
 
 def to_float_matrix(A) -> np.ndarray:
@@ -70,63 +93,91 @@ def _lcm_of_denominators(values) -> fmpz:
     d = fmpz(1)
     for a in values:
         q = a.q
-        if q != 1:
+        if q != 1 and d % q != 0:
             d = d.lcm(q)
     return d
 
 
-def _solve_indifference(rows) -> list | None:
-    """Solve rows of the form [a_1..a_s, -1 | 0] plus sum = 1 for (w_1..w_s, v).
+def _scaled(values):
+    """(lcm L of the denominators, the integers a * L)."""
+    scale = _lcm_of_denominators(values)
+    return scale, [a.p * (scale // a.q) for a in values]
 
-    ``rows`` is a list of s lists of s rationals (the coefficients a).  Returns the s + 1
-    rationals (w, v), or None if the system is singular.
+
+class IntegerGame:
+    """A square rational game with every column and every row scaled to integers.
+
+    ``cols[j][i] = A_ij * col_scale[j]`` and ``rows[i][j] = A_ij * row_scale[i]``.
     """
-    s = len(rows)
-    M = []
-    for coeffs in rows:
-        scale = _lcm_of_denominators(coeffs)
-        M.append([int(a * scale) for a in coeffs] + [-int(scale)])
-    M.append([1] * s + [0])
-    rhs = fmpz_mat([[0]] * s + [[1]])
-    try:
-        sol = fmpz_mat(M).solve(rhs)
-    except ZeroDivisionError:
+
+    def __init__(self, A):
+        k = len(A)
+        self.k = k
+        self.col_scale, self.cols = zip(*(_scaled([A[i][j] for i in range(k)]) for j in range(k)))
+        self.row_scale, self.rows = zip(*(_scaled(A[i]) for i in range(k)))
+
+
+def _solve_indifference(equations, scales):
+    """Solve sum_i w_i e_i - V * scale = 0 (each equation), sum_i w_i = D, fraction-free.
+
+    ``equations`` are s integer coefficient lists of length s.  Returns (w, V, D) with
+    integers and D > 0, or None if the system is singular.
+    """
+    s = len(equations)
+    M = [list(e) + [-sc, 0] for e, sc in zip(equations, scales)]
+    M.append([1] * s + [0, 1])
+    R, d, rank = fmpz_mat(M).rref()
+    if rank != s + 1:
         return None
-    return [sol[i, 0] for i in range(s + 1)]
+    z = [R[i, s + 1] for i in range(s + 1)]
+    if d < 0:
+        d, z = -d, [-a for a in z]
+    return z[:s], z[s], d
 
 
-def verify(A, value, x, y) -> bool:
-    """Exact optimality check of (value, x, y) for the game A (see module docstring)."""
-    k_rows, k_cols = len(A), len(A[0])
-    if len(x) != k_rows or len(y) != k_cols:
+def verify_integer(game: IntegerGame, X, D, W, Y, E, W2) -> bool:
+    """Exact optimality check of x = X/D, y = Y/E with values W/D and W2/E (integers)."""
+    k = game.k
+    if len(X) != k or len(Y) != k or D <= 0 or E <= 0:
         return False
-    if any(p < 0 for p in x) or any(q < 0 for q in y):
+    if any(a < 0 for a in X) or any(b < 0 for b in Y) or sum(X) != D or sum(Y) != E:
         return False
-    if sum(x, ZERO) != ONE or sum(y, ZERO) != ONE:
+    if W * E != W2 * D:
         return False
-    for j in range(k_cols):
-        if sum((x[i] * A[i][j] for i in range(k_rows) if x[i] != 0), ZERO) < value:
+    support_x = [i for i in range(k) if X[i] != 0]
+    support_y = [j for j in range(k) if Y[j] != 0]
+    for j in range(k):
+        col = game.cols[j]
+        if sum(X[i] * col[i] for i in support_x) < W * game.col_scale[j]:
             return False
-    for i in range(k_rows):
-        if sum((A[i][j] * y[j] for j in range(k_cols) if y[j] != 0), ZERO) > value:
+    for i in range(k):
+        row = game.rows[i]
+        if sum(Y[j] * row[j] for j in support_y) > W2 * game.row_scale[i]:
             return False
     return True
 
 
-def _from_supports(A, S, T):
-    """Candidate (v, x, y) from supports S (rows) and T (columns), or None."""
-    k = len(A)
-    xs = _solve_indifference([[A[i][j] for i in S] for j in T])
-    ys = _solve_indifference([[A[i][j] for j in T] for i in S])
-    if xs is None or ys is None or xs[-1] != ys[-1]:
+def _from_supports(game: IntegerGame, S, T):
+    """Candidate (X, D, W, Y, E, W2) from supports S (rows) and T (columns), or None."""
+    k = game.k
+    xs = _solve_indifference([[game.cols[j][i] for i in S] for j in T],
+                             [game.col_scale[j] for j in T])
+    ys = _solve_indifference([[game.rows[i][j] for j in T] for i in S],
+                             [game.row_scale[i] for i in S])
+    if xs is None or ys is None:
         return None
-    x = [ZERO] * k
-    y = [ZERO] * k
-    for i, w in zip(S, xs):
-        x[i] = w
-    for j, w in zip(T, ys):
-        y[j] = w
-    return xs[-1], x, y
+    X, Y = [fmpz(0)] * k, [fmpz(0)] * k
+    for i, w in zip(S, xs[0]):
+        X[i] = w
+    for j, w in zip(T, ys[0]):
+        Y[j] = w
+    return X, xs[2], xs[1], Y, ys[2], ys[1]
+
+
+def _fraction_free(xs, value):
+    """Integers (X, D, W) with xs = X / D and value = W / D (D the lcm of all denominators)."""
+    d, scaled = _scaled(list(xs) + [value])
+    return scaled[:-1], d, scaled[-1]
 
 
 def solve_exact_game(A) -> ExactEquilibrium:
@@ -136,22 +187,24 @@ def solve_exact_game(A) -> ExactEquilibrium:
     >>> eq = solve_exact_game(A)
     >>> eq.value, eq.x, eq.y
     (1/7, [3/7, 4/7], [2/7, 5/7])
-    >>> verify(A, eq.value, eq.x, eq.y)
-    True
     """
+    game = IntegerGame(A)
     _, xf, yf = solve_game(to_float_matrix(A))
     S = [i for i, p in enumerate(xf) if p > SUPPORT_TOL]
     T = [j for j, q in enumerate(yf) if q > SUPPORT_TOL]
     if len(S) == len(T):
-        guess = _from_supports(A, S, T)
-        if guess is not None and verify(A, *guess):
+        guess = _from_supports(game, S, T)
+        if guess is not None and verify_integer(game, *guess):
+            X, D, W, Y, E, _ = guess
             PATH_COUNTS["basis"] += 1
-            return ExactEquilibrium(*guess, path="basis")
+            return ExactEquilibrium(fmpq(W, D), X, D, Y, E, path="basis")
     value, x, y = exact_simplex(A)
-    if not verify(A, value, x, y):
+    X, D, W = _fraction_free(x, value)
+    Y, E, W2 = _fraction_free(y, value)
+    if not verify_integer(game, X, D, W, Y, E, W2):
         raise SolverError("exact simplex returned an answer that fails verification")
     PATH_COUNTS["simplex"] += 1
-    return ExactEquilibrium(value, x, y, path="simplex")
+    return ExactEquilibrium(value, X, D, Y, E, path="simplex")
 
 
 def exact_simplex(A):
