@@ -132,6 +132,14 @@ def _solve_indifference(equations, scales):
     z = [R[i, s + 1] for i in range(s + 1)]
     if d < 0:
         d, z = -d, [-a for a in z]
+    # Divide out the common content of (z, d): smaller certificates and later arithmetic.
+    g = d
+    for a in z:
+        if g == 1:
+            break
+        g = g.gcd(a)
+    if g != 1:
+        d, z = d // g, [a // g for a in z]
     return z[:s], z[s], d
 
 
