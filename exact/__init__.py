@@ -11,6 +11,13 @@ from .solution import Solution, SolveStats, Strategy
 from .solve import solve
 
 
+def load(root, n=None, objective=None):
+    """The Solution kept in a store directory written by ``gops solve N --store DIR``."""
+    from .store import load as _load
+
+    return _load(root, n, objective)
+
+
 def certify(n: int, path, objective: str = "points", progress=None):
     """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
     from .certificate_writer import certify as _certify
@@ -24,6 +31,7 @@ __all__ = [
     "InvalidMoveError",
     "SolverError",
     "certify",
+    "load",
     "Solution",
     "SolveStats",
     "Strategy",

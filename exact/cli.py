@@ -34,6 +34,9 @@ def one_line_errors(command):
             return command(*args, **kwargs)
         except GopsError as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except BrokenPipeError:  # e.g. `gops table 13 | head`: the reader left
+            sys.stderr.close()
+            sys.exit(EXIT_OK)
         except MemoryError:
             fail("out of memory")
         except OSError as exc:
@@ -45,8 +48,9 @@ def one_line_errors(command):
 class ProgressBar:
     """A tqdm bar per level on stderr, shown only once a solve has taken 2 seconds."""
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True, leave: bool = False):
         self.enabled = enabled
+        self.leave = leave
         self.bar = None
         self.level = None
 
@@ -62,7 +66,7 @@ class ProgressBar:
             self.level = level.k
             self.bar = tqdm(
                 total=level_items(level), desc=f"level {level.k}/{level.n}", unit="item",
-                unit_scale=True, delay=2, file=sys.stderr, leave=False,
+                unit_scale=True, delay=2, file=sys.stderr, leave=self.leave,
             )
         self.bar.update(done)
 
@@ -116,22 +120,66 @@ def main():
 
 @main.command()
 @click.argument("n", type=int)
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
+              help="Keep the solution in DIR (checkpointed per chunk; rerun to resume).")
+@click.option("--chunk-items", type=int, default=None,
+              help="Items per checkpoint with --store (default 1,048,576).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @one_line_errors
-def solve(n, quiet):
+def solve(n, store_dir, chunk_items, quiet):
     """Solve N-card GOPS (points objective, floating point) and print a summary."""
     from .float_dp import warm_up
+    from .solve import check_options
 
+    check_options(n, "points", "float")
+    if chunk_items is not None and chunk_items < 1:
+        raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
     jit = warm_up()
-    sol = solve_with_progress(n, quiet=quiet)
-    st = sol.stats
+    if store_dir is None:
+        sol = solve_with_progress(n, quiet=quiet)
+        st = sol.stats
+    else:
+        sol, st = solve_store_with_progress(n, store_dir, chunk_items, quiet)
     click.echo(f"N={n} objective=points arithmetic=float")
+    if store_dir is not None:
+        click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
     click.echo(f"canonical subgames: {st.subgames:,}")
     click.echo(f"matrix games solved: {st.matrix_games:,} (antisymmetric halves skipped)")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
     root = set(range(1, n + 1))
     click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
+
+
+def solve_store_with_progress(n, store_dir, chunk_items, quiet):
+    """Solve into (or resume) a store; returns the loaded Solution and its SolveStats."""
+    from .solution import SolveStats
+    from .solve import peak_memory_bytes
+    from .store import load, solve_into_store
+
+    bar = ProgressBar(enabled=not quiet, leave=True)
+    t0 = time.perf_counter()
+    try:
+        solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items)
+    finally:
+        bar.close()
+    sol = load(store_dir, n=n)
+    st = SolveStats(
+        subgames=sum(lv.subgames for lv in sol.levels),
+        matrix_games=sum(lv.matrix_games for lv in sol.levels),
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+    )
+    return sol, st
+
+
+def load_or_solve(n, store_dir, quiet, top=None):
+    """The float Solution of N-card GOPS: from a store when given, else solved now."""
+    if store_dir is None:
+        return solve_with_progress(n, top=top, quiet=quiet)
+    from .store import load
+
+    return load(store_dir, n=n)
 
 
 def format_table(n: int, table: dict, digits: int = 4) -> str:
@@ -151,17 +199,28 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
 @click.argument("n", type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
+              help="Read the solution from a store made by `gops solve N --store DIR`.")
+@click.option("--ranges", "with_ranges", is_flag=True,
+              help="Also each entry's range over ALL optimal strategies (exact LPs for N <= 7).")
 @one_line_errors
-def table(n, as_json, quiet):
+def table(n, as_json, quiet, store_dir, with_ranges):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from .solve import check_options
 
     check_options(n, "points", "float")
-    sol = solve_with_progress(n, quiet=quiet)
+    sol = load_or_solve(n, store_dir, quiet)
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u) for u in range(1, n + 1)}
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
+    if with_ranges:
+        from .ranges import first_move_ranges, format_ranges, ranges_json
+        from .solve import MAX_N
+
+        exact_ = n <= MAX_N["rational"]
+        ranges = first_move_ranges(
+            solve_with_progress(n, arithmetic="rational", quiet=quiet) if exact_ else sol)
     if as_json:
         out = {
             "n": n,
@@ -169,6 +228,8 @@ def table(n, as_json, quiet):
             "by_upcard": {str(u): [table[u][b] for b in range(1, n + 1)] for u in table},
             "equilibrium_gap": gap,
         }
+        if with_ranges:
+            out["ranges"] = ranges_json(ranges)
         click.echo(json.dumps(out))
         return
     click.echo(f"First move of {n}-card GOPS, points objective: P(bid | upcard)")
@@ -176,6 +237,8 @@ def table(n, as_json, quiet):
     click.echo(
         f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
     )
+    if with_ranges:
+        click.echo(format_ranges(n, ranges, exact_))
 
 
 @main.command()
@@ -186,13 +249,21 @@ def table(n, as_json, quiet):
 @click.option("--n", "n", type=int, default=None, help="Cards per suit (default: largest card seen).")
 @click.option("--exact", "exact_", is_flag=True, help="Exact rational equilibrium (hands of at most 8 cards).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\" strings).")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
+              help="Read the values from a store (its N is the game's N).")
 @one_line_errors
-def strategy(mine, theirs, deck, upcard, n, exact_, as_json):
+def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir):
     """The equilibrium at any position once the upcard is turned."""
     from .rules import validate_position
     from .solve import check_options
 
     arithmetic = "rational" if exact_ else "float"
+    if store_dir is not None:
+        if exact_:
+            raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
+        from .store import read_manifest
+
+        n = read_manifest(store_dir)["n"] if n is None else n
     if n is not None:
         check_n_option(n)
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
@@ -200,7 +271,10 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json):
     # The equilibrium after the upcard needs only the subgames one card smaller.
     top = len(d) - 1
     check_options(n, "points", arithmetic, top)
-    sol = solve_with_progress(n, arithmetic=arithmetic, top=top)
+    if exact_:
+        sol = solve_with_progress(n, arithmetic=arithmetic, top=top)
+    else:
+        sol = load_or_solve(n, store_dir, quiet=False, top=top)
     st = sol.strategy(m, t, d, upcard)
     show = str if exact_ else float
     if as_json:
@@ -311,6 +385,8 @@ def count(n):
         f"{sum(r['matrix_games'] for r in rows):>14,}"
     )
 
+
+from . import cli_audit  # noqa: E402,F401  (registers audit)
 
 if __name__ == "__main__":
     main()

@@ -71,7 +71,17 @@ def level_items(level: Level) -> int:
 
 
 def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
-    """Solve items [start, stop) of ``level`` into ``out`` from the level below."""
+    """Solve items [start, stop) of ``level`` into ``out`` from the level below.
+
+    Both arrays are passed to the kernel as plain writable ndarrays: numba compiles a
+    separate specialisation for read-only arrays whose floating-point code differs in the
+    last bit, and a store (memory-mapped) solve must give the same bits as an in-memory
+    one.  Pass a writable ``below`` to avoid a copy on every call.
+    """
+    below = np.asarray(below)
+    if not below.flags.writeable:
+        below = below.copy()
+    out = np.asarray(out)
     if stop > start:
         solve_items(
             start, stop, level.canonical_patterns, level.k, level.child, level.sign,
