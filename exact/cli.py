@@ -202,7 +202,7 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Read the solution from a store made by `gops solve N --store DIR`.")
 @click.option("--ranges", "with_ranges", is_flag=True,
-              help="Also each entry's range over ALL optimal strategies (exact LPs for N <= 7).")
+              help="Also each entry's range over ALL optimal strategies (exact for N <= 7).")
 @one_line_errors
 def table(n, as_json, quiet, store_dir, with_ranges):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
@@ -387,6 +387,7 @@ def count(n):
 
 
 from . import cli_audit  # noqa: E402,F401  (registers audit)
+
 
 if __name__ == "__main__":
     main()

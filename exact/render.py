@@ -1,0 +1,48 @@
+"""LaTeX for exact results whose numbers run to hundreds of digits (used by the notebooks)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+from flint import fmpz
+
+
+def _digits(a: int) -> str:
+    # fmpz prints any size; CPython refuses int -> str beyond 4,300 digits by default.
+    return str(fmpz(a))
+
+
+def latex_integer(a: int, max_digits: int = 12, keep: int = 4) -> str:
+    r"""An integer in LaTeX, its middle elided when it has more than ``max_digits`` digits.
+
+    >>> latex_integer(12345)
+    '12345'
+    >>> latex_integer(-10**30 - 7)
+    '-1000\\ldots0007\\,(31\\text{ digits})'
+    """
+    s = _digits(abs(a))
+    sign = "-" if a < 0 else ""
+    if len(s) <= max_digits:
+        return sign + s
+    return rf"{sign}{s[:keep]}\ldots{s[-keep:]}\,({len(s)}\text{{ digits}})"
+
+
+def latex_fraction(x: Fraction, max_digits: int = 12, keep: int = 4) -> str:
+    r"""A fraction in LaTeX (sympy's layout); numbers longer than ``max_digits`` are
+    abbreviated to their first and last ``keep`` digits and their length.
+
+    >>> latex_fraction(Fraction(313, 25))
+    '\\frac{313}{25}'
+    >>> latex_fraction(Fraction(-10**20 - 1, 3), max_digits=8)
+    '- \\frac{1000\\ldots0001\\,(21\\text{ digits})}{3}'
+    """
+    x = Fraction(x)
+    p, q = x.numerator, x.denominator
+    if len(_digits(abs(p))) <= max_digits and len(_digits(q)) <= max_digits:
+        return sympy.latex(sympy.Rational(p, q))
+    if q == 1:
+        return latex_integer(p, max_digits, keep)
+    sign = "- " if p < 0 else ""
+    return (rf"{sign}\frac{{{latex_integer(abs(p), max_digits, keep)}}}"
+            rf"{{{latex_integer(q, max_digits, keep)}}}")
