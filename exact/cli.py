@@ -388,6 +388,8 @@ def count(n):
 
 from . import cli_audit  # noqa: E402,F401  (registers audit)
 
+from . import cli_play  # noqa: E402,F401  (registers play/tournament/evaluate)
+
 
 if __name__ == "__main__":
     main()

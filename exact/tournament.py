@@ -1,0 +1,162 @@
+"""Round-robin tournaments between bots, by sampling, with 95% confidence intervals.
+
+Every pair of listed bots (A, B) plays ``games`` games of n-card GOPS; A sits as player 0
+in the even-numbered games and as player 1 in the odd ones.  Results are from A's side:
+wins, draws and losses with Wilson score intervals, and the mean point difference
+(A minus B) with the normal-approximation interval mean +- z s / sqrt(G), s the sample
+standard deviation.  z = 1.959964, the two-sided 95% normal quantile.
+
+``variant`` plays a two-player variant of :mod:`exact.variants` instead (``dummy`` or
+``twelve``); the optimal bot knows only the standard game.  Half points of the dummy
+variant make the differences half-integers.
+
+Reproducible: the games of a pair draw the prize orders and every bid from one
+``random.Random`` seeded by (seed, n, the pair's positions and names), so the same seed
+gives the same games whatever else is listed.
+
+>>> res = tournament(4, ["lowest", "highest"], games=4, seed=1)
+>>> (res[0].bots, res[0].wins + res[0].draws + res[0].losses)
+(('lowest', 'highest'), 4)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from .bots import Bot, make_bot
+from .errors import GopsInputError
+from .rules import _check_n, play_game
+from .variants import play_variant
+
+__all__ = ["PairResult", "Z95", "mean_interval", "tournament", "wilson_interval"]
+
+#: Two-sided 95% quantile of the standard normal distribution.
+Z95 = 1.959963984540054
+#: Largest n for a tournament with the optimal bot (solved on the fly in float64).
+MAX_OPTIMAL_N = 10
+#: Largest n without it (one suit of a deck of cards).
+MAX_N = 13
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """G games of bot A against bot B, counted from A's side."""
+
+    bots: tuple[str, str]
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_interval: tuple[float, float]  # Wilson 95%
+    draw_interval: tuple[float, float]
+    loss_interval: tuple[float, float]
+    mean_difference: float  # A's points minus B's, averaged over the games
+    mean_interval: tuple[float, float] | None  # 95%; None for a single game
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (Wilson 1927).
+
+    >>> lo, hi = wilson_interval(0, 10)
+    >>> lo, round(hi, 4)
+    (0.0, 0.2775)
+    """
+    p = successes / trials
+    z2 = z * z
+    denom = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float] | None:
+    """mean +- z s / sqrt(G) with the sample standard deviation s (None if G < 2)."""
+    g = len(values)
+    if g < 2:
+        return None
+    mean = sum(values) / g
+    var = sum((v - mean) ** 2 for v in values) / (g - 1)
+    half = z * math.sqrt(var / g)
+    return mean - half, mean + half
+
+
+#: Variants a tournament can play (two players; see :mod:`exact.variants`).
+TOURNAMENT_VARIANTS = ("standard", "dummy", "twelve")
+
+
+def check_tournament_options(
+    n: int, names: list[str], games: int, variant: str = "standard"
+) -> int:
+    n = _check_n(n)
+    if variant not in TOURNAMENT_VARIANTS:
+        raise GopsInputError(
+            f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {variant!r}"
+        )
+    if variant != "standard" and "optimal" in names:
+        raise GopsInputError(f"the optimal bot plays only the standard game, not {variant!r}")
+    if variant == "twelve" and n < 2:
+        raise GopsInputError("the twelve variant needs N >= 2")
+    limit = MAX_OPTIMAL_N if "optimal" in names else MAX_N
+    if n > limit:
+        why = " with the optimal bot (solved on the fly)" if limit == MAX_OPTIMAL_N else ""
+        raise GopsInputError(f"N must be between 1 and {limit}{why}, got {n}")
+    if len(names) < 2:
+        raise GopsInputError(f"a tournament needs at least 2 bots, got {len(names)}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise GopsInputError(f"the number of games must be at least 1, got {games}")
+    return n
+
+
+def play_pair(
+    n: int, a: Bot, b: Bot, games: int, rng: random.Random, variant: str = "standard"
+) -> list:
+    """Point differences (A minus B) of ``games`` games, A seated 0 in even games."""
+
+    def bidder(bot):
+        return lambda pos, player: bot.bid(pos, player, rng)
+
+    def difference(first, second):
+        if variant == "standard":
+            return play_game(n, bidder(first), bidder(second), rng).difference
+        rec = play_variant(variant, n, [bidder(first), bidder(second)], rng)
+        d = rec.points[0] - rec.points[1]
+        return int(d) if d.denominator == 1 else d
+
+    return [difference(a, b) if g % 2 == 0 else -difference(b, a) for g in range(games)]
+
+
+def tournament(
+    n: int, names: list[str], games: int, seed: int, variant: str = "standard"
+) -> list[PairResult]:
+    """Every pair (names[i], names[j]), i < j, plays ``games`` games; see the module doc."""
+    n = check_tournament_options(n, names, games, variant)
+    # Sampling needs no exact mixes: the optimal bot uses the float equilibrium.
+    bots = [
+        make_bot(x, n, arithmetic="float") if x == "optimal" else make_bot(x, n) for x in names
+    ]
+    results = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            tag = "" if variant == "standard" else f":{variant}"
+            rng = random.Random(f"gops-tournament:{seed}:{n}:{i}:{j}:{names[i]}:{names[j]}{tag}")
+            diffs = play_pair(n, bots[i], bots[j], games, rng, variant)
+            wins = sum(d > 0 for d in diffs)
+            draws = sum(d == 0 for d in diffs)
+            losses = games - wins - draws
+            results.append(
+                PairResult(
+                    bots=(names[i], names[j]),
+                    games=games,
+                    wins=wins,
+                    draws=draws,
+                    losses=losses,
+                    win_interval=wilson_interval(wins, games),
+                    draw_interval=wilson_interval(draws, games),
+                    loss_interval=wilson_interval(losses, games),
+                    mean_difference=float(sum(diffs)) / games,
+                    mean_interval=mean_interval([float(d) for d in diffs]),
+                )
+            )
+    return results

@@ -1,0 +1,85 @@
+"""``gops play``: the terminal game against the optimal bot, driven by scripted stdin."""
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+
+BID_LINE = re.compile(r"You bid (\d+), the computer bid (\d+): (.*)\.")
+ROUND_LINE = re.compile(r"Round (\d+) of (\d+): the (\d+) is up\.")
+FINAL_LINE = re.compile(r"Final score: you (\d+) \(.*\), computer (\d+) \(.*\)\. (.*)\.")
+
+
+def play(n, stdin, *extra):
+    result = CliRunner().invoke(main, ["play", str(n), "--seed", "5", *map(str, extra)],
+                                input=stdin)
+    return result.exit_code, result.output
+
+
+def test_whole_game_with_invalid_inputs():
+    # Round 1: a card not held (9), a non-number, an empty line, then 1.  Round 2: the 1
+    # again (no longer held), then 2.  Round 3: 3.  Round 4 plays itself (the 4).
+    code, out = play(4, "9\nabc\n\n1\n1\n2\n3\n")
+    assert code == 0, out
+    assert "You do not hold the 9; type one of 1 2 3 4." in out
+    assert "'abc' is not a card number; type one of 1 2 3 4." in out
+    assert "Please type the number of one of your cards." in out
+    assert "You do not hold the 1; type one of 2 3 4." in out
+    assert "Last round: you bid your 4." in out
+
+    prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
+    bids = [(int(m.group(1)), int(m.group(2)), m.group(3)) for m in BID_LINE.finditer(out)]
+    assert sorted(prizes) == [1, 2, 3, 4] and len(bids) == 4
+    assert [b[0] for b in bids] == [1, 2, 3, 4]
+    assert sorted(b[1] for b in bids) == [1, 2, 3, 4]  # the computer used each card once
+    # Score the transcript by the rules and compare with the final line.
+    you = sum(p for p, (a, b, _) in zip(prizes, bids) if a > b)
+    it = sum(p for p, (a, b, _) in zip(prizes, bids) if b > a)
+    final = FINAL_LINE.search(out)
+    assert final and (int(final.group(1)), int(final.group(2))) == (you, it)
+    verdict = "You win" if you > it else "The computer wins" if it > you else "A draw"
+    assert final.group(3).startswith(verdict)
+
+
+def test_each_round_shows_hands_prizes_and_score():
+    code, out = play(3, "1\n2\n")
+    assert code == 0
+    first = out.split("Round 2")[0]
+    for label in ("prizes left     1 2 3", "your cards      1 2 3", "computer cards  1 2 3",
+                  "prizes won      you -;  computer -", "score           you 0, computer 0"):
+        assert label in first
+
+
+def test_end_of_input_ends_cleanly():
+    code, out = play(5, "2\n")
+    assert code == 0
+    assert "End of input." in out
+    assert "Game abandoned in round 2" in out
+    assert "Traceback" not in out
+
+
+def test_quit():
+    code, out = play(5, "q\n")
+    assert code == 0 and "Game abandoned in round 1" in out
+
+
+def test_reveal_shows_the_mix():
+    code, out = play(4, "1\n2\n3\n", "--reveal")
+    assert code == 0
+    mixes = re.findall(r"the computer's equilibrium mix was  (.*)", out)
+    assert len(mixes) == 4
+    for line in mixes:
+        probs = [float(x) for x in re.findall(r"\d+: ([0-9.]+)", line)]
+        assert sum(probs) == pytest.approx(1, abs=1e-3)
+
+
+def test_same_seed_same_game():
+    assert play(4, "1\n2\n3\n") == play(4, "1\n2\n3\n")
+
+
+@pytest.mark.parametrize("n", [0, 11])
+def test_bad_n_is_one_line_exit_2(n):
+    code, out = play(n, "")
+    assert code == 2 and out == f"gops: error: N must be between 1 and 10, got {n}\n"
