@@ -22,10 +22,30 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from gmpy2 import mpq, mpz
+from gmpy2 import mpz
 
 from .errors import InvalidCertificate, UnreadableCertificate
 from .spec import INT64_MAX, INT64_MIN
+
+if hasattr(mpz, "from_bytes"):  # gmpy2 >= 2.2: straight from the bytes
+
+    def _from_bytes(data: bytes) -> mpz:
+        return mpz.from_bytes(data, "big", signed=True)
+
+else:  # pragma: no cover - older gmpy2
+
+    def _from_bytes(data: bytes) -> mpz:
+        return mpz(int.from_bytes(data, "big", signed=True))
+
+
+class Rational(NamedTuple):
+    """``num / den`` as two mpz, ``den > 0``, *not* reduced: reducing costs a gcd, which
+    at a million digits is far dearer than the checks' multiplications (see
+    :mod:`.minimax`).  Compare Rationals by cross multiplication, never by their fields.
+    """
+
+    num: object  # mpz
+    den: object  # mpz
 
 
 class Vector(NamedTuple):
@@ -41,7 +61,7 @@ class Game(NamedTuple):
     u: int
     x: Vector
     y: Vector
-    v: object  # mpq
+    v: Rational
 
 
 class Record(NamedTuple):
@@ -50,7 +70,7 @@ class Record(NamedTuple):
     mine: int
     theirs: int
     prizes: int
-    value: object  # mpq
+    value: Rational
     games: list
 
 
@@ -73,7 +93,7 @@ def small_int(obj, where: str) -> int:
     return obj
 
 
-def _minimal_length(a: int) -> int:
+def _minimal_length(a) -> int:
     """Bytes of the shortest two's-complement encoding of ``a``."""
     return (a if a >= 0 else ~a).bit_length() // 8 + 1
 
@@ -95,7 +115,7 @@ def integer(obj, where: str) -> mpz:
     if type(obj) is bytes:
         if not obj:
             raise UnreadableCertificate(f"{where}: empty bin is not an Integer")
-        a = int.from_bytes(obj, "big", signed=True)
+        a = _from_bytes(obj)
         if INT64_MIN <= a <= INT64_MAX:
             raise UnreadableCertificate(
                 f"{where}: non-canonical Integer: bin of {len(obj)} bytes holds {a}, "
@@ -106,7 +126,7 @@ def integer(obj, where: str) -> mpz:
                 f"{where}: non-canonical Integer: {len(obj)} bytes where "
                 f"{_minimal_length(a)} suffice"
             )
-        return mpz(a)
+        return a
     raise UnreadableCertificate(f"{where}: expected an Integer, found {_type_name(obj)}")
 
 
@@ -121,11 +141,11 @@ def array(obj, where: str, length: int | None = None) -> list:
     return obj
 
 
-def rational(obj, where: str) -> mpq:
+def rational(obj, where: str) -> Rational:
     """A Rational ``[numerator, denominator]``; the denominator must be > 0.
 
     >>> rational([6, 4], "v")
-    mpq(3,2)
+    Rational(num=mpz(6), den=mpz(4))
     >>> rational([1, 0], "v")
     Traceback (most recent call last):
     ...
@@ -136,7 +156,7 @@ def rational(obj, where: str) -> mpq:
     den = integer(den, f"{where} denominator")
     if den <= 0:
         raise InvalidCertificate(f"{where}: denominator {den} is not positive")
-    return mpq(num, den)
+    return Rational(num, den)
 
 
 def vector(obj, where: str) -> Vector:

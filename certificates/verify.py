@@ -35,7 +35,13 @@ from .decoding import (
     string,
 )
 from .errors import InvalidCertificate, UnreadableCertificate, located
-from .minimax import check_probability_vector, check_x_guarantees, check_y_holds, format_rational
+from .minimax import (
+    as_mpq,
+    check_matrix_game,
+    check_probability_vector,
+    common_multiple,
+    format_rational,
+)
 from .patterns import cards, check_record_key, describe, record_count
 from .payoff import payoff_matrix
 from .spec import (
@@ -56,7 +62,7 @@ class Summary(NamedTuple):
 
     n: int
     records: int
-    root_value: object  # mpq
+    root_value: object  # mpq (0 in a valid certificate)
 
 
 # ---------------------------------------------------------------------------------------
@@ -120,9 +126,9 @@ def check_footer(obj, records: int, root_value) -> None:
     value = rational(footer["root_value"], "footer root_value")
     if count != records:
         raise InvalidCertificate(f"footer counts {count} records, the file has {records}")
-    if root_value != 0:
+    if root_value.num != 0:
         raise InvalidCertificate(f"root value {format_rational(root_value)} is not 0")
-    if value != root_value:
+    if value.num * root_value.den != root_value.num * value.den:
         raise InvalidCertificate(
             f"footer root_value {format_rational(value)} differs from the root record's "
             f"{format_rational(root_value)}"
@@ -149,22 +155,23 @@ def check_game(rec: Record, g: Game, k: int, previous: dict) -> None:
     check_probability_vector(g.x, k, "x")
     check_probability_vector(g.y, k, "y")
     X = payoff_matrix(rec.mine, rec.theirs, rec.prizes, g.u, previous)
-    check_x_guarantees(X, g.x, g.v)
-    check_y_holds(X, g.y, g.v)
+    check_matrix_game(X, g.x, g.y, g.v)
 
 
 def check_value(rec: Record, k: int) -> None:
     """FORMAT.md check 6: value = mean of the k game values (R&B 2012, sec 3);
     level 0's value is f(empty, empty, empty) = 0."""
     if k == 0:
-        if rec.value != 0:
+        if rec.value.num != 0:
             raise InvalidCertificate(f"value {format_rational(rec.value)} is not 0")
         return
-    total = sum(g.v for g in rec.games)
-    if rec.value * k != total:
+    # sum_m a_m / b_m = k * value, times the product L of the distinct denominators.
+    L, cofactor = common_multiple([g.v.den for g in rec.games] + [rec.value.den])
+    total = sum(g.v.num * cofactor[g.v.den] for g in rec.games)
+    if total != k * rec.value.num * cofactor[rec.value.den]:
         raise InvalidCertificate(
             f"value {format_rational(rec.value)} is not the mean "
-            f"{format_rational(total / k)} of the game values"
+            f"{format_rational(as_mpq((total, L * k)))} of the game values"
         )
 
 
@@ -226,7 +233,7 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
     root_value = previous[full, full, full]
     check_footer(obj, total, root_value)
     stream.expect_end()
-    return Summary(n, total, root_value)
+    return Summary(n, total, as_mpq(root_value))
 
 
 def verify_file(path, progress: Callable | None = None) -> Summary:

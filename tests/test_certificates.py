@@ -168,6 +168,79 @@ def test_children_match_relabelled_hands(data):
         assert got == expect
 
 
+def _random_game(data, antisymmetric: bool):
+    """A k x k matrix of entries (w, p, q) = w + p/q (q > 0, not reduced), x, y and v."""
+    from gmpy2 import mpz
+
+    from certificates.decoding import Rational, Vector
+
+    k = data.draw(st.integers(1, 4))
+    entry = st.tuples(st.integers(-6, 6), st.integers(-30, 30), st.integers(1, 12))
+    X = [[None] * k for _ in range(k)]
+    for i in range(k):
+        for j in range(k):
+            if antisymmetric and j < i:
+                w, p, q = X[j][i]
+                X[i][j] = (-w, -p, q)
+            elif antisymmetric and i == j:
+                X[i][j] = (0, mpz(0), mpz(data.draw(st.integers(1, 12))))
+            else:
+                w, p, q = data.draw(entry)
+                X[i][j] = (w, mpz(p), mpz(q))
+    weights = st.lists(st.integers(0, 9), min_size=k, max_size=k).filter(any)
+
+    def vector():
+        nums = data.draw(weights)
+        factor = data.draw(st.integers(1, 7))  # strategies need not be reduced
+        return Vector([mpz(a * factor) for a in nums], mpz(sum(nums) * factor))
+
+    x = vector()
+    y = x if antisymmetric else vector()
+    if antisymmetric:
+        v = Rational(mpz(0), mpz(data.draw(st.integers(1, 5))))
+    else:  # exact values near the game value: v d may or may not be an integer
+        v = Rational(mpz(data.draw(st.integers(-60, 60))), mpz(data.draw(st.integers(1, 12))))
+    return X, x, y, v
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), antisymmetric=st.booleans(), shared=st.booleans())
+def test_matrix_game_arithmetic_matches_fractions(data, antisymmetric, shared):
+    """Check 5 by integers only (minimax.check_matrix_game, with one common denominator
+    per line or per matrix, with or without the antisymmetric shortcut) accepts exactly
+    when the inequalities hold in Fractions, and names the first failing side."""
+    from certificates import minimax
+    from certificates.errors import InvalidCertificate
+
+    X, x, y, v = _random_game(data, antisymmetric)
+    F = [[Fraction(w) + Fraction(int(p), int(q)) for w, p, q in row] for row in X]
+    xs = [Fraction(int(a), int(x.d)) for a in x.nums]
+    ys = [Fraction(int(a), int(y.d)) for a in y.nums]
+    value = Fraction(int(v.num), int(v.den))
+    k = len(X)
+    columns = [sum(xs[i] * F[i][j] for i in range(k)) for j in range(k)]
+    rows = [sum(F[i][j] * ys[j] for j in range(k)) for i in range(k)]
+    saved = minimax.SHARED_SCALE_BITS
+    minimax.SHARED_SCALE_BITS = 1 << 30 if shared else -1
+    try:
+        minimax.check_matrix_game(X, x, y, v)
+        outcome = None
+    except InvalidCertificate as exc:
+        outcome = str(exc)
+    finally:
+        minimax.SHARED_SCALE_BITS = saved
+    bad_column = next((j for j in range(k) if columns[j] < value), None)
+    bad_row = next((i for i in range(k) if rows[i] > value), None)
+    if bad_column is not None:
+        assert outcome is not None and outcome.startswith(f"column {bad_column + 1} of {k}")
+        assert f"x guarantees {minimax.format_rational(columns[bad_column])} <" in outcome
+    elif bad_row is not None:
+        assert outcome is not None and outcome.startswith(f"row {bad_row + 1} of {k}")
+        assert f"y concedes {minimax.format_rational(rows[bad_row])} >" in outcome
+    else:
+        assert outcome is None
+
+
 def test_fixture_matches_seed_example():
     """The fixture solver on R&B 2012, sec 3.1: prizes queen and king left, I hold 2, 4
     and they hold 1, 3; with the king up, play high with 52% probability for an average
