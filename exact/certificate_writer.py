@@ -66,6 +66,8 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
     Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
     """
     n = check_options(n, objective, "rational")
+    if objective != "points":  # the format covers the points objective only (FORMAT.md)
+        raise GopsInputError(f"certificates exist for the points objective only, not {objective!r}")
     path = Path(path)
     if path.is_dir():
         raise GopsInputError(f"{path} is a directory")

@@ -118,6 +118,15 @@ def main():
     """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""
 
 
+def objective_options(command):
+    """--objective points|win and --lead L (win only; exit 2 otherwise): exact/cli_objectives.py."""
+    command = click.option("--lead", type=int, default=None,
+                           help="My points minus theirs so far (--objective win only; default 0).")(command)
+    return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
+                        show_default=True,
+                        help="Maximise the expected point difference or P(win) - P(loss).")(command)
+
+
 @main.command()
 @click.argument("n", type=int)
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -125,12 +134,17 @@ def main():
 @click.option("--chunk-items", type=int, default=None,
               help="Items per checkpoint with --store (default 1,048,576).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@objective_options
 @one_line_errors
-def solve(n, store_dir, chunk_items, quiet):
-    """Solve N-card GOPS (points objective, floating point) and print a summary."""
+def solve(n, store_dir, chunk_items, quiet, objective, lead):
+    """Solve N-card GOPS (floating point) and print a summary."""
     from .float_dp import warm_up
     from .solve import check_options
 
+    if objective != "points" or lead is not None:
+        from .cli_objectives import solve_win
+
+        return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
     check_options(n, "points", "float")
     if chunk_items is not None and chunk_items < 1:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
@@ -203,11 +217,16 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
               help="Read the solution from a store made by `gops solve N --store DIR`.")
 @click.option("--ranges", "with_ranges", is_flag=True,
               help="Also each entry's range over ALL optimal strategies (exact for N <= 7).")
+@objective_options
 @one_line_errors
-def table(n, as_json, quiet, store_dir, with_ranges):
+def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from .solve import check_options
 
+    if objective != "points" or lead is not None:
+        from .cli_objectives import table_win
+
+        return table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges)
     check_options(n, "points", "float")
     sol = load_or_solve(n, store_dir, quiet)
     root = set(range(1, n + 1))
@@ -251,12 +270,18 @@ def table(n, as_json, quiet, store_dir, with_ranges):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\" strings).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Read the values from a store (its N is the game's N).")
+@objective_options
 @one_line_errors
-def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir):
+def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead):
     """The equilibrium at any position once the upcard is turned."""
     from .rules import validate_position
     from .solve import check_options
 
+    if objective != "points" or lead is not None:
+        from .cli_objectives import strategy_win
+
+        return strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir,
+                            objective, lead)
     arithmetic = "rational" if exact_ else "float"
     if store_dir is not None:
         if exact_:
@@ -389,7 +414,7 @@ def count(n):
 from . import cli_audit  # noqa: E402,F401  (registers audit)
 
 from . import cli_play  # noqa: E402,F401  (registers play/tournament/evaluate)
-
+from . import cli_objectives  # noqa: E402,F401  (registers compare-objectives)
 
 if __name__ == "__main__":
     main()

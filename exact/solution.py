@@ -86,8 +86,8 @@ class Solution:
         """f(mine, theirs, deck): my expected point difference before the next upcard.
 
         >>> import exact
-        >>> round(exact.solve(3).value({1, 3}, {2, 3}, {1, 2}), 12)
-        0.5
+        >>> exact.solve(2).value({2}, {1}, {2})    # my 2 beats their 1 for the last prize
+        2.0
         """
         mine, theirs, deck = self._position(mine, theirs, deck)
         return self._number(self._lookup(mine, theirs, deck))

@@ -10,10 +10,14 @@ from .encoding import build_levels, check_n
 from .errors import GopsInputError
 from .solution import Solution, SolveStats
 
-OBJECTIVES = ("points",)
+OBJECTIVES = ("points", "win")
 ARITHMETICS = ("float", "rational")
 #: Largest N each arithmetic supports in memory (the float N = 13 takes about half an hour).
 MAX_N = {"float": 13, "rational": 7}
+#: The same for the win objective, whose subgames also carry the lead (exact/win_dp.py),
+#: measured on 2 shared cores: the float N = 10 takes about 190 s of CPU and 1.3 GiB (N = 11
+#: would need about 7 GiB); the rational N = 7 about 200 s of CPU and 0.25 GiB.
+MAX_N_WIN = {"float": 10, "rational": 7}
 
 
 def peak_memory_bytes() -> int:
@@ -22,23 +26,43 @@ def peak_memory_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def check_options(n, objective: str, arithmetic: str, top: int | None = None) -> int:
+def check_options(n, objective: str, arithmetic: str, top: int | None = None,
+                  handicap: int = 0) -> int:
     """Validate the solve options; one-line GopsInputError otherwise.
 
     The limit of an arithmetic bounds the subgames solved: N itself, or ``top`` (the
     largest hand solved) when a position of a bigger game needs only its last few levels.
+    The limits of the win objective are ``MAX_N_WIN``; ``handicap`` (the largest |lead|
+    at the start) exists for the win objective only and must be 0 otherwise.
     """
     if objective not in OBJECTIVES:
         raise GopsInputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
     if arithmetic not in ARITHMETICS:
         raise GopsInputError(f"unknown arithmetic {arithmetic!r} (choose from {', '.join(ARITHMETICS)})")
+    if isinstance(handicap, bool) or not isinstance(handicap, int) or handicap < 0:
+        raise GopsInputError(f"the handicap must be an integer >= 0, got {handicap!r}")
+    if handicap and objective != "win":
+        raise GopsInputError("a lead or handicap applies to the win objective only")
+    limit = (MAX_N_WIN if objective == "win" else MAX_N)[arithmetic]
     if top is None:
-        return check_n(n, MAX_N[arithmetic])
-    n = check_n(n)
-    if not 0 <= top <= min(n, MAX_N[arithmetic]):
-        raise GopsInputError(
-            f"{arithmetic} arithmetic solves hands of at most {MAX_N[arithmetic]} cards, got {top}"
-        )
+        n = check_n(n, limit)
+    else:
+        n = check_n(n)
+        if not 0 <= top <= min(n, limit):
+            raise GopsInputError(
+                f"{arithmetic} arithmetic solves hands of at most {limit} cards"
+                f"{' for the win objective' if objective == 'win' else ''}, got {top}"
+            )
+    if objective == "win":
+        # A few levels of a big game can outweigh a whole small one: bound the entries.
+        from .win_dp import win_cells
+
+        budget = win_cells(limit) * 5 // 4
+        if win_cells(n, top, handicap) > budget:
+            raise GopsInputError(
+                f"too big for the win objective in {arithmetic} arithmetic: "
+                f"{win_cells(n, top, handicap):,} (subgame, lead) entries, at most {budget:,}"
+            )
     return n
 
 
@@ -48,19 +72,28 @@ def solve(
     arithmetic: str = "float",
     progress=None,
     top: int | None = None,
+    handicap: int = 0,
 ) -> Solution:
     """Solve N-card GOPS: every canonical subgame value, bottom-up.
 
-    ``progress`` is an optional callable ``(level, items_done)`` called as work advances;
-    ``top`` stops after the subgames with ``top`` cards in hand (default: the whole game).
+    ``objective``: "points" (the expected point difference, as in the paper) or "win"
+    (P(win) - P(loss); a :class:`~exact.win_solution.WinSolution` whose methods take a
+    ``lead``).  ``progress`` is an optional callable ``(level, items_done)`` called as work
+    advances; ``top`` stops after the subgames with ``top`` cards in hand (default: the
+    whole game); ``handicap`` (win only) solves every lead reachable from a starting lead
+    in [-handicap, handicap] (default 0: the real game).
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
     True
+    >>> solve(4, objective="win").strategy({2, 4}, {1, 3}, {3, 4}, upcard=4).mine
+    {2: 0.0, 4: 1.0}
     """
-    n = check_options(n, objective, arithmetic, top)
+    n = check_options(n, objective, arithmetic, top, handicap)
     t0 = time.perf_counter()
     levels = build_levels(n, top)
+    if objective == "win":
+        return _solve_win(n, arithmetic, levels, progress, handicap, t0)
     if arithmetic == "float":
         from .float_dp import solve_all_levels
 
@@ -80,3 +113,30 @@ def solve(
         extra=extra,
     )
     return solution_class(n, objective, arithmetic, levels, values, stats)
+
+
+def _solve_win(n, arithmetic, levels, progress, handicap, t0):
+    """The win objective (exact/win_dp.py, exact/win_exact_dp.py)."""
+    from .win_dp import subgame_count
+    from .win_solution import RationalWinSolution, WinSolution
+
+    if arithmetic == "float":
+        from .win_dp import solve_all_win_levels
+
+        values, games = solve_all_win_levels(levels, handicap, progress)
+        solution_class = WinSolution
+        extra = {}
+    else:
+        from .win_exact_dp import solve_all_win_levels_exact
+
+        values, extra = solve_all_win_levels_exact(levels, handicap, progress)
+        games = sum(extra["paths"].values())
+        solution_class = RationalWinSolution
+    stats = SolveStats(
+        subgames=subgame_count(levels, handicap),
+        matrix_games=games,
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+        extra=extra,
+    )
+    return solution_class(n, "win", arithmetic, levels, values, stats, handicap=handicap)
