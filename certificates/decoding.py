@@ -65,13 +65,15 @@ class Game(NamedTuple):
 
 
 class Record(NamedTuple):
-    """``[mine, theirs, prizes, value, games]`` (FORMAT.md, "Objects, in order", 2)."""
+    """``[mine, theirs, prizes, value, games]`` (FORMAT.md, "Objects, in order", 2), or
+    a win record ``[mine, theirs, prizes, lead, value, games]`` ("Win records")."""
 
     mine: int
     theirs: int
     prizes: int
     value: Rational
     games: list
+    lead: int | None = None
 
 
 def _type_name(obj) -> str:
@@ -179,26 +181,34 @@ def game(obj, where: str) -> Game:
     )
 
 
-def record_key(obj, where: str) -> tuple[int, int, int]:
-    """The ``(mine, theirs, prizes)`` of a record, decoded first to name it in errors."""
-    mine, theirs, prizes, _, _ = array(obj, where, 5)
-    return (
-        small_int(mine, f"{where} mine"),
-        small_int(theirs, f"{where} theirs"),
-        small_int(prizes, f"{where} prizes"),
+def record_key(obj, where: str, win: bool = False) -> tuple:
+    """The ``(mine, theirs, prizes)`` of a record, decoded first to name it in errors;
+    ``(mine, theirs, prizes, lead)`` for a win record (``win``).
+
+    >>> record_key([3, 1, 6, -2, [0, 1], []], "record", win=True)
+    (3, 1, 6, -2)
+    """
+    fields = array(obj, where, 6 if win else 5)
+    key = (
+        small_int(fields[0], f"{where} mine"),
+        small_int(fields[1], f"{where} theirs"),
+        small_int(fields[2], f"{where} prizes"),
     )
+    if win:
+        key += (int(integer(fields[3], f"{where} lead")),)
+    return key
 
 
-def record(obj) -> Record:
-    """A record ``[mine, theirs, prizes, value, games]`` (call :func:`record_key` first)."""
-    mine, theirs, prizes = record_key(obj, "record")
-    games = array(obj[4], "games")
+def record(obj, win: bool = False) -> Record:
+    """A record ``[mine, theirs, prizes, value, games]``, or with ``win``
+    ``[mine, theirs, prizes, lead, value, games]`` (call :func:`record_key` first)."""
+    key = record_key(obj, "record", win)
+    games = array(obj[-1], "games")
     return Record(
-        mine,
-        theirs,
-        prizes,
-        rational(obj[3], "value"),
+        *key[:3],
+        rational(obj[-2], "value"),
         [game(g, f"games[{m}]") for m, g in enumerate(games)],
+        key[3] if win else None,
     )
 
 

@@ -42,16 +42,19 @@ def cards(mask: int) -> list[int]:
     return [p + 1 for p in positions(mask)]
 
 
-def describe(mine: int, theirs: int, prizes: int) -> str:
+def describe(mine: int, theirs: int, prizes: int, lead: int | None = None) -> str:
     """How error messages name a record.
 
     >>> describe(0b101, 0b011, 0b11001)
     'record mine=0b101 theirs=0b11 prizes={1,4,5}'
+    >>> describe(0b1, 0b1, 0b1, 1)
+    'record mine=0b1 theirs=0b1 prizes={1} lead=1'
     """
-    return (
+    text = (
         f"record mine={bin(mine)} theirs={bin(theirs)} "
         f"prizes={{{','.join(map(str, cards(prizes)))}}}"
     )
+    return text if lead is None else f"{text} lead={lead}"
 
 
 def check_record_key(mine: int, theirs: int, prizes: int, k: int, n: int) -> None:
@@ -172,3 +175,67 @@ def record_count(n: int, k: int) -> int:
     [1, 6, 12, 1]
     """
     return (pattern_count(n, k) + 1) // 2 * comb(n, k)
+
+
+# ---------------------------------------------------------------------------------------
+# The win objective: leads (FORMAT.md, "Win records")
+# ---------------------------------------------------------------------------------------
+
+
+def lead_limit(n: int, prizes: int) -> int:
+    """The largest |L| recorded for prize set P: min(sum P, T - sum P), T = n(n+1)/2.
+
+    |L| <= sum P (beyond, the game is decided) and |L| <= T - sum P (the points already
+    played: no larger lead is reachable from the root).
+
+    >>> lead_limit(5, 0b11000)   # P = {4, 5}: 9 left, 6 played
+    6
+    """
+    s = sum(cards(prizes))
+    return min(s, n * (n + 1) // 2 - s)
+
+
+def check_lead(mine: int, theirs: int, prizes: int, lead: int, n: int) -> None:
+    """A win record's lead: |L| <= :func:`lead_limit`, and L >= 0 for identical hands
+    (f(V, V, P, -L) = -f(V, V, P, L) gives the others)."""
+    limit = lead_limit(n, prizes)
+    if not -limit <= lead <= limit:
+        raise InvalidCertificate(f"lead {lead} is outside -{limit}..{limit}")
+    if mine == theirs and lead < 0:
+        raise InvalidCertificate(f"lead {lead} < 0 with identical hands (L >= 0 is recorded)")
+
+
+@lru_cache(maxsize=None)
+def prize_sum_counts(n: int, k: int) -> dict:
+    """How many k-card prize sets among 1..n have each sum: {sum: count}.
+
+    >>> prize_sum_counts(4, 2)
+    {3: 1, 4: 1, 5: 2, 6: 1, 7: 1}
+    """
+    table = [[0] * (n * (n + 1) // 2 + 1) for _ in range(k + 1)]  # table[j][s]
+    table[0][0] = 1
+    for card in range(1, n + 1):
+        for j in range(min(card, k), 0, -1):
+            row, prev = table[j], table[j - 1]
+            for s in range(len(row) - 1, card - 1, -1):
+                row[s] += prev[s - card]
+    return {s: c for s, c in enumerate(table[k]) if c}
+
+
+def win_record_count(n: int, k: int) -> int:
+    """R_k of a win certificate: for each k-card prize set P with lim = min(sum P,
+    T - sum P), 2 lim + 1 leads for each pattern with theirs < mine and lim + 1 (leads
+    0..lim) for identical hands.  Level 0 has no record (no prize left: decided).
+
+    >>> [win_record_count(3, k) for k in range(4)]
+    [0, 24, 54, 1]
+    """
+    if k == 0:
+        return 0
+    others = (pattern_count(n, k) - 1) // 2  # theirs < mine; one identical pattern
+    total_points = n * (n + 1) // 2
+    return sum(
+        count * (others * (2 * lim + 1) + lim + 1)
+        for s, count in prize_sum_counts(n, k).items()
+        for lim in [min(s, total_points - s)]
+    )

@@ -9,6 +9,8 @@ MAGIC = "GOPS-CERTIFICATE"
 VERSION = 1
 RULES = "gops-2p-ties-discarded-random-prizes"
 OBJECTIVE = "points"
+#: The objectives a version-1 file may declare (FORMAT.md, header; "Win records").
+OBJECTIVES = ("points", "win")
 
 #: Header keys, FORMAT.md "Objects, in order", 1 and 3.
 HEADER_KEYS = frozenset({"magic", "version", "rules", "objective", "n", "root"})

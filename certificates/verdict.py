@@ -63,7 +63,8 @@ def check(path, progress: Callable | None = None) -> Verdict:
     return Verdict(
         True,
         EXIT_VALID,
-        f"valid: N={summary.n}, {summary.records} records, "
+        f"valid: N={summary.n}{' (win)' if summary.objective == 'win' else ''}, "
+        f"{summary.records} records, "
         f"root value {format_rational(summary.root_value)}",
         summary.n,
         summary.records,

@@ -14,6 +14,11 @@ subgames (:func:`.patterns.record_count`).  By counting, each level then holds *
 canonical subgame, so every child a payoff matrix needs is present.  The single record of
 level N is then the root, whose value must be 0 and match the footer.
 
+Win certificates (header objective "win", FORMAT.md "Win records") run the same driver:
+the keys gain the lead, the payoff matrices come from :func:`.payoff.win_payoff_matrix`
+(decided children valued sign(L') from the rules), the counts from
+:func:`.patterns.win_record_count`, and the root is (full, full, full, lead 0).
+
 What fails where (the exit codes of FORMAT.md): shapes and types raise
 ``UnreadableCertificate`` (2); content that parses but is wrong, including a missing,
 extra or duplicated record and a wrong count, raises ``InvalidCertificate`` (1).
@@ -42,15 +47,15 @@ from .minimax import (
     common_multiple,
     format_rational,
 )
-from .patterns import cards, check_record_key, describe, record_count
-from .payoff import payoff_matrix
+from .patterns import cards, check_lead, check_record_key, describe, record_count, win_record_count
+from .payoff import payoff_matrix, win_payoff_matrix
 from .spec import (
     FOOTER_KEYS,
     HEADER_KEYS,
     LEVEL_KEYS,
     MAGIC,
     MAX_N,
-    OBJECTIVE,
+    OBJECTIVES,
     RULES,
     VERSION,
 )
@@ -63,6 +68,7 @@ class Summary(NamedTuple):
     n: int
     records: int
     root_value: object  # mpq (0 in a valid certificate)
+    objective: str = "points"
 
 
 # ---------------------------------------------------------------------------------------
@@ -70,8 +76,8 @@ class Summary(NamedTuple):
 # ---------------------------------------------------------------------------------------
 
 
-def read_header(obj) -> int:
-    """FORMAT.md object 1; returns N.  Bad magic, version, rules or objective, and N
+def read_header(obj) -> tuple[int, str]:
+    """FORMAT.md object 1; returns (N, objective).  Bad magic, version, rules or objective, and N
     outside 1..16, are "not a certificate this checker reads" (2); a root that does not
     match N is wrong content (1)."""
     if type(obj) is not dict or obj.get("magic") != MAGIC:
@@ -83,9 +89,10 @@ def read_header(obj) -> int:
     header = keyed_map(obj, "header", HEADER_KEYS)
     if string(header["rules"], "header rules") != RULES:
         raise UnreadableCertificate(f"unsupported rules {header['rules']!r}, expected {RULES!r}")
-    if string(header["objective"], "header objective") != OBJECTIVE:
+    objective = string(header["objective"], "header objective")
+    if objective not in OBJECTIVES:
         raise UnreadableCertificate(
-            f"unsupported objective {header['objective']!r}, expected {OBJECTIVE!r}"
+            f"unsupported objective {objective!r}, expected one of {', '.join(OBJECTIVES)}"
         )
     n = small_int(header["n"], "header n")
     if not 1 <= n <= MAX_N:
@@ -94,10 +101,10 @@ def read_header(obj) -> int:
     full = (1 << n) - 1
     if root != [full, full, full]:
         raise InvalidCertificate(f"header root {root} is not [{full}, {full}, {full}] for N = {n}")
-    return n
+    return n, objective
 
 
-def read_level_header(obj, k: int, n: int) -> int:
+def read_level_header(obj, k: int, n: int, win: bool = False) -> int:
     """FORMAT.md object 2: ``{"level": k, "records": R_k}``; returns R_k, which must be
     the number of canonical subgames of level k."""
     if type(obj) is dict and "end" in obj:
@@ -107,7 +114,7 @@ def read_level_header(obj, k: int, n: int) -> int:
     declared = small_int(header["records"], f"level {k} header records")
     if level != k:
         raise InvalidCertificate(f"level {level} found where level {k} was expected")
-    expected = record_count(n, k)
+    expected = (win_record_count if win else record_count)(n, k)
     if declared != expected:
         raise InvalidCertificate(
             f"level {k} declares {declared} records; N = {n} has {expected} canonical subgames"
@@ -151,10 +158,14 @@ def check_upcards(rec: Record) -> None:
 
 def check_game(rec: Record, g: Game, k: int, previous: dict) -> None:
     """FORMAT.md checks 3-5 for the upcard ``g.u``: rebuild X from the certified values
-    of level k - 1, then x and y are probability vectors proving that v is its value."""
+    of level k - 1 (and the rules, for a win record's decided children), then x and y
+    are probability vectors proving that v is its value."""
     check_probability_vector(g.x, k, "x")
     check_probability_vector(g.y, k, "y")
-    X = payoff_matrix(rec.mine, rec.theirs, rec.prizes, g.u, previous)
+    if rec.lead is None:
+        X = payoff_matrix(rec.mine, rec.theirs, rec.prizes, g.u, previous)
+    else:
+        X = win_payoff_matrix(rec.mine, rec.theirs, rec.prizes, g.u, rec.lead, previous)
     check_matrix_game(X, g.x, g.y, g.v)
 
 
@@ -175,20 +186,23 @@ def check_value(rec: Record, k: int) -> None:
         )
 
 
-def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str) -> None:
+def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str,
+                 win: bool = False) -> None:
     """Checks 1-6 for one record object of level k; adds its value to ``current``.
 
     Errors are located as "level k, record mine=... theirs=... prizes={...}[, upcard u]",
     or "level k, record i of R" while the record cannot yet be named.
     """
     with located(f"level {k}, record {index}"):
-        key = record_key(obj, "record")
+        key = record_key(obj, "record", win)
     where = f"level {k}, {describe(*key)}"
     with located(where):
-        check_record_key(*key, k, n)
+        check_record_key(*key[:3], k, n)
+        if win:
+            check_lead(*key, n)
         if key in current:
             raise InvalidCertificate("duplicate: this record appears twice in the level")
-        rec = record(obj)
+        rec = record(obj, win)
         check_upcards(rec)
     for g in rec.games:
         with located(f"{where}, upcard {g.u}"):
@@ -208,12 +222,13 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
 
     ``progress(k, n, records_of_level)`` is called after each level is verified.
     """
-    n = read_header(stream.next("the header"))
+    n, objective = read_header(stream.next("the header"))
+    win = objective == "win"
     previous: dict = {}
     total = 0
     obj = stream.next("the level 0 header")
     for k in range(n + 1):
-        declared = read_level_header(obj, k, n)
+        declared = read_level_header(obj, k, n, win)
         current: dict = {}
         for r in range(declared):
             obj = stream.next(f"record {r + 1} of level {k}")
@@ -221,7 +236,7 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
                 raise InvalidCertificate(
                     f"level {k} has {r} records, its header declares {declared}"
                 )
-            check_record(obj, k, n, previous, current, f"{r + 1} of {declared}")
+            check_record(obj, k, n, previous, current, f"{r + 1} of {declared}", win)
         total += declared
         previous = current
         if progress is not None:
@@ -230,10 +245,10 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
         if type(obj) is list:
             raise InvalidCertificate(f"level {k} has more than the {declared} records declared")
     full = (1 << n) - 1
-    root_value = previous[full, full, full]
+    root_value = previous[(full, full, full, 0) if win else (full, full, full)]
     check_footer(obj, total, root_value)
     stream.expect_end()
-    return Summary(n, total, as_mpq(root_value))
+    return Summary(n, total, as_mpq(root_value), objective)
 
 
 def verify_file(path, progress: Callable | None = None) -> Summary:

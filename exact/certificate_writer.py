@@ -1,5 +1,9 @@
 """Write LP-duality certificates of exact GOPS solutions (format: certificates/FORMAT.md).
 
+Both objectives: "points" (records ``[mine, theirs, prizes, value, games]``) and "win"
+(records ``[mine, theirs, prizes, lead, value, games]``, from
+:func:`exact.win_exact_dp.solve_all_win_levels_exact`).
+
 The writer streams: records are packed as the exact solver produces them, into
 ``FILE.tmp``; the footer is written, the file flushed and fsynced, and only then renamed
 to ``FILE``.  An interrupted run leaves at most a ``.tmp`` file, never a file that looks
@@ -13,6 +17,7 @@ import time
 from pathlib import Path
 
 import msgpack
+import numpy as np
 from flint import fmpq
 
 from .encoding import KEY_SHIFT, build_levels
@@ -45,19 +50,42 @@ def pack_vector(numerators, denominator):
     return [[pack_integer(a) for a in numerators], pack_integer(denominator)]
 
 
-def _record(level, p, r, value, games):
-    key = int(level.pattern_keys[p])
-    mine, theirs = key & ((1 << KEY_SHIFT) - 1), key >> KEY_SHIFT
+def _pack_games(games):
     return [
-        mine,
-        theirs,
-        int(level.prize_masks[r]),
-        pack_rational(value),
-        [
-            [u, pack_vector(eq.x_num, eq.x_den), pack_vector(eq.y_num, eq.y_den), pack_rational(eq.value)]
-            for u, eq in games
-        ],
+        [u, pack_vector(eq.x_num, eq.x_den), pack_vector(eq.y_num, eq.y_den), pack_rational(eq.value)]
+        for u, eq in games
     ]
+
+
+def _pattern(level, p):
+    key = int(level.pattern_keys[p])
+    return key & ((1 << KEY_SHIFT) - 1), key >> KEY_SHIFT
+
+
+def _record(level, p, r, value, games):
+    mine, theirs = _pattern(level, p)
+    return [mine, theirs, int(level.prize_masks[r]), pack_rational(value), _pack_games(games)]
+
+
+def _win_record(level, p, r, lead, value, games):
+    mine, theirs = _pattern(level, p)
+    return [mine, theirs, int(level.prize_masks[r]), pack_integer(lead), pack_rational(value),
+            _pack_games(games)]
+
+
+def win_record_count(level) -> int:
+    """Records of a level for the win objective (FORMAT.md): per prize set, with
+    lim = min(sum P, T - sum P), 2 lim + 1 leads per pattern with theirs < mine and
+    lim + 1 (leads 0..lim) for identical hands; level 0 has none."""
+    from .win_dp import lead_limits
+
+    if level.k == 0:
+        return 0
+    patterns = record_patterns(level)
+    identical = int(np.count_nonzero(level.swap[patterns] == patterns))
+    others = len(patterns) - identical
+    limits = lead_limits(level).astype(np.int64)
+    return int(np.sum(others * (2 * limits + 1) + identical * (limits + 1)))
 
 
 def certify(n: int, path, objective: str = "points", progress=None) -> RationalSolution:
@@ -66,8 +94,6 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
     Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
     """
     n = check_options(n, objective, "rational")
-    if objective != "points":  # the format covers the points objective only (FORMAT.md)
-        raise GopsInputError(f"certificates exist for the points objective only, not {objective!r}")
     path = Path(path)
     if path.is_dir():
         raise GopsInputError(f"{path} is a directory")
@@ -85,17 +111,35 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
             }))
             current = {"level": None}
 
+            def level_header(level, count):
+                current["level"] = level.k
+                fh.write(packer.pack({"level": level.k, "records": count}))
+
             def on_record(level, p, r, value, games):
                 nonlocal records
                 if current["level"] != level.k:
-                    current["level"] = level.k
-                    count = level.prize_sets * len(record_patterns(level))
-                    fh.write(packer.pack({"level": level.k, "records": count}))
+                    level_header(level, level.prize_sets * len(record_patterns(level)))
                 fh.write(packer.pack(_record(level, p, r, value, games)))
                 records += 1
 
-            values, extra = solve_all_levels_exact(levels, progress, on_record)
-            root_value = values[n][0, 0]
+            def on_win_record(level, p, r, lead, value, games):
+                nonlocal records
+                if current["level"] != level.k:
+                    level_header(level, win_record_count(level))
+                fh.write(packer.pack(_win_record(level, p, r, lead, value, games)))
+                records += 1
+
+            if objective == "win":
+                from .win_dp import lead_offset
+                from .win_exact_dp import solve_all_win_levels_exact
+
+                level_header(levels[0], 0)  # no prize left: every lead is decided
+                values, extra = solve_all_win_levels_exact(
+                    levels, 0, progress, on_win_record, zero_lead=True)
+                root_value = values[n][0, 0, lead_offset(n, n)]
+            else:
+                values, extra = solve_all_levels_exact(levels, progress, on_record)
+                root_value = values[n][0, 0]
             fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
             fh.flush()
             os.fsync(fh.fileno())
@@ -111,4 +155,8 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
         peak_memory_bytes=peak_memory_bytes(),
         extra=extra,
     )
+    if objective == "win":
+        from .win_solution import RationalWinSolution
+
+        return RationalWinSolution(n, objective, "rational", levels, values, stats)
     return RationalSolution(n, objective, "rational", levels, values, stats)

@@ -333,22 +333,25 @@ def check_n_option(n):
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Certificate file to write (atomically).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--objective", type=click.Choice(["points", "win"]), default="points",
+              show_default=True, help="What the certified values are (FORMAT.md).")
 @one_line_errors
-def certify(n, output, quiet):
+def certify(n, output, quiet, objective):
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7)."""
     from .certificate_writer import certify as write
 
     bar = ProgressBar(enabled=not quiet)
     try:
-        sol = write(n, output, progress=bar)
+        sol = write(n, output, objective, progress=bar)
     finally:
         bar.close()
     st = sol.stats
     click.echo(f"wrote {output}: N={n}, {st.extra['records']:,} records, "
                f"{st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s")
     paths = st.extra["paths"]
-    click.echo(f"exact matrix games: {paths['basis']:,} from the float basis guess, "
-               f"{paths['simplex']:,} by the exact simplex fallback")
+    saddle = f"{paths['saddle']:,} pure saddle points, " if "saddle" in paths else ""
+    click.echo(f"exact matrix games: {saddle}{paths.get('basis', 0):,} from the float basis "
+               f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback")
 
 
 @main.command()

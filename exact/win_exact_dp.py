@@ -88,12 +88,15 @@ def solve_exact_win_game(A) -> ExactEquilibrium:
     return pure_saddle(A) or solve_exact_game(A)
 
 
-def solve_all_win_levels_exact(levels, handicap: int = 0, progress=None, on_record=None):
+def solve_all_win_levels_exact(levels, handicap: int = 0, progress=None, on_record=None,
+                               zero_lead: bool = False):
     """Exact values of every level for the win objective, and the solver path counts.
 
     ``on_record(level, p, r, lead, value, games)`` receives every solved subgame (pattern
     rank p <= swap[p], prize rank r, the lead), where ``games`` is a list of
-    (upcard, ExactEquilibrium) in increasing upcard order.  ``progress(level, done)`` is
+    (upcard, ExactEquilibrium) in increasing upcard order.  With ``zero_lead``, identical
+    hands are also solved at lead 0 (value 0 by antisymmetry, but their equilibria are
+    wanted: the root is one of them; the certificate writer asks for it).  ``progress(level, done)`` is
     called per prize set in the units of :func:`exact.float_dp.level_items`.
     """
     from .float_dp import level_items as bar_units
@@ -114,7 +117,8 @@ def solve_all_win_levels_exact(levels, handicap: int = 0, progress=None, on_reco
             for p in patterns:
                 p = int(p)
                 q = int(level.swap[p])
-                for lead in range(1 if p == q else -lim, lim + 1):
+                first = (0 if zero_lead else 1) if p == q else -lim
+                for lead in range(first, lim + 1):
                     games = []
                     total = ZERO
                     for m in range(k):
@@ -123,6 +127,8 @@ def solve_all_win_levels_exact(levels, handicap: int = 0, progress=None, on_reco
                         games.append((int(level.prize_card[r, m]), eq))
                         total += eq.value
                     value = total / k
+                    if p == q and lead == 0 and value != ZERO:  # pragma: no cover - solver bug
+                        raise ArithmeticError(f"identical hands at lead 0 valued {value}")
                     out[r, p, lead + off] = value
                     out[r, q, off - lead] = -value
                     if on_record is not None:

@@ -705,7 +705,7 @@ def test_random_bytes_after_valid_prefix(objs3, tmp_path):
         ("version", 2, "unsupported version 2"),
         ("version", "1", "unsupported version"),
         ("rules", "gops-2p-ties-split", "unsupported rules"),
-        ("objective", "win", "unsupported objective"),
+        ("objective", "draw", "unsupported objective"),  # "win": test_certificates_win.py
         ("n", 17, "outside 1..16"),
         ("n", 0, "outside 1..16"),
         ("n", "3", "expected an int"),

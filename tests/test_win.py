@@ -256,9 +256,13 @@ def test_points_api_is_unchanged():
         exact.solve(8, objective="win", arithmetic="rational")
 
 
-def test_no_certificate_for_the_win_objective(tmp_path):
-    with pytest.raises(exact.GopsInputError, match="points objective only"):
-        exact.certify(3, tmp_path / "w.cert", objective="win")
+def test_win_certificate_options(tmp_path):
+    """Win certificates exist (tests/test_certificates_win.py); bad options still fail."""
+    with pytest.raises(exact.GopsInputError, match="unknown objective"):
+        exact.certify(3, tmp_path / "w.cert", objective="draw")
+    with pytest.raises(exact.GopsInputError, match="between 1 and 7"):
+        exact.certify(8, tmp_path / "w.cert", objective="win")
+    assert not list(tmp_path.iterdir())
 
 
 def test_exact_records_expose_equilibria():
