@@ -1,0 +1,91 @@
+"""exact.openspiel: a Solution as an OpenSpiel policy, judged by OpenSpiel's own NashConv.
+
+Needs the optional extra ``[openspiel]`` (skipped without it, except the test of the
+missing-dependency message).
+"""
+
+import sys
+
+import pytest
+
+import exact
+from exact.errors import GopsError, GopsInputError
+
+
+@pytest.fixture(scope="module")
+def ops():
+    pytest.importorskip("pyspiel")
+    from exact import openspiel
+
+    return openspiel
+
+
+def test_missing_openspiel_is_one_clear_line(monkeypatch):
+    from exact import openspiel
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes `import pyspiel` fail
+    with pytest.raises(GopsError) as info:
+        openspiel.nash_conv(exact.solve(2))
+    assert str(info.value) == "OpenSpiel is not installed: pip install 'gops-exact[openspiel]'"
+    assert isinstance(info.value, ImportError)
+
+
+def test_game_is_goofspiel_with_random_prizes(ops):
+    game = ops.goofspiel_game(4, "points", turn_based=False)
+    params = game.get_parameters()
+    assert (params["num_cards"], params["points_order"], params["returns_type"],
+            params["imp_info"]) == (4, "random", "point_difference", False)
+    assert ops.goofspiel_game(4, "win", turn_based=False).get_parameters()[
+        "returns_type"] == "win_loss"
+
+
+def test_position_is_read_from_the_state(ops):
+    state = ops.goofspiel_game(4).new_initial_state()
+    # prize 3 (chance), P0 bids 4, P1 bids 2 (P0 takes 3), prize 2 (chance), P0 bids 1
+    for action in (2, 3, 1, 1):
+        state.apply_action(action)
+    assert ops.position(state) == ([{1, 2, 3}, {1, 3, 4}], {1, 2, 4}, 2, (3, 0))
+    state.apply_action(0)  # P1 to move: P0's bid is not yet applied nor visible
+    assert state.current_player() == 1
+    assert ops.position(state) == ([{1, 2, 3}, {1, 3, 4}], {1, 2, 4}, 2, (3, 0))
+
+
+def test_policy_plays_the_solution_for_both_players(ops):
+    sol = exact.solve(4, objective="win")
+    policy = ops.solution_policy(sol)
+    state = policy.game.new_initial_state()
+    for action in (2, 3, 1, 1):
+        state.apply_action(action)
+    # P0 to move, leading by 3 with prizes 1, 2, 4 left and the 2 up
+    want = sol.strategy({1, 2, 3}, {1, 3, 4}, {1, 2, 4}, 2, lead=3).mine
+    got = policy.action_probabilities(state)
+    assert got == pytest.approx({c - 1: p for c, p in want.items()})
+    state.apply_action(0)
+    want = sol.strategy({1, 3, 4}, {1, 2, 3}, {1, 2, 4}, 2, lead=-3).mine
+    got = policy.action_probabilities(state, 1)
+    assert got == pytest.approx({c - 1: p for c, p in want.items()})
+
+
+def test_nash_conv_of_the_points_solution_is_zero(ops):
+    assert abs(ops.nash_conv(exact.solve(4))) < 1e-9
+
+
+def test_nash_conv_of_the_win_solution_is_zero(ops):
+    assert abs(ops.nash_conv(exact.solve(4, objective="win"))) < 1e-9
+
+
+def test_nash_conv_of_an_exact_solution_is_zero(ops):
+    assert abs(ops.nash_conv(exact.solve(3, arithmetic="rational"))) < 1e-12
+
+
+def test_a_bad_policy_has_a_clearly_positive_nash_conv(ops):
+    from open_spiel.python.policy import UniformRandomPolicy
+
+    sol = exact.solve(3)
+    uniform = UniformRandomPolicy(ops.goofspiel_game(3))
+    assert ops.nash_conv(sol, uniform) > 0.5  # 4/3 in OpenSpiel's half-point units
+
+
+def test_truncated_solution_is_refused(ops):
+    with pytest.raises(GopsInputError, match="whole game"):
+        ops.solution_policy(exact.solve(4, top=2))
