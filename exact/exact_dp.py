@@ -65,7 +65,7 @@ def solve_all_levels_exact(levels, progress=None, on_record=None):
                 if on_record is not None:
                     on_record(level, int(p), r, value, games)
             if progress is not None:
-                progress(level, len(patterns))
+                progress(level, len(level.canonical_patterns))  # units of the float bar
         values.append(out)
     paths = {key: PATH_COUNTS[key] - start_counts[key] for key in ("basis", "simplex")}
     return values, {"paths": paths}
