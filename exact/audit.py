@@ -43,7 +43,7 @@ import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from flint import fmpq, fmpz
+from flint import fmpz
 
 from .certificate_reader import ExactValues, Rational, read_certificate
 from .encoding import build_levels

@@ -23,8 +23,7 @@ from flint import fmpq
 from .encoding import KEY_SHIFT, build_levels
 from .exact_dp import RationalSolution, record_patterns, solve_all_levels_exact
 from .errors import GopsInputError
-from .solution import SolveStats
-from .solve import check_options, peak_memory_bytes
+from .solve import check_options, points_stats
 
 FORMAT_VERSION = 1
 MAGIC = "GOPS-CERTIFICATE"
@@ -148,13 +147,7 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
         tmp.unlink(missing_ok=True)
         raise
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
-    stats = SolveStats(
-        subgames=sum(lv.subgames for lv in levels),
-        matrix_games=sum(lv.matrix_games for lv in levels),
-        seconds=time.perf_counter() - t0,
-        peak_memory_bytes=peak_memory_bytes(),
-        extra=extra,
-    )
+    stats = points_stats(levels, t0, extra)
     if objective == "win":
         from .win_solution import RationalWinSolution
 

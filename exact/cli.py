@@ -46,10 +46,14 @@ def one_line_errors(command):
 
 
 class ProgressBar:
-    """A tqdm bar per level on stderr, shown only once a solve has taken 2 seconds."""
+    """A tqdm bar per level on stderr, shown only once a solve has taken 2 seconds.
+
+    Only when stderr is a terminal: in logs and pipes the bar's redraws are noise, and
+    output captured by scripts (JSON on stdout mixed with stderr) stays clean.
+    """
 
     def __init__(self, enabled: bool = True, leave: bool = False):
-        self.enabled = enabled
+        self.enabled = enabled and sys.stderr.isatty()
         self.leave = leave
         self.bar = None
         self.level = None
@@ -167,8 +171,7 @@ def solve(n, store_dir, chunk_items, quiet, objective, lead):
 
 def solve_store_with_progress(n, store_dir, chunk_items, quiet):
     """Solve into (or resume) a store; returns the loaded Solution and its SolveStats."""
-    from .solution import SolveStats
-    from .solve import peak_memory_bytes
+    from .solve import points_stats
     from .store import load, solve_into_store
 
     bar = ProgressBar(enabled=not quiet, leave=True)
@@ -178,13 +181,7 @@ def solve_store_with_progress(n, store_dir, chunk_items, quiet):
     finally:
         bar.close()
     sol = load(store_dir, n=n)
-    st = SolveStats(
-        subgames=sum(lv.subgames for lv in sol.levels),
-        matrix_games=sum(lv.matrix_games for lv in sol.levels),
-        seconds=time.perf_counter() - t0,
-        peak_memory_bytes=peak_memory_bytes(),
-    )
-    return sol, st
+    return sol, points_stats(sol.levels, t0)
 
 
 def load_or_solve(n, store_dir, quiet, top=None):
@@ -301,19 +298,23 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objectiv
     else:
         sol = load_or_solve(n, store_dir, quiet=False, top=top)
     st = sol.strategy(m, t, d, upcard)
+    print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference")
+
+
+def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None):
+    """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q"."""
     show = str if exact_ else float
     if as_json:
-        out = {
-            "value": show(st.value),
-            "mine": {str(c): show(p) for c, p in st.mine.items()},
-            "theirs": {str(c): show(p) for c, p in st.theirs.items()},
-        }
+        out = dict(json_head or {})
+        out["value"] = show(st.value)
+        out["mine"] = {str(c): show(p) for c, p in st.mine.items()}
+        out["theirs"] = {str(c): show(p) for c, p in st.theirs.items()}
         if not exact_:
             out["equilibrium_gap"] = st.gap
         click.echo(json.dumps(out))
         return
     fmt = str if exact_ else (lambda p: f"{p:.6f}")
-    click.echo(f"upcard {upcard}: value {fmt(st.value)} (expected point difference, this round included)")
+    click.echo(f"{where}: value {fmt(st.value)} ({units}, this round included)")
     click.echo("my mix:    " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.mine.items()))
     click.echo("their mix: " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.theirs.items()))
     if exact_:

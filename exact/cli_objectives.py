@@ -9,7 +9,7 @@ import time
 
 import click
 
-from .cli import ProgressBar, format_table, main, one_line_errors
+from .cli import ProgressBar, format_table, main, one_line_errors, print_strategy
 from .errors import GopsInputError
 
 WIN_UNITS = "P(win) - P(loss) for me"
@@ -110,28 +110,8 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     check_options(n, "win", arithmetic, top, handicap)
     sol = solve_win_with_progress(n, arithmetic, top=top, handicap=handicap)
     st = sol.strategy(m, t, d, upcard, lead)
-    show = str if exact_ else float
-    if as_json:
-        out = {
-            "objective": "win",
-            "lead": lead,
-            "value": show(st.value),
-            "mine": {str(c): show(p) for c, p in st.mine.items()},
-            "theirs": {str(c): show(p) for c, p in st.theirs.items()},
-        }
-        if not exact_:
-            out["equilibrium_gap"] = st.gap
-        click.echo(json.dumps(out))
-        return
-    fmt = str if exact_ else (lambda p: f"{p:.6f}")
-    click.echo(f"upcard {upcard}, lead {lead}: value {fmt(st.value)} "
-               f"({WIN_UNITS}, this round included)")
-    click.echo("my mix:    " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.mine.items()))
-    click.echo("their mix: " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.theirs.items()))
-    if exact_:
-        click.echo("exact; verified: each mix guarantees the value against every pure reply")
-    else:
-        click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
+    print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
+                   json_head={"objective": "win", "lead": lead})
 
 
 def _mix(strategy_mine: dict) -> str:

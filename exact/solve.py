@@ -26,6 +26,17 @@ def peak_memory_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
+def points_stats(levels, t0: float, extra: dict | None = None) -> SolveStats:
+    """SolveStats of a points-objective solve of ``levels`` that started at ``t0``."""
+    return SolveStats(
+        subgames=sum(lv.subgames for lv in levels),
+        matrix_games=sum(lv.matrix_games for lv in levels),
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+        extra=extra or {},
+    )
+
+
 def check_options(n, objective: str, arithmetic: str, top: int | None = None,
                   handicap: int = 0) -> int:
     """Validate the solve options; one-line GopsInputError otherwise.
@@ -105,14 +116,7 @@ def solve(
 
         values, extra = solve_all_levels_exact(levels, progress)
         solution_class = RationalSolution
-    stats = SolveStats(
-        subgames=sum(lv.subgames for lv in levels),
-        matrix_games=sum(lv.matrix_games for lv in levels),
-        seconds=time.perf_counter() - t0,
-        peak_memory_bytes=peak_memory_bytes(),
-        extra=extra,
-    )
-    return solution_class(n, objective, arithmetic, levels, values, stats)
+    return solution_class(n, objective, arithmetic, levels, values, points_stats(levels, t0, extra))
 
 
 def _solve_win(n, arithmetic, levels, progress, handicap, t0):
