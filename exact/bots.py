@@ -49,6 +49,8 @@ exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, random, 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import random
 from collections.abc import Callable
 from fractions import Fraction
@@ -77,7 +79,7 @@ Number = Union[float, Fraction]
 EXACT_OPTIMAL_MAX_N = 6
 
 
-class Bot:
+class Bot(ABC):
     """Base class of bots: implement :meth:`mix`; :meth:`bid` samples it."""
 
     #: Name shown in reports (the registry name for built-in bots).
@@ -87,8 +89,9 @@ class Bot:
     #: True when :meth:`mix` may depend on the points (see the module docstring).
     uses_lead: bool = True
 
+    @abstractmethod
     def mix(self, position: Position, player: int) -> dict[int, Number]:
-        raise NotImplementedError
+        """The probability of each card of ``player``'s hand at ``position`` (upcard turned)."""
 
     def bid(self, position: Position, player: int, rng: random.Random) -> int:
         """A bid drawn from :meth:`mix` with one ``rng.random()``."""
