@@ -4,16 +4,27 @@ Times the compiled solver in a compiled loop over a batch of random k x k games,
 the GOPS solver calls it, and prints microseconds per game for k = 1..16, plus the time of
 ``scipy.optimize.linprog(method="highs")`` per game for k = 4 and 8 as a baseline.
 
-Two kinds of games:
+Three kinds of games:
 
 * gops-like: a prize u in 1..16 times sign(bid difference) for random bids, plus a random
   "child value" in [-30, 30] (these often have a pure saddle point);
-* uniform: i.i.d. entries in [-200, 200] (the hard case: mixed equilibria of support ~k/2).
+* uniform: i.i.d. entries in [-200, 200] (the hard case: mixed equilibria of support ~k/2);
+* real GOPS games, k = 3..8: the matrix games the solver itself builds
+  (exact.float_dp.fill_matrix) for random items (prize set, canonical pattern) of level k
+  of the 9-card game, every upcard of each item; the 9-card solve they need takes ~2 s.
+  These have mixed equilibria (support ~4.5 of 7), rarely a saddle, many ties and
+  duplicated rows; they take ~1 pivot more than the support size (3.2, 4.4, 5.8, 7.6
+  pivots for k = 5..8 at N = 9; 3.7, 4.4, 5.6, 7.1 for k = 6..9 at N = 13) and cost about
+  as much per game as gops-like games of the same size.  Only the kernel is timed here;
+  inside the real solver, building the matrices (fill_matrix: k^2 scattered reads of the
+  level below) adds ~0.3 to ~1 us per game at N = 13, k = 8, depending on how much of
+  the level below is in the caches.
 
-Each figure is the best of several repeats, all sizes interleaved in every repeat (the
-machine may be shared; the minimum is the least disturbed run; expect +-30% between runs
-on a busy machine).  A calibration line gives the time of a dependent multiply-add chain
-(8 cycles on a core without FMA contraction), to compare runs on different machines.
+Each figure is the sum over chunks of 100 games of the best time of the chunk over
+several repeats, all sizes interleaved in every repeat (the machine may be shared; the
+minimum is the least disturbed run; expect +-10% between runs on a busy machine).  A
+calibration line gives the time of a dependent multiply-add chain (8 cycles on a core
+without FMA contraction), to compare runs on different machines.
 
 Run:  python benchmarks/bench_matrix_game.py [--batch N] [--repeats R]
 """
@@ -31,6 +42,9 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from exact.matrix_game import WORK_SIZE, solve_game_into  # noqa: E402
+
+#: The real games come from the solve of this many cards (levels 3..REAL_N - 1).
+REAL_N = 9
 
 
 @numba.njit(cache=True, nogil=True)
@@ -56,19 +70,53 @@ def _gops_like(rng, n, k):
     return prize * bids + rng.uniform(-30.0, 30.0, size=(n, k, k))
 
 
-def _best_us(batches, repeats):
-    """Best time per game (us) of each batch; the batches are interleaved in every repeat
-    so that a slow spell of a shared machine does not hit one size only."""
-    best = {key: np.inf for key in batches}
+def _real_gops(n_games, seed=2024):
+    """{k: array of real GOPS matrix games of level k of the REAL_N-card solve}, k = 3..8."""
+    import exact
+    from exact.float_dp import fill_matrix
+
+    sol = exact.solve(REAL_N)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for k in range(3, min(REAL_N, 9)):
+        level = sol.levels[k]
+        below = np.ascontiguousarray(sol.values[k - 1])
+        canon = level.canonical_patterns
+        items = level.prize_sets * canon.shape[0]
+        count = min(n_games, items * k)
+        games = np.empty((count, k, k))
+        g = 0
+        for t in rng.permutation(items):
+            r, p = int(t) // canon.shape[0], int(canon[int(t) % canon.shape[0]])
+            for m in range(k):
+                if g < count:
+                    fill_matrix(games[g], k, p, r, m, level.child, level.sign,
+                                level.prize_child, level.prize_card, below)
+                    g += 1
+            if g == count:
+                break
+        out[k] = games
+    return out
+
+
+def _best_us(batches, repeats, chunk=100):
+    """Best time per game (us) of each batch.  Every batch is timed in chunks of ``chunk``
+    games (~0.1 ms each), each chunk keeps its best time over the repeats, and the batch
+    time is the sum of those minima: a slow spell of a shared machine then spoils single
+    chunks of single repeats only.  The batches are interleaved in every repeat."""
+    best = {key: np.full(-(-games.shape[0] // chunk), np.inf)
+            for key, (games, _) in batches.items()}
     outs = {key: np.empty(games.shape[0]) for key, (games, _) in batches.items()}
     for _ in range(repeats):
         for key, (games, k) in batches.items():
-            t0 = time.perf_counter()
-            _solve_batch(games, k, outs[key])
-            best[key] = min(best[key], (time.perf_counter() - t0) / games.shape[0])
+            for c in range(best[key].shape[0]):
+                part = games[c * chunk:(c + 1) * chunk]
+                t0 = time.perf_counter()
+                _solve_batch(part, k, outs[key][c * chunk:(c + 1) * chunk])
+                best[key][c] = min(best[key][c], time.perf_counter() - t0)
     for out in outs.values():
         assert np.all(np.isfinite(out))
-    return {key: 1e6 * t for key, t in best.items()}
+    return {key: 1e6 * t.sum() / batches[key][0].shape[0] for key, t in best.items()}
 
 
 def _linprog_us(rng, k, n):
@@ -92,7 +140,7 @@ def _linprog_us(rng, k, n):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=1000, help="games per size (default 1000)")
-    ap.add_argument("--repeats", type=int, default=40, help="repeats (default 40)")
+    ap.add_argument("--repeats", type=int, default=20, help="repeats (default 20)")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(12345)
     _solve_batch(_gops_like(rng, 2, 3), 3, np.empty(2))  # compile (or load the cache)
@@ -104,10 +152,14 @@ def main(argv=None):
     for k in range(1, 17):
         batches[("gops", k)] = (_gops_like(rng, args.batch, k), k)
         batches[("uniform", k)] = (rng.uniform(-200.0, 200.0, size=(args.batch, k, k)), k)
+    for k, games in _real_gops(args.batch).items():
+        batches[("real", k)] = (games, k)
     us = _best_us(batches, args.repeats)
-    print(f"{'k':>3} {'gops-like us/game':>18} {'uniform us/game':>16}")
+    print(f"{'k':>3} {'gops-like us/game':>18} {'uniform us/game':>16} "
+          f"{'real GOPS us/game':>18}")
     for k in range(1, 17):
-        print(f"{k:>3} {us[('gops', k)]:>18.3f} {us[('uniform', k)]:>16.3f}")
+        real = f"{us[('real', k)]:>18.3f}" if ("real", k) in us else f"{'':>18}"
+        print(f"{k:>3} {us[('gops', k)]:>18.3f} {us[('uniform', k)]:>16.3f} {real}")
     print("baseline scipy.optimize.linprog(method='highs'), gops-like games:")
     for k in (4, 8):
         print(f"{k:>3} {_linprog_us(rng, k, 300):>18.1f} us/game")

@@ -6,6 +6,7 @@
 - invariances (hypothesis): shift by a constant, ``-A.T``, permutations;
 - the buffer version: only ``x[:k]``, ``y[:k]``, ``work[:WORK_SIZE]`` are written, ``A`` may
   be a larger buffer, the contents of ``work`` do not matter; it runs in ``prange`` loops;
+- real GOPS matrix games (those of the 8- and 9-card solves, k = 3..8) against HiGHS;
 - input validation of the Python wrapper.
 """
 
@@ -18,6 +19,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
 from exact.errors import GopsInputError
+from exact.float_dp import fill_matrix
 from exact.matrix_game import KMAX, WORK_SIZE, solve_game, solve_game_into, strategy_guarantees
 
 #: Agreement of our value with HiGHS (HiGHS itself is only accurate to ~1e-10 here).
@@ -287,6 +289,53 @@ def test_compiled_parallel_loop():
     for g in range(0, n, 7):
         k = ks[g]
         assert out[g] == solve_game(games[g, :k, :k])[0]
+
+
+# --- real GOPS games --------------------------------------------------------------------
+
+
+def gops_games(sol, k, count, seed):
+    """``count`` matrix games of level k of a float Solution, exactly as the solver builds
+    them (exact.float_dp.fill_matrix): random items (prize set, canonical pattern), every
+    upcard of each."""
+    level = sol.levels[k]
+    below = np.ascontiguousarray(sol.values[k - 1])
+    canon = level.canonical_patterns
+    rng = np.random.default_rng(seed)
+    games = []
+    while len(games) < count:
+        t = int(rng.integers(level.prize_sets * canon.shape[0]))
+        r, p = t // canon.shape[0], int(canon[t % canon.shape[0]])
+        for m in range(k):
+            A = np.empty((k, k))
+            fill_matrix(A, k, p, r, m, level.child, level.sign, level.prize_child,
+                        level.prize_card, below)
+            games.append(A)
+    return games[:count]
+
+
+@pytest.mark.parametrize("n, k", [(8, 3), (8, 4), (8, 5), (8, 6), (8, 7), (9, 8)])
+def test_real_gops_games(solved, n, k):
+    """Games of the 8-card solve (k = 8 from the 9-card one: level 8 of N = 8 is the
+    single symmetric position): mixed equilibria of support ~k/2 + 1, many ties and
+    duplicated rows.  Certified gap < 1e-10, value = HiGHS to 1e-9, and the buffer
+    version gives the same bits as the wrapper."""
+    sol = solved(n)
+    x = np.empty(KMAX)
+    y = np.empty(KMAX)
+    work = np.empty(WORK_SIZE)
+    mixed = 0
+    for A in gops_games(sol, k, 60, seed=k):
+        v, xs, ys = solve_game(A)
+        mixed += np.count_nonzero(xs) > 1
+        lower, upper = strategy_guarantees(A, k, xs, ys)
+        assert upper - lower < TOL_GUARANTEE, (A, lower, upper)
+        assert lower - TOL_EXACT <= v <= upper + TOL_EXACT
+        assert abs(v - highs_value(A)) <= TOL_HIGHS, A
+        check_solution(A, v, xs, ys)
+        assert solve_game_into(A, k, x, y, work) == v
+        assert np.array_equal(x[:k], xs) and np.array_equal(y[:k], ys)
+    assert mixed >= 40  # mostly mixed equilibria: the simplex is exercised
 
 
 # --- input validation ------------------------------------------------------------------
