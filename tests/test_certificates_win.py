@@ -22,6 +22,7 @@ import exact
 from certificates import check
 from certificates.patterns import lead_limit, pattern_count, win_record_count
 from test_certificates import BLOCKER, PACKAGE
+from test_certificates import record_indices as records
 
 EPS = Fraction(1, 10**30)
 
@@ -46,16 +47,6 @@ def objs4(win_certs):
 # Test-side helpers: records by key, the rules over card sets
 # ---------------------------------------------------------------------------------------
 
-
-def records(objs, level=None):
-    """Indices of the records (of one level when given)."""
-    out, k = [], None
-    for i, o in enumerate(objs):
-        if type(o) is dict and "level" in o:
-            k = o["level"]
-        elif type(o) is list and (level is None or k == level):
-            out.append(i)
-    return out
 
 
 def cards_of(mask):
