@@ -9,6 +9,7 @@
 from .errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 from .solution import Solution, SolveStats, Strategy
 from .solve import solve
+from .variant_solver import solve_variant
 
 
 def load(root, n=None, objective=None):
@@ -36,4 +37,5 @@ __all__ = [
     "SolveStats",
     "Strategy",
     "solve",
+    "solve_variant",
 ]
