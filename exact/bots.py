@@ -18,7 +18,11 @@ The built-in bots (the registry :data:`BOTS`; :func:`make_bot` builds one by nam
 ==========  ===========================================================================
 optimal     the Nash equilibrium of the points objective (Rhoads & Bartholdi 2012): as
             player 0 it plays ``solution.strategy(mine=hand0, theirs=hand1, deck,
-            upcard).mine``, as player 1 the ``.mine`` of the swapped position.
+            upcard).mine``, as player 1 the ``.mine`` of the swapped position.  In a
+            variant (``variant="twelve"`` or ``"dummy"``) the variant's equilibrium
+            (:mod:`exact.variant_solver`).
+optimal-win the equilibrium of the win objective: maximises P(win) - P(loss); its
+            mix depends on the lead (``uses_lead = True``).
 random      uniform over its remaining cards.
 upcard      bids the card equal to the upcard if it holds it, else the nearest card it
             holds above the upcard, else its highest card.
@@ -28,8 +32,8 @@ lowest      its lowest remaining card.
 highest     its highest remaining card.
 ==========  ===========================================================================
 
-Every built-in bot is symmetric in the seats and ignores the score: its mix depends only
-on its own hand, the opponent's hand, the deck and the upcard (``uses_lead = False``).
+Every built-in bot but optimal-win is symmetric in the seats and ignores the score: its
+mix depends only on its own hand, the opponent's hand, the deck and the upcard (``uses_lead = False``).
 A bot whose mix depends on the score must leave ``uses_lead = True`` (the default of
 :class:`Bot`); the exact evaluator then keys its memo on the lead as well, and hands the
 bot a position whose points are ``(lead, 0)`` or ``(0, -lead)``.
@@ -65,6 +69,8 @@ __all__ = [
     "FixedRuleBot",
     "OptimalBot",
     "RandomBot",
+    "VariantOptimalBot",
+    "WinOptimalBot",
     "bot_names",
     "make_bot",
     "parse_bot_list",
@@ -77,6 +83,8 @@ Number = Union[float, Fraction]
 #: Largest N whose optimal bot is exact by default (rational equilibrium); above it the
 #: float equilibrium is used.
 EXACT_OPTIMAL_MAX_N = 6
+#: The same for the win objective's optimal bot (its exact solve is slower).
+EXACT_OPTIMAL_WIN_MAX_N = 5
 
 
 class Bot(ABC):
@@ -158,13 +166,24 @@ _SOLUTIONS: dict = {}
 SOLUTIONS_KEPT = 3
 
 
-def solution_for(n: int, arithmetic: str, progress=None):
-    """The solution of n-card GOPS used by optimal bots, solved once and cached."""
-    from .solve import solve
+def solution_for(n: int, arithmetic: str, progress=None, objective: str = "points",
+                 variant: str = "standard"):
+    """The solution used by optimal bots, solved once and cached.
 
-    key = (n, arithmetic)
+    ``objective`` "points" or "win" (standard game); ``variant`` "twelve" or "dummy" gives
+    the :class:`~exact.variant_solver.VariantSolution` of that variant (points only).
+    """
+    from .solve import solve
+    from .variant_solver import solve_variant
+
+    key = (n, arithmetic, objective, variant)
     if key not in _SOLUTIONS:
-        sol = solve(n, arithmetic=arithmetic, progress=progress)
+        if variant != "standard":
+            if objective != "points":
+                raise GopsInputError(f"the {variant} variant is solved for points only")
+            sol = solve_variant(variant, n, arithmetic)
+        else:
+            sol = solve(n, objective=objective, arithmetic=arithmetic, progress=progress)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
             del _SOLUTIONS[next(iter(_SOLUTIONS))]
         _SOLUTIONS[key] = sol
@@ -192,15 +211,19 @@ class OptimalBot(Bot):
         self._cache: dict = {}
 
     def mix(self, position, player):
-        if position.n != self.solution.n:
-            raise GopsInputError(
-                f"the optimal bot was built for N={self.solution.n}, not N={position.n}"
-            )
+        self._check_n(position)
         mine, theirs = position.hands[player], position.hands[1 - player]
         return self.equilibrium(mine, theirs, position.deck, position.upcard)
 
-    def equilibrium(self, mine, theirs, deck, upcard) -> dict[int, Number]:
-        """My equilibrium mix at (mine, theirs, deck, upcard), canonicalised and cached."""
+    def _check_n(self, position):
+        if position.n != self.solution.n:
+            raise GopsInputError(
+                f"the {self.name} bot was built for N={self.solution.n}, not N={position.n}"
+            )
+
+    def equilibrium(self, mine, theirs, deck, upcard, lead=None) -> dict[int, Number]:
+        """My equilibrium mix at (mine, theirs, deck, upcard[, lead]), canonicalised and
+        cached (``lead`` only for a win-objective solution)."""
         order = sorted(mine | theirs)
         rank = {c: i + 1 for i, c in enumerate(order)}
         key = (
@@ -208,14 +231,66 @@ class OptimalBot(Bot):
             frozenset(rank[c] for c in theirs),
             deck,
             upcard,
+            lead,
         )
         mix = self._cache.get(key)
         if mix is None:
-            st = self.solution.strategy(key[0], key[1], deck, upcard)
+            extra = {} if lead is None else {"lead": lead}
+            st = self.solution.strategy(key[0], key[1], deck, upcard, **extra)
             self.max_gap = max(self.max_gap, st.gap)
             mix = st.mine if self.exact else _clean(st.mine)
             self._cache[key] = mix
         return {order[r - 1]: p for r, p in mix.items()}
+
+
+class WinOptimalBot(OptimalBot):
+    """Samples the equilibrium of the win objective: maximises P(win) - P(loss).
+
+    Its mix depends on the lead (my points minus theirs so far), read from the position.
+    """
+
+    name = "optimal-win"
+    uses_lead = True
+
+    def mix(self, position, player):
+        self._check_n(position)
+        lead = position.points[player] - position.points[1 - player]
+        mine, theirs = position.hands[player], position.hands[1 - player]
+        return self.equilibrium(mine, theirs, position.deck, position.upcard, int(lead))
+
+
+class VariantOptimalBot(Bot):
+    """Samples the equilibrium of a solved two-player variant (``twelve`` or ``dummy``).
+
+    Plays :class:`~exact.variants.VariantPosition` s: it reads the hands, the deck, the
+    upcard and the dummy's remaining suit.  Mixes are cached per position.
+    """
+
+    name = "optimal"
+    uses_lead = False
+
+    def __init__(self, solution):
+        self.solution = solution
+        self.exact = solution.exact
+        self.max_gap = 0.0
+        self._cache: dict = {}
+
+    def mix(self, position, player):
+        if position.n != self.solution.n or position.variant != self.solution.variant:
+            raise GopsInputError(
+                f"the optimal bot was built for the {self.solution.variant.name} variant "
+                f"with N={self.solution.n}"
+            )
+        mine, theirs = position.hands[player], position.hands[1 - player]
+        key = (mine, theirs, position.dummy_hand, position.deck, position.upcard)
+        mix = self._cache.get(key)
+        if mix is None:
+            st = self.solution.strategy(mine, theirs, position.deck, position.upcard,
+                                        position.dummy_hand)
+            self.max_gap = max(self.max_gap, st.gap)
+            mix = st.mine if self.exact else _clean(st.mine)
+            self._cache[key] = mix
+        return mix
 
 
 def _clean(mix: dict[int, float]) -> dict[int, float]:
@@ -225,16 +300,25 @@ def _clean(mix: dict[int, float]) -> dict[int, float]:
     return {c: p / total for c, p in clipped.items()}
 
 
-def _optimal(n: int, arithmetic: str | None = None) -> OptimalBot:
+def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard") -> Bot:
+    if variant != "standard":
+        return VariantOptimalBot(solution_for(n, arithmetic or "float", variant=variant))
     if arithmetic is None:
         arithmetic = "rational" if n <= EXACT_OPTIMAL_MAX_N else "float"
     return OptimalBot(solution_for(n, arithmetic))
+
+
+def _optimal_win(n: int, arithmetic: str | None = None, **_) -> WinOptimalBot:
+    if arithmetic is None:
+        arithmetic = "rational" if n <= EXACT_OPTIMAL_WIN_MAX_N else "float"
+    return WinOptimalBot(solution_for(n, arithmetic, objective="win"))
 
 
 #: The registry: name -> factory(n, **options) -> Bot.  Extend it with
 #: :func:`register_bot`.
 BOTS: dict[str, Callable[..., Bot]] = {
     "optimal": _optimal,
+    "optimal-win": _optimal_win,
     "random": lambda n, **_: RandomBot(),
     "upcard": lambda n, **_: FixedRuleBot("upcard", aim_at(0)),
     "upcard+1": lambda n, **_: FixedRuleBot("upcard+1", aim_at(1)),

@@ -7,8 +7,9 @@ wins, draws and losses with Wilson score intervals, and the mean point differenc
 standard deviation.  z = 1.959964, the two-sided 95% normal quantile.
 
 ``variant`` plays a two-player variant of :mod:`exact.variants` instead (``dummy`` or
-``twelve``); the optimal bot knows only the standard game.  Half points of the dummy
-variant make the differences half-integers.
+``twelve``); there the optimal bot samples the variant's own equilibrium
+(:mod:`exact.variant_solver`, small N), and ``optimal-win`` is not available.  Half points
+of the dummy variant make the differences half-integers.
 
 Reproducible: the games of a pair draw the prize orders and every bid from one
 ``random.Random`` seeded by (seed, n, the pair's positions and names), so the same seed
@@ -28,14 +29,18 @@ from dataclasses import dataclass
 from .bots import Bot, make_bot
 from .errors import GopsInputError
 from .rules import _check_n, play_game
+from .variant_solver import MAX_N as VARIANT_MAX_N
 from .variants import play_variant
 
 __all__ = ["PairResult", "Z95", "mean_interval", "tournament", "wilson_interval"]
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z95 = 1.959963984540054
-#: Largest n for a tournament with the optimal bot (solved on the fly in float64).
+#: Largest n for a standard-game tournament with an optimal bot (solved on the fly in
+#: float64; variants: exact.variant_solver.MAX_N).
 MAX_OPTIMAL_N = 10
+#: The bots that need a solved game.
+OPTIMAL_BOTS = ("optimal", "optimal-win")
 #: Largest n without it (one suit of a deck of cards).
 MAX_N = 13
 
@@ -94,14 +99,15 @@ def check_tournament_options(
         raise GopsInputError(
             f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {variant!r}"
         )
-    if variant != "standard" and "optimal" in names:
-        raise GopsInputError(f"the optimal bot plays only the standard game, not {variant!r}")
     if variant == "twelve" and n < 2:
         raise GopsInputError("the twelve variant needs N >= 2")
-    limit = MAX_OPTIMAL_N if "optimal" in names else MAX_N
-    if n > limit:
-        why = " with the optimal bot (solved on the fly)" if limit == MAX_OPTIMAL_N else ""
-        raise GopsInputError(f"N must be between 1 and {limit}{why}, got {n}")
+    if variant != "standard" and "optimal-win" in names:
+        raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
+    if any(x in OPTIMAL_BOTS for x in names):
+        limit = MAX_OPTIMAL_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        if n > limit:
+            raise GopsInputError(f"N must be between 1 and {limit} with an optimal bot "
+                                 f"(solved on the fly), got {n}")
     if len(names) < 2:
         raise GopsInputError(f"a tournament needs at least 2 bots, got {len(names)}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -132,10 +138,10 @@ def tournament(
 ) -> list[PairResult]:
     """Every pair (names[i], names[j]), i < j, plays ``games`` games; see the module doc."""
     n = check_tournament_options(n, names, games, variant)
-    # Sampling needs no exact mixes: the optimal bot uses the float equilibrium.
-    bots = [
-        make_bot(x, n, arithmetic="float") if x == "optimal" else make_bot(x, n) for x in names
-    ]
+    # Sampling needs no exact mixes: optimal bots use float equilibria.
+    bots = [make_bot(x, n, arithmetic="float", variant=variant) if x == "optimal"
+            else make_bot(x, n, arithmetic="float") if x in OPTIMAL_BOTS
+            else make_bot(x, n) for x in names]
     results = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):

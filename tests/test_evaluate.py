@@ -260,3 +260,30 @@ def test_wilson_interval():
     assert wilson_interval(0, 10)[1] == pytest.approx(0.27753, abs=1e-5)
     lo, hi = wilson_interval(5, 10)
     assert lo + hi == pytest.approx(1, abs=1e-12)
+
+
+# -- the win objective's optimal bot ------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [4, 5])
+@pytest.mark.parametrize("other", [b for b in NAMES if b != "optimal-win"])
+def test_optimal_win_guarantees_its_value(n, other):
+    """The win equilibrium guarantees P(win) - P(loss) >= 0 (its value) against any bot,
+    exactly; a lead-reading bot, so the evaluation is keyed on the lead."""
+    win_bot = make_bot("optimal-win", n)
+    assert win_bot.exact and win_bot.uses_lead
+    ev = evaluate(n, win_bot, make_bot(other, n))
+    assert isinstance(ev.win, Fraction)
+    assert ev.win - ev.loss >= 0
+    if other in ("random", "lowest", "highest"):
+        assert ev.win - ev.loss > 0
+    if n == 4 and other != "random":
+        assert ev.distribution == brute_force(n, win_bot, make_bot(other, n))
+
+
+def test_optimal_win_beats_the_points_equilibrium_more_often():
+    """Against the points equilibrium the win bot wins more often than it loses, while the
+    points bot still gains in expected points (each optimises its own objective)."""
+    ev = evaluate(5, make_bot("optimal-win", 5), make_bot("optimal", 5))
+    assert ev.win > ev.loss
+    assert ev.expected_difference <= 0

@@ -183,6 +183,27 @@ def test_tournament_variants():
     dummy = tournament(4, ["lowest", "highest"], 40, seed=3, variant="dummy")
     assert dummy[0].wins + dummy[0].draws + dummy[0].losses == 40
     with pytest.raises(GopsInputError, match="only the standard game"):
-        tournament(4, ["optimal", "random"], 10, seed=0, variant="dummy")
+        tournament(4, ["optimal-win", "random"], 10, seed=0, variant="dummy")
     with pytest.raises(GopsInputError, match="not 'three'"):
         tournament(4, ["lowest", "random"], 10, seed=0, variant="three")
+
+
+def test_variant_optimal_bot_in_tournaments():
+    """In the twelve and dummy variants the optimal bot plays the variant's equilibrium:
+    it never loses significantly and beats the fixed rules and random play on average."""
+    from exact.bots import VariantOptimalBot
+    from exact.tournament import tournament
+
+    for variant, n in (("twelve", 5), ("dummy", 4)):
+        res = tournament(n, ["optimal", "random", "lowest", "highest"], 300, seed=11,
+                         variant=variant)
+        for r in res[:3]:  # optimal against each other bot
+            assert r.bots[0] == "optimal"
+            assert r.mean_interval[0] > 0, r
+    bot = make_bot("optimal", 5, arithmetic="float", variant="twelve")
+    assert isinstance(bot, VariantOptimalBot)
+    pos = start(get_variant("twelve"), 5).turn_up(5)
+    mix = bot.mix(pos, 0)
+    assert set(mix) == {2, 3, 4, 5} and abs(sum(mix.values()) - 1) < 1e-12
+    with pytest.raises(GopsInputError, match="twelve variant with N=5"):
+        bot.mix(start(get_variant("dummy"), 5).turn_up(5), 0)
