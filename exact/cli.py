@@ -194,12 +194,13 @@ def load_or_solve(n, store_dir, quiet, top=None):
 
 
 def format_table(n: int, table: dict, digits: int = 4) -> str:
-    """The paper's layout: one row per bid, one column per upcard."""
+    """The paper's layout: one row per bid, one column per upcard (``table[u][bid]``)."""
     width = digits + 3
-    lines = ["bid\\up " + "".join(f"{u:>{width}}" for u in range(1, n + 1))]
-    for bid in range(1, n + 1):
+    upcards = sorted(table)
+    lines = ["bid\\up " + "".join(f"{u:>{width}}" for u in upcards)]
+    for bid in sorted(table[upcards[0]]):
         cells = []
-        for u in range(1, n + 1):
+        for u in upcards:
             p = float(table[u][bid])
             cells.append(f"{'0':>{width}}" if p == 0 else f"{p:>{width}.{digits}f}")
         lines.append(f"{bid:>6} " + "".join(cells))
@@ -419,6 +420,7 @@ from . import cli_audit  # noqa: E402,F401  (registers audit)
 
 from . import cli_play  # noqa: E402,F401  (registers play/tournament/evaluate)
 from . import cli_objectives  # noqa: E402,F401  (registers compare-objectives)
+from . import cli_variants  # noqa: E402,F401  (registers variant)
 
 if __name__ == "__main__":
     main()

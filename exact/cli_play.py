@@ -39,20 +39,22 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
 @click.option("--bots", "bots", required=True,
               help="Two bots, e.g. optimal,upcard (A is player 0).")
 @click.option("--float", "use_float", is_flag=True,
-              help="Float equilibrium for the optimal bot even when N <= 6 (much faster).")
+              help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); "
+                   "much faster.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
 def evaluate(n, bots, use_float, as_json):
     """Exact expected point difference and win/draw/loss of bot A against bot B.
 
     Every prize order and every bid of both bots' mixes is enumerated (no sampling).
-    Bots: optimal, random, upcard, upcard+1, lowest, highest.  The optimal bot is exact
-    for N <= 6 (minutes at N = 6 against a mixing bot; --float is faster) and float64
-    above; N >= 8 with two mixing bots takes very long.
+    Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.  The optimal
+    bot is exact for N <= 6 (minutes at N = 6 against a mixing bot; --float is faster),
+    optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
     """
-    from .bots import EXACT_OPTIMAL_MAX_N, make_bot, parse_bot_list
+    from .bots import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N, make_bot, parse_bot_list
     from .evaluate import MAX_EVALUATE_N
     from .evaluate import evaluate as run_evaluation
+    from .tournament import OPTIMAL_BOTS
     from .rules import _check_n
 
     names = parse_bot_list(bots)
@@ -61,13 +63,16 @@ def evaluate(n, bots, use_float, as_json):
     n = _check_n(n)
     if n > MAX_EVALUATE_N:
         raise GopsInputError(f"N must be between 1 and {MAX_EVALUATE_N} to evaluate, got {n}")
-    if "optimal" in names:
-        arithmetic = "float" if use_float or n > EXACT_OPTIMAL_MAX_N else "rational"
-        _presolve(n, arithmetic)
-        made = [make_bot(x, n, arithmetic=arithmetic) if x == "optimal" else make_bot(x, n)
-                for x in names]
-    else:
-        made = [make_bot(x, n) for x in names]
+    made = []
+    for x in names:
+        if x in OPTIMAL_BOTS:
+            objective = "win" if x == "optimal-win" else "points"
+            most = EXACT_OPTIMAL_WIN_MAX_N if objective == "win" else EXACT_OPTIMAL_MAX_N
+            arithmetic = "float" if use_float or n > most else "rational"
+            _presolve(n, arithmetic, objective)
+            made.append(make_bot(x, n, arithmetic=arithmetic))
+        else:
+            made.append(make_bot(x, n))
     ev = run_evaluation(n, *made)
     if as_json:
         out = {
@@ -91,14 +96,15 @@ def evaluate(n, bots, use_float, as_json):
     click.echo(f"P(win)                     {_show(ev.win)}")
     click.echo(f"P(draw)                    {_show(ev.draw)}")
     click.echo(f"P(loss)                    {_show(ev.loss)}")
+    optimal = [x for x in names if x in OPTIMAL_BOTS]
     if ev.exact:
         how = ""
-        if "optimal" in names:
-            how = " (the optimal bot plays the exact rational equilibrium)"
+        if optimal:
+            how = f" (the {optimal[0]} bot plays the exact rational equilibrium)"
         click.echo(f"exact: rational arithmetic throughout{how}")
     else:
-        if "optimal" in names:
-            click.echo(f"NOT exact: the optimal bot plays the float64 equilibrium (largest "
+        if optimal:
+            click.echo(f"NOT exact: the {optimal[0]} bot plays the float64 equilibrium (largest "
                        f"checked gap {ev.equilibrium_gap:.1e} per matrix game)")
         click.echo(f"float64 evaluation: every number above is within {ev.error_bound:.1e} "
                    "of the exact value for these mixes (a-priori rounding bound)")
@@ -112,19 +118,25 @@ def evaluate(n, bots, use_float, as_json):
               help="Games per pair (seats alternate).")
 @click.option("--seed", "seed", type=int, default=0, show_default=True, help="Random seed.")
 @click.option("--variant", "variant", default="standard", show_default=True,
-              help="standard, dummy (a random third bidder) or twelve (n - 1 rounds).")
+              help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
+                   "variant the optimal bot plays the variant's own equilibrium.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @one_line_errors
 def tournament(n, bots, games, seed, variant, as_json):
-    """Every pair of bots plays G games of N-card GOPS; 95% intervals (Wilson, normal)."""
+    """Every pair of bots plays G games of N-card GOPS; 95% intervals (Wilson, normal).
+
+    Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
+    """
     from .bots import parse_bot_list
     from .tournament import check_tournament_options
     from .tournament import tournament as run_tournament
 
     names = parse_bot_list(bots)
     n = check_tournament_options(n, names, games, variant)
-    if "optimal" in names:
-        _presolve(n, "float")
+    if variant == "standard":
+        for x in names:
+            if x in ("optimal", "optimal-win"):
+                _presolve(n, "float", "win" if x == "optimal-win" else "points")
     results = run_tournament(n, names, games, seed, variant)
     if as_json:
         out = {
@@ -164,43 +176,63 @@ def tournament(n, bots, games, seed, variant, as_json):
 
 @main.command()
 @click.argument("n", type=int)
+@click.option("--objective", type=click.Choice(["points", "win"]), default="points",
+              show_default=True,
+              help="What the computer plays for: expected points, or P(win) - P(loss).")
+@click.option("--variant", type=click.Choice(["standard", "twelve", "dummy"]),
+              default="standard", show_default=True,
+              help="twelve: n - 1 rounds, aces out, the last prize discarded; dummy: a "
+                   "random third bidder.  The computer plays the variant's equilibrium.")
+@click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
+              default=None, help="Play from a store of `gops solve N --store DIR` (N <= 13).")
 @click.option("--seed", "seed", type=int, default=None,
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
               help="Show the computer's equilibrium mix after each round.")
 @one_line_errors
-def play(n, seed, reveal):
-    """Play N-card GOPS against the computer (the optimal bot), N <= 10.
+def play(n, objective, variant, store, seed, reveal):
+    """Play N-card GOPS against the computer (an optimal bot).
 
-    Type a card number to bid; the last round plays itself.  End of input or "q" quits.
+    Solved on the fly for N <= 10 (N <= 8 in the twelve variant, N <= 6 with the dummy),
+    up to 13 from --store.  Type a card number to bid; the last round plays itself.  End
+    of input or "q" quits.
     """
-    from .bots import make_bot
-    from .rules import new_game
-    from .tournament import MAX_OPTIMAL_N
+    from .variants import get_variant, start
 
-    if isinstance(n, bool) or not 1 <= n <= MAX_OPTIMAL_N:
-        raise GopsInputError(f"N must be between 1 and {MAX_OPTIMAL_N}, got {n}")
+    computer = _computer(n, objective, variant, store)
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     rng = random.Random(seed)
-    _presolve(n, "float")
-    computer = make_bot("optimal", n, arithmetic="float")
-    pos = new_game(n)
+    rules = get_variant(variant)
+    pos = start(rules, n)
     order = list(range(1, n + 1))
     rng.shuffle(order)
-    won: tuple[list[int], list[int]] = ([], [])
+    dummy_order = list(range(1, n + 1))
+    if rules.dummy:
+        rng.shuffle(dummy_order)
+    rounds = rules.rounds(n)
+    won: tuple[list[str], list[str]] = ([], [])
+    tie = "." if rules.dummy else ", a tie discards it."
     click.echo(f"{n}-card GOPS against the computer (seed {seed}). Each round you both "
-               "bid a card face down; the higher bid wins the prize, a tie discards it.")
-    for rnd, prize in enumerate(order, 1):
+               f"bid a card face down; the higher bid wins the prize{tie}")
+    if variant != "standard":
+        click.echo(VARIANT_RULES[variant])
+    if objective == "win":
+        click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
+                   "not for points.")
+    for rnd, prize in enumerate(order[:rounds], 1):
         pos = pos.turn_up(prize)
         click.echo("")
-        click.echo(f"Round {rnd} of {n}: the {prize} is up.")
+        click.echo(f"Round {rnd} of {rounds}: the {prize} is up.")
         click.echo(f"  prizes left     {_cards(pos.deck)}")
         click.echo(f"  your cards      {_cards(pos.hands[0])}")
         click.echo(f"  computer cards  {_cards(pos.hands[1])}")
-        click.echo(f"  prizes won      you {_cards(won[0]) or '-'};  "
-                   f"computer {_cards(won[1]) or '-'}")
-        click.echo(f"  score           you {pos.points[0]}, computer {pos.points[1]}")
+        if rules.dummy:
+            click.echo(f"  dummy's cards   {_cards(pos.dummy_hand)}")
+        click.echo(f"  prizes won      you {_won(won[0])};  "
+                   f"computer {_won(won[1])}")
+        click.echo(f"  score           you {_pts(pos.points[0])}, "
+                   f"computer {_pts(pos.points[1])}")
         theirs = computer.bid(pos, 1, rng)
         if len(pos.hands[0]) == 1:
             mine = next(iter(pos.hands[0]))
@@ -208,35 +240,109 @@ def play(n, seed, reveal):
         else:
             mine = _ask_bid(pos.hands[0])
             if mine is None:
-                click.echo(f"Game abandoned in round {rnd}: score you {pos.points[0]}, "
-                           f"computer {pos.points[1]}.")
+                click.echo(f"Game abandoned in round {rnd}: score you {_pts(pos.points[0])}, "
+                           f"computer {_pts(pos.points[1])}.")
                 return
         mix = computer.mix(pos, 1)
-        pos, result = pos.play(mine, theirs)
-        if result.winner is None:
-            outcome = f"a tie: the {prize} is discarded"
-        else:
-            won[result.winner].append(prize)
-            outcome = f"{'you win' if result.winner == 0 else 'the computer wins'} the {prize}"
-        click.echo(f"You bid {mine}, the computer bid {theirs}: {outcome}.")
+        pos, result = pos.play((mine, theirs), dummy_order[rnd - 1] if rules.dummy else None)
+        dummy = f", the dummy {result.dummy_bid}" if rules.dummy else ""
+        click.echo(f"You bid {mine}, the computer bid {theirs}{dummy}: "
+                   f"{_outcome(prize, result.points, won)}.")
         if reveal:
             shown = "  ".join(f"{c}: {p:.4f}" for c, p in sorted(mix.items()) if p > 0)
             click.echo(f"  the computer's equilibrium mix was  {shown}")
-    you, it = pos.points
+    if rules.drop_last:
+        click.echo("")
+        click.echo(f"The {order[-1]} is left over: it is never bid on and scores for nobody.")
+    you, it = pos.points[0], pos.points[1]
     verdict = ("You win" if you > it else "The computer wins" if it > you else "A draw")
-    margin = f" by {abs(you - it)}" if you != it else ""
+    margin = f" by {_pts(abs(you - it))}" if you != it else ""
     click.echo("")
-    click.echo(f"Final score: you {you} ({_cards(won[0]) or '-'}), computer {it} "
-               f"({_cards(won[1]) or '-'}). {verdict}{margin}.")
+    click.echo(f"Final score: you {_pts(you)} ({_won(won[0])}), computer {_pts(it)} "
+               f"({_won(won[1])}). {verdict}{margin}.")
 
 
-def _presolve(n: int, arithmetic: str) -> None:
-    """Solve n-card GOPS for the optimal bot (cached by exact.bots) with a progress bar."""
+#: One line on the rules of each variant ``gops play`` offers, shown at the start.
+VARIANT_RULES = {
+    "twelve": "Twelve-round game: the aces are out of both hands, and the prize left after "
+              "the last round is discarded.",
+    "dummy": "A dummy bids a random card of a third suit after you both bid; a tie for the "
+             "high bid splits the prize between the tied bidders (the dummy included), a "
+             "three-way tie discards it.",
+}
+
+
+def _computer(n: int, objective: str, variant: str, store: str | None):
+    """The computer's optimal bot, solved (with a progress bar) or loaded from a store."""
+    from .bots import OptimalBot, VariantOptimalBot, WinOptimalBot, solution_for
+    from .tournament import MAX_OPTIMAL_N
+    from .variant_solver import MAX_N as VARIANT_MAX_N
+
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise GopsInputError(f"N must be an integer, got {n!r}")
+    if store is not None:
+        if objective != "points" or variant != "standard":
+            raise GopsInputError("a store holds the standard game's points objective only; "
+                                 "drop --store to solve the others on the fly")
+        import exact
+
+        return OptimalBot(exact.load(store, n=n, objective="points"))
+    if variant != "standard":
+        if objective != "points":
+            raise GopsInputError(f"the {variant} variant is solved for points only")
+        most = VARIANT_MAX_N[variant, "float"]
+        low = 2 if variant == "twelve" else 1
+        if not low <= n <= most:
+            raise GopsInputError(f"N must be between {low} and {most} in the {variant} "
+                                 f"variant, got {n}")
+        return VariantOptimalBot(solution_for(n, "float", variant=variant))
+    if not 1 <= n <= MAX_OPTIMAL_N:
+        raise GopsInputError(f"N must be between 1 and {MAX_OPTIMAL_N}, got {n} (up to 13 "
+                             "from a store: gops solve N --store DIR, then --store DIR)")
+    _presolve(n, "float", objective)
+    if objective == "win":
+        return WinOptimalBot(solution_for(n, "float", objective="win"))
+    return OptimalBot(solution_for(n, "float"))
+
+
+def _won(prizes: list[str]) -> str:
+    """Prizes won, in increasing order ("5(half)" for a shared one), or "-"."""
+    return " ".join(sorted(prizes, key=lambda t: int(t.split("(")[0]))) or "-"
+
+
+def _pts(x) -> str:
+    """Points: an integer as such, a half point as 4.5."""
+    return str(int(x)) if x == int(x) else f"{float(x):g}"
+
+
+def _outcome(prize: int, points, won: tuple[list[str], list[str]]) -> str:
+    """Describe who scored the prize (points: you, computer[, dummy]); record it in won."""
+    you, it = points[0], points[1]
+    dummy = points[2] if len(points) > 2 else 0
+    for who, got in ((0, you), (1, it)):
+        if got:
+            won[who].append(str(prize) if got == prize else f"{prize}(half)")
+    if you == prize:
+        return f"you win the {prize}"
+    if it == prize:
+        return f"the computer wins the {prize}"
+    if dummy == prize:
+        return f"the dummy takes the {prize}"
+    if you and it:
+        return f"you and the computer split the {prize}, {_pts(you)} each"
+    if you or it:
+        who = "you" if you else "the computer"
+        return f"{who} and the dummy split the {prize}, {_pts(you or it)} each"
+    return f"a tie: the {prize} is discarded"
+
+
+def _presolve(n: int, arithmetic: str, objective: str = "points") -> None:
+    """Solve n-card GOPS for an optimal bot (cached by exact.bots) with a progress bar."""
     from .bots import solution_for
 
     bar = ProgressBar()
     try:
-        solution_for(n, arithmetic, progress=bar)
+        solution_for(n, arithmetic, progress=bar, objective=objective)
     finally:
         bar.close()
 

@@ -82,4 +82,93 @@ def test_same_seed_same_game():
 @pytest.mark.parametrize("n", [0, 11])
 def test_bad_n_is_one_line_exit_2(n):
     code, out = play(n, "")
-    assert code == 2 and out == f"gops: error: N must be between 1 and 10, got {n}\n"
+    assert code == 2 and out.startswith(f"gops: error: N must be between 1 and 10, got {n} (")
+    assert out.count("\n") == 1
+
+
+# -- objectives, stores and variants ----------------------------------------------------------
+
+DUMMY_BID_LINE = re.compile(r"You bid (\d+), the computer bid (\d+), the dummy (\d+): (.*)\.")
+FINAL_HALVES = re.compile(r"Final score: you ([\d.]+) \(.*\), computer ([\d.]+) \(.*\)\. (.*)\.")
+
+
+def test_win_objective_plays_a_whole_game():
+    code, out = play(4, "1\n2\n3\n", "--objective", "win", "--reveal")
+    assert code == 0, out
+    assert "The computer plays to win the game" in out
+    assert len(BID_LINE.findall(out)) == 4 and FINAL_LINE.search(out)
+    assert len(re.findall(r"equilibrium mix was", out)) == 4
+
+
+def test_play_from_a_store(tmp_path):
+    from exact.store import solve_into_store
+
+    solve_into_store(5, tmp_path / "s5")
+    code, out = play(5, "1\n2\n3\n4\n", "--store", tmp_path / "s5")
+    assert code == 0, out
+    assert len(BID_LINE.findall(out)) == 5 and FINAL_LINE.search(out)
+    code, out = play(6, "", "--store", tmp_path / "s5")
+    assert code == 2 and out.count("\n") == 1 and "N=5" in out
+    code, out = play(5, "", "--store", tmp_path / "s5", "--objective", "win")
+    assert code == 2 and out.count("\n") == 1 and "points objective only" in out
+
+
+def test_twelve_round_variant():
+    code, out = play(5, "2\n3\n4\n", "--variant", "twelve")
+    assert code == 0, out
+    prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
+    assert [int(m.group(2)) for m in ROUND_LINE.finditer(out)] == [4] * 4
+    bids = [(int(a), int(b)) for a, b, _ in BID_LINE.findall(out)]
+    assert [a for a, _ in bids] == [2, 3, 4, 5]
+    assert sorted(b for _, b in bids) == [2, 3, 4, 5]  # the computer holds no ace either
+    left = re.search(r"The (\d+) is left over", out)
+    assert left and sorted(prizes + [int(left.group(1))]) == [1, 2, 3, 4, 5]
+    you = sum(p for p, (a, b) in zip(prizes, bids) if a > b)
+    it = sum(p for p, (a, b) in zip(prizes, bids) if b > a)
+    final = FINAL_LINE.search(out)
+    assert (int(final.group(1)), int(final.group(2))) == (you, it)
+
+
+def split_rule(prize, a, b, d):
+    """(you, computer) points of a round with the dummy: the seed's three-player split."""
+    top = max(a, b, d)
+    high = [x == top for x in (a, b, d)]
+    if all(high):
+        return 0, 0
+    share = prize / sum(high)
+    return share * high[0], share * high[1]
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_dummy_variant_scores_halves(seed):
+    result = CliRunner().invoke(main, ["play", "4", "--variant", "dummy", "--seed", str(seed)],
+                                input="4\n3\n2\n")
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "dummy's cards" in out
+    prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
+    rounds = DUMMY_BID_LINE.findall(out)
+    assert len(rounds) == 4 and sorted(int(r[2]) for r in rounds) == [1, 2, 3, 4]
+    you = it = 0.0
+    for prize, (a, b, d, _) in zip(prizes, rounds):
+        x, y = split_rule(prize, int(a), int(b), int(d))
+        you, it = you + x, it + y
+    final = FINAL_HALVES.search(out)
+    assert (float(final.group(1)), float(final.group(2))) == (you, it)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--variant", "dummy", "--objective", "win"), "points only"),
+    (("--variant", "twelve", "--store", "nowhere"), "points objective only"),
+    (("--store", "/nonexistent/store"), "store"),
+])
+def test_bad_combinations_are_one_line(args, message):
+    code, out = play(5, "", *args)
+    assert code == 2 and out.count("\n") == 1 and message in out, out
+
+
+def test_variant_n_limits():
+    code, out = play(7, "", "--variant", "dummy")
+    assert code == 2 and "between 1 and 6 in the dummy variant" in out
+    code, out = play(1, "", "--variant", "twelve")
+    assert code == 2 and "between 2 and" in out

@@ -1,0 +1,90 @@
+"""``gops variant``: the first move of a solved two-player variant (exact.variant_solver).
+
+Registered on the ``gops`` group by one import at the end of :mod:`exact.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .cli import format_table, main, one_line_errors
+
+#: How each solvable variant is named in the table's title.
+TITLES = {
+    "twelve": "the 12-round game with {n} cards (aces out, the last prize discarded)",
+    "dummy": "{n}-card GOPS with a random dummy bidder (ties for high split the prize)",
+    "standard": "{n}-card GOPS (standard rules, by the generic variant recursion)",
+}
+
+
+@main.command()
+@click.argument("variant", type=click.Choice(["twelve", "dummy", "standard"]))
+@click.argument("n", type=int)
+@click.option("--exact", "exact_", is_flag=True,
+              help="Rational arithmetic: every matrix game's equilibrium verified exactly.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
+@one_line_errors
+def variant(variant, n, exact_, as_json):
+    """Solve a two-player variant of the seed and print its first-move table.
+
+    twelve: each player bids with 2..N for N - 1 rounds and the prize left over is
+    discarded (the seed's 12-round game at N = 13; solved here for N <= 8, exact N <= 7).
+    dummy: a third, random bidder turns up a card of its own suit after the bids (N <= 6,
+    exact N <= 5).  The payoff is your points minus the opponent's.
+    """
+    sol = _solve_with_bar(variant, n, "rational" if exact_ else "float")
+    mine, theirs, dummy, deck = sol.start()
+    strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}
+    table = {u: st.mine for u, st in strategies.items()}
+    gap = max(st.gap for st in strategies.values())
+    value = sol.value(mine, theirs, deck, dummy)
+    if as_json:
+        num = str if sol.exact else float
+        click.echo(json.dumps({
+            "variant": variant, "n": n, "exact": sol.exact,
+            "bids": sorted(mine),
+            "by_upcard": {str(u): [num(table[u][b]) for b in sorted(mine)] for u in table},
+            "upcard_values": {str(u): num(st.value) for u, st in strategies.items()},
+            "value": num(value), "states": sol.states, "matrix_games": sol.matrix_games,
+            "seconds": sol.seconds, "equilibrium_gap": gap,
+        }))
+        return
+    click.echo(f"First move of {TITLES[variant].format(n=n)}: P(bid | upcard)")
+    click.echo(format_table(n, table))
+    click.echo(f"game value {_show(value)}; {sol.states:,} states, "
+               f"{sol.matrix_games:,} matrix games, {sol.seconds:.1f} s")
+    if sol.exact:
+        click.echo("exact: rational arithmetic, every matrix game's equilibrium verified")
+    else:
+        click.echo(f"float64; each column is an equilibrium of its matrix game up to a checked "
+                   f"gap of {gap:.1e}")
+
+
+def _solve_with_bar(variant: str, n: int, arithmetic: str):
+    """solve_variant with a bar over the first round's upcards (on a terminal, after 2 s)."""
+    from tqdm import tqdm
+
+    from .variant_solver import check_variant_options, solve_variant
+
+    check_variant_options(variant, n, arithmetic)  # errors before any bar
+    bar = tqdm(total=n, desc=f"{variant} N={n}", unit="upcard", delay=2, file=sys.stderr,
+               leave=False, disable=not sys.stderr.isatty())
+
+    def progress(states: int) -> None:
+        bar.set_postfix(states=f"{states:,}", refresh=False)
+        bar.update(1)
+
+    try:
+        return solve_variant(variant, n, arithmetic, progress=progress)
+    finally:
+        bar.close()
+
+
+def _show(value) -> str:
+    """The value at the start: 0 by symmetry, exactly when rational."""
+    if not isinstance(value, float):
+        return f"{value} (exact; the players are alike)"
+    return f"{value:+.1e} (float64; exactly 0 by symmetry, the players are alike)"
