@@ -295,7 +295,9 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
         if not low <= n <= most:
             raise GopsInputError(f"N must be between {low} and {most} in the {variant} "
                                  f"variant, got {n}")
-        return VariantOptimalBot(solution_for(n, "float", variant=variant))
+        from .cli_variants import solve_with_bar
+
+        return VariantOptimalBot(solve_with_bar(variant, n, "float"))
     if not 1 <= n <= MAX_OPTIMAL_N:
         raise GopsInputError(f"N must be between 1 and {MAX_OPTIMAL_N}, got {n} (up to 13 "
                              "from a store: gops solve N --store DIR, then --store DIR)")

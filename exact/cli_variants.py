@@ -35,7 +35,7 @@ def variant(variant, n, exact_, as_json):
     dummy: a third, random bidder turns up a card of its own suit after the bids (N <= 6,
     exact N <= 5).  The payoff is your points minus the opponent's.
     """
-    sol = _solve_with_bar(variant, n, "rational" if exact_ else "float")
+    sol = solve_with_bar(variant, n, "rational" if exact_ else "float")
     mine, theirs, dummy, deck = sol.start()
     strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}
     table = {u: st.mine for u, st in strategies.items()}
@@ -63,7 +63,7 @@ def variant(variant, n, exact_, as_json):
                    f"gap of {gap:.1e}")
 
 
-def _solve_with_bar(variant: str, n: int, arithmetic: str):
+def solve_with_bar(variant: str, n: int, arithmetic: str):
     """solve_variant with a bar over the first round's upcards (on a terminal, after 2 s)."""
     from tqdm import tqdm
 

@@ -45,6 +45,7 @@ from flint import fmpq
 
 from .bots import Bot, OptimalBot
 from .errors import GopsInputError
+from .exact_dp import to_fraction
 from .rules import Position, _check_n
 
 __all__ = ["Evaluation", "MAX_EVALUATE_N", "evaluate", "rounding_bound"]
@@ -199,7 +200,7 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot) -> Evaluation:
     draw = dist.get(0, zero)
     loss = sum((p for d, p in dist.items() if d < 0), zero)
     if is_exact:
-        conv = _to_fraction
+        conv = to_fraction
         bound = 0.0
     else:
         conv = float
@@ -220,5 +221,3 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot) -> Evaluation:
     )
 
 
-def _to_fraction(x: fmpq) -> Fraction:
-    return Fraction(int(x.p), int(x.q))

@@ -72,8 +72,20 @@ def solve_all_levels_exact(levels, progress=None, on_record=None):
 
 
 def to_fraction(x) -> Fraction:
-    """fmpq -> fractions.Fraction (the API boundary)."""
-    return Fraction(int(x.p), int(x.q))
+    """fmpq -> fractions.Fraction (the API boundary).
+
+    An fmpq is already in lowest terms with a positive denominator, so the Fraction is
+    built without the gcd that ``Fraction(p, q)`` computes (seconds for numbers of 10^5
+    digits, hours for the million-digit ones of N = 7).
+    """
+    p, q = int(x.p), int(x.q)
+    coprime = getattr(Fraction, "_from_coprime_ints", None)  # Python >= 3.12
+    if coprime is not None:
+        return coprime(p, q)
+    try:
+        return Fraction(p, q, _normalize=False)  # Python <= 3.11
+    except TypeError:  # neither private hook: normalise (slow, still correct)
+        return Fraction(p, q)
 
 
 class RationalSolution(Solution):

@@ -104,6 +104,8 @@ class VariantSolution:
         self._zero = fmpq(0) if self.exact else 0.0
         # Round scores s0 - s1 by (u, a, b, d), memoised (d = 0 without a dummy).
         self._round: dict[tuple[int, int, int, int], object] = {}
+        # (value, x, y) of the first round's games, kept by solve_variant.
+        self._first_round: dict[tuple[int, int, int, int, int], tuple] = {}
 
     def __repr__(self) -> str:
         return (f"VariantSolution({self.variant.name!r}, n={self.n}, "
@@ -163,17 +165,23 @@ class VariantSolution:
             self._round[key] = s
         return s
 
-    def _state_value(self, h0: int, h1: int, dm: int, pm: int):
-        """f(S) of bitmask state S, relabelled and memoised (see the module docstring)."""
-        if h0 == 0:
-            return self._zero
+    @staticmethod
+    def _key(h0: int, h1: int, dm: int, pm: int) -> tuple[int, int, int, int]:
+        """The memo key of a bitmask state: its bid cards relabelled 1..m in order."""
         union = h0 | h1 | dm
         if union != (1 << (union.bit_count() + 1)) - 2:  # not yet 1..m: relabel
             rank = {c: i + 1 for i, c in enumerate(_cards(union))}
             h0, h1, dm = (_mask(rank[c] for c in _cards(x)) for x in (h0, h1, dm))
-        key = (h0, h1, dm, pm)
+        return h0, h1, dm, pm
+
+    def _state_value(self, h0: int, h1: int, dm: int, pm: int):
+        """f(S) of bitmask state S, memoised on the relabelled key."""
+        if h0 == 0:
+            return self._zero
+        key = self._key(h0, h1, dm, pm)
         value = self._values.get(key)
         if value is None:
+            h0, h1, dm, pm = key
             total = self._zero
             prizes = _cards(pm)
             for u in prizes:
@@ -228,8 +236,10 @@ class VariantSolution:
     def strategy(self, mine, theirs, deck, upcard, dummy=None) -> Strategy:
         """The equilibrium once ``upcard`` is turned (``gap`` checked as in Solution)."""
         mine, theirs, dummy, deck, upcard = self._validate(mine, theirs, deck, dummy, upcard)
-        rows = self._matrix(_mask(mine), _mask(theirs), _mask(dummy), _mask(deck), upcard)
-        value, x, y = self._solve(rows)
+        game = (_mask(mine), _mask(theirs), _mask(dummy), _mask(deck), upcard)
+        rows = self._matrix(*game)
+        solved = self._first_round.get(game)
+        value, x, y = solved if solved is not None else self._solve(rows)
         gap = 0.0
         if not self.exact:
             A = np.array(rows, dtype=np.float64)
@@ -267,10 +277,13 @@ def solve_variant(
     mine, theirs, dummy, deck = sol.start()
     state = (_mask(mine), _mask(theirs), _mask(dummy), _mask(deck))
     t0 = time.perf_counter()
+    total = sol._zero
     for u in sorted(deck):  # solves every state below the first round, upcard by upcard
-        sol._matrix(*state, u)
+        solved = sol._solve(sol._matrix(*state, u))
+        sol._first_round[state + (u,)] = solved
+        total += solved[0]
         if progress is not None:
             progress(sol.states)
-    sol._state_value(*state)
+    sol._values[sol._key(*state)] = total / len(deck)
     sol.seconds = time.perf_counter() - t0
     return sol

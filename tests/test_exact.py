@@ -107,3 +107,18 @@ def test_exact_game_solver_verified(A, value):
     v2, x, y = exact_simplex(A)  # the fallback alone agrees
     assert v2 == eq.value
     assert sum(x, fmpq(0)) == 1 and sum(y, fmpq(0)) == 1
+
+
+def test_to_fraction_keeps_lowest_terms():
+    """The fmpq -> Fraction boundary skips Fraction's gcd; the result must still be the
+    same reduced Fraction, sign on the numerator, and behave in arithmetic."""
+    from flint import fmpq
+
+    from exact.exact_dp import to_fraction
+
+    for p, q in [(6, 4), (-6, 4), (6, -4), (0, 5), (10**400 + 1, 3 * 10**399), (-7, 1)]:
+        got = to_fraction(fmpq(p, q))
+        want = Fraction(p, q)
+        assert got == want
+        assert (got.numerator, got.denominator) == (want.numerator, want.denominator)
+        assert got + 1 == want + 1 and hash(got) == hash(want)
