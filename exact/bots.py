@@ -33,7 +33,8 @@ highest     its highest remaining card.
 ==========  ===========================================================================
 
 Every built-in bot but optimal-win is symmetric in the seats and ignores the score: its
-mix depends only on its own hand, the opponent's hand, the deck and the upcard (``uses_lead = False``).
+mix depends only on its own hand, the opponent's hand, the deck and the upcard
+(``uses_lead = False``).
 A bot whose mix depends on the score must leave ``uses_lead = True`` (the default of
 :class:`Bot`); the exact evaluator then keys its memo on the lead as well, and hands the
 bot a position whose points are ``(lead, 0)`` or ``(0, -lead)``.
@@ -172,6 +173,8 @@ def solution_for(n: int, arithmetic: str, progress=None, objective: str = "point
 
     ``objective`` "points" or "win" (standard game); ``variant`` "twelve" or "dummy" gives
     the :class:`~exact.variant_solver.VariantSolution` of that variant (points only).
+    ``progress`` is handed to the solver: ``progress(level, items)`` for the standard
+    game, ``progress(states)`` for a variant.
     """
     from .solve import solve
     from .variant_solver import solve_variant
@@ -181,7 +184,7 @@ def solution_for(n: int, arithmetic: str, progress=None, objective: str = "point
         if variant != "standard":
             if objective != "points":
                 raise GopsInputError(f"the {variant} variant is solved for points only")
-            sol = solve_variant(variant, n, arithmetic)
+            sol = solve_variant(variant, n, arithmetic, progress=progress)
         else:
             sol = solve(n, objective=objective, arithmetic=arithmetic, progress=progress)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:

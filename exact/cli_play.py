@@ -137,6 +137,10 @@ def tournament(n, bots, games, seed, variant, as_json):
         for x in names:
             if x in ("optimal", "optimal-win"):
                 _presolve(n, "float", "win" if x == "optimal-win" else "points")
+    elif "optimal" in names:
+        from .cli_variants import presolve_variant
+
+        presolve_variant(variant, n, "float")
     results = run_tournament(n, names, games, seed, variant)
     if as_json:
         out = {
@@ -295,9 +299,9 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
         if not low <= n <= most:
             raise GopsInputError(f"N must be between {low} and {most} in the {variant} "
                                  f"variant, got {n}")
-        from .cli_variants import solve_with_bar
+        from .cli_variants import presolve_variant
 
-        return VariantOptimalBot(solve_with_bar(variant, n, "float"))
+        return VariantOptimalBot(presolve_variant(variant, n, "float"))
     if not 1 <= n <= MAX_OPTIMAL_N:
         raise GopsInputError(f"N must be between 1 and {MAX_OPTIMAL_N}, got {n} (up to 13 "
                              "from a store: gops solve N --store DIR, then --store DIR)")

@@ -35,7 +35,7 @@ def variant(variant, n, exact_, as_json):
     dummy: a third, random bidder turns up a card of its own suit after the bids (N <= 6,
     exact N <= 5).  The payoff is your points minus the opponent's.
     """
-    sol = solve_with_bar(variant, n, "rational" if exact_ else "float")
+    sol = presolve_variant(variant, n, "rational" if exact_ else "float")
     mine, theirs, dummy, deck = sol.start()
     strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}
     table = {u: st.mine for u, st in strategies.items()}
@@ -63,11 +63,13 @@ def variant(variant, n, exact_, as_json):
                    f"gap of {gap:.1e}")
 
 
-def solve_with_bar(variant: str, n: int, arithmetic: str):
-    """solve_variant with a bar over the first round's upcards (on a terminal, after 2 s)."""
+def presolve_variant(variant: str, n: int, arithmetic: str):
+    """The variant's solution (solved once, cached by exact.bots for its optimal bots),
+    with a bar over the first round's upcards on a terminal after 2 s."""
     from tqdm import tqdm
 
-    from .variant_solver import check_variant_options, solve_variant
+    from .bots import solution_for
+    from .variant_solver import check_variant_options
 
     check_variant_options(variant, n, arithmetic)  # errors before any bar
     bar = tqdm(total=n, desc=f"{variant} N={n}", unit="upcard", delay=2, file=sys.stderr,
@@ -78,7 +80,7 @@ def solve_with_bar(variant: str, n: int, arithmetic: str):
         bar.update(1)
 
     try:
-        return solve_variant(variant, n, arithmetic, progress=progress)
+        return solution_for(n, arithmetic, progress=progress, variant=variant)
     finally:
         bar.close()
 
