@@ -100,7 +100,8 @@ class VariantSolution:
         self.exact = arithmetic == "rational"
         self.matrix_games = 0
         self.seconds = 0.0  # solve_variant's wall time
-        self._values: dict[tuple[int, int, int, int], object] = {}
+        self._values: dict[tuple[int, int, int, int], object] = {}  # relabelled states
+        self._seen: dict[tuple[int, int, int, int], object] = {}  # raw states visited
         self._zero = fmpq(0) if self.exact else 0.0
         # Round scores s0 - s1 by (u, a, b, d), memoised (d = 0 without a dummy).
         self._round: dict[tuple[int, int, int, int], object] = {}
@@ -175,9 +176,14 @@ class VariantSolution:
         return h0, h1, dm, pm
 
     def _state_value(self, h0: int, h1: int, dm: int, pm: int):
-        """f(S) of bitmask state S, memoised on the relabelled key."""
+        """f(S) of bitmask state S, memoised on the relabelled key (and, to skip the
+        relabelling on the next visit, on the raw one)."""
         if h0 == 0:
             return self._zero
+        raw = (h0, h1, dm, pm)
+        value = self._seen.get(raw)
+        if value is not None:
+            return value
         key = self._key(h0, h1, dm, pm)
         value = self._values.get(key)
         if value is None:
@@ -188,6 +194,7 @@ class VariantSolution:
                 total += self._solve(self._matrix(h0, h1, dm, pm, u))[0]
             value = total / len(prizes)
             self._values[key] = value
+        self._seen[raw] = value
         return value
 
     def _matrix(self, h0: int, h1: int, dm: int, pm: int, u: int):
