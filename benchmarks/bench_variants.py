@@ -48,7 +48,7 @@ print(time.perf_counter() - t)
 
 #: (variant, arithmetic, N values); the largest of each is the solver's limit (MAX_N).
 CASES = [
-    ("twelve", "float", (5, 6, 7, 8)),
+    ("twelve", "float", (5, 6, 7, 8, 9)),
     ("twelve", "rational", (5, 6, 7)),
     ("dummy", "float", (4, 5, 6)),
     ("dummy", "rational", (4, 5)),

@@ -197,7 +197,7 @@ def tournament(n, bots, games, seed, variant, as_json):
 def play(n, objective, variant, store, seed, reveal):
     """Play N-card GOPS against the computer (an optimal bot).
 
-    Solved on the fly for N <= 10 (N <= 8 in the twelve variant, N <= 6 with the dummy),
+    Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
     up to 13 from --store.  Type a card number to bid; the last round plays itself.  End
     of input or "q" quits.
     """

@@ -31,7 +31,7 @@ def variant(variant, n, exact_, as_json):
     """Solve a two-player variant of the seed and print its first-move table.
 
     twelve: each player bids with 2..N for N - 1 rounds and the prize left over is
-    discarded (the seed's 12-round game at N = 13; solved here for N <= 8, exact N <= 7).
+    discarded (the seed's 12-round game at N = 13; solved here for N <= 9, exact N <= 7).
     dummy: a third, random bidder turns up a card of its own suit after the bids (N <= 6,
     exact N <= 5).  The payoff is your points minus the opponent's.
     """

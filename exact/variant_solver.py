@@ -51,7 +51,7 @@ __all__ = ["MAX_N", "SOLVABLE_VARIANTS", "VariantSolution", "check_variant_optio
 #: (benchmarks/RESULTS.md).  ``standard`` is here only to cross-check the fast solver.
 MAX_N = {
     ("standard", "float"): 6, ("standard", "rational"): 5,
-    ("twelve", "float"): 8, ("twelve", "rational"): 7,
+    ("twelve", "float"): 9, ("twelve", "rational"): 7,
     ("dummy", "float"): 6, ("dummy", "rational"): 5,
 }
 SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
