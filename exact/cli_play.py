@@ -119,7 +119,8 @@ def evaluate(n, bots, use_float, as_json):
 @click.option("--seed", "seed", type=int, default=0, show_default=True, help="Random seed.")
 @click.option("--variant", "variant", default="standard", show_default=True,
               help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
-                   "variant the optimal bot plays the variant's own equilibrium.")
+                   "variant the optimal bot plays the variant's own equilibrium.  three or "
+                   "three-third: three players, every triple of bots plays.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @one_line_errors
 def tournament(n, bots, games, seed, variant, as_json):
@@ -128,11 +129,13 @@ def tournament(n, bots, games, seed, variant, as_json):
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
     """
     from .bots import parse_bot_list
-    from .tournament import check_tournament_options
+    from .tournament import THREE_PLAYER_VARIANTS, check_tournament_options
     from .tournament import tournament as run_tournament
 
     names = parse_bot_list(bots)
     n = check_tournament_options(n, names, games, variant)
+    if variant in THREE_PLAYER_VARIANTS:
+        return _three_player_tournament(n, names, games, seed, variant, as_json)
     if variant == "standard":
         for x in names:
             if x in ("optimal", "optimal-win"):
@@ -176,6 +179,33 @@ def tournament(n, bots, games, seed, variant, as_json):
             f"{r.bots[0]:>{width}} {r.bots[1]:>{width}}  {share(r.wins, r.win_interval)} "
             f"{share(r.draws, r.draw_interval)} {share(r.losses, r.loss_interval)} {mean}"
         )
+
+
+def _three_player_tournament(n, names, games, seed, variant, as_json):
+    """Print the triples of a three-player tournament (``gops tournament --variant three``)."""
+    from .tournament import three_player_tournament
+
+    results = three_player_tournament(n, names, games, seed, variant)
+    if as_json:
+        click.echo(json.dumps({
+            "n": n, "games": games, "seed": seed, "variant": variant,
+            "triples": [
+                {"bots": list(r.bots), "wins": list(r.wins), "shared": r.shared,
+                 "win_intervals": [list(iv) for iv in r.win_intervals],
+                 "mean_points": list(r.mean_points)}
+                for r in results
+            ],
+        }))
+        return
+    click.echo(f"{n}-card GOPS ({variant} variant, three players), {games} games per triple "
+               f"(seats rotate), seed {seed}; a win is strictly the most points, 95% intervals")
+    width = max(len(x) for x in names)
+    for r in results:
+        click.echo("")
+        click.echo(f"{'bot':>{width}}  {'wins':<19} mean points")
+        for name, w, iv, pts in zip(r.bots, r.wins, r.win_intervals, r.mean_points):
+            click.echo(f"{name:>{width}}  {w / games:.3f} [{iv[0]:.3f},{iv[1]:.3f}] {pts:.3f}")
+        click.echo(f"{'shared':>{width}}  {r.shared / games:.3f} (two or three tied for most)")
 
 
 @main.command()

@@ -11,6 +11,10 @@ standard deviation.  z = 1.959964, the two-sided 95% normal quantile.
 (:mod:`exact.variant_solver`, small N), and ``optimal-win`` is not available.  Half points
 of the dummy variant make the differences half-integers.
 
+The three-player variants ``three`` and ``three-third`` are played by
+:func:`three_player_tournament`: every triple of bots, seats rotating, each bot's wins
+(strictly the most points) with Wilson intervals, games with a shared top, mean points.
+
 Reproducible: the games of a pair draw the prize orders and every bid from one
 ``random.Random`` seeded by (seed, n, the pair's positions and names), so the same seed
 gives the same games whatever else is listed.
@@ -32,7 +36,8 @@ from .rules import _check_n, play_game
 from .variant_solver import MAX_N as VARIANT_MAX_N
 from .variants import play_variant
 
-__all__ = ["PairResult", "Z95", "mean_interval", "tournament", "wilson_interval"]
+__all__ = ["PairResult", "TripleResult", "Z95", "mean_interval", "three_player_tournament",
+           "tournament", "wilson_interval"]
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z95 = 1.959963984540054
@@ -87,8 +92,10 @@ def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float] | 
     return mean - half, mean + half
 
 
-#: Variants a tournament can play (two players; see :mod:`exact.variants`).
-TOURNAMENT_VARIANTS = ("standard", "dummy", "twelve")
+#: Variants a tournament can play (see :mod:`exact.variants`): two players, or three
+#: (``three``, ``three-third``: every triple of bots plays, see :func:`three_player_tournament`).
+TOURNAMENT_VARIANTS = ("standard", "dummy", "twelve", "three", "three-third")
+THREE_PLAYER_VARIANTS = ("three", "three-third")
 
 
 def check_tournament_options(
@@ -101,6 +108,14 @@ def check_tournament_options(
         )
     if variant == "twelve" and n < 2:
         raise GopsInputError("the twelve variant needs N >= 2")
+    if variant in THREE_PLAYER_VARIANTS:
+        for x in names:
+            if x in OPTIMAL_BOTS:
+                raise GopsInputError(f"the {x} bot plays two-player games only (no equilibrium "
+                                     f"is computed for three players)")
+        if len(names) < 3:
+            raise GopsInputError(f"a three-player tournament needs at least 3 bots, "
+                                 f"got {len(names)}")
     if variant != "standard" and "optimal-win" in names:
         raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
     if any(x in OPTIMAL_BOTS for x in names):
@@ -120,13 +135,10 @@ def play_pair(
 ) -> list:
     """Point differences (A minus B) of ``games`` games, A seated 0 in even games."""
 
-    def bidder(bot):
-        return lambda pos, player: bot.bid(pos, player, rng)
-
     def difference(first, second):
         if variant == "standard":
-            return play_game(n, bidder(first), bidder(second), rng).difference
-        rec = play_variant(variant, n, [bidder(first), bidder(second)], rng)
+            return play_game(n, _bidder(first, rng), _bidder(second, rng), rng).difference
+        rec = play_variant(variant, n, [_bidder(first, rng), _bidder(second, rng)], rng)
         d = rec.points[0] - rec.points[1]
         return int(d) if d.denominator == 1 else d
 
@@ -138,6 +150,8 @@ def tournament(
 ) -> list[PairResult]:
     """Every pair (names[i], names[j]), i < j, plays ``games`` games; see the module doc."""
     n = check_tournament_options(n, names, games, variant)
+    if variant in THREE_PLAYER_VARIANTS:
+        raise GopsInputError(f"{variant!r} has three players: use three_player_tournament")
     # Sampling needs no exact mixes: optimal bots use float equilibria.
     bots = [make_bot(x, n, arithmetic="float", variant=variant) if x == "optimal"
             else make_bot(x, n, arithmetic="float") if x in OPTIMAL_BOTS
@@ -166,3 +180,56 @@ def tournament(
                 )
             )
     return results
+
+
+@dataclass(frozen=True)
+class TripleResult:
+    """G games of three bots in a three-player variant; seats rotate every game."""
+
+    bots: tuple[str, str, str]
+    games: int
+    wins: tuple[int, int, int]  # games each bot ended with strictly the most points
+    shared: int  # games where two or three bots tied for the most points
+    win_intervals: tuple[tuple[float, float], ...]  # Wilson 95%, one per bot
+    mean_points: tuple[float, float, float]
+
+
+def three_player_tournament(
+    n: int, names: list[str], games: int, seed: int, variant: str = "three"
+) -> list[TripleResult]:
+    """Every triple (names[i], names[j], names[k]), i < j < k, plays ``games`` games of a
+    three-player variant; in game g the bots sit in the rotation g mod 3 of the triple."""
+    from itertools import combinations
+
+    n = check_tournament_options(n, names, games, variant)
+    if variant not in THREE_PLAYER_VARIANTS:
+        raise GopsInputError(f"{variant!r} is not a three-player variant")
+    bots = [make_bot(x, n) for x in names]
+    results = []
+    for trio in combinations(range(len(names)), 3):
+        tag = ":".join(f"{i}:{names[i]}" for i in trio)
+        rng = random.Random(f"gops-tournament3:{seed}:{n}:{variant}:{tag}")
+        wins, shared, points = [0, 0, 0], 0, [0.0, 0.0, 0.0]
+        for g in range(games):
+            seats = [trio[(s + g) % 3] for s in range(3)]  # seat -> index into names
+            bidders = [_bidder(bots[i], rng) for i in seats]
+            rec = play_variant(variant, n, bidders, rng)
+            for seat, i in enumerate(seats):
+                points[trio.index(i)] += float(rec.points[seat])
+            if rec.winner is None:
+                shared += 1
+            else:
+                wins[trio.index(seats[rec.winner])] += 1
+        results.append(TripleResult(
+            bots=tuple(names[i] for i in trio),
+            games=games,
+            wins=tuple(wins),
+            shared=shared,
+            win_intervals=tuple(wilson_interval(w, games) for w in wins),
+            mean_points=tuple(p / games for p in points),
+        ))
+    return results
+
+
+def _bidder(bot: Bot, rng: random.Random):
+    return lambda pos, player: bot.bid(pos, player, rng)

@@ -184,8 +184,10 @@ def test_tournament_variants():
     assert dummy[0].wins + dummy[0].draws + dummy[0].losses == 40
     with pytest.raises(GopsInputError, match="only the standard game"):
         tournament(4, ["optimal-win", "random"], 10, seed=0, variant="dummy")
-    with pytest.raises(GopsInputError, match="not 'three'"):
-        tournament(4, ["lowest", "random"], 10, seed=0, variant="three")
+    with pytest.raises(GopsInputError, match="three_player_tournament"):
+        tournament(4, ["lowest", "random", "upcard"], 10, seed=0, variant="three")
+    with pytest.raises(GopsInputError, match="not 'four'"):
+        tournament(4, ["lowest", "random"], 10, seed=0, variant="four")
 
 
 def test_variant_optimal_bot_in_tournaments():
@@ -207,3 +209,70 @@ def test_variant_optimal_bot_in_tournaments():
     assert set(mix) == {2, 3, 4, 5} and abs(sum(mix.values()) - 1) < 1e-12
     with pytest.raises(GopsInputError, match="twelve variant with N=5"):
         bot.mix(start(get_variant("dummy"), 5).turn_up(5), 0)
+
+
+def test_three_player_tournaments_follow_the_tie_rules():
+    """N=4, two 'highest' bots and a 'lowest' one: the two always bid alike, 4 and 3 in
+    rounds 1-2 against the lowest bot's 1 and 2, then 2 and 1 against its 3 and 4, so the
+    lowest bot wins rounds 3-4 outright.  Under the three-third rule it also gets rounds
+    1-2 (a two-way tie for high goes to the third player): all 10 points, every game.
+    Under the split rule the pair halves rounds 1-2, so the pair always ties each other and
+    nothing is discarded: the points sum to 10, and the top is shared exactly when the
+    first two prizes are 3 and 4 (3.5 each against 3)."""
+    from exact.tournament import three_player_tournament, wilson_interval
+
+    third = three_player_tournament(4, ["highest", "highest", "lowest"], 30, seed=1,
+                                    variant="three-third")
+    assert [(r.wins, r.shared, r.mean_points) for r in third] == [((0, 0, 30), 0, (0, 0, 10))]
+    (split,) = three_player_tournament(4, ["highest", "highest", "lowest"], 300, seed=1,
+                                       variant="three")
+    assert split.wins[:2] == (0, 0) and split.wins[2] + split.shared == 300
+    assert split.mean_points[0] == split.mean_points[1]
+    assert abs(sum(split.mean_points) - 10) < 1e-12
+    lo, hi = wilson_interval(split.shared, 300)
+    assert lo <= 1 / 6 <= hi  # P(first two prizes are {3, 4}) = 2 * 2 / 24
+    # Three identical bids every round: every prize discarded, nobody scores.
+    same = three_player_tournament(5, ["lowest"] * 3, 10, seed=1, variant="three")
+    assert (same[0].shared, same[0].mean_points) == (10, (0, 0, 0))
+
+
+def test_three_player_tournament_counts_and_seed():
+    from exact.tournament import three_player_tournament
+
+    names = ["upcard", "upcard+1", "random", "highest"]
+    res = three_player_tournament(6, names, 60, seed=4, variant="three")
+    assert len(res) == 4  # C(4, 3) triples
+    for r in res:
+        assert sum(r.wins) + r.shared == 60
+        assert sum(r.mean_points) <= 21 + 1e-9
+    assert res == three_player_tournament(6, names, 60, seed=4, variant="three")
+    assert res != three_player_tournament(6, names, 60, seed=5, variant="three")
+
+
+@pytest.mark.parametrize("bots, message", [
+    ("optimal,random,lowest", "two-player games only"),
+    ("random,lowest", "at least 3 bots"),
+])
+def test_three_player_tournament_errors(bots, message):
+    from click.testing import CliRunner
+
+    from exact.cli import main
+
+    result = CliRunner().invoke(main, ["tournament", "5", "--variant", "three", "--bots", bots])
+    assert result.exit_code == 2 and message in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_three_player_tournament_cli_json():
+    import json
+
+    from click.testing import CliRunner
+
+    from exact.cli import main
+
+    result = CliRunner().invoke(main, ["tournament", "4", "--variant", "three-third", "--bots",
+                                       "highest,highest,lowest", "--games", "9", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["triples"][0]["wins"] == [0, 0, 9]
+    assert out["triples"][0]["mean_points"] == [0, 0, 10]
