@@ -213,31 +213,36 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
 @click.option("--objective", type=click.Choice(["points", "win"]), default="points",
               show_default=True,
               help="What the computer plays for: expected points, or P(win) - P(loss).")
-@click.option("--variant", type=click.Choice(["standard", "twelve", "dummy"]),
+@click.option("--variant", type=click.Choice(["standard", "twelve", "dummy", "three",
+                                              "three-third"]),
               default="standard", show_default=True,
               help="twelve: n - 1 rounds, aces out, the last prize discarded; dummy: a "
-                   "random third bidder.  The computer plays the variant's equilibrium.")
+                   "random third bidder (the computer plays these variants' equilibria); "
+                   "three, three-third: you against two computer players (--opponents).")
+@click.option("--opponents", default=None,
+              help="The two bots of a three-player variant [default: upcard+1,upcard].")
 @click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
               default=None, help="Play from a store of `gops solve N --store DIR` (N <= 13).")
 @click.option("--seed", "seed", type=int, default=None,
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
-              help="Show the computer's equilibrium mix after each round.")
+              help="Show the computer's mix (its equilibrium) after each round.")
 @one_line_errors
-def play(n, objective, variant, store, seed, reveal):
+def play(n, objective, variant, opponents, store, seed, reveal):
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
-    up to 13 from --store.  Type a card number to bid; the last round plays itself.  End
-    of input or "q" quits.
+    up to 13 from --store.  In the three-player variants the two computer players are
+    bots (no equilibrium is computed for three players).  Type a card number to bid; the
+    last round plays itself.  End of input or "q" quits.
     """
     from .variants import get_variant, start
 
-    computer = _computer(n, objective, variant, store)
+    rules = get_variant(variant)
+    computers = _computers(n, objective, rules, opponents, store)
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     rng = random.Random(seed)
-    rules = get_variant(variant)
     pos = start(rules, n)
     order = list(range(1, n + 1))
     rng.shuffle(order)
@@ -245,55 +250,84 @@ def play(n, objective, variant, store, seed, reveal):
     if rules.dummy:
         rng.shuffle(dummy_order)
     rounds = rules.rounds(n)
-    won: tuple[list[str], list[str]] = ([], [])
-    tie = "." if rules.dummy else ", a tie discards it."
-    click.echo(f"{n}-card GOPS against the computer (seed {seed}). Each round you both "
-               f"bid a card face down; the higher bid wins the prize{tie}")
+    # Labels: in lists of the round ("short") and as the subject of a sentence.
+    if rules.players == 2:
+        short, subject = ["you", "computer"], ["you", "the computer"]
+        tie = "." if rules.dummy else ", a tie discards it."
+        click.echo(f"{n}-card GOPS against the computer (seed {seed}). Each round you both "
+                   f"bid a card face down; the higher bid wins the prize{tie}")
+    else:
+        short = subject = ["you", "computer 1", "computer 2"]
+        click.echo(f"{n}-card GOPS against two computer players, computer 1 "
+                   f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed {seed}). "
+                   "Each round all three of you bid a card face down; the highest bid wins "
+                   "the prize.")
     if variant != "standard":
         click.echo(VARIANT_RULES[variant])
     if objective == "win":
         click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
                    "not for points.")
+    won: list[list[str]] = [[] for _ in short]
     for rnd, prize in enumerate(order[:rounds], 1):
         pos = pos.turn_up(prize)
         click.echo("")
         click.echo(f"Round {rnd} of {rounds}: the {prize} is up.")
         click.echo(f"  prizes left     {_cards(pos.deck)}")
         click.echo(f"  your cards      {_cards(pos.hands[0])}")
-        click.echo(f"  computer cards  {_cards(pos.hands[1])}")
+        for i in range(1, len(short)):
+            label = "computer cards" if len(short) == 2 else short[i]
+            click.echo(f"  {label:<15} {_cards(pos.hands[i])}")
         if rules.dummy:
             click.echo(f"  dummy's cards   {_cards(pos.dummy_hand)}")
-        click.echo(f"  prizes won      you {_won(won[0])};  "
-                   f"computer {_won(won[1])}")
-        click.echo(f"  score           you {_pts(pos.points[0])}, "
-                   f"computer {_pts(pos.points[1])}")
-        theirs = computer.bid(pos, 1, rng)
+        click.echo("  prizes won      " + ";  ".join(
+            f"{who} {_won(w)}" for who, w in zip(short, won)))
+        click.echo(f"  score           {_scores(short, pos.points)}")
+        theirs = [bot.bid(pos, i, rng) for i, bot in enumerate(computers, 1)]
         if len(pos.hands[0]) == 1:
             mine = next(iter(pos.hands[0]))
             click.echo(f"Last round: you bid your {mine}.")
         else:
             mine = _ask_bid(pos.hands[0])
             if mine is None:
-                click.echo(f"Game abandoned in round {rnd}: score you {_pts(pos.points[0])}, "
-                           f"computer {_pts(pos.points[1])}.")
+                click.echo(f"Game abandoned in round {rnd}: score "
+                           f"{_scores(short, pos.points)}.")
                 return
-        mix = computer.mix(pos, 1)
-        pos, result = pos.play((mine, theirs), dummy_order[rnd - 1] if rules.dummy else None)
+        mixes = [bot.mix(pos, i) for i, bot in enumerate(computers, 1)]
+        pos, result = pos.play((mine, *theirs), dummy_order[rnd - 1] if rules.dummy else None)
+        bids = "".join(f", {who} bid {b}" for who, b in zip(subject[1:], theirs))
         dummy = f", the dummy {result.dummy_bid}" if rules.dummy else ""
-        click.echo(f"You bid {mine}, the computer bid {theirs}{dummy}: "
-                   f"{_outcome(prize, result.points, won)}.")
+        names = subject + (["the dummy"] if rules.dummy else [])
+        click.echo(f"You bid {mine}{bids}{dummy}: {_outcome(prize, result.points, names, won)}.")
         if reveal:
-            shown = "  ".join(f"{c}: {p:.4f}" for c, p in sorted(mix.items()) if p > 0)
-            click.echo(f"  the computer's equilibrium mix was  {shown}")
+            for who, mix in zip(subject[1:], mixes):
+                shown = "  ".join(f"{c}: {float(p):.4f}" for c, p in sorted(mix.items())
+                                  if p > 0)
+                what = "equilibrium mix" if rules.players == 2 else "mix"
+                click.echo(f"  {who}'s {what} was  {shown}")
     if rules.drop_last:
         click.echo("")
         click.echo(f"The {order[-1]} is left over: it is never bid on and scores for nobody.")
-    you, it = pos.points[0], pos.points[1]
-    verdict = ("You win" if you > it else "The computer wins" if it > you else "A draw")
-    margin = f" by {_pts(abs(you - it))}" if you != it else ""
     click.echo("")
-    click.echo(f"Final score: you {_pts(you)} ({_won(won[0])}), computer {_pts(it)} "
-               f"({_won(won[1])}). {verdict}{margin}.")
+    click.echo("Final score: " + ", ".join(
+        f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, pos.points, won))
+        + f". {_verdict(subject, pos.points[:len(short)])}.")
+
+
+def _verdict(subject: list[str], points) -> str:
+    """"You win", "The computer wins by 3", "A draw" (two players) or who has the most."""
+    best = max(points)
+    leaders = [i for i, p in enumerate(points) if p == best]
+    if len(leaders) > 1:
+        return "A draw" if len(points) == 2 else "A tie for the most points"
+    i = leaders[0]
+    who = "You win" if i == 0 else f"{subject[i][0].upper()}{subject[i][1:]} wins"
+    if len(points) == 2:
+        return f"{who} by {_pts(abs(points[0] - points[1]))}"
+    return who
+
+
+def _scores(short: list[str], points) -> str:
+    return ", ".join(f"{who} {_pts(p)}" for who, p in zip(short, points))
 
 
 #: One line on the rules of each variant ``gops play`` offers, shown at the start.
@@ -303,11 +337,41 @@ VARIANT_RULES = {
     "dummy": "A dummy bids a random card of a third suit after you both bid; a tie for the "
              "high bid splits the prize between the tied bidders (the dummy included), a "
              "three-way tie discards it.",
+    "three": "A tie for the high bid splits the prize between the two tied players; a "
+             "three-way tie discards it.",
+    "three-third": "A two-way tie for the high bid gives the prize to the third player; a "
+                   "three-way tie discards it.",
 }
 
 
+def _computers(n: int, objective: str, rules, opponents: str | None, store: str | None):
+    """The computer players: one optimal bot (solved with a progress bar, or read from a
+    store), or the two bots of a three-player variant."""
+    from .bots import make_bot, parse_bot_list
+    from .tournament import OPTIMAL_BOTS
+    from .rules import _check_n
+
+    if rules.players == 2:
+        if opponents is not None:
+            raise GopsInputError("--opponents is for the three-player variants; the "
+                                 "two-player game is played against the optimal bot")
+        return [_computer(n, objective, rules.name, store)]
+    if objective != "points" or store is not None:
+        raise GopsInputError(f"the {rules.name} variant is played against bots: no "
+                             "--objective win or --store")
+    n = _check_n(n)
+    names = parse_bot_list(opponents or "upcard+1,upcard")
+    if len(names) != 2:
+        raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
+    for x in names:
+        if x in OPTIMAL_BOTS:
+            raise GopsInputError(f"the {x} bot plays two-player games only")
+    return [make_bot(x, n) for x in names]
+
+
 def _computer(n: int, objective: str, variant: str, store: str | None):
-    """The computer's optimal bot, solved (with a progress bar) or loaded from a store."""
+    """The optimal bot of a two-player game, solved (with a progress bar) or loaded from a
+    store."""
     from .bots import OptimalBot, VariantOptimalBot, WinOptimalBot, solution_for
     from .tournament import MAX_OPTIMAL_N
     from .variant_solver import MAX_N as VARIANT_MAX_N
@@ -351,25 +415,21 @@ def _pts(x) -> str:
     return str(int(x)) if x == int(x) else f"{float(x):g}"
 
 
-def _outcome(prize: int, points, won: tuple[list[str], list[str]]) -> str:
-    """Describe who scored the prize (points: you, computer[, dummy]); record it in won."""
-    you, it = points[0], points[1]
-    dummy = points[2] if len(points) > 2 else 0
-    for who, got in ((0, you), (1, it)):
-        if got:
-            won[who].append(str(prize) if got == prize else f"{prize}(half)")
-    if you == prize:
-        return f"you win the {prize}"
-    if it == prize:
-        return f"the computer wins the {prize}"
-    if dummy == prize:
-        return f"the dummy takes the {prize}"
-    if you and it:
-        return f"you and the computer split the {prize}, {_pts(you)} each"
-    if you or it:
-        who = "you" if you else "the computer"
-        return f"{who} and the dummy split the {prize}, {_pts(you or it)} each"
-    return f"a tie: the {prize} is discarded"
+def _outcome(prize: int, points, names: list[str], won: list[list[str]]) -> str:
+    """Describe who scored the prize (``points`` per player, then the dummy's) and record
+    it in ``won`` (players only)."""
+    scorers = [i for i, p in enumerate(points) if p]
+    for i in scorers:
+        if i < len(won):
+            won[i].append(str(prize) if points[i] == prize else f"{prize}(half)")
+    if not scorers:
+        return f"a tie: the {prize} is discarded"
+    if len(scorers) == 1:
+        i = scorers[0]
+        verb = "win" if i == 0 else "takes" if names[i] == "the dummy" else "wins"
+        return f"{names[i]} {verb} the {prize}"
+    return (f"{' and '.join(names[i] for i in scorers)} split the {prize}, "
+            f"{_pts(points[scorers[0]])} each")
 
 
 def _presolve(n: int, arithmetic: str, objective: str = "points") -> None:

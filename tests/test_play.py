@@ -172,3 +172,59 @@ def test_variant_n_limits():
     assert code == 2 and "between 1 and 6 in the dummy variant" in out
     code, out = play(1, "", "--variant", "twelve")
     assert code == 2 and "between 2 and" in out
+
+
+THREE_BID_LINE = re.compile(r"You bid (\d+), computer 1 bid (\d+), computer 2 bid (\d+): (.*)\.")
+FINAL_THREE = re.compile(r"Final score: you ([\d.]+) \(.*\), computer 1 ([\d.]+) \(.*\), "
+                         r"computer 2 ([\d.]+) \(.*\)\. (.*)\.")
+
+
+def three_player_points(prize, bids, rule):
+    """The seed's three-player round, written out: a unique high bid takes the prize; a
+    three-way tie discards it; a two-way tie splits it ("three") or gives it to the third
+    player ("three-third")."""
+    top = max(bids)
+    high = [b == top for b in bids]
+    if sum(high) == 1:
+        return [prize * h for h in high]
+    if sum(high) == 3:
+        return [0, 0, 0]
+    if rule == "three":
+        return [prize / 2 * h for h in high]
+    return [prize * (not h) for h in high]
+
+
+@pytest.mark.parametrize("rule, seed, opponents", [
+    ("three", 3, "random,highest"), ("three-third", 2, "upcard+1,upcard"),
+    ("three-third", 8, "random,lowest"),
+])
+def test_three_player_game_scores_by_the_seed_rules(rule, seed, opponents):
+    result = CliRunner().invoke(main, ["play", "6", "--variant", rule, "--seed", str(seed),
+                                       "--opponents", opponents], input="6\n5\n4\n3\n2\n")
+    out = result.output
+    assert result.exit_code == 0, out
+    prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
+    rounds = THREE_BID_LINE.findall(out)
+    assert len(rounds) == 6 and [int(r[0]) for r in rounds] == [6, 5, 4, 3, 2, 1]
+    totals = [0.0, 0.0, 0.0]
+    for prize, r in zip(prizes, rounds):
+        got = three_player_points(prize, [int(x) for x in r[:3]], rule)
+        totals = [t + g for t, g in zip(totals, got)]
+    final = FINAL_THREE.search(out)
+    assert [float(final.group(i)) for i in (1, 2, 3)] == totals
+    best = max(totals)
+    leaders = [i for i, t in enumerate(totals) if t == best]
+    expected = ("A tie for the most points" if len(leaders) > 1
+                else ["You win", "Computer 1 wins", "Computer 2 wins"][leaders[0]])
+    assert final.group(4) == expected
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--variant", "three", "--opponents", "optimal,random"), "two-player games only"),
+    (("--variant", "three", "--opponents", "random"), "exactly two bots"),
+    (("--opponents", "random,lowest"), "three-player variants"),
+    (("--variant", "three-third", "--objective", "win"), "played against bots"),
+])
+def test_three_player_bad_options(args, message):
+    code, out = play(5, "", *args)
+    assert code == 2 and out.count("\n") == 1 and message in out, out
