@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_float_solver import run_child  # noqa: E402  (one fresh process per measurement)
 
 CHILD = """
 import json, sys, time
@@ -55,12 +56,6 @@ CASES = [
 ]
 #: Largest N whose brute-force reference runs (minutes beyond).
 REFERENCE_MAX_N = {"twelve": 6, "dummy": 4}
-
-
-def run_child(code: str, *args) -> str:
-    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=True,
-                         capture_output=True, text=True)
-    return out.stdout.strip().splitlines()[-1]
 
 
 def main() -> None:
