@@ -18,8 +18,9 @@ left when the hands are empty is the discarded 13th diamond, and the hands hold 
 Reduction: the round depends on the bids only through their order, so the bid cards of
 all bidders (both hands and the dummy's suit, together) are relabelled 1, 2, ... in order
 before a state is looked up (the same argument as :mod:`exact.encoding`); the prizes keep
-their values.  States are memoised on the relabelled key; the game is small enough for
-plain recursion at the sizes allowed by :data:`MAX_N`.
+their values.  States are memoised on the relabelled key (and on the raw one, to skip
+repeated relabelling); the game is small enough for plain recursion at the sizes allowed
+by :data:`MAX_N`.
 
 >>> sol = solve_variant("twelve", 3, arithmetic="rational")
 >>> sol.value({3}, {2}, {1, 2})        # one round left: I hold the higher card
