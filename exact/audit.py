@@ -160,6 +160,7 @@ def ratio_to_float(num, den) -> float:
 def value_error(f_float: float, f) -> float:
     """|f_float - f| exactly, rounded to float64 (f has integer attributes p, q > 0).
 
+    >>> from flint import fmpq
     >>> value_error(0.1, fmpq(1, 10))      # 0.1 is 3602879701896397 / 2^55
     5.551115123125783e-18
     """
@@ -172,6 +173,7 @@ def value_error(f_float: float, f) -> float:
 def fixed_point(f, bits: int = PRECISION_BITS) -> tuple[int, bool]:
     """(floor(f 2^bits), whether that is exact): f lies in [F, F + 1] / 2^bits.
 
+    >>> from flint import fmpq
     >>> fixed_point(fmpq(-1, 3), 4), fixed_point(fmpq(1, 2), 4)
     ((-6, False), (8, True))
     """

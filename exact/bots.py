@@ -49,7 +49,7 @@ True
 >>> make_bot("clever", 5)
 Traceback (most recent call last):
 ...
-exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, random, upcard, upcard+1, lowest, highest)
+exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, optimal-win, random, upcard, upcard+1, lowest, highest)
 """
 
 from __future__ import annotations
