@@ -348,8 +348,8 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
     """The computer players: one optimal bot (solved with a progress bar, or read from a
     store), or the two bots of a three-player variant."""
     from .bots import make_bot, parse_bot_list
-    from .tournament import OPTIMAL_BOTS
     from .rules import _check_n
+    from .tournament import MAX_N, OPTIMAL_BOTS
 
     if rules.players == 2:
         if opponents is not None:
@@ -360,6 +360,8 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
         raise GopsInputError(f"the {rules.name} variant is played against bots: no "
                              "--objective win or --store")
     n = _check_n(n)
+    if n > MAX_N:
+        raise GopsInputError(f"N must be between 1 and {MAX_N} (one suit of a deck), got {n}")
     names = parse_bot_list(opponents or "upcard+1,upcard")
     if len(names) != 2:
         raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")

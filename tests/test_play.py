@@ -228,3 +228,8 @@ def test_three_player_game_scores_by_the_seed_rules(rule, seed, opponents):
 def test_three_player_bad_options(args, message):
     code, out = play(5, "", *args)
     assert code == 2 and out.count("\n") == 1 and message in out, out
+
+
+def test_three_player_n_limit():
+    code, out = play(14, "", "--variant", "three")
+    assert code == 2 and out.count("\n") == 1 and "between 1 and 13" in out
