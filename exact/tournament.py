@@ -102,6 +102,8 @@ def check_tournament_options(
     n: int, names: list[str], games: int, variant: str = "standard"
 ) -> int:
     n = _check_n(n)
+    if n > MAX_N:
+        raise GopsInputError(f"N must be between 1 and {MAX_N} (one suit of a deck), got {n}")
     if variant not in TOURNAMENT_VARIANTS:
         raise GopsInputError(
             f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {variant!r}"

@@ -186,6 +186,8 @@ def test_tournament_variants():
         tournament(4, ["optimal-win", "random"], 10, seed=0, variant="dummy")
     with pytest.raises(GopsInputError, match="three_player_tournament"):
         tournament(4, ["lowest", "random", "upcard"], 10, seed=0, variant="three")
+    with pytest.raises(GopsInputError, match="between 1 and 13"):
+        tournament(14, ["lowest", "random"], 10, seed=0)
     with pytest.raises(GopsInputError, match="not 'four'"):
         tournament(4, ["lowest", "random"], 10, seed=0, variant="four")
 
