@@ -227,8 +227,11 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
               help="Show the computer's mix (its equilibrium) after each round.")
+@click.option("--declarations", is_flag=True,
+              help="The seed's face-up declaration scoring: type d<card> to bid face up "
+                   "from this round on; the computer then answers each bid it sees.")
 @one_line_errors
-def play(n, objective, variant, opponents, store, seed, reveal):
+def play(n, objective, variant, opponents, store, seed, reveal, declarations):
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
@@ -239,6 +242,9 @@ def play(n, objective, variant, opponents, store, seed, reveal):
     from .variants import get_variant, start
 
     rules = get_variant(variant)
+    if declarations and (variant != "standard" or objective != "points"):
+        raise GopsInputError("--declarations plays the standard game with the points "
+                             "objective only")
     computers = _computers(n, objective, rules, opponents, store)
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
@@ -267,6 +273,11 @@ def play(n, objective, variant, opponents, store, seed, reveal):
     if objective == "win":
         click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
                    "not for points.")
+    if declarations:
+        click.echo("Face-up declarations: type d<card> (e.g. d5) to bid that card face up "
+                   "and every later bid too; the winner scores the number of face-up rounds "
+                   "(1 if you never declare).")
+    declared = None  # the round from which your bids are face up
     won: list[list[str]] = [[] for _ in short]
     for rnd, prize in enumerate(order[:rounds], 1):
         pos = pos.turn_up(prize)
@@ -282,16 +293,24 @@ def play(n, objective, variant, opponents, store, seed, reveal):
         click.echo("  prizes won      " + ";  ".join(
             f"{who} {_won(w)}" for who, w in zip(short, won)))
         click.echo(f"  score           {_scores(short, pos.points)}")
-        theirs = [bot.bid(pos, i, rng) for i, bot in enumerate(computers, 1)]
         if len(pos.hands[0]) == 1:
             mine = next(iter(pos.hands[0]))
             click.echo(f"Last round: you bid your {mine}.")
         else:
-            mine = _ask_bid(pos.hands[0])
-            if mine is None:
+            answer = _ask_bid(pos.hands[0], can_declare=declarations and declared is None)
+            if answer is None:
                 click.echo(f"Game abandoned in round {rnd}: score "
                            f"{_scores(short, pos.points)}.")
                 return
+            mine, declaring = answer
+            if declaring:
+                declared = rnd
+                click.echo(f"You declare: your bids are face up from round {rnd} on.")
+        if declared is not None:  # the computer sees your bid before its own
+            theirs = [_face_up_reply(computers[0].solution, pos, mine)]
+            click.echo(f"The computer sees your {mine} and answers with its {theirs[0]}.")
+        else:  # sampled only now, but independently of your bid
+            theirs = [bot.bid(pos, i, rng) for i, bot in enumerate(computers, 1)]
         mixes = [bot.mix(pos, i) for i, bot in enumerate(computers, 1)]
         pos, result = pos.play((mine, *theirs), dummy_order[rnd - 1] if rules.dummy else None)
         bids = "".join(f", {who} bid {b}" for who, b in zip(subject[1:], theirs))
@@ -311,6 +330,32 @@ def play(n, objective, variant, opponents, store, seed, reveal):
     click.echo("Final score: " + ", ".join(
         f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, pos.points, won))
         + f". {_verdict(subject, pos.points[:len(short)])}.")
+    if declarations:
+        _print_declaration_score(rounds, pos.points, declared)
+
+
+def _face_up_reply(solution, pos, mine: int) -> int:
+    """The computer's best answer to a bid it can see: the card maximising its value of
+    the round, M[its card, your bid] with M its payoff matrix at this position (the
+    continuation values of the equilibrium); the lowest such card on ties."""
+    its, yours = sorted(pos.hands[1]), sorted(pos.hands[0])
+    M = solution.matrix(pos.hands[1], pos.hands[0], pos.deck, pos.upcard)
+    column = [M[i][yours.index(mine)] for i in range(len(its))]
+    return its[column.index(max(column))]
+
+
+def _print_declaration_score(rounds: int, points, declared: int | None) -> None:
+    from .variants import score_declarations
+
+    winner = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
+    result = score_declarations(rounds, winner, {0: declared} if declared else None)
+    how = (f"you bid face up from round {declared} of {rounds}" if declared
+           else "you never declared (the last round is always face up)")
+    if result.winner is None:
+        click.echo(f"Declaration scoring: {how}; a draw scores 0.")
+    else:
+        who = "you" if result.winner == 0 else "the computer"
+        click.echo(f"Declaration scoring: {how}, so the game scores {result.score} for {who}.")
 
 
 def _verdict(subject: list[str], points) -> str:
@@ -449,10 +494,12 @@ def _cards(cards) -> str:
     return " ".join(str(c) for c in sorted(cards))
 
 
-def _ask_bid(hand: frozenset[int]) -> int | None:
-    """Read a card of ``hand`` from stdin, asking again until valid; None at end of input."""
+def _ask_bid(hand: frozenset[int], can_declare: bool = False) -> tuple[int, bool] | None:
+    """Read a card of ``hand`` from stdin, asking again until valid: (card, declared), or
+    None at end of input or on "q".  With ``can_declare``, "d5" bids the 5 and declares."""
+    hint = "; d<card> declares" if can_declare else ""
     while True:
-        click.echo(f"Your bid ({_cards(hand)}): ", nl=False)
+        click.echo(f"Your bid ({_cards(hand)}{hint}): ", nl=False)
         line = sys.stdin.readline()
         if line and not sys.stdin.isatty():
             click.echo(line.rstrip("\n"))  # scripted input: keep the transcript readable
@@ -466,6 +513,9 @@ def _ask_bid(hand: frozenset[int]) -> int | None:
         if not text:
             click.echo("Please type the number of one of your cards.")
             continue
+        declaring = can_declare and text[0] in "dD"
+        if declaring:
+            text = text[1:].strip()
         if not text.isdigit():
             shown = text if len(text) <= 20 else text[:20] + "..."
             click.echo(f"{shown!r} is not a card number; type one of {_cards(hand)}.")
@@ -474,5 +524,5 @@ def _ask_bid(hand: frozenset[int]) -> int | None:
         if card not in hand:
             click.echo(f"You do not hold the {card}; type one of {_cards(hand)}.")
             continue
-        return card
+        return card, declaring
 

@@ -61,6 +61,7 @@ __all__ = [
     "get_variant",
     "play_variant",
     "resolve_round",
+    "score_declarations",
 ]
 
 #: How a tie for the high bid is scored: ``discard`` (nobody), ``split`` (the tied high
@@ -318,7 +319,14 @@ def declaration_score(
     >>> declaration_score(rec, {1: 2})
     DeclarationScore(winner=0, score=2, face_up_rounds=2)
     """
-    rounds = len(record.rounds)
+    return score_declarations(len(record.rounds), record.winner, declared)
+
+
+def score_declarations(
+    rounds: int, winner: int | None, declared: Mapping[int, int] | None = None
+) -> DeclarationScore:
+    """:func:`declaration_score` of a game of ``rounds`` rounds won by ``winner`` (None:
+    a draw)."""
     first = rounds
     for player, r in (declared or {}).items():
         if player not in (0, 1):
@@ -327,6 +335,6 @@ def declaration_score(
             raise GopsInputError(f"declared round must be in 1..{rounds}, got {r!r}")
         first = min(first, r)
     face_up = rounds - first + 1
-    if record.winner is None:
+    if winner is None:
         return DeclarationScore(None, 0, face_up)
-    return DeclarationScore(record.winner, face_up, face_up)
+    return DeclarationScore(winner, face_up, face_up)

@@ -233,3 +233,48 @@ def test_three_player_bad_options(args, message):
 def test_three_player_n_limit():
     code, out = play(14, "", "--variant", "three")
     assert code == 2 and out.count("\n") == 1 and "between 1 and 13" in out
+
+
+# -- face-up declarations -----------------------------------------------------------------
+
+ROUND_BLOCK = re.compile(
+    r"Round (\d+) of \d+: the (\d+) is up\.\n  prizes left     ([\d ]+)\n"
+    r"  your cards      ([\d ]+)\n  computer cards  ([\d ]+)\n")
+FACE_UP = re.compile(r"The computer sees your (\d+) and answers with its (\d+)\.")
+
+
+@pytest.mark.parametrize("seed, stdin, declared", [
+    (5, "1\nd2\n3\n4\n", 2), (7, "d5\n4\n3\n2\n", 1), (9, "3\n1\n5\nd2\n", 4),
+    (3, "2\n4\n1\n5\n", None),
+])
+def test_declarations_face_up_replies_and_score(seed, stdin, declared, solved):
+    result = CliRunner().invoke(main, ["play", "5", "--seed", str(seed), "--declarations"],
+                                input=stdin)
+    out = result.output
+    assert result.exit_code == 0, out
+    blocks = ROUND_BLOCK.findall(out)
+    replies = FACE_UP.findall(out)
+    assert len(blocks) == 5
+    assert len(replies) == (0 if declared is None else 5 - declared + 1)
+    sol = solved(5)
+    face_up_rounds = blocks[declared - 1:] if declared else []
+    for (_, up, deck, mine, theirs), (bid, answer) in zip(face_up_rounds, replies):
+        cards = [frozenset(map(int, x.split())) for x in (deck, mine, theirs)]
+        M = sol.matrix(cards[2], cards[1], cards[0], int(up))
+        its = sorted(cards[2])
+        column = [M[i][sorted(cards[1]).index(int(bid))] for i in range(len(its))]
+        assert int(answer) == its[column.index(max(column))]  # its best answer, lowest on ties
+    final = FINAL_LINE.search(out)
+    you, it = int(final.group(1)), int(final.group(2))
+    line = re.search(r"Declaration scoring: .*", out).group(0)
+    if you == it:
+        assert line.endswith("a draw scores 0.")
+    else:
+        score = 1 if declared is None else 5 - declared + 1
+        assert line.endswith(f"scores {score} for {'you' if you > it else 'the computer'}.")
+
+
+@pytest.mark.parametrize("args", [("--variant", "twelve"), ("--objective", "win")])
+def test_declarations_standard_points_only(args):
+    code, out = play(5, "", "--declarations", *args)
+    assert code == 2 and out.count("\n") == 1 and "--declarations" in out
