@@ -322,6 +322,8 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
                 shown = "  ".join(f"{c}: {float(p):.4f}" for c, p in sorted(mix.items())
                                   if p > 0)
                 what = "equilibrium mix" if rules.players == 2 else "mix"
+                if declared is not None:
+                    what += " (not used: your bid was face up)"
                 click.echo(f"  {who}'s {what} was  {shown}")
     if rules.drop_last:
         click.echo("")
