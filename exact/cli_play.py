@@ -283,16 +283,7 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
         pos = pos.turn_up(prize)
         click.echo("")
         click.echo(f"Round {rnd} of {rounds}: the {prize} is up.")
-        click.echo(f"  prizes left     {_cards(pos.deck)}")
-        click.echo(f"  your cards      {_cards(pos.hands[0])}")
-        for i in range(1, len(short)):
-            label = "computer cards" if len(short) == 2 else short[i]
-            click.echo(f"  {label:<15} {_cards(pos.hands[i])}")
-        if rules.dummy:
-            click.echo(f"  dummy's cards   {_cards(pos.dummy_hand)}")
-        click.echo("  prizes won      " + ";  ".join(
-            f"{who} {_won(w)}" for who, w in zip(short, won)))
-        click.echo(f"  score           {_scores(short, pos.points)}")
+        _show_table(pos, short, won)
         if len(pos.hands[0]) == 1:
             mine = next(iter(pos.hands[0]))
             click.echo(f"Last round: you bid your {mine}.")
@@ -318,13 +309,10 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
         names = subject + (["the dummy"] if rules.dummy else [])
         click.echo(f"You bid {mine}{bids}{dummy}: {_outcome(prize, result.points, names, won)}.")
         if reveal:
-            for who, mix in zip(subject[1:], mixes):
-                shown = "  ".join(f"{c}: {float(p):.4f}" for c, p in sorted(mix.items())
-                                  if p > 0)
-                what = "equilibrium mix" if rules.players == 2 else "mix"
-                if declared is not None:
-                    what += " (not used: your bid was face up)"
-                click.echo(f"  {who}'s {what} was  {shown}")
+            what = "equilibrium mix" if rules.players == 2 else "mix"
+            if declared is not None:
+                what += " (not used: your bid was face up)"
+            _show_mixes(subject[1:], mixes, what)
     if rules.drop_last:
         click.echo("")
         click.echo(f"The {order[-1]} is left over: it is never bid on and scores for nobody.")
@@ -358,6 +346,26 @@ def _print_declaration_score(rounds: int, points, declared: int | None) -> None:
     else:
         who = "you" if result.winner == 0 else "the computer"
         click.echo(f"Declaration scoring: {how}, so the game scores {result.score} for {who}.")
+
+
+def _show_table(pos, short: list[str], won: list[list[str]]) -> None:
+    """The state of the table once the prize is up: prizes, hands, prizes won, score."""
+    click.echo(f"  prizes left     {_cards(pos.deck)}")
+    click.echo(f"  your cards      {_cards(pos.hands[0])}")
+    for i in range(1, len(short)):
+        label = "computer cards" if len(short) == 2 else short[i]
+        click.echo(f"  {label:<15} {_cards(pos.hands[i])}")
+    if pos.variant.dummy:
+        click.echo(f"  dummy's cards   {_cards(pos.dummy_hand)}")
+    click.echo("  prizes won      " + ";  ".join(
+        f"{who} {_won(w)}" for who, w in zip(short, won)))
+    click.echo(f"  score           {_scores(short, pos.points)}")
+
+
+def _show_mixes(who: list[str], mixes: list[dict], what: str) -> None:
+    for name, mix in zip(who, mixes):
+        shown = "  ".join(f"{c}: {float(p):.4f}" for c, p in sorted(mix.items()) if p > 0)
+        click.echo(f"  {name}'s {what} was  {shown}")
 
 
 def _verdict(subject: list[str], points) -> str:
