@@ -304,7 +304,9 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objectiv
 
 def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None):
     """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q"."""
-    show = str if exact_ else float
+    from .render import fraction_text
+
+    show = fraction_text if exact_ else float
     if as_json:
         out = dict(json_head or {})
         out["value"] = show(st.value)
@@ -314,7 +316,7 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
             out["equilibrium_gap"] = st.gap
         click.echo(json.dumps(out))
         return
-    fmt = str if exact_ else (lambda p: f"{p:.6f}")
+    fmt = fraction_text if exact_ else (lambda p: f"{p:.6f}")
     click.echo(f"{where}: value {fmt(st.value)} ({units}, this round included)")
     click.echo("my mix:    " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.mine.items()))
     click.echo("their mix: " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.theirs.items()))

@@ -15,22 +15,22 @@ import click
 
 from .cli import ProgressBar, main, one_line_errors
 from .errors import GopsInputError
+from .render import digit_count, fraction_text
 
 
 def _num(x, exact: bool):
     """JSON form of a number: "p/q" strings when exact (as ``gops strategy --json``)."""
-    return str(x) if exact else float(x)
+    return fraction_text(x) if exact else float(x)
 
 
 def _show(x, digits: int = 6, signed: bool = False) -> str:
     """A number for humans: decimal, plus the fraction itself when it is short."""
     text = f"{float(x):+.{digits}f}" if signed else f"{float(x):.{digits}f}"
     if isinstance(x, Fraction):
-        frac = str(x)
-        if len(frac) <= 30:
-            return f"{text} = {frac}"
-        return (f"{text} (exact fraction of {len(str(abs(x.numerator)))}/"
-                f"{len(str(x.denominator))} digits; --json prints it)")
+        if digit_count(x.numerator) + digit_count(x.denominator) <= 28:
+            return f"{text} = {fraction_text(x)}"
+        return (f"{text} (exact fraction of {digit_count(x.numerator)}/"
+                f"{digit_count(x.denominator)} digits; --json prints it)")
     return text
 
 

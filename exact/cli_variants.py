@@ -42,7 +42,9 @@ def variant(variant, n, exact_, as_json):
     gap = max(st.gap for st in strategies.values())
     value = sol.value(mine, theirs, deck, dummy)
     if as_json:
-        num = str if sol.exact else float
+        from .render import fraction_text
+
+        num = fraction_text if sol.exact else float
         click.echo(json.dumps({
             "variant": variant, "n": n, "exact": sol.exact,
             "bids": sorted(mine),
@@ -88,5 +90,7 @@ def presolve_variant(variant: str, n: int, arithmetic: str):
 def _show(value) -> str:
     """The value at the start: 0 by symmetry, exactly when rational."""
     if not isinstance(value, float):
-        return f"{value} (exact; the players are alike)"
+        from .render import fraction_text
+
+        return f"{fraction_text(value)} (exact; the players are alike)"
     return f"{value:+.1e} (float64; exactly 0 by symmetry, the players are alike)"

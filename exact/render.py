@@ -1,16 +1,42 @@
-"""LaTeX for exact results whose numbers run to hundreds of digits (used by the notebooks)."""
+"""Exact numbers as text: "p/q" of any length, and LaTeX for the notebooks.
+
+CPython refuses ``str(int)`` beyond 4,300 digits by default (a guard against slow parsing
+of untrusted input); the fractions of N >= 6 have tens of thousands to millions of digits,
+so every exact number the CLI prints goes through :func:`fraction_text`, which converts
+with python-flint's ``fmpz`` instead.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-import sympy
 from flint import fmpz
 
 
 def _digits(a: int) -> str:
     # fmpz prints any size; CPython refuses int -> str beyond 4,300 digits by default.
     return str(fmpz(a))
+
+
+def fraction_text(x) -> str:
+    """``str(Fraction(x))`` ("p/q", or "p" for an integer) for numbers of any length.
+
+    >>> fraction_text(Fraction(-3, 6)), fraction_text(Fraction(4)), len(fraction_text(Fraction(10**5000, 3)))
+    ('-1/2', '4', 5003)
+    """
+    x = Fraction(x)
+    if x.denominator == 1:
+        return _digits(x.numerator)
+    return f"{_digits(x.numerator)}/{_digits(x.denominator)}"
+
+
+def digit_count(a: int) -> int:
+    """Decimal digits of |a| (any size).
+
+    >>> digit_count(-12345), digit_count(10**5000)
+    (5, 5001)
+    """
+    return len(_digits(abs(a)))
 
 
 def latex_integer(a: int, max_digits: int = 12, keep: int = 4) -> str:
@@ -40,6 +66,8 @@ def latex_fraction(x: Fraction, max_digits: int = 12, keep: int = 4) -> str:
     x = Fraction(x)
     p, q = x.numerator, x.denominator
     if len(_digits(abs(p))) <= max_digits and len(_digits(q)) <= max_digits:
+        import sympy
+
         return sympy.latex(sympy.Rational(p, q))
     if q == 1:
         return latex_integer(p, max_digits, keep)

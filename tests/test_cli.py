@@ -104,3 +104,52 @@ def test_entry_point_bad_input_has_no_traceback():
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
     assert "N must be between 1 and 13" in proc.stderr
+
+
+def test_exact_strategy_prints_numbers_beyond_4300_digits(solved_exact):
+    """N = 6 first-move probabilities have thousands of digits: CPython's str(int) refuses
+    them by default, so the CLI must print them another way (and exactly)."""
+    import json
+    from fractions import Fraction
+
+    from click.testing import CliRunner
+
+    from flint import fmpz
+
+    from exact.cli import main
+    from exact.render import digit_count
+
+    args = ["strategy", "--mine", "1,2,3,4,5,6", "--theirs", "1,2,3,4,5,6",
+            "--deck", "1,2,3,4,5,6", "--upcard", "1", "--exact"]
+    result = CliRunner().invoke(main, args + ["--json"])
+    assert result.exit_code == 0, result.output
+    def parse(text):  # Fraction(str) has the same 4,300-digit limit; fmpz does not
+        num, _, den = text.partition("/")
+        return Fraction(int(fmpz(num)), int(fmpz(den or "1")))
+
+    mine = {int(c): parse(p) for c, p in json.loads(result.output)["mine"].items()}
+    cards = set(range(1, 7))
+    assert mine == solved_exact(6).strategy(cards, cards, cards, 1).mine
+    assert max(digit_count(p.denominator) for p in mine.values()) > 4300
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0 and "exact; verified" in text.output
+
+
+def test_variant_command_text_and_json():
+    import json
+    from fractions import Fraction
+
+    from click.testing import CliRunner
+
+    from exact.cli import main
+
+    out = CliRunner().invoke(main, ["variant", "twelve", "4", "--exact", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["bids"] == [2, 3, 4] and data["value"] == "0" and data["exact"]
+    for u, probs in data["by_upcard"].items():
+        assert sum(Fraction(p) for p in probs) == 1
+    text = CliRunner().invoke(main, ["variant", "dummy", "3"])
+    assert text.exit_code == 0 and "First move of 3-card GOPS with a random dummy" in text.output
+    bad = CliRunner().invoke(main, ["variant", "twelve", "10"])
+    assert bad.exit_code == 2 and bad.output.count("\n") == 1 and "N <= 9" in bad.output
