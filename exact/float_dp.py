@@ -23,7 +23,7 @@ import numpy as np
 from numba import prange
 
 from .encoding import Level
-from .matrix_game import WORK_SIZE, solve_game_into
+from .matrix_game import game_buffers, solve_game_into
 
 
 @numba.njit(cache=True, nogil=True)
@@ -34,6 +34,14 @@ def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below):
     for i in range(k):
         for j in range(k):
             A[i, j] = u * sign[p, i, j] + row[child[p, i, j]]
+
+
+@numba.njit(cache=True, nogil=True)
+def block_bounds(start, total, nblocks, b):
+    """Items [lo, hi) of block b when ``total`` items from ``start`` are cut into
+    ``nblocks`` nearly equal parallel blocks (the prange kernels of float_dp, win_dp and
+    win_exploit)."""
+    return start + total * b // nblocks, start + total * (b + 1) // nblocks
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -53,12 +61,8 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
     total = stop - start
     nblocks = min(total, 64 * nthreads)
     for b in prange(nblocks):
-        A = np.empty((k, k))
-        x = np.empty(k)
-        y = np.empty(k)
-        work = np.empty(WORK_SIZE)
-        lo = start + total * b // nblocks
-        hi = start + total * (b + 1) // nblocks
+        A, x, y, work = game_buffers(k)
+        lo, hi = block_bounds(start, total, nblocks, b)
         acc = np.zeros(hi - lo)
         seg = lo
         while seg < hi:  # the block's items of prize set r: seg..seg_end-1

@@ -549,6 +549,12 @@ def solve_game_into(A, k, x, y, work):
     return _simplex(A, k, x, y, lo, hi, jbest)
 
 
+@numba.njit(cache=True, nogil=True)
+def game_buffers(k):
+    """Scratch for solve_game_into on k x k games: (A, x, y, work), one set per thread."""
+    return np.empty((k, k)), np.empty(k), np.empty(k), np.empty(WORK_SIZE)
+
+
 def solve_game(A):
     """Solve the square zero-sum matrix game ``A`` (row player maximises ``x^T A y``).
 

@@ -50,7 +50,8 @@ import numpy as np
 from numba import prange
 
 from .encoding import Level
-from .matrix_game import WORK_SIZE, solve_game_into
+from .float_dp import block_bounds
+from .matrix_game import game_buffers, solve_game_into
 
 
 def total_points(n: int) -> int:
@@ -166,13 +167,9 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
     total = stop - start
     nblocks = min(total, 64 * nthreads)
     for b in prange(nblocks):
-        A = np.empty((k, k))
-        x = np.empty(k)
-        y = np.empty(k)
-        work = np.empty(WORK_SIZE)
+        A, x, y, work = game_buffers(k)
         count = 0
-        lo = start + total * b // nblocks
-        hi = start + total * (b + 1) // nblocks
+        lo, hi = block_bounds(start, total, nblocks, b)
         for t in range(lo, hi):
             r = t // npat
             p = patterns[t % npat]
