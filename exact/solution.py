@@ -46,6 +46,14 @@ class SolveStats:
     extra: dict = field(default_factory=dict)
 
 
+def equilibrium_gap(A, value, x, y) -> float:
+    """max(value - min_j (x A)_j, max_i (A y)_i - value, 0): the most either player of the
+    float game A could gain by deviating from (x, y) (Strategy.gap)."""
+    A = np.asarray(A, dtype=np.float64)
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    return float(max(value - (x @ A).min(), (A @ y).max() - value, 0.0))
+
+
 class Solution:
     """Values of every canonical subgame of N-card GOPS for one objective and arithmetic.
 
@@ -118,7 +126,10 @@ class Solution:
         if upcard is None:
             raise GopsInputError("an upcard is required")
         mine, theirs, deck = self._position(mine, theirs, deck, upcard)
-        A = self._matrix(mine, theirs, deck, upcard)
+        return self._equilibrium(self._matrix(mine, theirs, deck, upcard), mine, theirs, upcard)
+
+    def _equilibrium(self, A, mine, theirs, upcard) -> Strategy:
+        """Solve the matrix game A (rows: sorted ``mine``, columns: sorted ``theirs``)."""
         value, x, y = self._solve_matrix(A)
         return Strategy(
             upcard=upcard,
@@ -129,8 +140,7 @@ class Solution:
         )
 
     def _gap(self, A, value, x, y) -> float:
-        x, y = np.asarray(x, float), np.asarray(y, float)
-        return float(max(value - (x @ A).min(), (A @ y).max() - value, 0.0))
+        return equilibrium_gap(A, value, x, y)
 
     def first_move_table(self) -> dict[int, dict[int, Number]]:
         """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2)."""

@@ -42,7 +42,7 @@ from .exact_dp import to_fraction
 from .exact_game import solve_exact_game
 from .matrix_game import solve_game
 from .rules import _card_set, _as_card, _check_n, _fmt
-from .solution import Number, Strategy
+from .solution import Number, Strategy, equilibrium_gap
 from .variants import Variant, get_variant, resolve_round
 
 __all__ = ["MAX_N", "SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",
@@ -248,11 +248,7 @@ class VariantSolution:
         rows = self._matrix(*game)
         solved = self._first_round.get(game)
         value, x, y = solved if solved is not None else self._solve(rows)
-        gap = 0.0
-        if not self.exact:
-            A = np.array(rows, dtype=np.float64)
-            xs, ys = np.asarray(x), np.asarray(y)
-            gap = float(max(value - (xs @ A).min(), (A @ ys).max() - value, 0.0))
+        gap = 0.0 if self.exact else equilibrium_gap(rows, value, x, y)
         return Strategy(
             upcard=upcard,
             value=self._number(value),

@@ -133,14 +133,7 @@ class WinSolution(Solution):
             raise GopsInputError("an upcard is required")
         mine, theirs, deck, lead = self._position(mine, theirs, deck, upcard, lead)
         A = self._win_matrix(mine, theirs, deck, upcard, lead)
-        value, x, y = self._solve_matrix(A)
-        return Strategy(
-            upcard=upcard,
-            value=self._number(value),
-            mine={c: self._number(p) for c, p in zip(sorted(mine), x)},
-            theirs={c: self._number(p) for c, p in zip(sorted(theirs), y)},
-            gap=self._gap(A, value, x, y),
-        )
+        return self._equilibrium(A, mine, theirs, upcard)
 
     def first_move_table(self, lead: int = 0) -> dict[int, dict[int, Number]]:
         """{upcard: {bid: probability}} at the start of the game, with a starting ``lead``."""
