@@ -294,28 +294,33 @@ def test_rationals_not_in_lowest_terms(objs3, tmp_path):
 # ---------------------------------------------------------------------------------------
 
 
+def breaking_pairs(X, x, v):
+    """(a, b) such that moving EPS of the fraction-free mix x = [numerators, denominator]
+    from entry a to b leaves it a probability vector that no longer guarantees the value
+    v = [p, q] in the game X (judged with Fractions, not by the checker)."""
+    probs = [Fraction(a, x[1]) for a in x[0]]
+    for a in range(len(X)):
+        for b in range(len(X)):
+            if a == b or probs[a] == 0:
+                continue
+            moved = probs[:]
+            moved[a] -= EPS
+            moved[b] += EPS
+            guarantee = min(sum(p * X[r][c] for r, p in enumerate(moved))
+                            for c in range(len(X[0])))
+            if guarantee < Fraction(*v):
+                yield a, b
+
+
 def breaking_moves(objs):
-    """(object index, game index, a, b) such that moving EPS of x from entry a to b
-    leaves x a probability vector but no longer guaranteeing v (judged by the fixture's
-    own Fractions, not by the checker)."""
+    """(object index, game index, a, b): a breaking pair (:func:`breaking_pairs`) of a
+    points record's game, its matrix rebuilt by the fixture."""
     for i in record_indices(objs):
         rec = objs[i]
         V, Y, P = hands(rec)
         for m, (u, x, _, v) in enumerate(rec[4]):
-            X = cf.payoff(V, Y, P, u)
-            probs = [Fraction(a, x[1]) for a in x[0]]
-            for a in range(len(V)):
-                for b in range(len(V)):
-                    if a == b or probs[a] == 0:
-                        continue
-                    moved = probs[:]
-                    moved[a] -= EPS
-                    moved[b] += EPS
-                    guarantee = min(
-                        sum(p * X[r][c] for r, p in enumerate(moved)) for c in range(len(Y))
-                    )
-                    if guarantee < Fraction(*v):
-                        yield i, m, a, b
+            for a, b in breaking_pairs(cf.payoff(V, Y, P, u), x, v):
+                yield i, m, a, b
 
 
 def test_tamper_probability_moved_keeps_sum(objs3, tmp_path):

@@ -21,10 +21,8 @@ import cert_fixtures as cf
 import exact
 from certificates import check
 from certificates.patterns import lead_limit, pattern_count, win_record_count
-from test_certificates import BLOCKER, PACKAGE
+from test_certificates import BLOCKER, EPS, PACKAGE, breaking_pairs
 from test_certificates import record_indices as records
-
-EPS = Fraction(1, 10**30)
 
 
 @pytest.fixture(scope="module")
@@ -190,18 +188,8 @@ def breaking_move(objs):
     for i in reversed(records(objs)):
         rec = objs[i]
         for m, (u, x, _, v) in enumerate(rec[5]):
-            X = matrix(table, rec, u)
-            probs = [Fraction(a, x[1]) for a in x[0]]
-            for a in range(len(X)):
-                for b in range(len(X)):
-                    if a == b or probs[a] == 0:
-                        continue
-                    moved = probs[:]
-                    moved[a] -= EPS
-                    moved[b] += EPS
-                    if min(sum(p * X[r][c] for r, p in enumerate(moved))
-                           for c in range(len(X))) < Fraction(*v):
-                        return i, m, a, b
+            for a, b in breaking_pairs(matrix(table, rec, u), x, v):
+                return i, m, a, b
     raise AssertionError("no breaking move")
 
 
