@@ -65,8 +65,11 @@ def check_variant_options(variant: str, n: object, arithmetic: str) -> tuple[Var
                              f"{', '.join(SOLVABLE_VARIANTS)}, not {variant!r}")
     if arithmetic not in ("float", "rational"):
         raise GopsInputError(f"arithmetic must be 'float' or 'rational', got {arithmetic!r}")
-    n = _check_n(n)
     most = MAX_N[variant, arithmetic]
+    if not isinstance(n, bool) and isinstance(n, int) and n < 1:
+        raise GopsInputError(f"N must be between 1 and {most} in the {variant} variant "
+                             f"({arithmetic} arithmetic), got {n}")
+    n = _check_n(n)
     if n > most:
         raise GopsInputError(f"the {variant} variant is solved for N <= {most} in "
                              f"{arithmetic} arithmetic, got {n}")
