@@ -177,11 +177,17 @@ def solve_store_with_progress(n, store_dir, chunk_items, quiet):
     bar = ProgressBar(enabled=not quiet, leave=True)
     t0 = time.perf_counter()
     try:
-        solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items)
+        solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
+                         on_repair=report_repair)
     finally:
         bar.close()
     sol = load(store_dir, n=n)
     return sol, points_stats(sol.levels, t0)
+
+
+def report_repair(k, what):
+    """A completed level found damaged on resume: say what, on stderr, before redoing it."""
+    click.echo(f"gops: level {k}: {what}; recomputing it", err=True)
 
 
 def load_or_solve(n, store_dir, quiet, top=None):

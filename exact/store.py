@@ -17,12 +17,20 @@ Invariants (what makes ``kill -9`` at any moment harmless):
 - Every item is a pure function of the completed level below, so recomputing it gives the
   same bits: a resumed run produces arrays identical to an uninterrupted one.
 - The manifest itself is replaced atomically.
+- A level file is allocated in full (``posix_fallocate``) before it is mapped: a full disk
+  is an ``OSError`` at that moment (one line, exit 2), never a SIGBUS from a write through
+  the map, and nothing already written is touched.
+- Nothing is trusted that can be checked: every level's shape is compared with the shape
+  that N implies (not only with the manifest's own entry), and a resume re-verifies each
+  level it would skip (readable, right shape, right checksum) and recomputes a damaged one
+  from the level below; a manifest that contradicts N is refused without writing anything.
 
 Only the level being built and the one below it are mapped into memory.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -30,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .encoding import build_levels
+from .encoding import MAX_CARDS, build_levels
 from .errors import GopsInputError
 from .float_dp import level_items, solve_level
 
@@ -46,12 +54,55 @@ class StoreError(GopsInputError):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` all at once (a temporary file, fsync, rename); on any
+    failure (a full disk) the old file is untouched and the temporary one removed."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def level_shape(level) -> tuple[int, int]:
+    """The shape of a level's array that the rules imply: (prize sets, patterns)."""
+    return (level.prize_sets, level.patterns)
+
+
+def unreadable_reason(exc: OSError) -> str:
+    """What is wrong with a level file that could not be opened, in a few words."""
+    reasons = {
+        errno.ENOENT: "is missing",
+        errno.EACCES: "is not readable (permission denied)",
+        errno.EPERM: "is not readable (operation not permitted)",
+        errno.ELOOP: "is a symbolic link loop",
+        errno.EISDIR: "is a directory, not a level file",
+    }
+    return reasons.get(exc.errno, f"cannot be read ({exc.strerror or exc})")
+
+
+def open_checked_level(path: Path, shape: tuple[int, int], sha256: str | None,
+                       in_memory: bool = False) -> np.ndarray:
+    """A level file opened read-only (mapped, or read into memory) after checking that it
+    is readable, holds float64 values of ``shape``, and (when ``sha256`` is given) matches
+    that checksum.  StoreError naming what is wrong otherwise."""
+    try:
+        arr = np.load(path, mmap_mode=None if in_memory else "r")
+    except OSError as exc:
+        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
+    except (ValueError, EOFError):
+        raise StoreError(f"{path} is truncated or corrupted (not a complete .npy array)") from None
+    if not isinstance(arr, np.ndarray) or arr.dtype != np.float64 or arr.shape != shape:
+        found = f"{arr.dtype} {list(arr.shape)}" if isinstance(arr, np.ndarray) else "no array"
+        raise StoreError(f"{path} holds {found}, not float64 {list(shape)}: "
+                         "the file was replaced or belongs to another game")
+    if sha256 is not None and file_sha256(path) != sha256:
+        raise StoreError(f"{path} does not match its checksum: the store is corrupted")
+    return arr
 
 
 def file_sha256(path: Path) -> str:
@@ -65,11 +116,13 @@ def file_sha256(path: Path) -> str:
 class Store:
     """A store directory for one game (N, objective); see the module docstring."""
 
-    def __init__(self, root, n: int, objective: str = "points", chunk_items: int = DEFAULT_CHUNK_ITEMS):
+    def __init__(self, root, n: int, objective: str = "points",
+                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None):
         self.root = Path(root)
         self.n = n
         self.objective = objective
         self.chunk_items = chunk_items
+        self.levels = build_levels(n) if levels is None else levels
         self.manifest = self._read_or_create_manifest()
 
     # -- manifest ------------------------------------------------------------------------
@@ -95,6 +148,7 @@ class Store:
                 f"{self.root} holds N={manifest['n']} objective={manifest['objective']}, "
                 f"not N={self.n} objective={self.objective}"
             )
+        check_manifest_shapes(self.root, manifest, self.levels)
         self.chunk_items = manifest["chunk_items"]
         return manifest
 
@@ -103,6 +157,26 @@ class Store:
 
     def is_complete(self, k: int) -> bool:
         return str(k) in self.manifest["levels"]
+
+    def damage(self, k: int) -> str | None:
+        """None if the completed level k is intact (readable, right shape and checksum);
+        else what is wrong with it."""
+        try:
+            self.load_level(k, verify=True, in_memory=False)
+        except StoreError as exc:
+            return str(exc)
+        return None
+
+    def forget_level(self, k: int) -> None:
+        """Take level k out of the manifest (to be recomputed): its file goes too."""
+        del self.manifest["levels"][str(k)]
+        self._save_manifest()
+        self._remove_level_file(k)
+
+    def _remove_level_file(self, k: int) -> None:
+        path = self.level_path(k)
+        if path.is_symlink() or path.is_file():
+            path.unlink()  # a symbolic link is removed, never written through
 
     # -- levels --------------------------------------------------------------------------
 
@@ -113,33 +187,52 @@ class Store:
         return self.root / f"level-{k}.progress"
 
     def _done_items(self, k: int) -> int:
+        """Items of level k recorded as finished (0 when unknown or out of range)."""
         path = self._progress_path(k)
         try:
-            return int(path.read_text())
-        except (FileNotFoundError, ValueError):
+            done = int(path.read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
             return 0
+        return done if 0 <= done <= level_items(self.levels[k]) else 0
 
     def open_level(self, level) -> np.ndarray:
         """The (possibly partial) array of a level being built, mapped read-write.
 
-        Columns of identical hands are never computed (their value is 0): they are set to
-        0 here, so that they are right whatever a crash left in the file.
+        The file is allocated in full before anything is written through the map (see the
+        module docstring: a full disk is an error here, not a SIGBUS later).  Columns of
+        identical hands are never computed (their value is 0): they are set to 0 here, so
+        that they are right whatever a crash left in the file.
         """
         path = self.level_path(level.k)
-        shape = (level.prize_sets, level.patterns)
+        shape = level_shape(level)
         arr = None
-        if self._done_items(level.k) > 0 and path.exists():
+        if self._done_items(level.k) > 0 and path.is_file() and not path.is_symlink():
             try:
                 arr = np.load(path, mmap_mode="r+")
                 if arr.shape != shape or arr.dtype != np.float64:
                     arr = None
-            except (ValueError, OSError):
+            except (ValueError, OSError, EOFError):
                 arr = None
         if arr is None:
             self._progress_path(level.k).unlink(missing_ok=True)
+            self._remove_level_file(level.k)
             arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=shape)
+        self._allocate(path, level.k)
         arr[:, level.swap == np.arange(level.patterns)] = 0.0
         return arr
+
+    def _allocate(self, path: Path, k: int) -> None:
+        if not hasattr(os, "posix_fallocate"):
+            return
+        size = path.stat().st_size
+        try:
+            with open(path, "r+b") as fh:
+                os.posix_fallocate(fh.fileno(), 0, size)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise StoreError(f"no space left in {self.root} for level {k} "
+                             f"({size:,} bytes): free some space and rerun to resume") from None
 
     def record_progress(self, k: int, items: int, arr: np.ndarray) -> None:
         arr.flush()
@@ -150,15 +243,27 @@ class Store:
         del arr
         path = self.level_path(k)
         self.manifest["levels"][str(k)] = {
-            "shape": list(np.load(path, mmap_mode="r").shape),
+            "shape": list(level_shape(self.levels[k])),
             "sha256": file_sha256(path),
         }
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
 
-    def load_level(self, k: int, verify: bool = True) -> np.ndarray:
-        """A completed level read into memory (the level below the one being built)."""
-        return load_level(self.root, self.manifest, k, verify, in_memory=True)
+    def load_level(self, k: int, verify: bool = True, in_memory: bool = True) -> np.ndarray:
+        """A completed level (by default read into memory: the level below the one being
+        built)."""
+        return load_level(self.root, self.manifest, self.levels, k, verify, in_memory)
+
+
+def _is_sha256(text) -> bool:
+    return isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def _is_level_entry(entry) -> bool:
+    shape = entry.get("shape") if isinstance(entry, dict) else None
+    return (isinstance(shape, list) and len(shape) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
+            and _is_sha256(entry.get("sha256")))
 
 
 def read_manifest(root) -> dict:
@@ -171,6 +276,8 @@ def read_manifest(root) -> dict:
         manifest = json.loads(path.read_text())
     except FileNotFoundError:
         raise StoreError(f"{root} is not a store (no {MANIFEST})") from None
+    except OSError as exc:
+        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
     except (ValueError, UnicodeDecodeError):
         raise StoreError(f"{path} is corrupted (not JSON)") from None
     ok = (
@@ -185,41 +292,62 @@ def read_manifest(root) -> dict:
     )
     if not ok:
         raise StoreError(f"{path} is not a gops store manifest of version {VERSION}")
+    n = manifest["n"]
+    if isinstance(n, bool) or not 1 <= n <= MAX_CARDS:
+        raise StoreError(f"{path} says N={n}: a store holds 1 to {MAX_CARDS} cards")
+    for key, entry in manifest["levels"].items():
+        if key.isdigit() and key.isascii() and int(key) > n:
+            raise StoreError(f"{path} says N={n} but records level {key}: the manifest was "
+                             "edited or belongs to another game")
+        if key not in {str(k) for k in range(n + 1)} or not _is_level_entry(entry):
+            raise StoreError(f"{path} has a malformed entry for level {key!r}")
     return manifest
 
 
-def load_level(root, manifest: dict, k: int, verify: bool = True, in_memory: bool = False) -> np.ndarray:
+def check_manifest_shapes(root, manifest: dict, levels) -> None:
+    """Every completed level's recorded shape must be the one N implies: a manifest that
+    says otherwise was edited or belongs to another game (StoreError, nothing written)."""
+    n = manifest["n"]
+    for key, entry in manifest["levels"].items():
+        want = list(level_shape(levels[int(key)]))
+        if entry["shape"] != want:
+            raise StoreError(
+                f"{Path(root) / MANIFEST} says N={n} but records level {key} with shape "
+                f"{entry['shape']}, while N={n} implies {want}: the manifest was edited "
+                "or belongs to another game")
+
+
+def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
+               in_memory: bool = False) -> np.ndarray:
     """A completed level, memory-mapped read-only (or read into memory), after checking
-    its shape and checksum."""
+    its shape against N and (with ``verify``) its checksum."""
     entry = manifest["levels"].get(str(k))
-    path = Path(root) / f"level-{k}.npy"
     if entry is None:
         raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
-    try:
-        arr = np.load(path, mmap_mode=None if in_memory else "r")
-    except (ValueError, OSError, EOFError):
-        raise StoreError(f"{path} is missing, truncated or corrupted") from None
-    if list(arr.shape) != entry.get("shape") or arr.dtype != np.float64:
-        raise StoreError(f"{path} has the wrong shape or type")
-    if verify and file_sha256(path) != entry.get("sha256"):
-        raise StoreError(f"{path} does not match its checksum: the store is corrupted")
-    return arr
+    return open_checked_level(Path(root) / f"level-{k}.npy", level_shape(levels[k]),
+                              entry["sha256"] if verify else None, in_memory)
 
 
 def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None,
-                     objective: str = "points") -> Store:
+                     objective: str = "points", on_repair=None) -> Store:
     """Solve n-card GOPS into the store at ``root``, resuming whatever is already there.
 
     ``progress(level, items)`` is called after each checkpointed chunk (also for the
-    items found already done on resume).
+    items found already done on resume).  A completed level is verified before it is
+    skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.
     """
-    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS)
     levels = build_levels(n)
+    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels)
     below = None
     for level in levels:
         if store.is_complete(level.k):
-            below = None  # loaded lazily when the next level needs it
-            continue
+            damage = store.damage(level.k)
+            if damage is None:
+                below = None  # loaded lazily when the next level needs it
+                continue
+            if on_repair is not None:
+                on_repair(level.k, damage)
+            store.forget_level(level.k)
         if below is None:
             below = (np.zeros((1, 1)) if level.k == 0
                      else store.load_level(level.k - 1, verify=True))
@@ -242,9 +370,10 @@ def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None
 class StoredValues:
     """``values[k]`` of a store, each level mapped (and its checksum verified) on first use."""
 
-    def __init__(self, root, manifest: dict):
+    def __init__(self, root, manifest: dict, levels):
         self.root = Path(root)
         self.manifest = manifest
+        self.levels = levels
         self._levels: dict[int, np.ndarray] = {}
 
     def __len__(self) -> int:
@@ -252,7 +381,7 @@ class StoredValues:
 
     def __getitem__(self, k: int) -> np.ndarray:
         if k not in self._levels:
-            self._levels[k] = load_level(self.root, self.manifest, k, verify=True)
+            self._levels[k] = load_level(self.root, self.manifest, self.levels, k, verify=True)
         return self._levels[k]
 
 
@@ -276,4 +405,6 @@ def load(root, n: int | None = None, objective: str | None = None):
     if missing:
         raise StoreError(f"{root} is incomplete (level {missing[0]} of {n} missing): "
                          f"rerun `gops solve {n} --store {root}` to resume")
-    return Solution(n, "points", "float", build_levels(n), StoredValues(root, manifest))
+    levels = build_levels(n)
+    check_manifest_shapes(root, manifest, levels)
+    return Solution(n, "points", "float", levels, StoredValues(root, manifest, levels))

@@ -1,6 +1,7 @@
 """The on-disk store (exact/store.py): round trip, resume after interruption (also after
 kill -9), and clear errors for corrupted or mismatched stores."""
 
+import json
 import os
 import signal
 import subprocess
@@ -124,3 +125,163 @@ def test_not_a_store(tmp_path):
     assert code == 2 and "not a store" in out
     code, out = run("table", 5, "--store", tmp_path / "missing")
     assert code == 2 and "no such store" in out
+
+
+# -- Hardening: a store that was edited, damaged or filled up never yields a wrong number --
+
+@pytest.fixture
+def store8(tmp_path):
+    root = tmp_path / "s8"
+    solve_into_store(8, root)
+    return root
+
+
+def level_hashes(root):
+    return {p.name: p.read_bytes() for p in sorted(root.iterdir())}
+
+
+def test_manifest_edited_to_another_n_is_refused(store8, solved):
+    """manifest n = 8 edited to 7: the level shapes contradict N = 7, so neither `table`
+    (which printed 0.5207 for bid 1 on upcard 1 instead of 0.2431) nor `solve` may use it."""
+    path = store8 / "manifest.json"
+    path.write_text(path.read_text().replace('"n": 8', '"n": 7'))
+    before = level_hashes(store8)
+    code, out = run("table", 7, "--store", store8)
+    assert code == 2 and "says N=7 but records level" in out and out.count("\n") == 1
+    assert "edited or belongs to another game" in out
+    code, out = run("solve", 7, "--store", store8, "--quiet")
+    assert code == 2 and "edited or belongs to another game" in out
+    assert level_hashes(store8) == before  # nothing written
+    manifest = json.loads(path.read_text())
+    del manifest["levels"]["8"]  # now every key is a level of N = 7: the shapes still tell
+    path.write_text(json.dumps(manifest))
+    code, out = run("table", 7, "--store", store8)
+    assert code == 2 and "with shape [8, 3], while N=7 implies [7, 3]" in out
+
+
+def test_manifest_with_impossible_entries(store8):
+    path = store8 / "manifest.json"
+    text = path.read_text()
+    for bad in (text.replace('"n": 8', '"n": 99'), text.replace('"8": {', '"9": {'),
+                text.replace('"sha256": "', '"sha256": "zz', 1)):
+        path.write_text(bad)
+        code, out = run("table", 8, "--store", store8)
+        assert code == 2 and out.count("\n") == 1 and "manifest" in out, out
+
+
+def truncate(path):
+    path.write_bytes(path.read_bytes()[:200])
+
+
+def flip_last_byte(path):
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def replace_with_level_3(path):
+    path.write_bytes((path.parent / "level-3.npy").read_bytes())
+
+
+def delete(path):
+    path.unlink()
+
+
+def symlink_loop(path):
+    path.unlink()
+    os.symlink(path.name, path)
+
+
+@pytest.mark.parametrize("damage", [truncate, flip_last_byte, replace_with_level_3, delete,
+                                    symlink_loop], ids=lambda f: f.__name__)
+def test_resume_repairs_a_damaged_complete_level(store8, solved, damage):
+    """A finished level damaged after the fact: `gops solve` used to call the store
+    complete (exit 0) while `gops table` failed. Now it is verified and recomputed."""
+    damage(store8 / "level-5.npy")
+    result = subprocess.run([sys.executable, "-m", "exact.cli", "solve", "8", "--store",
+                             str(store8), "--quiet"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "level 5" in result.stderr and "recomput" in result.stderr
+    assert_same_values(exact.load(store8), solved(8))
+    code, _ = run("table", 8, "--store", store8)
+    assert code == 0
+
+
+def test_damaged_level_through_a_symlink_is_not_written_through(store8, tmp_path):
+    """A level replaced by a symbolic link to someone else's file: the link is removed and
+    the level rebuilt, the file it pointed to is left as it was."""
+    outsider = tmp_path / "precious.npy"
+    np.save(outsider, np.arange(5.0))
+    kept = outsider.read_bytes()
+    (store8 / "level-5.npy").unlink()
+    os.symlink(outsider, store8 / "level-5.npy")
+    solve_into_store(8, store8)
+    assert outsider.read_bytes() == kept
+    assert not (store8 / "level-5.npy").is_symlink()
+
+
+def test_full_disk_is_one_line_and_resumes(store5, tmp_path, monkeypatch, solved):
+    """Running out of space while a level is allocated: one line, exit 2, and a resume
+    afterwards is bit-identical (the writes go through a memory map, so the space is
+    reserved before anything is written: no SIGBUS)."""
+    root = tmp_path / "s8"
+    real = os.posix_fallocate
+
+    def full_at_level_6(fd, offset, length):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("level-6.npy"):
+            raise OSError(28, "No space left on device")
+        return real(fd, offset, length)
+
+    monkeypatch.setattr(os, "posix_fallocate", full_at_level_6)
+    code, out = run("solve", 8, "--store", root, "--quiet")
+    assert code == 2 and out.count("\n") == 1 and "no space left" in out and "level 6" in out
+    monkeypatch.setattr(os, "posix_fallocate", real)
+    code, out = run("solve", 8, "--store", root, "--quiet")
+    assert code == 0, out
+    assert_same_values(exact.load(root), solved(8))
+
+
+def small_tmpfs(path, size):
+    """Mount a tmpfs of ``size`` at ``path`` (root only); False where that is not allowed."""
+    path.mkdir()
+    if os.geteuid() != 0:
+        return False
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True).returncode == 0
+
+
+def test_really_full_disk(tmp_path, solved):
+    """The review's case on a real 300 kB file system: `gops solve 8 --store` died with
+    "Bus error" (exit 135). Skipped where this machine does not let the tests mount one."""
+    mnt = tmp_path / "small"
+    if not small_tmpfs(mnt, "300k"):
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        cmd = [sys.executable, "-m", "exact.cli", "solve", "8", "--store", str(mnt / "s"),
+               "--quiet"]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.count("\n") == 1 and "no space left" in result.stderr
+        subprocess.run(["mount", "-o", "remount,size=3m", str(mnt)], check=True)
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert_same_values(exact.load(mnt / "s"), solved(8))
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_unreadable_level_says_permission_denied(store5, monkeypatch):
+    """A level file without read permission is not "missing, truncated or corrupted"."""
+    path = store5 / "level-4.npy"
+    path.chmod(0)
+    if os.access(path, os.R_OK):  # root reads anything: make the refusal happen anyway
+        real_load = np.load
+
+        def refuse(file, *args, **kwargs):
+            if str(file) == str(path):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_load(file, *args, **kwargs)
+
+        monkeypatch.setattr(np, "load", refuse)
+    code, out = run("table", 5, "--store", store5)
+    assert code == 2 and "not readable (permission denied)" in out and out.count("\n") == 1
