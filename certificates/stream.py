@@ -9,7 +9,9 @@ declared 4 GiB ``bin`` fails with ``BufferFull`` or end-of-data after at most th
 - Integers (``bin``) of at most 64 MiB, arrays of at most 64 entries, maps of at most 16,
   strings of at most ``MAX_STR_LEN`` bytes, no ``ext`` types, map keys strings only;
 - at most ``MAX_CONTAINERS_PER_OBJECT`` arrays and maps per top-level object, so nesting
-  cannot multiply a small file into a large tree of Python objects.
+  cannot multiply a small file into a large tree of Python objects;
+- no key twice in one map: msgpack would keep the last value, so a header with ``n``
+  twice would have two readings; a certificate has exactly one.
 
 Every failure of the reader is an :class:`UnreadableCertificate` (exit 2): truncated file,
 malformed msgpack, a limit exceeded, trailing bytes after the footer.
@@ -31,6 +33,7 @@ from .spec import (
     MAX_STR_LEN,
     READ_SIZE,
 )
+from .text import brief
 
 
 class ObjectStream:
@@ -56,7 +59,7 @@ class ObjectStream:
             max_map_len=MAX_MAP_LEN,
             max_ext_len=0,
             list_hook=self._count,
-            object_hook=self._count,
+            object_pairs_hook=self._map,
         )
 
     def _count(self, container):
@@ -67,6 +70,19 @@ class ObjectStream:
                 f"more than {MAX_CONTAINERS_PER_OBJECT} arrays and maps in one object"
             )
         return container
+
+    def _map(self, pairs: list) -> dict:
+        """msgpack hook, called with the (key, value) pairs of each map: count it, and
+        refuse a key given twice (msgpack alone would keep the last value)."""
+        self._count(pairs)
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen = set()
+            key = next(key for key, _ in pairs if key in seen or seen.add(key))
+            raise UnreadableCertificate(
+                f"a map has the key {brief(key)} twice (a certificate has one reading)"
+            )
+        return out
 
     @property
     def offset(self) -> int:
@@ -79,6 +95,8 @@ class ObjectStream:
         start = self.offset
         try:
             return self._unpacker.unpack()
+        except UnreadableCertificate as exc:  # from the hooks: a budget, a key twice
+            raise exc.within(f"{what} (from byte {start})") from None
         except msgpack.OutOfData:
             raise UnreadableCertificate(
                 f"truncated: file ends at byte {self._size} where {what} was expected"

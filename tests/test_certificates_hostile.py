@@ -1,0 +1,50 @@
+"""Hostile certificates (a review of the checker, items 5-9): duplicate map keys, streams
+that are not regular files, huge Integers in messages and in the arithmetic.
+
+Each test builds its file from the valid N = 3 certificate of tests/cert_fixtures.py and
+asserts the verdict and exit code FORMAT.md documents.
+"""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+import cert_fixtures as cf
+from certificates import check
+from test_certificates import assert_unreadable, copy, write
+
+
+@pytest.fixture(scope="module")
+def objs3():
+    return cf.certificate_objects(3)
+
+
+def pack_pairs(pairs) -> bytes:
+    """A msgpack map written pair by pair, so that a key may appear twice."""
+    assert len(pairs) < 16
+    return bytes([0x80 | len(pairs)]) + b"".join(
+        msgpack.packb(cf.encode(key), use_bin_type=True)
+        + msgpack.packb(cf.encode(value), use_bin_type=True)
+        for key, value in pairs
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Item 8: a map with a key twice has two readings
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", [0, 1, -1], ids=["header", "level-0-header", "footer"])
+def test_duplicate_map_key_is_unreadable(objs3, tmp_path, which):
+    """Header ``n = 4`` then ``n = 3`` (msgpack keeps the last: a valid N = 3 file), the
+    level count twice, the footer's count twice: one reading or none."""
+    objs = copy(objs3)
+    index = which % len(objs)
+    key = {0: "n", 1: "records", len(objs) - 1: "records"}[index]
+    pairs = list(objs[index].items())
+    pairs.insert(0, (key, 4))  # the first of the two; the valid one comes last
+    data = b"".join(
+        pack_pairs(pairs) if i == index else cf.pack_objects([o]) for i, o in enumerate(objs)
+    )
+    assert_unreadable(check(write(tmp_path, data)), f"key '{key}' twice")
