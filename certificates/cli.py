@@ -5,7 +5,8 @@ Prints a one-line verdict on stdout and exits 0 (valid), 1 (invalid) or 2 (unrea
     $ python -m certificates gops5.cert
     valid: N=5, 357 records, root value 0
 
-Progress goes to stderr, one line per verified level, unless ``--quiet``.
+Progress goes to stderr, one line per verified level, unless ``--quiet``.  FILE may be a
+pipe: ``zstd -dc gops7.cert.zst | python -m certificates /dev/stdin``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def main(argv=None) -> int:
         description="Verify a GOPS certificate (certificates/FORMAT.md). "
         "Exit 0 valid, 1 invalid, 2 unreadable.",
     )
-    parser.add_argument("file", help="certificate file")
+    parser.add_argument("file", help="certificate file (or a pipe: /dev/stdin)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     verdict = check(args.file, None if args.quiet else _progress_printer())

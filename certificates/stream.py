@@ -15,11 +15,12 @@ declared 4 GiB ``bin`` fails with ``BufferFull`` or end-of-data after at most th
 
 Every failure of the reader is an :class:`UnreadableCertificate` (exit 2): truncated file,
 malformed msgpack, a limit exceeded, trailing bytes after the footer.
+
+The file may be a pipe (``python -m certificates /dev/stdin``): nothing relies on its
+size; the reader counts the bytes it was given and, after the footer, reads one more.
 """
 
 from __future__ import annotations
-
-import os
 
 import msgpack
 
@@ -36,6 +37,19 @@ from .spec import (
 from .text import brief
 
 
+class CountingReader:
+    """A binary file's ``read``, counting the bytes returned (a pipe has no size)."""
+
+    def __init__(self, fh):
+        self._fh = fh
+        self.bytes_read = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._fh.read(size)
+        self.bytes_read += len(data)
+        return data
+
+
 class ObjectStream:
     """The top-level msgpack objects of an open binary file, one at a time.
 
@@ -44,10 +58,10 @@ class ObjectStream:
     """
 
     def __init__(self, fh):
-        self._size = os.fstat(fh.fileno()).st_size
+        self._reader = CountingReader(fh)
         self._containers = 0
         self._unpacker = msgpack.Unpacker(
-            fh,
+            self._reader,
             raw=False,
             use_list=True,
             strict_map_key=True,
@@ -99,7 +113,8 @@ class ObjectStream:
             raise exc.within(f"{what} (from byte {start})") from None
         except msgpack.OutOfData:
             raise UnreadableCertificate(
-                f"truncated: file ends at byte {self._size} where {what} was expected"
+                f"truncated: file ends at byte {self._reader.bytes_read} where {what} was "
+                "expected"
             ) from None
         except msgpack.BufferFull:
             raise UnreadableCertificate(
@@ -117,9 +132,10 @@ class ObjectStream:
     def expect_end(self) -> None:
         """FORMAT.md: the footer is the last object; any byte after it is rejected.
 
-        Called right after the footer was returned, when ``offset`` is where it ends.
+        Called right after the footer was returned, when ``offset`` is where it ends:
+        bytes read but not yet parsed, or one more byte in the file, are trailing.
         """
-        if self.offset != self._size:
+        if self._reader.bytes_read > self.offset or self._reader.read(1):
             raise UnreadableCertificate(
-                f"trailing bytes after the footer: it ends at byte {self.offset} of {self._size}"
+                f"trailing bytes after the footer, which ends at byte {self.offset}"
             )

@@ -7,12 +7,15 @@ asserts the verdict and exit code FORMAT.md documents.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import msgpack
 import pytest
 
 import cert_fixtures as cf
 from certificates import check
-from test_certificates import assert_unreadable, copy, write
+from test_certificates import PACKAGE, assert_unreadable, copy, write
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +51,37 @@ def test_duplicate_map_key_is_unreadable(objs3, tmp_path, which):
         pack_pairs(pairs) if i == index else cf.pack_objects([o]) for i, o in enumerate(objs)
     )
     assert_unreadable(check(write(tmp_path, data)), f"key '{key}' twice")
+
+
+# ---------------------------------------------------------------------------------------
+# Item 9: a pipe has no file size
+# ---------------------------------------------------------------------------------------
+
+
+def run_checker_on_stdin(data: bytes):
+    """``python -m certificates /dev/stdin --quiet`` with ``data`` written to a pipe."""
+    return subprocess.run(
+        [sys.executable, "-m", "certificates", "/dev/stdin", "--quiet"],
+        input=data, capture_output=True, cwd=PACKAGE.parent, timeout=60,
+    )
+
+
+def test_certificate_on_a_pipe(objs3):
+    proc = run_checker_on_stdin(cf.pack_objects(objs3))
+    assert (proc.returncode, proc.stdout) == (0, b"valid: N=3, 20 records, root value 0\n")
+
+
+@pytest.mark.parametrize("tail", [b"\x00", b"\xdc", b"\x00" * (3 << 20)])
+def test_trailing_bytes_on_a_pipe(objs3, tail):
+    """Bytes after the footer, a complete object, a partial one, more than one read."""
+    proc = run_checker_on_stdin(cf.pack_objects(objs3) + tail)
+    assert proc.returncode == 2
+    assert proc.stdout.startswith(b"unreadable: trailing bytes after the footer")
+
+
+def test_truncated_on_a_pipe(objs3):
+    data = cf.pack_objects(objs3)
+    proc = run_checker_on_stdin(data[:-1])
+    assert proc.returncode == 2
+    assert proc.stdout.startswith(f"unreadable: truncated: file ends at byte {len(data) - 1}"
+                                  .encode())
