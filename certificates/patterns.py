@@ -18,6 +18,7 @@ from math import comb
 from typing import NamedTuple
 
 from .errors import InvalidCertificate
+from .text import int_text
 
 
 def popcount(mask: int) -> int:
@@ -49,12 +50,14 @@ def describe(mine: int, theirs: int, prizes: int, lead: int | None = None) -> st
     'record mine=0b101 theirs=0b11 prizes={1,4,5}'
     >>> describe(0b1, 0b1, 0b1, 1)
     'record mine=0b1 theirs=0b1 prizes={1} lead=1'
+    >>> describe(0b1, 0b1, 0b1, -10**5000)   # never str() of a big int
+    'record mine=0b1 theirs=0b1 prizes={1} lead=~-1e+5000 (about 5,001 digits)'
     """
     text = (
         f"record mine={bin(mine)} theirs={bin(theirs)} "
         f"prizes={{{','.join(map(str, cards(prizes)))}}}"
     )
-    return text if lead is None else f"{text} lead={lead}"
+    return text if lead is None else f"{text} lead={int_text(lead)}"
 
 
 def check_record_key(mine: int, theirs: int, prizes: int, k: int, n: int) -> None:
@@ -197,10 +200,17 @@ def lead_limit(n: int, prizes: int) -> int:
 
 def check_lead(mine: int, theirs: int, prizes: int, lead: int, n: int) -> None:
     """A win record's lead: |L| <= :func:`lead_limit`, and L >= 0 for identical hands
-    (f(V, V, P, -L) = -f(V, V, P, L) gives the others)."""
+    (f(V, V, P, -L) = -f(V, V, P, L) gives the others).  A lead of any size (an Integer
+    of up to 64 MiB) is compared, never turned to decimal text.
+
+    >>> check_lead(1, 1, 1, 2**20000, 3)
+    Traceback (most recent call last):
+    ...
+    certificates.errors.InvalidCertificate: lead ~3.98027684e+6020 (about 6,021 digits) is outside -1..1
+    """
     limit = lead_limit(n, prizes)
     if not -limit <= lead <= limit:
-        raise InvalidCertificate(f"lead {lead} is outside -{limit}..{limit}")
+        raise InvalidCertificate(f"lead {int_text(lead)} is outside -{limit}..{limit}")
     if mine == theirs and lead < 0:
         raise InvalidCertificate(f"lead {lead} < 0 with identical hands (L >= 0 is recorded)")
 

@@ -85,3 +85,38 @@ def test_truncated_on_a_pipe(objs3):
     assert proc.returncode == 2
     assert proc.stdout.startswith(f"unreadable: truncated: file ends at byte {len(data) - 1}"
                                   .encode())
+
+
+# ---------------------------------------------------------------------------------------
+# Item 7: an Integer beyond 4,300 digits reaches no str()
+# ---------------------------------------------------------------------------------------
+
+
+def win_prefix(n: int = 3) -> list:
+    """Header of a win certificate of N = n, the empty level 0 and level 1's header."""
+    from certificates.patterns import win_record_count
+
+    full = (1 << n) - 1
+    return [
+        {"magic": "GOPS-CERTIFICATE", "version": 1,
+         "rules": "gops-2p-ties-discarded-random-prizes", "objective": "win",
+         "n": n, "root": [full, full, full]},
+        {"level": 0, "records": 0},
+        {"level": 1, "records": win_record_count(n, 1)},
+    ]
+
+
+@pytest.mark.parametrize("lead", [10**5000, -(10**5000), 2**63, -(2**63) - 1, 2],
+                         ids=["5001-digits", "-5001-digits", "2^63", "-2^63-1", "2"])
+def test_lead_out_of_range_is_invalid(tmp_path, lead):
+    """Lead of record (mine {1}, theirs {1}, P = {1}) outside -1..1: exit 1 (a range check),
+    whatever its size; Python's int-to-str limit (4,300 digits) is never reached."""
+    objs = win_prefix() + [[1, 1, 1, lead, [0, 1], []]]
+    v = check(write(tmp_path, cf.pack_objects(objs)))
+    assert v.code == 1, v
+    assert v.message.startswith("invalid: level 1, record mine=0b1 theirs=0b1 prizes={1} lead=")
+    assert v.message.endswith("is outside -1..1")
+    if abs(lead) > 10**100:
+        assert "about 5,001 digits" in v.message
+        assert len(v.message) < 200
+
