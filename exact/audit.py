@@ -48,7 +48,6 @@ from flint import fmpz
 from .certificate_reader import ExactValues, Rational, read_certificate
 from .encoding import build_levels
 from .errors import GopsInputError
-from .exact_dp import record_patterns
 from .matrix_game import solve_game
 
 #: Default tolerance on value errors and exploitabilities.
@@ -118,17 +117,18 @@ def _mask(numerators) -> int:
 
 def exact_reference(n: int, progress=None) -> ExactValues:
     """Solve n-card GOPS exactly and keep its values and equilibrium supports."""
-    from .exact_dp import solve_all_levels_exact
+    from .drivers import solve_rational_levels
+    from .objective import PointsObjective
     from .solve import check_options
 
     n = check_options(n, "points", "rational")
     levels = build_levels(n)
     supports = [{} for _ in levels]
 
-    def on_record(level, p, r, value, games):
+    def on_record(level, p, r, lead, value, games):
         supports[level.k][(r, p)] = [(_mask(eq.x_num), _mask(eq.y_num)) for _, eq in games]
 
-    values, _ = solve_all_levels_exact(levels, progress, on_record)
+    values, _ = solve_rational_levels(PointsObjective(), levels, progress, on_record)
     return ExactValues(n, levels, values, supports, source="exact solve")
 
 
@@ -261,7 +261,7 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
         k = level.k
         exact_vals = reference.values[k]
         float_vals = np.asarray(float_solution.values[k], dtype=np.float64)
-        patterns = [int(p) for p in record_patterns(level)]
+        patterns = [int(p) for p in level.record_patterns]
         # Fixed-point enclosures of this level (used by the level above) and value errors.
         fixed = np.empty(exact_vals.shape, dtype=object)
         exact_flag = np.zeros(exact_vals.shape, dtype=bool)

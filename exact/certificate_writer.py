@@ -1,8 +1,8 @@
 """Write LP-duality certificates of exact GOPS solutions (format: certificates/FORMAT.md).
 
 Both objectives: "points" (records ``[mine, theirs, prizes, value, games]``) and "win"
-(records ``[mine, theirs, prizes, lead, value, games]``, from
-:func:`exact.win_exact_dp.solve_all_win_levels_exact`).
+(records ``[mine, theirs, prizes, lead, value, games]``), as
+:func:`exact.drivers.solve_rational_levels` produces them.
 
 The writer streams: records are packed as the exact solver produces them, into
 ``FILE.tmp``; the footer is written, the file flushed and fsynced, and only then renamed
@@ -20,9 +20,11 @@ import msgpack
 import numpy as np
 from flint import fmpq
 
+from .drivers import solve_rational_levels
 from .encoding import KEY_SHIFT, build_levels
-from .exact_dp import RationalSolution, record_patterns, solve_all_levels_exact
 from .errors import GopsInputError
+from .objective import PointsObjective, WinObjective
+from .solution import Solution
 from .solve import check_options, points_stats
 
 FORMAT_VERSION = 1
@@ -61,14 +63,11 @@ def _pattern(level, p):
     return key & ((1 << KEY_SHIFT) - 1), key >> KEY_SHIFT
 
 
-def _record(level, p, r, value, games):
+def _record(level, p, r, lead, value, games):
+    """A record of FORMAT.md; the lead field only for objectives with a lead."""
     mine, theirs = _pattern(level, p)
-    return [mine, theirs, int(level.prize_masks[r]), pack_rational(value), _pack_games(games)]
-
-
-def _win_record(level, p, r, lead, value, games):
-    mine, theirs = _pattern(level, p)
-    return [mine, theirs, int(level.prize_masks[r]), pack_integer(lead), pack_rational(value),
+    lead_field = [] if lead is None else [pack_integer(lead)]
+    return [mine, theirs, int(level.prize_masks[r]), *lead_field, pack_rational(value),
             _pack_games(games)]
 
 
@@ -80,14 +79,14 @@ def win_record_count(level) -> int:
 
     if level.k == 0:
         return 0
-    patterns = record_patterns(level)
+    patterns = level.record_patterns
     identical = int(np.count_nonzero(level.swap[patterns] == patterns))
     others = len(patterns) - identical
     limits = lead_limits(level).astype(np.int64)
     return int(np.sum(others * (2 * limits + 1) + identical * (limits + 1)))
 
 
-def certify(n: int, path, objective: str = "points", progress=None) -> RationalSolution:
+def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
     """Solve n-card GOPS exactly and write its certificate to ``path`` (atomically).
 
     Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
@@ -109,36 +108,25 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
                 "objective": objective, "n": n, "root": [full, full, full],
             }))
             current = {"level": None}
+            win = objective == "win"
+            # Win certificates also carry the identical hands at lead 0 (the root is one).
+            spec = WinObjective(zero_lead=True) if win else PointsObjective()
 
-            def level_header(level, count):
-                current["level"] = level.k
-                fh.write(packer.pack({"level": level.k, "records": count}))
-
-            def on_record(level, p, r, value, games):
+            def on_record(level, p, r, lead, value, games):
                 nonlocal records
                 if current["level"] != level.k:
-                    level_header(level, level.prize_sets * len(record_patterns(level)))
-                fh.write(packer.pack(_record(level, p, r, value, games)))
+                    current["level"] = level.k
+                    count = (win_record_count(level) if win
+                             else level.prize_sets * len(level.record_patterns))
+                    fh.write(packer.pack({"level": level.k, "records": count}))
+                fh.write(packer.pack(_record(level, p, r, lead, value, games)))
                 records += 1
 
-            def on_win_record(level, p, r, lead, value, games):
-                nonlocal records
-                if current["level"] != level.k:
-                    level_header(level, win_record_count(level))
-                fh.write(packer.pack(_win_record(level, p, r, lead, value, games)))
-                records += 1
-
-            if objective == "win":
-                from .win_dp import lead_offset
-                from .win_exact_dp import solve_all_win_levels_exact
-
-                level_header(levels[0], 0)  # no prize left: every lead is decided
-                values, extra = solve_all_win_levels_exact(
-                    levels, 0, progress, on_win_record, zero_lead=True)
-                root_value = values[n][0, 0, lead_offset(n, n)]
-            else:
-                values, extra = solve_all_levels_exact(levels, progress, on_record)
-                root_value = values[n][0, 0]
+            if win:  # no prize left: every lead is decided, level 0 has no record
+                current["level"] = 0
+                fh.write(packer.pack({"level": 0, "records": 0}))
+            values, extra = solve_rational_levels(spec, levels, progress, on_record)
+            root_value = spec.get(values[n], levels[n], 0, 0, 0 if win else None)
             fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
             fh.flush()
             os.fsync(fh.fileno())
@@ -148,8 +136,4 @@ def certify(n: int, path, objective: str = "points", progress=None) -> RationalS
         raise
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
     stats = points_stats(levels, t0, extra)
-    if objective == "win":
-        from .win_solution import RationalWinSolution
-
-        return RationalWinSolution(n, objective, "rational", levels, values, stats)
-    return RationalSolution(n, objective, "rational", levels, values, stats)
+    return Solution(n, objective, "rational", levels, values, stats)

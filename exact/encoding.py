@@ -230,6 +230,12 @@ class Level:
         return self.patterns * self.prize_sets
 
     @property
+    def record_patterns(self) -> np.ndarray:
+        """Ranks p with p <= swap[p] (int32): one per pair {pattern, swapped pattern},
+        identical hands included (the records an exact solve certifies)."""
+        return np.flatnonzero(np.arange(self.patterns) <= self.swap).astype(np.int32)
+
+    @property
     def canonical_patterns(self) -> np.ndarray:
         """Ranks p with p < swap[p]: one per pair {pattern, swapped pattern}.
 

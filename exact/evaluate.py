@@ -45,7 +45,7 @@ from flint import fmpq
 
 from .bots import Bot, OptimalBot
 from .errors import GopsInputError
-from .exact_dp import to_fraction
+from .solution import to_fraction
 from .rules import Position, _check_n
 
 __all__ = ["Evaluation", "MAX_EVALUATE_N", "evaluate", "rounding_bound"]

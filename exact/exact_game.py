@@ -262,3 +262,33 @@ def exact_simplex(A):
     y = [qj / total for qj in q]
     x = [z[k + i] / total for i in range(k)]
     return ONE / total - c, x, y
+
+
+def pure_saddle(A) -> ExactEquilibrium | None:
+    """A pure equilibrium of the square game A (lists of fmpq), if it has a saddle point.
+
+    max_i min_j A_ij = min_j max_i A_ij: the maximin row and the minimax column are then
+    optimal, and the check is exact.
+
+    >>> pure_saddle([[ONE, ZERO], [ONE, ONE]]).value
+    1
+    >>> pure_saddle([[ONE, -ONE], [-ONE, ONE]]) is None
+    True
+    """
+    k = len(A)
+    row_min = [min(row) for row in A]
+    col_max = [max(A[i][j] for i in range(k)) for j in range(k)]
+    i = max(range(k), key=row_min.__getitem__)
+    j = min(range(k), key=col_max.__getitem__)
+    if row_min[i] != col_max[j]:
+        return None
+    unit = [fmpz(0)] * k
+    x, y = list(unit), list(unit)
+    x[i] = fmpz(1)
+    y[j] = fmpz(1)
+    return ExactEquilibrium(row_min[i], x, fmpz(1), y, fmpz(1), path="saddle")
+
+
+def solve_saddle_or_lp(A) -> ExactEquilibrium:
+    """Verified exact equilibrium: the pure saddle point if there is one, else the LP."""
+    return pure_saddle(A) or solve_exact_game(A)

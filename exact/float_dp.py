@@ -105,25 +105,14 @@ def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, st
         )
 
 
-def solve_all_levels(levels, progress=None, chunk_items: int = 1 << 16) -> list[np.ndarray]:
-    """Values of every level, bottom-up; ``progress(level, done_items)`` after each chunk."""
-    values = [np.zeros((1, 1))]
-    for level in levels[1:]:
-        out = np.zeros((level.prize_sets, level.patterns))
-        total = level_items(level)
-        for start in range(0, total, chunk_items):
-            stop = min(total, start + chunk_items)
-            solve_level(level, values[-1], out, start, stop)
-            if progress is not None:
-                progress(level, stop - start)
-        values.append(out)
-    return values
-
-
 def warm_up() -> float:
     """Compile (or load from cache) the kernels on a tiny game; returns seconds spent."""
     from .encoding import build_levels
 
     t0 = time.perf_counter()
-    solve_all_levels(build_levels(2))
+    below = np.zeros((1, 1))
+    for level in build_levels(2)[1:]:
+        out = np.zeros((level.prize_sets, level.patterns))
+        solve_level(level, below, out, 0, level_items(level))
+        below = out
     return time.perf_counter() - t0

@@ -38,6 +38,7 @@ import numpy as np
 from flint import fmpq
 
 from .errors import GopsInputError, SolverError
+from .solution import to_fraction
 
 Number = Union[float, Fraction]
 
@@ -236,16 +237,6 @@ def _exact_unique(Q, eq) -> tuple[list[int], list[int], bool]:
     return I, J, _full_column_rank_mod_p(system, len(I))
 
 
-def _to_fraction(a: fmpq) -> Fraction:
-    """A reduced fmpq as a Fraction without Fraction's gcd (quadratic in CPython: minutes
-    for the ~10^6-digit probabilities of N = 7)."""
-    if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
-        return Fraction._from_coprime_ints(int(a.p), int(a.q))
-    f = object.__new__(Fraction)
-    f._numerator, f._denominator = int(a.p), int(a.q)
-    return f
-
-
 def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -> list[Range]:
     """Range of each row probability over all optimal strategies of the row player of A.
 
@@ -274,7 +265,7 @@ def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -
     if shortcut:
         I, J, unique = _exact_unique(Q, eq)
         if unique:
-            x = [_to_fraction(p) for p in eq.x]
+            x = [to_fraction(p) for p in eq.x]
             return [Range(p, p, True) for p in x]
     else:
         I, J = list(range(k)), []
@@ -282,7 +273,7 @@ def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -
     out = []
     for b in range(k):
         lo, hi = found.get(b, (fmpq(0), fmpq(0)))
-        out.append(Range(_to_fraction(lo), _to_fraction(hi), lo == hi))
+        out.append(Range(to_fraction(lo), to_fraction(hi), lo == hi))
     return out
 
 

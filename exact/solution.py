@@ -1,8 +1,11 @@
 """A solved game: subgame values by level, and equilibrium strategies on demand.
 
-Only values are stored.  The equilibrium at a position with an upcard turned is recomputed
-from the stored values one level down: the payoff matrix of paper sec 3,
-X_ij = u * sign(V_i - Y_j) + f(V - V_i, Y - Y_j, P - u), solved as a matrix game.
+One class for every objective and arithmetic.  Only values are stored.  The equilibrium at
+a position with an upcard turned is recomputed from the stored values one level down: the
+position's canonical record (prize rank, pattern rank, lead) and the matrix that its
+objective builds from the level below (:meth:`exact.objective.Objective.matrix`; for
+points X_ij = u * sign(V_i - Y_j) + f(V - V_i, Y - Y_j, P - u), paper sec 3), solved as
+a matrix game in the solution's arithmetic.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from fractions import Fraction
 from typing import Union
 
 import numpy as np
+from flint import fmpq
 
 from .encoding import Level, pattern_rank, prize_rank
-from .errors import GopsInputError
+from .errors import GopsInputError, SolverError
 from .matrix_game import solve_game
+from .objective import Objective, objective_for
 from .rules import validate_position
 
 Number = Union[float, Fraction]
@@ -54,95 +59,208 @@ def equilibrium_gap(A, value, x, y) -> float:
     return float(max(value - (x @ A).min(), (A @ y).max() - value, 0.0))
 
 
+def _sign(a: int) -> int:
+    return (a > 0) - (a < 0)
+
+
+def to_fraction(x) -> Fraction:
+    """fmpq -> fractions.Fraction (the API boundary).
+
+    An fmpq is already in lowest terms with a positive denominator, so the Fraction is
+    built without the gcd that ``Fraction(p, q)`` computes (seconds for numbers of 10^5
+    digits, hours for the million-digit ones of N = 7).
+    """
+    p, q = int(x.p), int(x.q)
+    coprime = getattr(Fraction, "_from_coprime_ints", None)  # Python >= 3.12
+    if coprime is not None:
+        return coprime(p, q)
+    try:
+        return Fraction(p, q, _normalize=False)  # Python <= 3.11
+    except TypeError:  # neither private hook: normalise (slow, still correct)
+        return Fraction(p, q)
+
+
+class Arithmetic:
+    """Floating point: float values, the float matrix-game kernel, a checked gap."""
+
+    name = "float"
+    dtype = np.float64
+
+    def number(self, x) -> Number:
+        return float(x)
+
+    def constant(self, c: int):
+        """The integer c as a stored value."""
+        return float(c)
+
+    def solve(self, A):
+        """(value, x, y) of the matrix game A."""
+        return solve_game(A)
+
+    def gap(self, A, value, x, y) -> float:
+        return equilibrium_gap(A, value, x, y)
+
+
+class RationalArithmetic(Arithmetic):
+    """Exact rationals: Fraction values, the exact verified matrix-game solver, gap 0."""
+
+    name = "rational"
+    dtype = object
+
+    def number(self, x) -> Fraction:
+        return to_fraction(x)
+
+    def constant(self, c: int):
+        return fmpq(c)
+
+    def solve(self, A):
+        from .exact_game import solve_exact_game
+
+        eq = solve_exact_game([list(row) for row in A])
+        return eq.value, eq.x, eq.y
+
+    def gap(self, A, value, x, y) -> float:
+        return 0.0  # verified exactly by solve_exact_game
+
+
+ARITHMETICS = {"float": Arithmetic(), "rational": RationalArithmetic()}
+
+
 class Solution:
     """Values of every canonical subgame of N-card GOPS for one objective and arithmetic.
 
-    ``values[k]`` is indexed ``[prize rank, pattern rank]`` (see :mod:`exact.encoding`).
+    ``values[k]`` is level k's array in its objective's layout (points:
+    ``[prize rank, pattern rank]``; win: ``[prize rank, pattern rank, L + offset_k]``, see
+    :mod:`exact.objective`).  Every method takes ``lead=`` (my points minus theirs so far):
+    for the win objective it defaults to 0 and must be reachable, |lead| <= handicap +
+    the prize points already played; the points objective has no lead.
+
+    >>> import exact
+    >>> sol = exact.solve(4, objective="win")
+    >>> sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})
+    0.0
+    >>> sol.value({1}, {2}, {3}, lead=4)          # decided: 4 > 3 points left
+    1.0
+    >>> sol.value({1}, {2}, {3}, lead=8)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: a lead of 8 is impossible here: 7 points ... |lead| <= 7 (...)
+    >>> exact.solve(3).value({1, 3}, {2, 3}, {1, 2}, lead=1)
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: the points objective has no lead (--objective win has)
     """
 
-    def __init__(self, n, objective, arithmetic, levels, values, stats=None):
+    def __init__(self, n, objective, arithmetic, levels, values, stats=None, handicap: int = 0):
         self.n = n
-        self.objective = objective
+        self.objective_spec: Objective = (
+            objective if isinstance(objective, Objective) else objective_for(objective, handicap))
+        self.objective = self.objective_spec.name
         self.arithmetic = arithmetic
+        self._arith: Arithmetic = ARITHMETICS[arithmetic]
         self.levels: tuple[Level, ...] = levels
         self.values = values
         self.stats: SolveStats | None = stats
 
+    @property
+    def handicap(self) -> int:
+        """The largest |lead| at the start that the solution covers (win objective)."""
+        return getattr(self.objective_spec, "handicap", 0)
+
     def __repr__(self) -> str:
-        return f"Solution(n={self.n}, objective={self.objective!r}, arithmetic={self.arithmetic!r})"
+        extra = f", handicap={self.handicap}" if self.handicap else ""
+        return (f"Solution(n={self.n}, objective={self.objective!r}, "
+                f"arithmetic={self.arithmetic!r}{extra})")
 
     # -- positions -----------------------------------------------------------------------
 
-    def _position(self, mine, theirs, deck, upcard=None):
+    def _position(self, mine, theirs, deck, upcard=None, lead=None):
+        """The validated position and lead; GopsInputError for anything impossible."""
         mine, theirs, deck = validate_position(mine, theirs, deck, upcard, n=self.n)
+        lead = self.objective_spec.check_lead(lead, self.n, deck)
         # A value needs its own level; a strategy only the level below (after the bids).
         most = len(self.levels) - (1 if upcard is None else 0)
-        if len(deck) > most:
+        if len(deck) > most and self.objective_spec.decided(deck, lead) is None:
             raise GopsInputError(f"this solution holds positions of at most {most} cards per hand")
-        return mine, theirs, deck
+        return mine, theirs, deck, lead
 
-    def _lookup(self, mine, theirs, deck):
+    def _lookup(self, mine, theirs, deck, lead):
         """Stored value of a validated position (no upcard turned)."""
+        decided = self.objective_spec.decided(deck, lead)
+        if decided is not None:
+            return self._arith.constant(decided)
         k = len(deck)
         level = self.levels[k]
-        return self.values[k][prize_rank(deck), pattern_rank(level, mine, theirs)]
+        value = self.objective_spec.get(self.values[k], level, prize_rank(deck),
+                                        pattern_rank(level, mine, theirs), lead)
+        if value is None or value != value:
+            raise SolverError(f"no stored value at {sorted(mine)}, {sorted(theirs)}, "
+                              f"{sorted(deck)}, lead {lead} (a bug)")
+        return value
 
-    def _number(self, x) -> Number:
-        return float(x)
-
-    def value(self, mine, theirs, deck) -> Number:
-        """f(mine, theirs, deck): my expected point difference before the next upcard.
+    def value(self, mine, theirs, deck, lead=None) -> Number:
+        """f(mine, theirs, deck[, lead]) before the next upcard: my expected point
+        difference (points), or P(win) - P(loss) (win).
 
         >>> import exact
         >>> exact.solve(2).value({2}, {1}, {2})    # my 2 beats their 1 for the last prize
         2.0
+
+        With 1, 3 against 2, 3 and the prizes 1, 2 left they can always win, unless I lead
+        by 2 (a lead of 1 gives a sure tie):
+
+        >>> exact.solve(3, objective="win").value({1, 3}, {2, 3}, {1, 2})
+        -1.0
+        >>> exact.solve(3, objective="win").value({1, 3}, {2, 3}, {1, 2}, lead=2)
+        1.0
         """
-        mine, theirs, deck = self._position(mine, theirs, deck)
-        return self._number(self._lookup(mine, theirs, deck))
+        mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
+        return self._arith.number(self._lookup(mine, theirs, deck, lead))
 
-    def matrix(self, mine, theirs, deck, upcard) -> np.ndarray:
+    def matrix(self, mine, theirs, deck, upcard, lead=None) -> np.ndarray:
         """The payoff matrix of the position (rows: my cards ascending; columns: theirs)."""
-        mine, theirs, deck = self._position(mine, theirs, deck, upcard)
-        return self._matrix(mine, theirs, deck, upcard)
+        mine, theirs, deck, lead = self._position(mine, theirs, deck, upcard, lead)
+        return self._matrix(mine, theirs, deck, upcard, lead)
 
-    def _matrix(self, mine, theirs, deck, upcard):
-        rest = deck - {upcard}
-        rows = []
-        for a in sorted(mine):
-            row = []
-            for b in sorted(theirs):
-                won = upcard if a > b else (-upcard if a < b else 0)
-                row.append(won + self._lookup(mine - {a}, theirs - {b}, rest))
-            rows.append(row)
-        return np.array(rows, dtype=self._dtype)
+    def _matrix(self, mine, theirs, deck, upcard, lead):
+        """The objective's matrix of the position's record, from the level below."""
+        decided = self.objective_spec.decided(deck, lead)
+        k = len(deck)
+        if decided is not None:  # every entry is decided too, with the same sign
+            return np.full((k, k), self._arith.constant(decided), dtype=self._arith.dtype)
+        below = self.levels[k - 1]
+        cells = [[(pattern_rank(below, mine - {a}, theirs - {b}), upcard * _sign(a - b))
+                  for b in sorted(theirs)] for a in sorted(mine)]
+        row = self.values[k - 1][prize_rank(deck - {upcard})]
+        A = np.array(self.objective_spec.payoffs(self.n, k, row, cells, lead),
+                     dtype=self._arith.dtype)
+        if any(x is None or x != x for x in A.flat):  # NaN or None: never solved
+            raise SolverError(f"no stored value below {sorted(mine)}, {sorted(theirs)}, "
+                              f"{sorted(deck)}, lead {lead} (a bug)")
+        return A
 
-    _dtype = np.float64
-
-    def _solve_matrix(self, A):
-        return solve_game(A)
-
-    def strategy(self, mine, theirs, deck, upcard) -> Strategy:
+    def strategy(self, mine, theirs, deck, upcard, lead=None) -> Strategy:
         """The equilibrium once ``upcard`` (which is in ``deck``) is turned up."""
         if upcard is None:
             raise GopsInputError("an upcard is required")
-        mine, theirs, deck = self._position(mine, theirs, deck, upcard)
-        return self._equilibrium(self._matrix(mine, theirs, deck, upcard), mine, theirs, upcard)
+        mine, theirs, deck, lead = self._position(mine, theirs, deck, upcard, lead)
+        return self._equilibrium(self._matrix(mine, theirs, deck, upcard, lead), mine, theirs,
+                                 upcard)
 
     def _equilibrium(self, A, mine, theirs, upcard) -> Strategy:
         """Solve the matrix game A (rows: sorted ``mine``, columns: sorted ``theirs``)."""
-        value, x, y = self._solve_matrix(A)
+        number = self._arith.number
+        value, x, y = self._arith.solve(A)
         return Strategy(
             upcard=upcard,
-            value=self._number(value),
-            mine={c: self._number(p) for c, p in zip(sorted(mine), x)},
-            theirs={c: self._number(p) for c, p in zip(sorted(theirs), y)},
-            gap=self._gap(A, value, x, y),
+            value=number(value),
+            mine={c: number(p) for c, p in zip(sorted(mine), x)},
+            theirs={c: number(p) for c, p in zip(sorted(theirs), y)},
+            gap=self._arith.gap(A, value, x, y),
         )
 
-    def _gap(self, A, value, x, y) -> float:
-        return equilibrium_gap(A, value, x, y)
-
-    def first_move_table(self) -> dict[int, dict[int, Number]]:
-        """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2)."""
+    def first_move_table(self, lead=None) -> dict[int, dict[int, Number]]:
+        """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2);
+        ``lead``: a starting lead (win objective)."""
         cards = set(range(1, self.n + 1))
-        return {u: self.strategy(cards, cards, cards, u).mine for u in sorted(cards)}
+        return {u: self.strategy(cards, cards, cards, u, lead).mine for u in sorted(cards)}

@@ -8,6 +8,7 @@ import time
 
 from .encoding import build_levels, check_n
 from .errors import GopsInputError
+from .objective import objective_for
 from .solution import Solution, SolveStats
 
 OBJECTIVES = ("points", "win")
@@ -88,11 +89,11 @@ def solve(
     """Solve N-card GOPS: every canonical subgame value, bottom-up.
 
     ``objective``: "points" (the expected point difference, as in the paper) or "win"
-    (P(win) - P(loss); a :class:`~exact.win_solution.WinSolution` whose methods take a
-    ``lead``).  ``progress`` is an optional callable ``(level, items_done)`` called as work
-    advances; ``top`` stops after the subgames with ``top`` cards in hand (default: the
-    whole game); ``handicap`` (win only) solves every lead reachable from a starting lead
-    in [-handicap, handicap] (default 0: the real game).
+    (P(win) - P(loss); the Solution's methods then take a ``lead``).  ``progress`` is an
+    optional callable ``(level, items_done)`` called as work advances; ``top`` stops after
+    the subgames with ``top`` cards in hand (default: the whole game); ``handicap`` (win
+    only) solves every lead reachable from a starting lead in [-handicap, handicap]
+    (default 0: the real game).
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
@@ -100,47 +101,23 @@ def solve(
     >>> solve(4, objective="win").strategy({2, 4}, {1, 3}, {3, 4}, upcard=4).mine
     {2: 0.0, 4: 1.0}
     """
+    from .drivers import solve_float_levels, solve_rational_levels
+
     n = check_options(n, objective, arithmetic, top, handicap)
     t0 = time.perf_counter()
     levels = build_levels(n, top)
-    if objective == "win":
-        return _solve_win(n, arithmetic, levels, progress, handicap, t0)
+    spec = objective_for(objective, handicap)
     if arithmetic == "float":
-        from .float_dp import solve_all_levels
-
-        values = solve_all_levels(levels, progress)
-        solution_class = Solution
-        extra = {}
+        sink, games = solve_float_levels(spec, levels, progress)
+        values, extra = sink.values, {}
     else:
-        from .exact_dp import RationalSolution, solve_all_levels_exact
-
-        values, extra = solve_all_levels_exact(levels, progress)
-        solution_class = RationalSolution
-    return solution_class(n, objective, arithmetic, levels, values, points_stats(levels, t0, extra))
-
-
-def _solve_win(n, arithmetic, levels, progress, handicap, t0):
-    """The win objective (exact/win_dp.py, exact/win_exact_dp.py)."""
-    from .win_dp import subgame_count
-    from .win_solution import RationalWinSolution, WinSolution
-
-    if arithmetic == "float":
-        from .win_dp import solve_all_win_levels
-
-        values, games = solve_all_win_levels(levels, handicap, progress)
-        solution_class = WinSolution
-        extra = {}
-    else:
-        from .win_exact_dp import solve_all_win_levels_exact
-
-        values, extra = solve_all_win_levels_exact(levels, handicap, progress)
+        values, extra = solve_rational_levels(spec, levels, progress)
         games = sum(extra["paths"].values())
-        solution_class = RationalWinSolution
     stats = SolveStats(
-        subgames=subgame_count(levels, handicap),
+        subgames=spec.subgames(levels),
         matrix_games=games,
         seconds=time.perf_counter() - t0,
         peak_memory_bytes=peak_memory_bytes(),
         extra=extra,
     )
-    return solution_class(n, "win", arithmetic, levels, values, stats, handicap=handicap)
+    return Solution(n, spec, arithmetic, levels, values, stats)

@@ -38,9 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .drivers import solve_float_levels
 from .encoding import MAX_CARDS, build_levels
 from .errors import GopsInputError
-from .float_dp import level_items, solve_level
+from .objective import objective_for
 
 FORMAT = "gops-store"
 VERSION = 1
@@ -114,15 +115,22 @@ def file_sha256(path: Path) -> str:
 
 
 class Store:
-    """A store directory for one game (N, objective); see the module docstring."""
+    """A store directory for one game (N, objective); see the module docstring.
+
+    It is the level sink of :func:`exact.drivers.solve_float_levels` for a solve on disk
+    (``completed``, ``below``, ``open``, ``checkpoint``, ``finish``).  ``on_repair(k, what)``
+    is told of every completed level found damaged (it is then recomputed).
+    """
 
     def __init__(self, root, n: int, objective: str = "points",
-                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None):
+                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None, on_repair=None):
         self.root = Path(root)
         self.n = n
         self.objective = objective
+        self.spec = objective_for(objective)
         self.chunk_items = chunk_items
         self.levels = build_levels(n) if levels is None else levels
+        self.on_repair = on_repair
         self.manifest = self._read_or_create_manifest()
 
     # -- manifest ------------------------------------------------------------------------
@@ -193,7 +201,7 @@ class Store:
             done = int(path.read_text())
         except (OSError, ValueError, UnicodeDecodeError):
             return 0
-        return done if 0 <= done <= level_items(self.levels[k]) else 0
+        return done if 0 <= done <= self.spec.level_items(self.levels[k]) else 0
 
     def open_level(self, level) -> np.ndarray:
         """The (possibly partial) array of a level being built, mapped read-write.
@@ -253,6 +261,35 @@ class Store:
         """A completed level (by default read into memory: the level below the one being
         built)."""
         return load_level(self.root, self.manifest, self.levels, k, verify, in_memory)
+
+    # -- the level sink of exact.drivers.solve_float_levels --------------------------------
+
+    def completed(self, level) -> bool:
+        """Whether level k is complete and intact; a damaged one is forgotten (and so
+        recomputed) after ``on_repair`` is told what is wrong with it."""
+        if not self.is_complete(level.k):
+            return False
+        damage = self.damage(level.k)
+        if damage is None:
+            return True
+        if self.on_repair is not None:
+            self.on_repair(level.k, damage)
+        self.forget_level(level.k)
+        return False
+
+    def below(self, level) -> np.ndarray:
+        return self.load_level(level.k - 1, verify=True)
+
+    def open(self, level) -> tuple[np.ndarray, int]:
+        arr = self.open_level(level)
+        return arr, self._done_items(level.k)
+
+    def checkpoint(self, level, out, items: int) -> None:
+        self.record_progress(level.k, items, out)
+
+    def finish(self, level, out) -> np.ndarray:
+        self.finish_level(level.k, out)
+        return self.load_level(level.k, verify=False)
 
 
 def _is_sha256(text) -> bool:
@@ -337,33 +374,8 @@ def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.
     """
     levels = build_levels(n)
-    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels)
-    below = None
-    for level in levels:
-        if store.is_complete(level.k):
-            damage = store.damage(level.k)
-            if damage is None:
-                below = None  # loaded lazily when the next level needs it
-                continue
-            if on_repair is not None:
-                on_repair(level.k, damage)
-            store.forget_level(level.k)
-        if below is None:
-            below = (np.zeros((1, 1)) if level.k == 0
-                     else store.load_level(level.k - 1, verify=True))
-        arr = store.open_level(level)
-        total = level_items(level)
-        done = store._done_items(level.k)
-        if progress is not None and done:
-            progress(level, done)
-        for start in range(done, total, store.chunk_items):
-            stop = min(total, start + store.chunk_items)
-            solve_level(level, below, arr, start, stop)
-            store.record_progress(level.k, stop, arr)
-            if progress is not None:
-                progress(level, stop - start)
-        store.finish_level(level.k, arr)
-        below = store.load_level(level.k, verify=False)
+    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
+    solve_float_levels(store.spec, levels, progress, sink=store, chunk_items=store.chunk_items)
     return store
 
 

@@ -38,11 +38,10 @@ import numpy as np
 from flint import fmpq
 
 from .errors import GopsInputError
-from .exact_dp import to_fraction
 from .exact_game import solve_exact_game
 from .matrix_game import solve_game
 from .rules import _card_set, _as_card, _check_n, _fmt
-from .solution import Number, Strategy, equilibrium_gap
+from .solution import Number, Strategy, equilibrium_gap, to_fraction
 from .variants import Variant, get_variant, resolve_round
 
 __all__ = ["MAX_N", "SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",

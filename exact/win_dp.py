@@ -116,11 +116,6 @@ def empty_level(level: Level, handicap: int = 0) -> np.ndarray:
     return out
 
 
-def record_patterns(level: Level) -> np.ndarray:
-    """Patterns solved at a level: p <= swap[p] (for p == swap[p], only leads L > 0)."""
-    return np.flatnonzero(np.arange(level.patterns) <= level.swap).astype(np.int32)
-
-
 @numba.njit(cache=True, nogil=True)
 def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb):
     """f(pattern p, prize set r, lead): the mean over the upcards of the game values.
@@ -223,7 +218,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
 
 def level_items(level: Level) -> int:
     """Kernel items (prize set, pattern p <= swap p) of a level."""
-    return level.prize_sets * int(record_patterns(level).shape[0])
+    return level.prize_sets * int(level.record_patterns.shape[0])
 
 
 def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
@@ -234,35 +229,12 @@ def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: 
     nthreads = numba.get_num_threads()
     games = np.zeros(min(stop - start, 64 * nthreads), dtype=np.int64)
     solve_win_items(
-        start, stop, record_patterns(level), level.k, level.child, level.sign, level.swap,
+        start, stop, level.record_patterns, level.k, level.child, level.sign, level.swap,
         level.prize_child, level.prize_card, lead_limits(level, handicap), below,
         lead_offset(level.n, level.k - 1, handicap), out,
         lead_offset(level.n, level.k, handicap), games, nthreads,
     )
     return int(games.sum())
-
-
-def solve_all_win_levels(levels, handicap: int = 0, progress=None, chunk_items: int = 1 << 14):
-    """Values of every level for the win objective, bottom-up, and the games solved.
-
-    ``progress(level, done)`` is called after each chunk, in the units of
-    :func:`exact.float_dp.level_items` (so the CLI's progress bars apply unchanged).
-    """
-    from .float_dp import level_items as bar_units
-
-    values = [empty_level(levels[0], handicap)]
-    games = 0
-    for level in levels[1:]:
-        out = empty_level(level, handicap)
-        total = level_items(level)
-        units = bar_units(level)
-        for start in range(0, total, chunk_items):
-            stop = min(total, start + chunk_items)
-            games += solve_win_level(level, values[-1], out, handicap, start, stop)
-            if progress is not None:
-                progress(level, stop * units // total - start * units // total)
-        values.append(out)
-    return values, games
 
 
 def subgame_count(levels, handicap: int = 0) -> int:
@@ -281,5 +253,10 @@ def warm_up() -> float:
     from .encoding import build_levels
 
     t0 = time.perf_counter()
-    solve_all_win_levels(build_levels(2))
+    levels = build_levels(2)
+    below = empty_level(levels[0])
+    for level in levels[1:]:
+        out = empty_level(level)
+        solve_win_level(level, below, out, 0, 0, level_items(level))
+        below = out
     return time.perf_counter() - t0

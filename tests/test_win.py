@@ -1,5 +1,5 @@
-"""The win/loss objective (exact/win_dp.py, exact/win_exact_dp.py, exact/win_solution.py,
-exact/win_exploit.py): payoff +1 / 0 / -1 for ending ahead / level / behind, the state
+"""The win/loss objective (exact/objective.py, exact/win_dp.py, exact/drivers.py,
+exact/solution.py, exact/win_exploit.py): payoff +1 / 0 / -1 for ending ahead / level / behind, the state
 carrying my lead L."""
 
 import doctest
@@ -244,10 +244,13 @@ def test_lead_validation(win):
 
 
 def test_points_api_is_unchanged():
-    """The points objective has no lead: its methods keep their signatures."""
+    """The points objective has no lead: one Solution class, and a clear error for a lead."""
     sol = exact.solve(3)
-    with pytest.raises(TypeError):
-        sol.value({1}, {2}, {3}, lead=0)
+    for call in (lambda: sol.value({1}, {2}, {3}, lead=0),
+                 lambda: sol.strategy({1}, {2}, {3}, 3, lead=1),
+                 lambda: sol.first_move_table(lead=0)):
+        with pytest.raises(exact.GopsInputError, match="the points objective has no lead"):
+            call()
     with pytest.raises(exact.GopsInputError, match="win objective only"):
         exact.solve(3, handicap=1)
     with pytest.raises(exact.GopsInputError, match="between 1 and 10"):
@@ -267,8 +270,9 @@ def test_win_certificate_options(tmp_path):
 
 def test_exact_records_expose_equilibria():
     """on_record receives every solved (pattern, prizes, lead) with verified equilibria."""
+    from exact.drivers import solve_rational_levels
     from exact.encoding import build_levels
-    from exact.win_exact_dp import solve_all_win_levels_exact
+    from exact.objective import WinObjective
 
     records = []
 
@@ -277,13 +281,13 @@ def test_exact_records_expose_equilibria():
         assert value == sum(eq.value for _, eq in games) / level.k
         records.append((level.k, p, r, lead))
 
-    _, extra = solve_all_win_levels_exact(build_levels(4), on_record=on_record)
+    _, extra = solve_rational_levels(WinObjective(), build_levels(4), on_record=on_record)
     assert len(records) == len(set(records))
     assert sum(k for k, *_ in records) == sum(extra["paths"].values())  # k games a record
 
 
 def test_doctests():
-    for name in ("exact.win_dp", "exact.win_exact_dp", "exact.win_solution",
+    for name in ("exact.win_dp", "exact.objective", "exact.solution",
                  "exact.win_exploit", "exact.solve"):
         failed, attempted = doctest.testmod(importlib.import_module(name))
         assert failed == 0 and attempted > 0, name
