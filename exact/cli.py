@@ -16,6 +16,7 @@ from functools import wraps
 import click
 
 from .errors import GopsError, GopsInputError
+from .rules import parse_integer
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -90,6 +91,25 @@ def solve_with_progress(n, arithmetic="float", top=None, quiet=False):
         bar.close()
 
 
+class WholeNumber(click.ParamType):
+    """The click type of every integer on the command line (N, --n, --upcard, --lead,
+    --chunk-items, --games, --seed): :func:`exact.rules.parse_integer`, the parser of the
+    cards too, so each accepts ASCII digits with an optional '-' and nothing else."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # a default
+        try:
+            return parse_integer(value)
+        except GopsInputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+INTEGER = WholeNumber()
+
+
 def card_list(ctx, param, value):
     """click callback: parse "2,4" into (2, 4) or exit 2 with one line."""
     if value is None:
@@ -124,7 +144,7 @@ def main():
 
 def objective_options(command):
     """--objective points|win and --lead L (win only; exit 2 otherwise): exact/cli_objectives.py."""
-    command = click.option("--lead", type=int, default=None,
+    command = click.option("--lead", type=INTEGER, default=None,
                            help="My points minus theirs so far (--objective win only; default 0).")(command)
     return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
                         show_default=True,
@@ -132,10 +152,10 @@ def objective_options(command):
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Keep the solution in DIR (checkpointed per chunk; rerun to resume).")
-@click.option("--chunk-items", type=int, default=None,
+@click.option("--chunk-items", type=INTEGER, default=None,
               help="Items per checkpoint with --store (default 1,048,576).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_options
@@ -214,7 +234,7 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -268,8 +288,8 @@ def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
 @click.option("--mine", required=True, callback=card_list, help="My hand, e.g. 2,4.")
 @click.option("--theirs", required=True, callback=card_list, help="Their hand, e.g. 1,3.")
 @click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")
-@click.option("--upcard", required=True, type=int, help="The prize turned up.")
-@click.option("--n", "n", type=int, default=None, help="Cards per suit (default: largest card seen).")
+@click.option("--upcard", required=True, type=INTEGER, help="The prize turned up.")
+@click.option("--n", "n", type=INTEGER, default=None, help="Cards per suit (default: largest card seen).")
 @click.option("--exact", "exact_", is_flag=True, help="Exact rational equilibrium (hands of at most 8 cards).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\" strings).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -339,7 +359,7 @@ def check_n_option(n):
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Certificate file to write (atomically).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -405,7 +425,7 @@ def reproduce(output):
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @one_line_errors
 def count(n):
     """Number of canonical subgames per level of N-card GOPS."""

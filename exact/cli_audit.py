@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .cli import EXIT_CHECK_FAILED, ProgressBar, main, one_line_errors
+from .cli import EXIT_CHECK_FAILED, INTEGER, ProgressBar, main, one_line_errors
 
 
 class _ByteProgress:
@@ -56,7 +56,7 @@ def format_report(report, reference_seconds: float) -> str:
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @click.option("--tol", type=float, default=1e-9, show_default=True,
               help="Largest value error and exploitability accepted (exit 1 beyond).")

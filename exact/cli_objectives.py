@@ -9,7 +9,7 @@ import time
 
 import click
 
-from .cli import ProgressBar, format_table, main, one_line_errors, print_strategy
+from .cli import INTEGER, ProgressBar, format_table, main, one_line_errors, print_strategy
 from .errors import GopsInputError
 
 WIN_UNITS = "P(win) - P(loss) for me"
@@ -119,8 +119,8 @@ def _mix(strategy_mine: dict) -> str:
 
 
 @main.command("compare-objectives")
-@click.argument("n", type=int)
-@click.option("--upcard", type=int, default=None,
+@click.argument("n", type=INTEGER)
+@click.option("--upcard", type=INTEGER, default=None,
               help="First upcard to look at in detail (default N, the paper's sec 5 example).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @one_line_errors

@@ -13,9 +13,10 @@ from fractions import Fraction
 
 import click
 
-from .cli import ProgressBar, main, one_line_errors
+from .cli import INTEGER, ProgressBar, main, one_line_errors
 from .errors import GopsInputError
 from .render import digit_count, fraction_text
+from .rules import parse_integer
 
 
 def _num(x, exact: bool):
@@ -35,7 +36,7 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--bots", "bots", required=True,
               help="Two bots, e.g. optimal,upcard (A is player 0).")
 @click.option("--float", "use_float", is_flag=True,
@@ -111,12 +112,12 @@ def evaluate(n, bots, use_float, as_json):
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--bots", "bots", default="optimal,random,upcard,upcard+1,lowest,highest",
               show_default=True, help="Comma-separated bots; every pair plays.")
-@click.option("--games", "games", type=int, default=1000, show_default=True,
+@click.option("--games", "games", type=INTEGER, default=1000, show_default=True,
               help="Games per pair (seats alternate).")
-@click.option("--seed", "seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--seed", "seed", type=INTEGER, default=0, show_default=True, help="Random seed.")
 @click.option("--variant", "variant", default="standard", show_default=True,
               help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
                    "variant the optimal bot plays the variant's own equilibrium.  three or "
@@ -209,7 +210,7 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
 
 
 @main.command()
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--objective", type=click.Choice(["points", "win"]), default="points",
               show_default=True,
               help="What the computer plays for: expected points, or P(win) - P(loss).")
@@ -223,7 +224,7 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
               help="The two bots of a three-player variant [default: upcard+1,upcard].")
 @click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
               default=None, help="Play from a store of `gops solve N --store DIR` (N <= 13).")
-@click.option("--seed", "seed", type=int, default=None,
+@click.option("--seed", "seed", type=INTEGER, default=None,
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
               help="Show the computer's mix (its equilibrium) after each round.")
@@ -526,11 +527,12 @@ def _ask_bid(hand: frozenset[int], can_declare: bool = False) -> tuple[int, bool
         declaring = can_declare and text[0] in "dD"
         if declaring:
             text = text[1:].strip()
-        if not text.isdigit():
+        try:
+            card = parse_integer(text)  # the command line's parser: ASCII digits only
+        except GopsInputError:
             shown = text if len(text) <= 20 else text[:20] + "..."
             click.echo(f"{shown!r} is not a card number; type one of {_cards(hand)}.")
             continue
-        card = int(text)
         if card not in hand:
             click.echo(f"You do not hold the {card}; type one of {_cards(hand)}.")
             continue

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from .cli import format_table, main, one_line_errors
+from .cli import INTEGER, format_table, main, one_line_errors
 
 #: How each solvable variant is named in the table's title.
 TITLES = {
@@ -22,7 +22,7 @@ TITLES = {
 
 @main.command()
 @click.argument("variant", type=click.Choice(["twelve", "dummy", "standard"]))
-@click.argument("n", type=int)
+@click.argument("n", type=INTEGER)
 @click.option("--exact", "exact_", is_flag=True,
               help="Rational arithmetic: every matrix game's equilibrium verified exactly.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")

@@ -39,6 +39,7 @@ __all__ = [
     "RoundResult",
     "new_game",
     "parse_cards",
+    "parse_integer",
     "play_game",
     "validate_position",
 ]
@@ -383,16 +384,51 @@ def play_game(n: int, bidder0: Bidder, bidder1: Bidder, rng: random.Random) -> G
     )
 
 
-_CARD_TOKEN = re.compile(r"[0-9]+")
+#: A whole number as typed: ASCII digits with an optional leading minus (``re``'s
+#: ``[0-9]`` is ASCII only, unlike ``str.isdigit`` and ``int``, which take "５" and "٣").
+_INTEGER = re.compile(r"-?[0-9]+")
+#: Longest number parsed (CPython's ``int(str)`` refuses more than 4,300 digits).
+_MAX_DIGITS = 4000
+
+
+def parse_integer(text: str, what: str = "") -> int:
+    """Parse a whole number typed by a user: ASCII digits, optionally after a '-'.
+
+    The one parser of the command line: N, ``--n``, ``--upcard``, ``--lead``,
+    ``--chunk-items`` and each card of a card list.  Nothing else is accepted, not even
+    the spaces, '+', '_' and non-ASCII digits that ``int()`` allows; ``what`` (e.g.
+    "bad card") starts the message.
+
+    >>> parse_integer("-12")
+    -12
+    >>> parse_integer(" 5")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: ' 5' is not a whole number (ASCII digits 0-9, optionally after a '-', no spaces)
+    >>> parse_integer("５", "bad card")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: bad card '５' is not a whole number (ASCII digits 0-9, optionally after a '-', no spaces)
+    """
+    if not isinstance(text, str):
+        raise GopsInputError(f"a number must be given as text, got {type(text).__name__}")
+    shown = repr(text if len(text) <= 20 else text[:20] + "...")
+    prefix = f"{what} " if what else ""
+    if not _INTEGER.fullmatch(text):
+        raise GopsInputError(f"{prefix}{shown} is not a whole number (ASCII digits 0-9, "
+                             "optionally after a '-', no spaces)")
+    if len(text) > _MAX_DIGITS:
+        raise GopsInputError(f"{prefix}{shown} has more than {_MAX_DIGITS:,} digits")
+    return int(text)
 
 
 def parse_cards(text: str) -> tuple[int, ...]:
     """Parse a comma-separated card list such as ``"2, 4"`` into ``(2, 4)``.
 
-    Whitespace around tokens is ignored and an empty (or blank) string gives ``()``.
-    A token that is not a positive whole number, or a repeated card, raises
-    :class:`~exact.errors.GopsInputError` naming the token.  Range checks against ``n``
-    are left to :func:`validate_position`.
+    Whitespace around the commas is ignored and an empty (or blank) string gives ``()``.
+    Each card is read by :func:`parse_integer` (ASCII digits) and must be at least 1; a
+    bad token or a repeated card raises :class:`~exact.errors.GopsInputError` naming the
+    token.  Range checks against ``n`` are left to :func:`validate_position`.
     """
     if not isinstance(text, str):
         raise GopsInputError(f"card list must be a string, got {type(text).__name__}")
@@ -401,17 +437,9 @@ def parse_cards(text: str) -> tuple[int, ...]:
     cards: list[int] = []
     for raw in text.split(","):
         token = raw.strip()
-        try:
-            ok = bool(_CARD_TOKEN.fullmatch(token)) and int(token) >= 1
-        except ValueError:  # more digits than int() accepts
-            ok = False
-        if not ok:
-            shown = token if len(token) <= 20 else token[:20] + "..."
-            raise GopsInputError(
-                f"bad card {shown!r} in card list (expected positive whole numbers "
-                "separated by commas)"
-            )
-        c = int(token)
+        c = parse_integer(token, "bad card")
+        if c < 1:
+            raise GopsInputError(f"bad card {token!r}: cards are numbered from 1")
         if c in cards:
             raise GopsInputError(f"card {c} appears more than once in card list")
         cards.append(c)

@@ -87,7 +87,7 @@ def test_count_total_n5():
         pytest.param(["strategy", "--mine", "1,2,3,4,5,6,7,8,9", "--theirs", "1,2,3,4,5,6,7,8,9",
                       "--deck", "1,2,3,4,5,6,7,8,9", "--upcard", "1", "--exact"],
                      "at most 7", id="exact-too-big"),
-        pytest.param(["table", "five"], "not a valid integer", id="n-not-an-integer"),
+        pytest.param(["table", "five"], "is not a whole number", id="n-not-an-integer"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fragment):
