@@ -26,6 +26,7 @@ from gmpy2 import mpz
 
 from .errors import InvalidCertificate, UnreadableCertificate
 from .spec import INT64_MAX, INT64_MIN
+from .text import BRIEF_CHARS, brief, int_text
 
 if hasattr(mpz, "from_bytes"):  # gmpy2 >= 2.2: straight from the bytes
 
@@ -157,7 +158,7 @@ def rational(obj, where: str) -> Rational:
     num = integer(num, f"{where} numerator")
     den = integer(den, f"{where} denominator")
     if den <= 0:
-        raise InvalidCertificate(f"{where}: denominator {den} is not positive")
+        raise InvalidCertificate(f"{where}: denominator {int_text(den)} is not positive")
     return Rational(num, den)
 
 
@@ -224,7 +225,8 @@ def keyed_map(obj, where: str, keys: frozenset) -> dict:
         raise UnreadableCertificate(f"{where}: expected a map, found {_type_name(obj)}")
     if set(obj) != keys:
         missing = sorted(keys - set(obj))
-        extra = sorted(map(str, set(obj) - keys))
+        extra = sorted(key if type(key) is str and len(key) <= BRIEF_CHARS else brief(key)
+                       for key in set(obj) - keys)
         raise UnreadableCertificate(
             f"{where}: wrong keys (missing {missing}, unexpected {extra})"
         )

@@ -37,37 +37,21 @@ mirrored (:func:`antisymmetric_mirror`).
 
 from __future__ import annotations
 
-from gmpy2 import divexact, is_divisible, mpfr, mpq, mpz
+from gmpy2 import divexact, is_divisible, mpq, mpz
 
 from .decoding import Rational, Vector
 from .errors import InvalidCertificate
+from .text import format_rational, int_text
 
 _ONE = mpz(1)
 
 
 def as_mpq(q) -> mpq:
     """A Rational or a pair ``(num, den)`` (or anything mpq takes) as an mpq: one gcd,
-    for messages and the final summary only."""
+    for the final summary only (messages use :func:`.text.format_rational`, no gcd)."""
     if isinstance(q, tuple):
         return mpq(*q)
     return mpq(q)
-
-
-def format_rational(q) -> str:
-    """Short text of a rational for messages: exact if short, else rounded with sizes.
-
-    >>> format_rational(mpq(-3, 7))
-    '-3/7'
-    >>> format_rational(Rational(mpz(6), mpz(-4)))
-    '-3/2'
-    >>> format_rational(mpq(10**50 + 1, 3 * 10**49))
-    '~3.333333333 (51-digit/50-digit fraction)'
-    """
-    q = as_mpq(q)
-    num, den = str(abs(q.numerator)), str(q.denominator)
-    if len(num) + len(den) <= 40:
-        return str(q)
-    return f"~{mpfr(q):.10g} ({len(num)}-digit/{len(den)}-digit fraction)"
 
 
 def common_multiple(dens) -> tuple[object, dict]:
@@ -191,14 +175,14 @@ def check_probability_vector(vec: Vector, k: int, name: str) -> None:
     if len(vec.nums) != k:
         raise InvalidCertificate(f"{name} has {len(vec.nums)} entries, expected {k}")
     if vec.d <= 0:
-        raise InvalidCertificate(f"{name}: denominator {vec.d} is not positive")
+        raise InvalidCertificate(f"{name}: denominator {int_text(vec.d)} is not positive")
     for i, a in enumerate(vec.nums):
         if a < 0:
-            raise InvalidCertificate(f"{name}[{i}] = {format_rational(mpq(a, vec.d))} is negative")
+            raise InvalidCertificate(f"{name}[{i}] = {format_rational((a, vec.d))} is negative")
     total = sum(vec.nums)
     if total != vec.d:
         raise InvalidCertificate(
-            f"{name} sums to {format_rational(mpq(total, vec.d))}, not 1"
+            f"{name} sums to {format_rational((total, vec.d))}, not 1"
         )
 
 
@@ -222,7 +206,7 @@ def check_x_guarantees(X: list[list], x: Vector, v: Rational, shared=None) -> No
         if r < 0:
             raise InvalidCertificate(
                 f"column {j + 1} of {k}: x guarantees "
-                f"{format_rational(mpq(T, x.d * L))} < v = {format_rational(v)}"
+                f"{format_rational((T, x.d * L))} < v = {format_rational(v)}"
             )
 
 
@@ -238,7 +222,7 @@ def check_y_holds(X: list[list], y: Vector, v: Rational, shared=None) -> None:
         if r > 0:
             raise InvalidCertificate(
                 f"row {i + 1} of {len(X)}: y concedes "
-                f"{format_rational(mpq(T, y.d * L))} > v = {format_rational(v)}"
+                f"{format_rational((T, y.d * L))} > v = {format_rational(v)}"
             )
 
 

@@ -132,6 +132,8 @@ def format_rational(q) -> str:
     '~3.333333333 (a fraction of about 5,001/5,000 digits)'
     """
     num, den = _pair(q)
+    if not num:
+        return "0"
     if not den:
         return f"{int_text(num)}/0"
     if num.bit_length() + den.bit_length() <= EXACT_BITS:

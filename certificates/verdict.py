@@ -19,8 +19,8 @@ from fractions import Fraction
 from typing import Callable
 
 from .errors import CertificateError
-from .minimax import format_rational
 from .spec import EXIT_UNREADABLE, EXIT_VALID
+from .text import format_rational
 from .verify import verify_file
 
 

@@ -45,7 +45,6 @@ from .minimax import (
     check_matrix_game,
     check_probability_vector,
     common_multiple,
-    format_rational,
 )
 from .patterns import cards, check_lead, check_record_key, describe, record_count, win_record_count
 from .payoff import payoff_matrix, win_payoff_matrix
@@ -60,6 +59,7 @@ from .spec import (
     VERSION,
 )
 from .stream import ObjectStream
+from .text import brief, format_rational
 
 
 class Summary(NamedTuple):
@@ -84,15 +84,15 @@ def read_header(obj) -> tuple[int, str]:
         raise UnreadableCertificate(f"not a GOPS certificate (no magic {MAGIC!r})")
     if obj.get("version") != VERSION or type(obj.get("version")) is not int:
         raise UnreadableCertificate(
-            f"unsupported version {obj.get('version')!r}, expected {VERSION}"
+            f"unsupported version {brief(obj.get('version'))}, expected {VERSION}"
         )
     header = keyed_map(obj, "header", HEADER_KEYS)
     if string(header["rules"], "header rules") != RULES:
-        raise UnreadableCertificate(f"unsupported rules {header['rules']!r}, expected {RULES!r}")
+        raise UnreadableCertificate(f"unsupported rules {brief(header['rules'])}, expected {RULES!r}")
     objective = string(header["objective"], "header objective")
     if objective not in OBJECTIVES:
         raise UnreadableCertificate(
-            f"unsupported objective {objective!r}, expected one of {', '.join(OBJECTIVES)}"
+            f"unsupported objective {brief(objective)}, expected one of {', '.join(OBJECTIVES)}"
         )
     n = small_int(header["n"], "header n")
     if not 1 <= n <= MAX_N:
@@ -128,7 +128,7 @@ def check_footer(obj, records: int, root_value) -> None:
         raise InvalidCertificate("a level header follows level N")
     footer = keyed_map(obj, "footer", FOOTER_KEYS)
     if footer["end"] is not True:
-        raise UnreadableCertificate(f"footer end is {footer['end']!r}, expected true")
+        raise UnreadableCertificate(f"footer end is {brief(footer['end'])}, expected true")
     count = small_int(footer["records"], "footer records")
     value = rational(footer["root_value"], "footer root_value")
     if count != records:
@@ -182,7 +182,7 @@ def check_value(rec: Record, k: int) -> None:
     if total != k * rec.value.num * cofactor[rec.value.den]:
         raise InvalidCertificate(
             f"value {format_rational(rec.value)} is not the mean "
-            f"{format_rational(as_mpq((total, L * k)))} of the game values"
+            f"{format_rational((total, L * k))} of the game values"
         )
 
 

@@ -120,3 +120,85 @@ def test_lead_out_of_range_is_invalid(tmp_path, lead):
         assert "about 5,001 digits" in v.message
         assert len(v.message) < 200
 
+
+# ---------------------------------------------------------------------------------------
+# Item 6: messages never show a huge number in full (nor reduce it, nor turn it to text)
+# ---------------------------------------------------------------------------------------
+
+F = 10**100_000  # a factor of 100,001 digits: every number it scales is "huge"
+#: The longest message allowed for a rejection caused by a huge number.
+SHORT = 300
+
+
+def _scale_value(rec, field, extra=0):
+    """Record field ``field`` (a Rational [p, q]) as [p F + extra, q F]."""
+    p, q = rec[field]
+    rec[field] = [p * F + extra, q * F]
+
+
+def _scale_game_value(rec, extra=0):
+    u, x, y, v = rec[4][1]
+    rec[4][1][3] = [v[0] * F + extra, v[1] * F]
+
+
+def _negative_x(rec):
+    """x of the first game scaled by F, one entry -1 (the sum still d)."""
+    nums, d = rec[4][0][1]
+    nums = [a * F for a in nums]
+    nums[1] += nums[0] + 1
+    nums[0] = -1
+    rec[4][0][1] = [nums, d * F]
+
+
+def _x_off_by_one(rec):
+    nums, d = rec[4][0][1]
+    rec[4][0][1] = [[a * F for a in nums], d * F + 1]
+
+
+@pytest.mark.parametrize(
+    "tamper,code,fragment",
+    [
+        (lambda r: _scale_value(r, 3, extra=1), 1, "is not the mean"),
+        (lambda r: _scale_game_value(r, extra=1), 1, "x guarantees 0 < v = ~"),
+        (lambda r: _scale_game_value(r, extra=-1), 1, "y concedes 0 > v = ~-"),
+        (lambda r: r.__setitem__(3, [1, -F]), 1, "denominator ~-1e+100000"),
+        (_negative_x, 1, "x[0] = ~-"),
+        (_x_off_by_one, 1, "x sums to ~1"),
+    ],
+    ids=["record-value", "game-value-high", "game-value-low", "denominator", "negative",
+         "sum"],
+)
+def test_huge_wrong_number_gives_a_short_message(objs3, tmp_path, tamper, code, fragment):
+    """A wrong 100,001-digit number is named by an approximation and a digit count."""
+    objs = copy(objs3)
+    index = next(i for i in range(len(objs)) if type(objs[i]) is list and objs[i][2] == 0b11)
+    tamper(objs[index])
+    v = check(write(tmp_path, cf.pack_objects(objs)))
+    assert v.code == code, v.message[:500]
+    assert "record mine=" in v.message and fragment in v.message, v.message[:500]
+    assert "100,001 digits" in v.message and len(v.message) < SHORT, v.message[:500]
+
+
+@pytest.mark.parametrize(
+    "where,key,value,code,fragment",
+    [
+        (0, "version", b"\x01" * 100_000, 2, "unsupported version a bin of 100000 bytes"),
+        (-1, "end", b"\x01" * 100_000, 2, "footer end is a bin of 100000 bytes"),
+        (-1, "root_value", [1, F], 1, "footer root_value ~1e-100000"),
+        (-1, "root_value", [F, 1], 1, "footer root_value ~1e+100000"),
+    ],
+)
+def test_huge_header_or_footer_field_gives_a_short_message(objs3, tmp_path, where, key, value,
+                                                           code, fragment):
+    objs = copy(objs3)
+    objs[where][key] = value
+    v = check(write(tmp_path, cf.pack_objects(objs)))
+    assert v.code == code and fragment in v.message, v.message[:500]
+    assert len(v.message) < SHORT, v.message[:500]
+
+
+def test_huge_unexpected_key_gives_a_short_message(objs3, tmp_path):
+    objs = copy(objs3)
+    objs[0][b"\x00" * 100_000] = 1
+    v = check(write(tmp_path, cf.pack_objects(objs)))
+    assert v.code == 2 and "unexpected ['a bin of 100000 bytes']" in v.message, v.message[:500]
