@@ -15,6 +15,7 @@ from functools import wraps
 
 import click
 
+from .cli_limits import check_n, objective_flag
 from .errors import GopsError, GopsInputError
 from .rules import parse_integer
 
@@ -165,6 +166,7 @@ def solve(n, store_dir, chunk_items, quiet, objective, lead):
     from .float_dp import warm_up
     from .solve import check_options
 
+    check_n(n, "solve", objective_flag(objective))
     if objective != "points" or lead is not None:
         from .cli_objectives import solve_win
 
@@ -247,6 +249,7 @@ def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from .solve import check_options
 
+    check_n(n, "table", objective_flag(objective))
     if objective != "points" or lead is not None:
         from .cli_objectives import table_win
 
@@ -314,9 +317,9 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objectiv
 
         n = read_manifest(store_dir)["n"] if n is None else n
     if n is not None:
-        check_n_option(n)
+        check_n(n, "strategy")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_n_option(n or max(m | t | d))
+    n = check_n(n or max(m | t | d), "strategy")
     # The equilibrium after the upcard needs only the subgames one card smaller.
     top = len(d) - 1
     check_options(n, "points", arithmetic, top)
@@ -352,12 +355,6 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
 
 
-def check_n_option(n):
-    from .encoding import MAX_CARDS, check_n
-
-    return check_n(n, MAX_CARDS)
-
-
 @main.command()
 @click.argument("n", type=INTEGER)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
@@ -370,6 +367,7 @@ def certify(n, output, quiet, objective):
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7)."""
     from .certificate_writer import certify as write
 
+    check_n(n, "certify", objective_flag(objective))
     bar = ProgressBar(enabled=not quiet)
     try:
         sol = write(n, output, objective, progress=bar)
@@ -431,7 +429,7 @@ def count(n):
     """Number of canonical subgames per level of N-card GOPS."""
     from .encoding import count_table
 
-    rows = count_table(n)
+    rows = count_table(check_n(n, "count"))
     click.echo(f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} {'matrix games':>14}")
     for r in rows:
         click.echo(

@@ -8,6 +8,7 @@ import sys
 import click
 
 from .cli import EXIT_CHECK_FAILED, INTEGER, ProgressBar, main, one_line_errors
+from .cli_limits import check_n
 
 
 class _ByteProgress:
@@ -72,6 +73,7 @@ def audit(n, as_json, tol, certificate, quiet):
     """
     from .audit import run_audit
 
+    check_n(n, "audit")
     reading = _ByteProgress(enabled=not quiet) if certificate else ProgressBar(enabled=not quiet)
     auditing = ProgressBar(enabled=not quiet)
     try:

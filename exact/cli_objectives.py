@@ -10,6 +10,7 @@ import time
 import click
 
 from .cli import INTEGER, ProgressBar, format_table, main, one_line_errors, print_strategy
+from .cli_limits import check_n
 from .errors import GopsInputError
 
 WIN_UNITS = "P(win) - P(loss) for me"
@@ -91,7 +92,6 @@ def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges):
 
 def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead):
     """``gops strategy ... --objective win [--lead L]``."""
-    from .cli import check_n_option
     from .rules import validate_position
     from .solve import check_options
     from .win_dp import total_points
@@ -99,9 +99,9 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     lead = check_objective(objective, lead, store_dir)
     arithmetic = "rational" if exact_ else "float"
     if n is not None:
-        check_n_option(n)
+        check_n(n, "strategy")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_n_option(n or max(m | t | d))
+    n = check_n(n or max(m | t | d), "strategy")
     top = len(d) - 1
     # Any lead is a well-defined position; solve every lead reachable from this one.
     handicap = max(0, abs(lead) - (total_points(n) - sum(d)))
@@ -144,6 +144,7 @@ def compare_objectives(n, upcard, quiet):
     from .solve import check_options, solve
     from .win_exploit import best_response_to_points
 
+    check_n(n, "compare-objectives")
     check_options(n, "win", "float")
     upcard = n if upcard is None else upcard
     if not 1 <= upcard <= n:

@@ -14,6 +14,7 @@ from fractions import Fraction
 import click
 
 from .cli import INTEGER, ProgressBar, main, one_line_errors
+from .cli_limits import check_n, objective_flag
 from .errors import GopsInputError
 from .render import digit_count, fraction_text
 from .rules import parse_integer
@@ -53,17 +54,13 @@ def evaluate(n, bots, use_float, as_json):
     optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
     """
     from .bots import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N, make_bot, parse_bot_list
-    from .evaluate import MAX_EVALUATE_N
     from .evaluate import evaluate as run_evaluation
     from .tournament import OPTIMAL_BOTS
-    from .rules import _check_n
 
+    n = check_n(n, "evaluate")
     names = parse_bot_list(bots)
     if len(names) != 2:
         raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
-    n = _check_n(n)
-    if n > MAX_EVALUATE_N:
-        raise GopsInputError(f"N must be between 1 and {MAX_EVALUATE_N} to evaluate, got {n}")
     made = []
     for x in names:
         if x in OPTIMAL_BOTS:
@@ -119,6 +116,7 @@ def evaluate(n, bots, use_float, as_json):
               help="Games per pair (seats alternate).")
 @click.option("--seed", "seed", type=INTEGER, default=0, show_default=True, help="Random seed.")
 @click.option("--variant", "variant", default="standard", show_default=True,
+              type=click.Choice(["standard", "dummy", "twelve", "three", "three-third"]),
               help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
                    "variant the optimal bot plays the variant's own equilibrium.  three or "
                    "three-third: three players, every triple of bots plays.")
@@ -130,10 +128,13 @@ def tournament(n, bots, games, seed, variant, as_json):
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
     """
     from .bots import parse_bot_list
-    from .tournament import THREE_PLAYER_VARIANTS, check_tournament_options
+    from .tournament import OPTIMAL_BOTS, THREE_PLAYER_VARIANTS, check_tournament_options
     from .tournament import tournament as run_tournament
 
     names = parse_bot_list(bots)
+    optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
+    check_n(n, "tournament", None if variant == "standard" else f"--variant {variant}",
+            "with an optimal bot" if optimal else None)
     n = check_tournament_options(n, names, games, variant)
     if variant in THREE_PLAYER_VARIANTS:
         return _three_player_tournament(n, names, games, seed, variant, as_json)
@@ -404,8 +405,7 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
     """The computer players: one optimal bot (solved with a progress bar, or read from a
     store), or the two bots of a three-player variant."""
     from .bots import make_bot, parse_bot_list
-    from .rules import _check_n
-    from .tournament import MAX_N, OPTIMAL_BOTS
+    from .tournament import OPTIMAL_BOTS
 
     if rules.players == 2:
         if opponents is not None:
@@ -415,9 +415,7 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
     if objective != "points" or store is not None:
         raise GopsInputError(f"the {rules.name} variant is played against bots: no "
                              "--objective win or --store")
-    n = _check_n(n)
-    if n > MAX_N:
-        raise GopsInputError(f"N must be between 1 and {MAX_N} (one suit of a deck), got {n}")
+    n = check_n(n, "play", f"--variant {rules.name}")
     names = parse_bot_list(opponents or "upcard+1,upcard")
     if len(names) != 2:
         raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
@@ -431,32 +429,22 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
     """The optimal bot of a two-player game, solved (with a progress bar) or loaded from a
     store."""
     from .bots import OptimalBot, VariantOptimalBot, WinOptimalBot, solution_for
-    from .tournament import MAX_OPTIMAL_N
-    from .variant_solver import MAX_N as VARIANT_MAX_N
 
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise GopsInputError(f"N must be an integer, got {n!r}")
     if store is not None:
         if objective != "points" or variant != "standard":
             raise GopsInputError("a store holds the standard game's points objective only; "
                                  "drop --store to solve the others on the fly")
         import exact
 
-        return OptimalBot(exact.load(store, n=n, objective="points"))
+        return OptimalBot(exact.load(store, n=check_n(n, "play", "--store"), objective="points"))
     if variant != "standard":
         if objective != "points":
             raise GopsInputError(f"the {variant} variant is solved for points only")
-        most = VARIANT_MAX_N[variant, "float"]
-        low = 2 if variant == "twelve" else 1
-        if not low <= n <= most:
-            raise GopsInputError(f"N must be between {low} and {most} in the {variant} "
-                                 f"variant, got {n}")
         from .cli_variants import presolve_variant
 
+        n = check_n(n, "play", f"--variant {variant}")
         return VariantOptimalBot(presolve_variant(variant, n, "float"))
-    if not 1 <= n <= MAX_OPTIMAL_N:
-        raise GopsInputError(f"N must be between 1 and {MAX_OPTIMAL_N}, got {n} (up to 13 "
-                             "from a store: gops solve N --store DIR, then --store DIR)")
+    check_n(n, "play", objective_flag(objective))
     _presolve(n, "float", objective)
     if objective == "win":
         return WinOptimalBot(solution_for(n, "float", objective="win"))

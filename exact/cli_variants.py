@@ -11,6 +11,7 @@ import sys
 import click
 
 from .cli import INTEGER, format_table, main, one_line_errors
+from .cli_limits import check_n
 
 #: How each solvable variant is named in the table's title.
 TITLES = {
@@ -35,6 +36,7 @@ def variant(variant, n, exact_, as_json):
     dummy: a third, random bidder turns up a card of its own suit after the bids (N <= 6,
     exact N <= 5).  The payoff is your points minus the opponent's.
     """
+    check_n(n, "variant", variant, "--exact" if exact_ else None)
     sol = presolve_variant(variant, n, "rational" if exact_ else "float")
     mine, theirs, dummy, deck = sol.start()
     strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}

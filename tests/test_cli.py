@@ -152,4 +152,5 @@ def test_variant_command_text_and_json():
     text = CliRunner().invoke(main, ["variant", "dummy", "3"])
     assert text.exit_code == 0 and "First move of 3-card GOPS with a random dummy" in text.output
     bad = CliRunner().invoke(main, ["variant", "twelve", "10"])
-    assert bad.exit_code == 2 and bad.output.count("\n") == 1 and "N <= 9" in bad.output
+    assert bad.exit_code == 2 and bad.output.count("\n") == 1
+    assert "N must be between 2 and 9 for gops variant twelve" in bad.output

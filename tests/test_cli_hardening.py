@@ -87,3 +87,60 @@ def test_play_prompt_uses_the_same_parser():
     result = CliRunner().invoke(main, ["play", "2", "--seed", "1"], input="１\n1\n")
     assert result.exit_code == 0, result.output
     assert "'１' is not a card number" in result.output
+
+
+# -- 15. every command states its own limit on N ---------------------------------------------
+
+#: For each command with an N argument: its arguments around N, and its limits.
+N_COMMANDS = {
+    "solve": ([], [], (1, 13)),
+    "table": ([], [], (1, 13)),
+    "count": ([], [], (1, 16)),
+    "certify": ([], ["-o", "never.cert"], (1, 7)),
+    "audit": ([], [], (1, 7)),
+    "compare-objectives": ([], [], (1, 10)),
+    "evaluate": ([], ["--bots", "random,lowest"], (1, 10)),
+    "tournament": ([], ["--bots", "random,lowest"], (1, 13)),
+    "play": ([], [], (1, 10)),
+    "variant": (["dummy"], [], (1, 6)),
+}
+
+
+def test_every_n_command_is_listed():
+    with_n = {name for name, cmd in main.commands.items()
+              if any(p.name == "n" and not p.opts[0].startswith("-") for p in cmd.params)}
+    assert with_n == set(N_COMMANDS)
+
+
+@pytest.mark.parametrize("name", sorted(N_COMMANDS))
+@pytest.mark.parametrize("side", ["low", "high"])
+def test_each_command_states_its_own_limit(name, side):
+    before, after, (low, high) = N_COMMANDS[name]
+    n = low - 1 if side == "low" else high + 1
+    code, out, err = run(name, *before, n, *after)
+    full = " ".join([name, *before])
+    assert_one_line(code, out, err, f"N must be between {low} and {high} for gops {full}")
+    assert err.rstrip().endswith(f"got {n}")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["tournament", "11", "--bots", "optimal,lowest"],
+     "between 1 and 10 for gops tournament with an optimal bot"),
+    (["tournament", "7", "--variant", "dummy", "--bots", "optimal,lowest"],
+     "between 1 and 6 for gops tournament --variant dummy with an optimal bot"),
+    (["tournament", "1", "--variant", "twelve", "--bots", "random,lowest"],
+     "between 2 and 13 for gops tournament --variant twelve (one suit of a deck)"),
+    (["play", "7", "--variant", "dummy"], "between 1 and 6 for gops play --variant dummy"),
+    (["play", "14", "--variant", "three"], "between 1 and 13 for gops play --variant three"),
+    (["play", "14", "--store", "nowhere"], "between 1 and 13 for gops play --store"),
+    (["solve", "11", "--objective", "win"], "between 1 and 10 for gops solve --objective win"),
+    (["table", "11", "--objective", "win"], "between 1 and 10 for gops table --objective win"),
+    (["certify", "8", "--objective", "win", "-o", "x"],
+     "between 1 and 7 for gops certify --objective win"),
+    (["variant", "twelve", "8", "--exact"], "between 2 and 7 for gops variant twelve --exact"),
+    (["strategy", "--mine", "1", "--theirs", "1", "--deck", "1", "--upcard", "1", "--n", "17"],
+     "between 1 and 16 for gops strategy"),
+])
+def test_limits_depend_on_objective_variant_and_arithmetic(args, fragment):
+    code, out, err = run(*args)
+    assert_one_line(code, out, err, fragment)

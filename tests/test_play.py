@@ -82,7 +82,8 @@ def test_same_seed_same_game():
 @pytest.mark.parametrize("n", [0, 11])
 def test_bad_n_is_one_line_exit_2(n):
     code, out = play(n, "")
-    assert code == 2 and out.startswith(f"gops: error: N must be between 1 and 10, got {n} (")
+    assert code == 2 and out.startswith("gops: error: N must be between 1 and 10 for gops play (")
+    assert out.rstrip().endswith(f"got {n}")
     assert out.count("\n") == 1
 
 
@@ -169,7 +170,7 @@ def test_bad_combinations_are_one_line(args, message):
 
 def test_variant_n_limits():
     code, out = play(7, "", "--variant", "dummy")
-    assert code == 2 and "between 1 and 6 in the dummy variant" in out
+    assert code == 2 and "between 1 and 6 for gops play --variant dummy" in out
     code, out = play(1, "", "--variant", "twelve")
     assert code == 2 and "between 2 and" in out
 
