@@ -31,6 +31,82 @@ def assert_one_line(code, out, err, fragment, expected_code=2):
     assert fragment in err, err
 
 
+# -- 13. bare gops, negative N, Ctrl-C -------------------------------------------------------
+
+def test_bare_gops_prints_the_command_list():
+    code, out, err = run()
+    assert code == 2
+    text = out + err
+    assert re.match(r"Usage: \S+ \[OPTIONS\] COMMAND", text) and "Commands:" in text
+    for name in main.commands:
+        assert re.search(rf"^  {re.escape(name)}\b", text, re.M), name
+    assert "error" not in text
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["table", "-1"], "between 1 and 13 for gops table"),
+    (["count", "-3"], "between 1 and 16 for gops count"),
+    (["variant", "twelve", "-1"], "between 2 and 9 for gops variant twelve"),
+    (["evaluate", "-2", "--bots", "random,lowest"], "between 1 and 10 for gops evaluate"),
+    (["certify", "-o", "x.cert", "-5"], "between 1 and 7 for gops certify"),
+])
+def test_negative_n_is_a_bad_n(args, fragment):
+    code, out, err = run(*args)
+    assert_one_line(code, out, err, fragment)
+    assert "got -" in err
+
+
+def test_negative_numbers_still_reach_options_and_unknown_options_fail():
+    code, out, err = run("table", "3", "--objective", "win", "--lead", "-2", "--json",
+                         "--quiet")
+    assert code == 0 and '"lead": -2' in out, err
+    code, out, err = run("table", "3", "--bogus")
+    assert_one_line(code, out, err, "No such option")
+
+
+def test_ctrl_c_in_play_exits_130(monkeypatch):
+    import exact.cli_play
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(exact.cli_play, "_ask_bid", interrupted)
+    code, out, err = run("play", "2", "--seed", "1")
+    assert code == 130, (out, err)
+    assert err.strip() == "gops: interrupted"
+
+
+def test_sigint_in_play_exits_130():
+    """The real thing: SIGINT while `gops play` waits for a bid."""
+    proc = subprocess.Popen([sys.executable, "-m", "exact.cli", "play", "3", "--seed", "1"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        seen = ""
+        while "Your bid" not in seen:
+            ch = proc.stdout.read(1)
+            assert ch, seen
+            seen += ch
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip() == "gops: interrupted" and "Traceback" not in err
+
+
+def test_python_m_exact_cli_knows_every_command():
+    proc = subprocess.run([sys.executable, "-m", "exact.cli", "variant", "dummy", "2"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_exit_code_table_documents_130():
+    import exact.cli
+
+    assert re.search(r"^\s*130\s+interrupted", exact.cli.__doc__, re.M)
+
+
 # -- 14. one integer parser for N, --n, --upcard, --lead, --chunk-items and cards ------------
 
 NOT_A_NUMBER = "is not a whole number (ASCII digits 0-9, optionally after a '-', no spaces)"
