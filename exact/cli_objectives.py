@@ -16,13 +16,17 @@ from .errors import GopsInputError
 WIN_UNITS = "P(win) - P(loss) for me"
 
 
-def check_objective(objective: str, lead, store_dir=None) -> int:
-    """The lead to use; --lead and --store need the right objective (exit 2 otherwise)."""
+def check_objective(n: int, objective: str, lead, store_dir=None) -> int:
+    """The lead to use; --lead and --store need the right objective, and the lead must be
+    possible in N-card GOPS (:func:`exact.solve.check_lead`, the API's rule); exit 2
+    otherwise."""
+    from .solve import check_lead
+
     if objective != "win":
         raise GopsInputError("--lead applies to --objective win only")
     if store_dir is not None:
         raise GopsInputError("--store holds the points objective only")
-    return 0 if lead is None else lead
+    return 0 if lead is None else check_lead(n, lead, "--lead")
 
 
 def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handicap=0):
@@ -40,7 +44,7 @@ def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
     from .solve import check_options
     from .win_dp import warm_up
 
-    lead = check_objective(objective, lead, store_dir)
+    lead = check_objective(n, objective, lead, store_dir)
     if chunk_items is not None:
         raise GopsInputError("--chunk-items applies to --store only")
     check_options(n, "win", "float", handicap=abs(lead))
@@ -64,7 +68,7 @@ def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges):
     """``gops table N --objective win [--lead L]``."""
     from .solve import check_options
 
-    lead = check_objective(objective, lead, store_dir)
+    lead = check_objective(n, objective, lead, store_dir)
     if with_ranges:
         raise GopsInputError("--ranges applies to the points objective only")
     check_options(n, "win", "float", handicap=abs(lead))
@@ -96,14 +100,15 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     from .solve import check_options
     from .win_dp import total_points
 
-    lead = check_objective(objective, lead, store_dir)
     arithmetic = "rational" if exact_ else "float"
     if n is not None:
         check_n(n, "strategy")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
     n = check_n(n or max(m | t | d), "strategy")
+    lead = check_objective(n, objective, lead, store_dir)
     top = len(d) - 1
-    # Any lead is a well-defined position; solve every lead reachable from this one.
+    # Any possible lead is a position (a handicap included); solve every lead reachable
+    # from this one.
     handicap = max(0, abs(lead) - (total_points(n) - sum(d)))
     if abs(lead) > sum(d):
         top = 0  # decided: nothing to solve

@@ -38,6 +38,30 @@ def points_stats(levels, t0: float, extra: dict | None = None) -> SolveStats:
     )
 
 
+def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int:
+    """``lead`` if it is an integer with |lead| <= N(N+1)/2, else a one-line GopsInputError.
+
+    The one rule for a lead and a handicap, of the API (:func:`solve`'s ``handicap``) and of
+    ``gops solve|table|strategy --lead``: nobody can be more than all the prizes, N(N+1)/2
+    points, ahead, and from there on every position is decided.  (A position's lead is
+    further bounded by the points played so far plus the handicap solved for:
+    :class:`~exact.win_solution.WinSolution`.)  ``signed=False`` for a handicap, >= 0.
+
+    >>> check_lead(3, -6)
+    -6
+    >>> check_lead(3, 10**100, "--lead")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes are worth 6 points in all), got 10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000
+    """
+    total = n * (n + 1) // 2
+    low = -total if signed else 0
+    if isinstance(lead, bool) or not isinstance(lead, int) or not low <= lead <= total:
+        raise GopsInputError(f"{what} must be between {low} and {total} for {n}-card GOPS "
+                             f"(its prizes are worth {total} points in all), got {lead!r}")
+    return lead
+
+
 def check_options(n, objective: str, arithmetic: str, top: int | None = None,
                   handicap: int = 0) -> int:
     """Validate the solve options; one-line GopsInputError otherwise.
@@ -65,6 +89,7 @@ def check_options(n, objective: str, arithmetic: str, top: int | None = None,
                 f"{arithmetic} arithmetic solves hands of at most {limit} cards"
                 f"{' for the win objective' if objective == 'win' else ''}, got {top}"
             )
+    check_lead(n, handicap, "the handicap", signed=False)
     if objective == "win":
         # A few levels of a big game can outweigh a whole small one: bound the entries.
         from .win_dp import win_cells

@@ -31,6 +31,52 @@ def assert_one_line(code, out, err, fragment, expected_code=2):
     assert fragment in err, err
 
 
+# -- 10. --lead: one rule (|lead| <= N(N+1)/2) for solve, table, strategy and the API ------
+
+HUGE_LEADS = [2**63 - 15, 10**100, -(2**63)]
+STRATEGY = ["strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", "1",
+            "--n", "3"]
+
+
+@pytest.mark.parametrize("lead", HUGE_LEADS, ids=["2^63-15", "10^100", "-2^63"])
+@pytest.mark.parametrize("command", [["table", "5"], ["solve", "5"], STRATEGY],
+                         ids=["table", "solve", "strategy"])
+def test_huge_lead_is_one_line(command, lead):
+    code, out, err = run(*command, "--objective", "win", "--lead", lead, "--quiet"
+                         if command[0] != "strategy" else "--json")
+    assert_one_line(code, out, err, f"got {lead}")
+    assert "--lead must be between" in err
+
+
+@pytest.mark.parametrize("command, n", [(["table", "3"], 3), (STRATEGY, 3)],
+                         ids=["table", "strategy"])
+def test_lead_limit_is_the_points_of_all_prizes(command, n):
+    total = n * (n + 1) // 2
+    code, out, err = run(*command, "--objective", "win", "--lead", total + 1)
+    assert_one_line(code, out, err, f"--lead must be between -{total} and {total}")
+    code, out, err = run(*command, "--objective", "win", "--lead", -total)
+    assert code == 0, err
+
+
+def test_strategy_lead_1000_is_refused_as_by_the_api():
+    code, out, err = run(*STRATEGY, "--objective", "win", "--lead", 1000)
+    assert_one_line(code, out, err, "got 1000")
+    with pytest.raises(exact.GopsInputError, match="handicap must be between 0 and 6"):
+        exact.solve(3, "win", handicap=1000)
+
+
+@pytest.mark.parametrize("handicap", [7, 2**63 - 15, 10**100])
+def test_api_refuses_a_handicap_beyond_all_prizes(handicap):
+    with pytest.raises(exact.GopsInputError) as e:
+        exact.solve(3, "win", handicap=handicap)
+    assert "\n" not in str(e.value) and "between 0 and 6" in str(e.value)
+
+
+def test_lead_on_the_points_objective_is_refused():
+    code, out, err = run("table", "3", "--lead", "1")
+    assert_one_line(code, out, err, "--lead applies to --objective win only")
+
+
 # -- 13. bare gops, negative N, Ctrl-C -------------------------------------------------------
 
 def test_bare_gops_prints_the_command_list():
