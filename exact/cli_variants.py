@@ -29,12 +29,16 @@ TITLES = {
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
 def variant(variant, n, exact_, as_json):
-    """Solve a two-player variant of the seed and print its first-move table.
+    """Solve a two-player variant of GOPS and print its first-move table.
+
+    The variants of the "Psychological JuJitsu" rules write-up that stay two-player and
+    zero-sum; the payoff is your points minus the opponent's.
 
     twelve: each player bids with 2..N for N - 1 rounds and the prize left over is
-    discarded (the seed's 12-round game at N = 13; solved here for N <= 9, exact N <= 7).
-    dummy: a third, random bidder turns up a card of its own suit after the bids (N <= 6,
-    exact N <= 5).  The payoff is your points minus the opponent's.
+    discarded (the write-up's 12-round game is N = 13; solved here for N <= 9, exact
+    N <= 7).  dummy: a third, random bidder turns up a card of its own suit after the
+    bids (N <= 6, exact N <= 5).  standard: the standard game by the same recursion
+    (N <= 6, exact N <= 5), a cross-check of the much faster `gops table`.
     """
     check_n(n, "variant", variant, "--exact" if exact_ else None)
     sol = presolve_variant(variant, n, "rational" if exact_ else "float")
@@ -68,8 +72,9 @@ def variant(variant, n, exact_, as_json):
 
 
 def presolve_variant(variant: str, n: int, arithmetic: str):
-    """The variant's solution (solved once, cached by exact.bots for its optimal bots),
-    with a bar over the first round's upcards on a terminal after 2 s."""
+    """The variant's solution (solved once, cached by exact.bots for its optimal bots;
+    ``standard`` by the variant solver, while the bots play the fast solver's), with a bar
+    over the first round's upcards on a terminal after 2 s."""
     from tqdm import tqdm
 
     from .bots import solution_for
@@ -84,6 +89,10 @@ def presolve_variant(variant: str, n: int, arithmetic: str):
         bar.update(1)
 
     try:
+        if variant == "standard":  # the variant recursion, a cross-check of `gops table`
+            from .variant_solver import solve_variant
+
+            return solve_variant(variant, n, arithmetic, progress=progress)
         return solution_for(n, arithmetic, progress=progress, variant=variant)
     finally:
         bar.close()

@@ -77,6 +77,27 @@ def test_lead_on_the_points_objective_is_refused():
     assert_one_line(code, out, err, "--lead applies to --objective win only")
 
 
+# -- 11. gops variant standard N: the standard game through the variant solver ---------------
+
+def test_variant_standard_matches_the_fast_solver():
+    code, out, err = run("variant", "standard", "4", "--exact", "--json")
+    assert code == 0, err
+    import json
+    from fractions import Fraction
+
+    data = json.loads(out)
+    table = exact.solve(4, arithmetic="rational").first_move_table()
+    assert {int(u): [Fraction(p) for p in probs] for u, probs in data["by_upcard"].items()} \
+        == {u: [table[u][b] for b in range(1, 5)] for u in table}
+    code, out, err = run("variant", "standard", "3")
+    assert code == 0 and "standard rules, by the generic variant recursion" in out
+
+
+def test_variant_standard_limit():
+    code, out, err = run("variant", "standard", "7")
+    assert_one_line(code, out, err, "between 1 and 6 for gops variant standard")
+
+
 # -- 13. bare gops, negative N, Ctrl-C -------------------------------------------------------
 
 def test_bare_gops_prints_the_command_list():
