@@ -437,10 +437,30 @@ def certify(n, output, quiet, objective):
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 def check(file, quiet):
-    """Verify a certificate with the independent checker (exit 0 valid, 1 invalid, 2 unreadable)."""
-    from certificates import main as checker_main
+    """Verify a certificate with the independent checker (exit 0 valid, 1 invalid, 2 unreadable).
 
-    sys.exit(checker_main([file] + (["--quiet"] if quiet else [])))
+    The verdict ("valid: ..." or "invalid: ...") is printed on stdout; an unreadable file
+    is an error on stderr, like every other command's.  Progress goes to stderr, one line
+    per verified level, unless --quiet.
+    """
+    from certificates import check as check_certificate
+
+    verdict = check_certificate(file, None if quiet else level_printer())
+    if verdict.code == EXIT_BAD_INPUT:
+        fail(verdict.message.splitlines()[0])
+    click.echo(verdict.message)
+    sys.exit(verdict.code)
+
+
+def level_printer():
+    """The checker's progress callback: one line per verified level on stderr."""
+    start = time.perf_counter()
+
+    def report(k: int, n: int, records: int) -> None:
+        click.echo(f"level {k}/{n}: {records:,} records verified "
+                   f"({time.perf_counter() - start:.1f} s)", err=True)
+
+    return report
 
 
 @main.command()

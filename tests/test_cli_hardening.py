@@ -98,6 +98,26 @@ def test_variant_standard_limit():
     assert_one_line(code, out, err, "between 1 and 6 for gops variant standard")
 
 
+# -- 12. gops check: an unreadable certificate is an error on stderr -------------------------
+
+def test_check_unreadable_goes_to_stderr(tmp_path):
+    bad = tmp_path / "bad.cert"
+    bad.write_bytes(b"not a certificate")
+    for path in (bad, tmp_path / "missing.cert"):
+        code, out, err = run("check", path, "--quiet")
+        assert out == ""
+        assert_one_line(code, out, err, "unreadable")
+
+
+def test_check_valid_verdict_on_stdout(tmp_path):
+    cert = tmp_path / "g2.cert"
+    assert run("certify", "2", "-o", cert, "--quiet")[0] == 0
+    code, out, err = run("check", cert, "--quiet")
+    assert code == 0 and out.startswith("valid: N=2") and err == ""
+    code, out, err = run("check", cert)
+    assert code == 0 and "level 2/2" in err  # progress on stderr without --quiet
+
+
 # -- 13. bare gops, negative N, Ctrl-C -------------------------------------------------------
 
 def test_bare_gops_prints_the_command_list():
