@@ -466,13 +466,19 @@ def level_printer():
 @main.command()
 @click.option("-o", "--output", "output", default="gops-5.cert", show_default=True,
               type=click.Path(dir_okay=False), help="Where to write the N=5 certificate.")
+@click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @one_line_errors
-def reproduce(output):
+def reproduce(output, force):
     """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
+    import os
+
     from certificates import check as check_certificate
 
     from .certificate_writer import certify as write
 
+    if os.path.lexists(output) and not force:
+        raise GopsInputError(f"{output} exists; pass --force to overwrite it, or -o FILE to "
+                             "write the certificate elsewhere")
     t0 = time.perf_counter()
     sol = write(5, output)
     click.echo(f"solved 5-card GOPS exactly and wrote its certificate {output} "

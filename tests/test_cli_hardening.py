@@ -307,3 +307,24 @@ def test_each_command_states_its_own_limit(name, side):
 def test_limits_depend_on_objective_variant_and_arithmetic(args, fragment):
     code, out, err = run(*args)
     assert_one_line(code, out, err, fragment)
+
+
+# -- 16. gops reproduce does not overwrite; the notebook leaves nothing behind ----------------
+
+def test_reproduce_refuses_to_overwrite(tmp_path):
+    target = tmp_path / "gops-5.cert"
+    target.write_bytes(b"precious")
+    code, out, err = run("reproduce", "-o", target)
+    assert_one_line(code, out, err, "--force")
+    assert target.read_bytes() == b"precious"
+    code, out, err = run("reproduce", "-o", target, "--force")
+    assert code == 0 and "independent checker: valid" in out, err
+    assert target.read_bytes() != b"precious"
+
+
+def test_reproduce_default_path_refuses_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gops-5.cert").write_bytes(b"precious")
+    code, out, err = run("reproduce")
+    assert_one_line(code, out, err, "gops-5.cert exists; pass --force")
+    assert (tmp_path / "gops-5.cert").read_bytes() == b"precious"
