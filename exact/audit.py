@@ -48,8 +48,10 @@ from flint import fmpz
 from .certificate_reader import ExactValues, Rational, read_certificate
 from .encoding import build_levels
 from .errors import GopsInputError
+from .objective import PointsObjective
 from .matrix_game import solve_game
 
+POINTS = PointsObjective()
 #: Default tolerance on value errors and exploitabilities.
 DEFAULT_TOL = 1e-9
 #: Fixed-point bits of the value enclosures.
@@ -310,7 +312,7 @@ def _judge_game(level, r, p, m, float_below, below_fixed, below_exact, below_val
     rc = int(level.prize_child[r, m])
     child = level.child[p]
     sign = level.sign[p]
-    A = u * sign + float_below[rc][child]
+    A = np.array(POINTS.matrix(level, float_below, r, p, m), dtype=np.float64)
     if not np.all(np.isfinite(A)):  # a broken float table: nothing to judge
         return math.inf, False, 0, 0
     _, x, y = strategy_solver(A)
@@ -322,7 +324,7 @@ def _judge_game(level, r, p, m, float_below, below_fixed, below_exact, below_val
     b, T = dyadic_integers(y)
     # Fixed-point matrix: the exact A_ij lies in [F_ij, F_ij + W_ij] / 2^P, W_ij in {0, 1}.
     row_fixed, row_exact = below_fixed[rc], below_exact[rc]
-    F = [[u * int(sign[i, j]) * one + row_fixed[child[i, j]] for j in range(k)] for i in range(k)]
+    F = POINTS.matrix(level, below_fixed, r, p, m, scale=one)
     W = [[0 if row_exact[child[i, j]] else 1 for j in range(k)] for i in range(k)]
     # Column payoffs of x (units 2^-P / S) and row payoffs of y (units 2^-P / T).
     col_lo = [sum(a[i] * F[i][j] for i in range(k) if a[i]) for j in range(k)]

@@ -81,11 +81,13 @@ class Objective(ABC):
         k - 1 of the prize set left (P - u), ``cells[i][j]`` the pair (child pattern rank,
         u sign(V_i - Y_j)).  Numbers of ``row`` (float or fmpq)."""
 
-    def matrix(self, level: Level, below, r: int, p: int, m: int, lead=None) -> list[list]:
+    def matrix(self, level: Level, below, r: int, p: int, m: int, lead=None,
+               scale: int = 1) -> list[list]:
         """X^u of record (r, p, lead) for the m-th smallest upcard u of prize set r, from the
-        level below (rows: my cards ascending, columns: theirs), numbers of ``below``."""
+        level below (rows: my cards ascending, columns: theirs), numbers of ``below``.
+        ``scale``: the unit of ``below`` when it holds fixed-point integers (the audit's)."""
         k = level.k
-        u = int(level.prize_card[r, m])
+        u = int(level.prize_card[r, m]) * scale
         child, sign = level.child[p], level.sign[p]
         cells = [[(int(child[i, j]), u * int(sign[i, j])) for j in range(k)] for i in range(k)]
         return self.payoffs(level.n, k, below[int(level.prize_child[r, m])], cells, lead)
