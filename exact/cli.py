@@ -195,9 +195,10 @@ def main():
 
 def objective_options(command):
     """--objective points|win and --lead L (win only; exit 2 otherwise): exact/cli_objectives.py."""
-    command = click.option("--lead", type=INTEGER, default=None,
-                           help="My points minus theirs so far, a head start included (--objective win "
-                                "only; default 0; at most N(N+1)/2 either way).")(command)
+    command = click.option(
+        "--lead", type=INTEGER, default=None,
+        help="My points minus theirs so far, a head start included (--objective win only; "
+             "default 0; at most N(N+1)/2 either way).")(command)
     return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
                         show_default=True,
                         help="Maximise the expected point difference or P(win) - P(loss).")(command)

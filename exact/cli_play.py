@@ -230,8 +230,9 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
 @click.option("--reveal", is_flag=True,
               help="Show the computer's mix (its equilibrium) after each round.")
 @click.option("--declarations", is_flag=True,
-              help="The seed's face-up declaration scoring: type d<card> to bid face up "
-                   "from this round on; the computer then answers each bid it sees.")
+              help="Face-up declaration scoring (\"Psychological JuJitsu\"): type d<card> "
+                   "to bid face up from this round on; the computer then answers each bid "
+                   "it sees.")
 @one_line_errors
 def play(n, objective, variant, opponents, store, seed, reveal, declarations):
     """Play N-card GOPS against the computer (an optimal bot).

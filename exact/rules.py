@@ -7,8 +7,8 @@ value; on a tie the prize is discarded and scores for nobody.  Bid cards are use
 After N rounds the zero-sum payoff is the point difference (player 0 minus player 1);
 the "win" outcome is its sign (+1, 0 or -1).
 
-Sources: the rules and the sample game of "Psychological JuJitsu"
-(``/work/shared/seeds/000_3b28687b08a2e557.txt``), and G. H. Rhoads and L. Bartholdi,
+Sources: the rules and the sample game of the "Psychological JuJitsu" rules write-up of
+GOPS, and G. H. Rhoads and L. Bartholdi,
 "Computer Solution to the Game of Pure Strategy", *Games* 3 (2012), section 2.  The
 paper splits a tied prize between the players instead of discarding it; that adds the
 same amount to both totals, so the point difference (and hence the win outcome) is the

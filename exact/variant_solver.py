@@ -1,4 +1,5 @@
-"""Equilibria of the seed's two-player zero-sum variants: the 12-round game and the dummy.
+"""Equilibria of the two-player zero-sum variants of the "Psychological JuJitsu" rules
+write-up: the 12-round game and the dummy.
 
 Both variants of :mod:`exact.variants` that stay two-player and zero-sum are solved here
 (``standard`` too, as a cross-check of the fast solver).  The payoff is player 0's points

@@ -1,15 +1,15 @@
-"""Variants of GOPS from "Psychological JuJitsu" (seed 000), as rules only (no solver).
+"""Variants of GOPS from the "Psychological JuJitsu" rules write-up, as rules only (no solver).
 
 :mod:`exact.rules` keeps the two-player game; this module generalises one round to two or
-three bidders and adds the seed's variants.  Our reading of the seed, where it leaves
-room for one:
+three bidders and adds the write-up's variants.  Our reading of the write-up, where it
+leaves room for one:
 
 ``standard``
     Two players; a tie discards the prize (as :mod:`exact.rules`).
 ``three``
     Three players.  "If there is a tie for high bid in a three-player game the diamond is
     placed between the two high bidders and they each get half value for it."  A
-    three-way tie discards the prize: the seed's four-player remark ("a three-way tie
+    three-way tie discards the prize: the write-up's four-player remark ("a three-way tie
     bid on every diamond, in which case everyone ends up at zero") says so.
 ``three-third``
     Three players; "if there is a two-way tie for the high bid, the other player wins that
@@ -30,10 +30,10 @@ room for one:
     from the bidding suits", so each player bids with 2..n and the prize left after the
     last round scores for nobody.
 
-Face-up declarations (the seed's "another way to score") are a scoring rule for a
+Face-up declarations (the write-up's "another way to score") are a scoring rule for a
 finished two-player game: :func:`declaration_score`.
 
->>> resolve_round(13, (13, 13, 1), "third")      # the seed's extreme case
+>>> resolve_round(13, (13, 13, 1), "third")      # the write-up's extreme case
 (Fraction(0, 1), Fraction(0, 1), Fraction(13, 1))
 >>> resolve_round(9, (7, 7, 2), "split")
 (Fraction(9, 2), Fraction(9, 2), Fraction(0, 1))
@@ -303,10 +303,10 @@ class DeclarationScore:
 def declaration_score(
     record: GameRecord, declared: Mapping[int, int] | None = None
 ) -> DeclarationScore:
-    """Score a finished two-player game under the seed's face-up declarations.
+    """Score a finished two-player game under the write-up's face-up declarations.
 
     ``declared`` maps a player (0 or 1) to the round (1-based) from which that player made
-    every bid face up.  The seed: "the score for the game is then equal to the number of
+    every bid face up.  The write-up: "the score for the game is then equal to the number of
     rounds in which that player's bids were face up", won by the winner of the game
     (including when the *other* player declared: "the other player will then get the
     increased score").  Our simple reading: the earliest declaration counts, so the score

@@ -328,3 +328,26 @@ def test_reproduce_default_path_refuses_too(tmp_path, monkeypatch):
     code, out, err = run("reproduce")
     assert_one_line(code, out, err, "gops-5.cert exists; pass --force")
     assert (tmp_path / "gops-5.cert").read_bytes() == b"precious"
+
+
+# -- 18. user-facing texts name their sources ------------------------------------------------
+
+#: How the sources were once named inside the project ("the seed of rng" is a random seed).
+INTERNAL = re.compile(r"\bthe seed\b(?! of)|\bseed's|\bseed \d{3}|/seeds/|\bthe issue\b", re.I)
+
+
+def test_sources_are_named_by_title():
+    hits = []
+    for path in sorted((ROOT / "exact").glob("*.py")) + sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            if INTERNAL.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not hits, "\n".join(hits)
+
+
+@pytest.mark.parametrize("command", sorted(main.commands))
+def test_help_texts_do_not_speak_of_the_seed(command):
+    code, out, err = run(command, "--help")
+    assert code == 0
+    text = re.sub(r"--seed|[Rr]andom seed|seed \{|seed \d", "", out)
+    assert not re.search(r"\bseed\b|\bissue\b", text, re.I), out

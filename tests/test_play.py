@@ -131,7 +131,7 @@ def test_twelve_round_variant():
 
 
 def split_rule(prize, a, b, d):
-    """(you, computer) points of a round with the dummy: the seed's three-player split."""
+    """(you, computer) points of a round with the dummy: the written three-player split."""
     top = max(a, b, d)
     high = [x == top for x in (a, b, d)]
     if all(high):
@@ -181,9 +181,9 @@ FINAL_THREE = re.compile(r"Final score: you ([\d.]+) \(.*\), computer 1 ([\d.]+)
 
 
 def three_player_points(prize, bids, rule):
-    """The seed's three-player round, written out: a unique high bid takes the prize; a
-    three-way tie discards it; a two-way tie splits it ("three") or gives it to the third
-    player ("three-third")."""
+    """The three-player round of the "Psychological JuJitsu" rules, written out: a unique
+    high bid takes the prize; a three-way tie discards it; a two-way tie splits it
+    ("three") or gives it to the third player ("three-third")."""
     top = max(bids)
     high = [b == top for b in bids]
     if sum(high) == 1:
@@ -199,7 +199,7 @@ def three_player_points(prize, bids, rule):
     ("three", 3, "random,highest"), ("three-third", 2, "upcard+1,upcard"),
     ("three-third", 8, "random,lowest"),
 ])
-def test_three_player_game_scores_by_the_seed_rules(rule, seed, opponents):
+def test_three_player_game_scores_by_the_written_rules(rule, seed, opponents):
     result = CliRunner().invoke(main, ["play", "6", "--variant", rule, "--seed", str(seed),
                                        "--opponents", opponents], input="6\n5\n4\n3\n2\n")
     out = result.output
