@@ -44,15 +44,16 @@ def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int
     The one rule for a lead and a handicap, of the API (:func:`solve`'s ``handicap``) and of
     ``gops solve|table|strategy --lead``: nobody can be more than all the prizes, N(N+1)/2
     points, ahead, and from there on every position is decided.  (A position's lead is
-    further bounded by the points played so far plus the handicap solved for:
-    :class:`~exact.win_solution.WinSolution`.)  ``signed=False`` for a handicap, >= 0.
+    further bounded by the points played so far plus the handicap solved for: the win
+    objective's ``check_lead`` in :mod:`exact.objective`.)  ``signed=False`` for a
+    handicap, which is >= 0.
 
     >>> check_lead(3, -6)
     -6
-    >>> check_lead(3, 10**100, "--lead")
+    >>> check_lead(3, 7, "--lead")
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes are worth 6 points in all), got 10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000
+    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes are worth 6 points in all), got 7
     """
     total = n * (n + 1) // 2
     low = -total if signed else 0
