@@ -23,7 +23,7 @@ from pathlib import Path
 SOLVE = """
 import json, sys, time
 import exact
-from exact.float_dp import warm_up
+from exact.kernels.points import warm_up
 warm_up()
 n, path = int(sys.argv[1]), sys.argv[2]
 t = time.perf_counter(); exact.solve(n); t_float = time.perf_counter() - t

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import json, sys, time
 import exact
-from exact.float_dp import warm_up
-from exact.solve import peak_memory_bytes
+from exact.kernels.points import warm_up
+from exact.dp.solve import peak_memory_bytes
 warm_up()
 n, repeats = int(sys.argv[1]), int(sys.argv[2])
 times = []

@@ -1,4 +1,4 @@
-"""Micro-benchmark of :func:`exact.matrix_game.solve_game_into`.
+"""Micro-benchmark of :func:`exact.kernels.matrix_game.solve_game_into`.
 
 Times the compiled solver in a compiled loop over a batch of random k x k games, the way
 the GOPS solver calls it, and prints microseconds per game for k = 1..16, plus the time of
@@ -10,7 +10,7 @@ Three kinds of games:
   "child value" in [-30, 30] (these often have a pure saddle point);
 * uniform: i.i.d. entries in [-200, 200] (the hard case: mixed equilibria of support ~k/2);
 * real GOPS games, k = 3..8: the matrix games the solver itself builds
-  (exact.float_dp.fill_matrix) for random items (prize set, canonical pattern) of level k
+  (exact.kernels.points.fill_matrix) for random items (prize set, canonical pattern) of level k
   of the 9-card game, every upcard of each item; the 9-card solve they need takes ~2 s.
   These have mixed equilibria (support ~4.5 of 7), rarely a saddle, many ties and
   duplicated rows; they take ~1 pivot more than the support size (3.2, 4.4, 5.8, 7.6
@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from exact.matrix_game import WORK_SIZE, solve_game_into  # noqa: E402
+from exact.kernels.matrix_game import WORK_SIZE, solve_game_into  # noqa: E402
 
 #: The real games come from the solve of this many cards (levels 3..REAL_N - 1).
 REAL_N = 9
@@ -73,7 +73,7 @@ def _gops_like(rng, n, k):
 def _real_gops(n_games, seed=2024):
     """{k: array of real GOPS matrix games of level k of the REAL_N-card solve}, k = 3..8."""
     import exact
-    from exact.float_dp import fill_matrix
+    from exact.kernels.points import fill_matrix
 
     sol = exact.solve(REAL_N)
     rng = np.random.default_rng(seed)

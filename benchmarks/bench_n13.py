@@ -26,10 +26,10 @@ from paper_tables import TABLE_2  # noqa: E402
 
 CHILD = """
 import json, sys, time
-from exact.float_dp import warm_up
-from exact.store import solve_into_store
-from exact.solve import peak_memory_bytes
-from exact.encoding import build_levels
+from exact.kernels.points import warm_up
+from exact.dp.store import solve_into_store
+from exact.dp.solve import peak_memory_bytes
+from exact.game.encoding import build_levels
 warm_up()
 n, root = int(sys.argv[1]), sys.argv[2]
 t = time.perf_counter(); solve_into_store(n, root); seconds = time.perf_counter() - t
@@ -83,7 +83,7 @@ def main():
         a, b = rows[-2], rows[-1]
         per_game = b["seconds"] / b["matrix_games"]
         growth = (b["seconds"] / b["matrix_games"]) / (a["seconds"] / a["matrix_games"])
-        from exact.encoding import pattern_count
+        from exact.game.encoding import pattern_count
         from math import comb
 
         print("projection (time per matrix game grows by the last measured factor "

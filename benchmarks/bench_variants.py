@@ -24,9 +24,9 @@ from bench_float_solver import run_child  # noqa: E402  (one fresh process per m
 
 CHILD = """
 import json, sys, time
-from exact.float_dp import warm_up
-from exact.solve import peak_memory_bytes
-from exact.variant_solver import solve_variant
+from exact.kernels.points import warm_up
+from exact.dp.solve import peak_memory_bytes
+from exact.dp.variant_solver import solve_variant
 warm_up()
 variant, n, arithmetic = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 t = time.perf_counter(); sol = solve_variant(variant, n, arithmetic)

@@ -8,7 +8,7 @@ the checker uses for a pattern are the smallest realising it: position p is card
 
 Only patterns with ``theirs <= mine`` are recorded; f(Y, V, P) = -f(V, Y, P) gives the
 others (FORMAT.md, check 3).  This module is written from FORMAT.md alone and shares no
-code with the solver's ``exact/encoding.py``.
+code with the solver's ``exact/game/encoding.py``.
 """
 
 from __future__ import annotations

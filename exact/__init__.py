@@ -6,22 +6,22 @@
 0.047
 """
 
-from .errors import GopsError, GopsInputError, InvalidMoveError, SolverError
-from .solution import Solution, SolveStats, Strategy
-from .solve import solve
-from .variant_solver import solve_variant
+from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
+from exact.solution import Solution, SolveStats, Strategy
+from exact.dp.solve import solve
+from exact.dp.variant_solver import solve_variant
 
 
 def load(root, n=None, objective=None):
     """The Solution kept in a store directory written by ``gops solve N --store DIR``."""
-    from .store import load as _load
+    from exact.dp.store import load as _load
 
     return _load(root, n, objective)
 
 
 def certify(n: int, path, objective: str = "points", progress=None):
     """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
-    from .certificate_writer import certify as _certify
+    from exact.certificate.writer import certify as _certify
 
     return _certify(n, path, objective, progress)
 

@@ -3,7 +3,7 @@
 One class for every objective and arithmetic.  Only values are stored.  The equilibrium at
 a position with an upcard turned is recomputed from the stored values one level down: the
 position's canonical record (prize rank, pattern rank, lead) and the matrix that its
-objective builds from the level below (:meth:`exact.objective.Objective.matrix`; for
+objective builds from the level below (:meth:`exact.dp.objective.Objective.matrix`; for
 points X_ij = u * sign(V_i - Y_j) + f(V - V_i, Y - Y_j, P - u), paper sec 3), solved as
 a matrix game in the solution's arithmetic.
 """
@@ -17,11 +17,11 @@ from typing import Union
 import numpy as np
 from flint import fmpq
 
-from .encoding import Level, pattern_rank, prize_rank
-from .errors import GopsInputError, SolverError
-from .matrix_game import solve_game
-from .objective import Objective, objective_for
-from .rules import validate_position
+from exact.game.encoding import Level, pattern_rank, prize_rank
+from exact.errors import GopsInputError, SolverError
+from exact.kernels.matrix_game import solve_game
+from exact.dp.objective import Objective, objective_for
+from exact.game.rules import validate_position
 
 Number = Union[float, Fraction]
 
@@ -114,7 +114,7 @@ class RationalArithmetic(Arithmetic):
         return fmpq(c)
 
     def solve(self, A):
-        from .exact_game import solve_exact_game
+        from exact.dp.exact_game import solve_exact_game
 
         eq = solve_exact_game([list(row) for row in A])
         return eq.value, eq.x, eq.y
@@ -131,7 +131,7 @@ class Solution:
 
     ``values[k]`` is level k's array in its objective's layout (points:
     ``[prize rank, pattern rank]``; win: ``[prize rank, pattern rank, L + offset_k]``, see
-    :mod:`exact.objective`).  Every method takes ``lead=`` (my points minus theirs so far):
+    :mod:`exact.dp.objective`).  Every method takes ``lead=`` (my points minus theirs so far):
     for the win objective it defaults to 0 and must be reachable, |lead| <= handicap +
     the prize points already played; the points objective has no lead.
 

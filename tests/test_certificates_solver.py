@@ -91,6 +91,6 @@ def test_solver_certificate_any_changed_integer(solver_cert, tmp_path, data):
 @pytest.mark.parametrize("a", [2**63, -(2**63) - 1, -(2**71), -(2**79), 7**500, -(7**500)])
 def test_writer_integers_are_canonical(a):
     """exact's Integer encoding is the minimal two's complement of FORMAT.md."""
-    from exact.certificate_writer import pack_integer
+    from exact.certificate.writer import pack_integer
 
     assert integer(pack_integer(a), "v") == a

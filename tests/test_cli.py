@@ -117,7 +117,7 @@ def test_exact_strategy_prints_numbers_beyond_4300_digits(solved_exact):
     from flint import fmpz
 
     from exact.cli import main
-    from exact.render import digit_count
+    from exact.cli.render import digit_count
 
     args = ["strategy", "--mine", "1,2,3,4,5,6", "--theirs", "1,2,3,4,5,6",
             "--deck", "1,2,3,4,5,6", "--upcard", "1", "--exact"]

@@ -152,12 +152,12 @@ def test_negative_numbers_still_reach_options_and_unknown_options_fail():
 
 
 def test_ctrl_c_in_play_exits_130(monkeypatch):
-    import exact.cli_play
+    import exact.cli.play
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(exact.cli_play, "_ask_bid", interrupted)
+    monkeypatch.setattr(exact.cli.play, "_ask_bid", interrupted)
     code, out, err = run("play", "2", "--seed", "1")
     assert code == 130, (out, err)
     assert err.strip() == "gops: interrupted"
@@ -189,9 +189,9 @@ def test_python_m_exact_cli_knows_every_command():
 
 
 def test_exit_code_table_documents_130():
-    import exact.cli
+    import exact.cli.common
 
-    assert re.search(r"^\s*130\s+interrupted", exact.cli.__doc__, re.M)
+    assert re.search(r"^\s*130\s+interrupted", exact.cli.common.__doc__, re.M)
 
 
 # -- 14. one integer parser for N, --n, --upcard, --lead, --chunk-items and cards ------------
@@ -236,7 +236,7 @@ def test_cards_use_the_same_parser(card):
 
 
 def test_parse_integer():
-    from exact.rules import parse_integer
+    from exact.game.rules import parse_integer
 
     assert parse_integer("42") == 42 and parse_integer("-7") == -7 and parse_integer("007") == 7
     for text in ["５", " 1", "1 ", "+1", "--1", "1_000", "0x10", ""]:

@@ -10,15 +10,15 @@ import pytest
 import exact
 
 MODULES = ["exact"] + [
-    f"exact.{m.name}" for m in pkgutil.iter_modules([str(Path(exact.__file__).parent)])
-    if m.name != "__main__"
+    m.name for m in pkgutil.walk_packages([str(Path(exact.__file__).parent)], prefix="exact.")
+    if not m.name.endswith("__main__")
 ]
 #: Modules whose examples need OpenSpiel (an optional extra).
-NEEDS = {"exact.openspiel": "pyspiel"}
+NEEDS = {"exact.play.openspiel": "pyspiel"}
 
 
 def test_the_list_is_complete():
-    assert {"exact.encoding", "exact.variant_solver", "exact.bots", "exact.audit"} <= set(MODULES)
+    assert {"exact.game.encoding", "exact.dp.variant_solver", "exact.play.bots", "exact.analysis.audit"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

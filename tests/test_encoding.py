@@ -1,11 +1,11 @@
-"""Canonical subgames (exact/encoding.py) against an independent count and direct checks."""
+"""Canonical subgames (exact/game/encoding.py) against an independent count and direct checks."""
 
 from itertools import combinations
 from math import comb
 
 import pytest
 
-from exact.encoding import build_levels, child_key, count_table, pattern_key, prize_rank
+from exact.game.encoding import build_levels, child_key, count_table, pattern_key, prize_rank
 
 
 def naive_canonical_count(n):

@@ -1,4 +1,4 @@
-"""Tests of the compiled matrix-game solver :mod:`exact.matrix_game`.
+"""Tests of the compiled matrix-game solver :mod:`exact.kernels.matrix_game`.
 
 - against ``scipy.optimize.linprog(method="highs")`` on a few hundred random games, k = 1..16;
 - degenerate games: ties, duplicated rows/columns, constant and zero matrices, saddle
@@ -19,8 +19,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
 from exact.errors import GopsInputError
-from exact.float_dp import fill_matrix
-from exact.matrix_game import KMAX, WORK_SIZE, solve_game, solve_game_into, strategy_guarantees
+from exact.kernels.points import fill_matrix
+from exact.kernels.matrix_game import KMAX, WORK_SIZE, solve_game, solve_game_into, strategy_guarantees
 
 #: Agreement of our value with HiGHS (HiGHS itself is only accurate to ~1e-10 here).
 TOL_HIGHS = 1e-9
@@ -296,7 +296,7 @@ def test_compiled_parallel_loop():
 
 def gops_games(sol, k, count, seed):
     """``count`` matrix games of level k of a float Solution, exactly as the solver builds
-    them (exact.float_dp.fill_matrix): random items (prize set, canonical pattern), every
+    them (exact.kernels.points.fill_matrix): random items (prize set, canonical pattern), every
     upcard of each."""
     level = sol.levels[k]
     below = np.ascontiguousarray(sol.values[k - 1])

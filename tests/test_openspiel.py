@@ -1,4 +1,4 @@
-"""exact.openspiel: a Solution as an OpenSpiel policy, judged by OpenSpiel's own NashConv.
+"""exact.play.openspiel: a Solution as an OpenSpiel policy, judged by OpenSpiel's own NashConv.
 
 Needs the optional extra ``[openspiel]`` (skipped without it, except the test of the
 missing-dependency message).
@@ -15,13 +15,13 @@ from exact.errors import GopsError, GopsInputError
 @pytest.fixture(scope="module")
 def ops():
     pytest.importorskip("pyspiel")
-    from exact import openspiel
+    from exact.play import openspiel
 
     return openspiel
 
 
 def test_missing_openspiel_is_one_clear_line(monkeypatch):
-    from exact import openspiel
+    from exact.play import openspiel
 
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes `import pyspiel` fail
     with pytest.raises(GopsError) as info:

@@ -102,7 +102,7 @@ def test_win_objective_plays_a_whole_game():
 
 
 def test_play_from_a_store(tmp_path):
-    from exact.store import solve_into_store
+    from exact.dp.store import solve_into_store
 
     solve_into_store(5, tmp_path / "s5")
     code, out = play(5, "1\n2\n3\n4\n", "--store", tmp_path / "s5")

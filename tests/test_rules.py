@@ -1,4 +1,4 @@
-"""Tests of exact.rules: the seed's sample game, legality, scoring and input validation."""
+"""Tests of exact.game.rules: the seed's sample game, legality, scoring and input validation."""
 
 import random
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exact.errors import GopsInputError, InvalidMoveError
-from exact.rules import (
+from exact.game.rules import (
     GameRecord,
     Position,
     RoundResult,

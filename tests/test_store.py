@@ -1,4 +1,4 @@
-"""The on-disk store (exact/store.py): round trip, resume after interruption (also after
+"""The on-disk store (exact/dp/store.py): round trip, resume after interruption (also after
 kill -9), and clear errors for corrupted or mismatched stores."""
 
 import json
@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 import exact
-import exact.encoding
+import exact.game.encoding
 from exact.cli import main
-from exact.store import StoreError, solve_into_store
+from exact.dp.store import StoreError, solve_into_store
 
 
 def assert_same_values(sol, ref):
@@ -52,7 +52,7 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
         solve_into_store(8, root, progress=crash, chunk_items=2000)
     done = int((root / "level-6.progress").read_text())
     assert done == 3 * 2000
-    canonical = len(exact.encoding.build_levels(8)[6].canonical_patterns)
+    canonical = len(exact.game.encoding.build_levels(8)[6].canonical_patterns)
     partial = np.load(root / "level-6.npy", mmap_mode="r+")
     partial[done // canonical + 1:] = np.nan  # rows beyond the checkpoint: torn writes
     partial.flush()

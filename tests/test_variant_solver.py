@@ -1,4 +1,4 @@
-"""The solved two-player variants (exact.variant_solver): 12-round game and random dummy.
+"""The solved two-player variants (exact.dp.variant_solver): 12-round game and random dummy.
 
 Checked against an independent brute-force reference (tests/reference_variants.py, HiGHS,
 raw positions, its own round scoring), against the fast solver on the standard game, by
@@ -16,7 +16,7 @@ import pytest
 
 import exact
 from exact.errors import GopsInputError
-from exact.variant_solver import MAX_N, VariantSolution, check_variant_options, solve_variant
+from exact.dp.variant_solver import MAX_N, VariantSolution, check_variant_options, solve_variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_variants import reference_variant_matrix, reference_variant_value  # noqa: E402

@@ -1,4 +1,4 @@
-"""Variants of "Psychological JuJitsu" (seed 000) on hand-made rounds (exact.variants)."""
+"""Variants of "Psychological JuJitsu" (seed 000) on hand-made rounds (exact.game.variants)."""
 
 import random
 from dataclasses import dataclass
@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from exact.bots import make_bot
+from exact.play.bots import make_bot
 from exact.errors import GopsInputError, InvalidMoveError
-from exact.rules import play_game
-from exact.variants import (
+from exact.game.rules import play_game
+from exact.game.variants import (
     VARIANTS,
     declaration_score,
     get_variant,
@@ -175,7 +175,7 @@ def test_declaration_draw_and_errors():
 
 
 def test_tournament_variants():
-    from exact.tournament import tournament
+    from exact.play.tournament import tournament
 
     twelve = tournament(5, ["upcard", "random"], 40, seed=3, variant="twelve")
     assert twelve == tournament(5, ["upcard", "random"], 40, seed=3, variant="twelve")
@@ -195,8 +195,8 @@ def test_tournament_variants():
 def test_variant_optimal_bot_in_tournaments():
     """In the twelve and dummy variants the optimal bot plays the variant's equilibrium:
     it never loses significantly and beats the fixed rules and random play on average."""
-    from exact.bots import VariantOptimalBot
-    from exact.tournament import tournament
+    from exact.play.bots import VariantOptimalBot
+    from exact.play.tournament import tournament
 
     for variant, n in (("twelve", 5), ("dummy", 4)):
         res = tournament(n, ["optimal", "random", "lowest", "highest"], 300, seed=11,
@@ -221,7 +221,7 @@ def test_three_player_tournaments_follow_the_tie_rules():
     Under the split rule the pair halves rounds 1-2, so the pair always ties each other and
     nothing is discarded: the points sum to 10, and the top is shared exactly when the
     first two prizes are 3 and 4 (3.5 each against 3)."""
-    from exact.tournament import three_player_tournament, wilson_interval
+    from exact.play.tournament import three_player_tournament, wilson_interval
 
     third = three_player_tournament(4, ["highest", "highest", "lowest"], 30, seed=1,
                                     variant="three-third")
@@ -239,7 +239,7 @@ def test_three_player_tournaments_follow_the_tie_rules():
 
 
 def test_three_player_tournament_counts_and_seed():
-    from exact.tournament import three_player_tournament
+    from exact.play.tournament import three_player_tournament
 
     names = ["upcard", "upcard+1", "random", "highest"]
     res = three_player_tournament(6, names, 60, seed=4, variant="three")

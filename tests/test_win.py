@@ -1,5 +1,5 @@
-"""The win/loss objective (exact/objective.py, exact/win_dp.py, exact/drivers.py,
-exact/solution.py, exact/win_exploit.py): payoff +1 / 0 / -1 for ending ahead / level / behind, the state
+"""The win/loss objective (exact/dp/objective.py, exact/kernels/win.py, exact/dp/drivers.py,
+exact/solution.py, exact/analysis/win_exploit.py): payoff +1 / 0 / -1 for ending ahead / level / behind, the state
 carrying my lead L."""
 
 import doctest
@@ -270,9 +270,9 @@ def test_win_certificate_options(tmp_path):
 
 def test_exact_records_expose_equilibria():
     """on_record receives every solved (pattern, prizes, lead) with verified equilibria."""
-    from exact.drivers import solve_rational_levels
-    from exact.encoding import build_levels
-    from exact.objective import WinObjective
+    from exact.dp.drivers import solve_rational_levels
+    from exact.game.encoding import build_levels
+    from exact.dp.objective import WinObjective
 
     records = []
 
@@ -287,8 +287,8 @@ def test_exact_records_expose_equilibria():
 
 
 def test_doctests():
-    for name in ("exact.win_dp", "exact.objective", "exact.solution",
-                 "exact.win_exploit", "exact.solve"):
+    for name in ("exact.kernels.win", "exact.dp.objective", "exact.solution",
+                 "exact.analysis.win_exploit", "exact.dp.solve"):
         failed, attempted = doctest.testmod(importlib.import_module(name))
         assert failed == 0 and attempted > 0, name
 
@@ -299,9 +299,9 @@ def test_doctests():
 
 
 def test_best_response_matches_raw_recursion():
-    """exact/win_exploit.py against a plain recursion over raw (V, Y, P, L) that uses
+    """exact/analysis/win_exploit.py against a plain recursion over raw (V, Y, P, L) that uses
     only the points Solution's public strategies (N = 4)."""
-    from exact.win_exploit import best_response_to_points
+    from exact.analysis.win_exploit import best_response_to_points
 
     n = 4
     points = exact.solve(n)

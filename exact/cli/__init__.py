@@ -1,0 +1,25 @@
+"""The ``gops`` command line: the click group and its commands.
+
+This is the only module that imports the command modules (one per command group); they
+import the shared pieces of :mod:`exact.cli.common` and the library, never each other.
+Exit codes: see :mod:`exact.cli.common`.
+"""
+
+import click
+
+from exact.cli import audit, certify, objectives, play, solve, variants
+from exact.cli.common import OneLineErrorGroup
+
+
+@click.group(cls=OneLineErrorGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gops-exact")
+def main():
+    """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""
+
+
+for command in (solve.solve, solve.table, solve.strategy, certify.certify, certify.check,
+                certify.reproduce, solve.count, audit.audit, play.play, play.tournament,
+                play.evaluate, objectives.compare_objectives, variants.variant):
+    main.add_command(command)
+
+__all__ = ["main"]

@@ -1,0 +1,115 @@
+"""gops certify, check and reproduce: LP-duality certificates, written and checked."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from exact.errors import GopsInputError
+
+from exact.cli.common import (
+    EXIT_CHECK_FAILED,
+    EXIT_BAD_INPUT,
+    fail,
+    one_line_errors,
+    ProgressBar,
+    INTEGER,
+    NumberArgumentsCommand,
+    format_table,
+)
+from exact.cli.limits import check_n, objective_flag
+
+
+@click.command(cls=NumberArgumentsCommand)
+@click.argument("n", type=INTEGER)
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Certificate file to write (atomically).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--objective", type=click.Choice(["points", "win"]), default="points",
+              show_default=True, help="What the certified values are (FORMAT.md).")
+@one_line_errors
+def certify(n, output, quiet, objective):
+    """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7)."""
+    from exact.certificate.writer import certify as write
+
+    check_n(n, "certify", objective_flag(objective))
+    bar = ProgressBar(enabled=not quiet)
+    try:
+        sol = write(n, output, objective, progress=bar)
+    finally:
+        bar.close()
+    st = sol.stats
+    click.echo(f"wrote {output}: N={n}, {st.extra['records']:,} records, "
+               f"{st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s")
+    paths = st.extra["paths"]
+    saddle = f"{paths['saddle']:,} pure saddle points, " if "saddle" in paths else ""
+    click.echo(f"exact matrix games: {saddle}{paths.get('basis', 0):,} from the float basis "
+               f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback")
+
+
+@click.command(cls=NumberArgumentsCommand)
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
+def check(file, quiet):
+    """Verify a certificate with the independent checker (exit 0 valid, 1 invalid, 2 unreadable).
+
+    The verdict ("valid: ..." or "invalid: ...") is printed on stdout; an unreadable file
+    is an error on stderr, like every other command's.  Progress goes to stderr, one line
+    per verified level, unless --quiet.
+    """
+    from certificates import check as check_certificate
+
+    verdict = check_certificate(file, None if quiet else level_printer())
+    if verdict.code == EXIT_BAD_INPUT:
+        fail(verdict.message.splitlines()[0])
+    click.echo(verdict.message)
+    sys.exit(verdict.code)
+
+
+def level_printer():
+    """The checker's progress callback: one line per verified level on stderr."""
+    start = time.perf_counter()
+
+    def report(k: int, n: int, records: int) -> None:
+        click.echo(f"level {k}/{n}: {records:,} records verified "
+                   f"({time.perf_counter() - start:.1f} s)", err=True)
+
+    return report
+
+
+@click.command(cls=NumberArgumentsCommand)
+@click.option("-o", "--output", "output", default="gops-5.cert", show_default=True,
+              type=click.Path(dir_okay=False), help="Where to write the N=5 certificate.")
+@click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
+@one_line_errors
+def reproduce(output, force):
+    """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
+    import os
+
+    from certificates import check as check_certificate
+
+    from exact.certificate.writer import certify as write
+
+    if os.path.lexists(output) and not force:
+        raise GopsInputError(f"{output} exists; pass --force to overwrite it, or -o FILE to "
+                             "write the certificate elsewhere")
+    t0 = time.perf_counter()
+    sol = write(5, output)
+    click.echo(f"solved 5-card GOPS exactly and wrote its certificate {output} "
+               f"({sol.stats.extra['certificate_bytes']:,} bytes, {sol.stats.seconds:.2f} s)")
+    verdict = check_certificate(output)
+    click.echo(f"independent checker: {verdict.message}")
+    if not verdict.ok:
+        sys.exit(EXIT_CHECK_FAILED)
+    table = sol.first_move_table()
+    click.echo("\nTable 1 (first move, N = 5), from the exact certified equilibrium:")
+    click.echo(format_table(5, table))
+    entry = table[1][1]
+    click.echo("\nThe paper's 0.0470 (upcard 1, bid 1) is exactly p/q with")
+    click.echo(f"p = {entry.numerator}")
+    click.echo(f"q = {entry.denominator}")
+    click.echo(f"({len(str(entry.numerator))} and {len(str(entry.denominator))} digits; "
+               f"p/q = {float(entry):.10f})")
+    click.echo(f"total {time.perf_counter() - t0:.1f} s")

@@ -1,0 +1,297 @@
+"""Pieces every command shares: exit codes, one-line errors, progress bars, parameter
+types, and the printers of tables and strategies.
+
+Exit codes (every command):
+    0    success
+    1    a check failed (a certificate or an audit found something wrong)
+    2    bad input: wrong N, malformed cards, an unreadable file; a one-line message on
+         stderr ("gops: error: ...").  Bare ``gops`` prints the help, the list of
+         commands, on stderr with this code, as click does.
+    130  interrupted (Ctrl-C): "gops: interrupted" on stderr, the shells' 128 + SIGINT
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from functools import wraps
+
+import click
+
+from exact.errors import GopsError, GopsInputError
+from exact.game.rules import parse_integer
+
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT):
+    click.echo(f"gops: error: {message}", err=True)
+    sys.exit(code)
+
+def one_line_errors(command):
+    """Turn every error the user can provoke into one line on stderr and exit code 2."""
+
+    @wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except GopsError as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except BrokenPipeError:  # e.g. `gops table 13 | head`: the reader left
+            sys.stderr.close()
+            sys.exit(EXIT_OK)
+        except MemoryError:
+            fail("out of memory")
+        except OSError as exc:
+            fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+
+    return wrapper
+
+
+class ProgressBar:
+    """A tqdm bar per level on stderr, shown only once a solve has taken 2 seconds.
+
+    Only when stderr is a terminal: in logs and pipes the bar's redraws are noise, and
+    output captured by scripts (JSON on stdout mixed with stderr) stays clean.
+    """
+
+    def __init__(self, enabled: bool = True, leave: bool = False):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.leave = leave
+        self.bar = None
+        self.level = None
+
+    def __call__(self, level, done):
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        from exact.kernels.points import level_items
+
+        if self.level is not level.k:
+            self.close()
+            self.level = level.k
+            self.bar = tqdm(
+                total=level_items(level), desc=f"level {level.k}/{level.n}", unit="item",
+                unit_scale=True, delay=2, file=sys.stderr, leave=self.leave,
+            )
+        self.bar.update(done)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def solve_with_progress(n, arithmetic="float", top=None, quiet=False):
+    from exact.dp.solve import solve
+
+    bar = ProgressBar(enabled=not quiet)
+    try:
+        return solve(n, arithmetic=arithmetic, progress=bar, top=top)
+    finally:
+        bar.close()
+
+
+def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handicap=0):
+    from exact.dp.solve import solve
+
+    bar = ProgressBar(enabled=not quiet)
+    try:
+        return solve(n, "win", arithmetic, progress=bar, top=top, handicap=handicap)
+    finally:
+        bar.close()
+
+
+def load_or_solve(n, store_dir, quiet, top=None):
+    """The float Solution of N-card GOPS: from a store when given, else solved now."""
+    if store_dir is None:
+        return solve_with_progress(n, top=top, quiet=quiet)
+    from exact.dp.store import load
+
+    return load(store_dir, n=n)
+
+
+def presolve_variant(variant: str, n: int, arithmetic: str):
+    """The variant's solution (solved once, cached by exact.play.bots for its optimal bots;
+    ``standard`` by the variant solver, while the bots play the fast solver's), with a bar
+    over the first round's upcards on a terminal after 2 s."""
+    from tqdm import tqdm
+
+    from exact.play.bots import solution_for
+    from exact.dp.variant_solver import check_variant_options
+
+    check_variant_options(variant, n, arithmetic)  # errors before any bar
+    bar = tqdm(total=n, desc=f"{variant} N={n}", unit="upcard", delay=2, file=sys.stderr,
+               leave=False, disable=not sys.stderr.isatty())
+
+    def progress(states: int) -> None:
+        bar.set_postfix(states=f"{states:,}", refresh=False)
+        bar.update(1)
+
+    try:
+        if variant == "standard":  # the variant recursion, a cross-check of `gops table`
+            from exact.dp.variant_solver import solve_variant
+
+            return solve_variant(variant, n, arithmetic, progress=progress)
+        return solution_for(n, arithmetic, progress=progress, variant=variant)
+    finally:
+        bar.close()
+
+
+class WholeNumber(click.ParamType):
+    """The click type of every integer on the command line (N, --n, --upcard, --lead,
+    --chunk-items, --games, --seed): :func:`exact.game.rules.parse_integer`, the parser of the
+    cards too, so each accepts ASCII digits with an optional '-' and nothing else."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # a default
+        try:
+            return parse_integer(value)
+        except GopsInputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+INTEGER = WholeNumber()
+
+
+def card_list(ctx, param, value):
+    """click callback: parse "2,4" into (2, 4) or exit 2 with one line."""
+    if value is None:
+        return None
+    from exact.game.rules import parse_cards
+
+    try:
+        return parse_cards(value)
+    except GopsInputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+_NEGATIVE_NUMBER = re.compile(r"-[0-9]+")
+
+
+def negative_numbers_as_arguments(command: click.Command, args: list[str]) -> list[str]:
+    """``args`` with every negative number that is not an option's value moved, in order
+    with the other arguments, behind a "--": click would take "-1" for an option.
+
+    >>> cmd = click.Command("t", params=[click.Argument(["n"]), click.Option(["--lead"])])
+    >>> negative_numbers_as_arguments(cmd, ["--lead", "-2", "-1"])
+    ['--lead', '-2', '--', '-1']
+    """
+    if not any(_NEGATIVE_NUMBER.fullmatch(a) for a in args):
+        return args
+    takes_value = {name for p in command.params if isinstance(p, click.Option)
+                   and not p.is_flag and not p.count for name in p.opts}
+    options, arguments = [], []
+    rest = iter(args)
+    for a in rest:
+        if a == "--":
+            arguments.extend(rest)
+        elif _NEGATIVE_NUMBER.fullmatch(a) or not a.startswith("-") or a == "-":
+            arguments.append(a)
+        else:
+            options.append(a)
+            value = next(rest, None) if a in takes_value else None
+            if value is not None:  # the option's value, negative or not
+                options.append(value)
+    return options + ["--"] + arguments
+
+
+class NumberArgumentsCommand(click.Command):
+    """A command whose N may be negative on the command line: ``gops table -1`` is a bad N
+    (reported with the command's limit), not "No such option '-1'"."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, negative_numbers_as_arguments(self, args))
+
+
+class OneLineErrorGroup(click.Group):
+    """A click group whose usage errors are one line on stderr (exit 2), like ours."""
+
+    command_class = NumberArgumentsCommand
+
+    def main(self, args=None, prog_name=None, **kwargs):
+        try:
+            return super().main(args, prog_name or "gops", standalone_mode=False, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__cause__, EOFError):
+                fail("unexpected end of input")
+            click.echo("gops: interrupted", err=True)  # Ctrl-C
+            sys.exit(EXIT_INTERRUPTED)
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `gops`: the command list
+            click.echo(exc.format_message(), err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            fail(exc.format_message().splitlines()[0], exc.exit_code)
+
+
+def objective_options(command):
+    """--objective points|win and --lead L (win only; exit 2 otherwise): exact/cli/objectives.py."""
+    command = click.option(
+        "--lead", type=INTEGER, default=None,
+        help="My points minus theirs so far, a head start included (--objective win only; "
+             "default 0; at most N(N+1)/2 either way).")(command)
+    return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
+                        show_default=True,
+                        help="Maximise the expected point difference or P(win) - P(loss).")(command)
+
+
+def check_objective(n: int, objective: str, lead, store_dir=None) -> int:
+    """The lead to use; --lead and --store need the right objective, and the lead must be
+    possible in N-card GOPS (:func:`exact.dp.solve.check_lead`, the API's rule); exit 2
+    otherwise."""
+    from exact.dp.solve import check_lead
+
+    if objective != "win":
+        raise GopsInputError("--lead applies to --objective win only")
+    if store_dir is not None:
+        raise GopsInputError("--store holds the points objective only")
+    return 0 if lead is None else check_lead(n, lead, "--lead")
+
+
+WIN_UNITS = "P(win) - P(loss) for me"
+
+
+def format_table(n: int, table: dict, digits: int = 4) -> str:
+    """The paper's layout: one row per bid, one column per upcard (``table[u][bid]``)."""
+    width = digits + 3
+    upcards = sorted(table)
+    lines = ["bid\\up " + "".join(f"{u:>{width}}" for u in upcards)]
+    for bid in sorted(table[upcards[0]]):
+        cells = []
+        for u in upcards:
+            p = float(table[u][bid])
+            cells.append(f"{'0':>{width}}" if p == 0 else f"{p:>{width}.{digits}f}")
+        lines.append(f"{bid:>6} " + "".join(cells))
+    return "\n".join(lines)
+
+
+def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None):
+    """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q"."""
+    from exact.cli.render import fraction_text
+
+    show = fraction_text if exact_ else float
+    if as_json:
+        out = dict(json_head or {})
+        out["value"] = show(st.value)
+        out["mine"] = {str(c): show(p) for c, p in st.mine.items()}
+        out["theirs"] = {str(c): show(p) for c, p in st.theirs.items()}
+        if not exact_:
+            out["equilibrium_gap"] = st.gap
+        click.echo(json.dumps(out))
+        return
+    fmt = fraction_text if exact_ else (lambda p: f"{p:.6f}")
+    click.echo(f"{where}: value {fmt(st.value)} ({units}, this round included)")
+    click.echo("my mix:    " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.mine.items()))
+    click.echo("their mix: " + "  ".join(f"{c}: {fmt(p)}" for c, p in st.theirs.items()))
+    if exact_:
+        click.echo("exact; verified: each mix guarantees the value against every pure reply")
+    else:
+        click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")

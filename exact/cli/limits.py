@@ -1,0 +1,113 @@
+"""The limits on N of every ``gops`` command, in one table, and the one check of N.
+
+Each number comes from the module that imposes it (the solvers' time and memory budgets,
+the evaluator's enumeration); this table only says which limit applies to which command
+line, so that every command states its own::
+
+    $ gops evaluate 14 --bots random,lowest
+    gops: error: N must be between 1 and 10 for gops evaluate (every prize order and
+    every bid is enumerated), got 14
+
+A key is the command followed by the options that change its limit, as typed
+(``("tournament", "--variant dummy", "with an optimal bot")``); the message quotes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from exact.errors import GopsInputError
+
+
+@dataclass(frozen=True)
+class Limit:
+    """N must lie in ``low..high``; ``why`` says what bounds it, for the message."""
+
+    low: int
+    high: int
+    why: str
+
+
+@cache
+def limits() -> dict[tuple[str, ...], Limit]:
+    """The table: (command, qualifiers...) -> Limit."""
+    from exact.analysis.audit import MAX_N as AUDIT_MAX_N
+    from exact.game.encoding import MAX_CARDS
+    from exact.analysis.evaluate import MAX_EVALUATE_N
+    from exact.dp.solve import MAX_N, MAX_N_WIN
+    from exact.play.tournament import MAX_N as TOURNAMENT_MAX_N
+    from exact.play.tournament import MAX_OPTIMAL_N
+    from exact.dp.variant_solver import MAX_N as VARIANT_MAX_N
+    from exact.dp.variant_solver import SOLVABLE_VARIANTS
+
+    cards = f"hands are encoded in {MAX_CARDS} bits"
+    float_points = Limit(1, MAX_N["float"], "time and memory: N = 13 takes about half an hour")
+    float_win = Limit(1, MAX_N_WIN["float"],
+                      "the win objective also tracks the lead: N = 10 takes a few minutes")
+    table = {
+        ("solve",): float_points,
+        ("solve", "--objective win"): float_win,
+        ("table",): float_points,
+        ("table", "--objective win"): float_win,
+        ("strategy",): Limit(1, MAX_CARDS, f"{cards}; only the hands left are solved"),
+        ("certify",): Limit(1, MAX_N["rational"], "rational arithmetic: N = 7 takes minutes"),
+        ("certify", "--objective win"): Limit(1, MAX_N_WIN["rational"],
+                                              "rational arithmetic: N = 7 takes minutes"),
+        ("count",): Limit(1, MAX_CARDS, cards),
+        ("audit",): Limit(1, AUDIT_MAX_N, "the game is solved in rational arithmetic"),
+        ("compare-objectives",): Limit(1, MAX_N_WIN["float"],
+                                       "the win objective is solved: N = 10 takes minutes"),
+        ("evaluate",): Limit(1, MAX_EVALUATE_N, "every prize order and every bid is enumerated"),
+        ("play",): Limit(1, MAX_OPTIMAL_N, f"solved on the fly; up to {MAX_N['float']} from "
+                                           "a store: gops solve N --store DIR, then --store DIR"),
+        ("play", "--objective win"): Limit(1, min(MAX_OPTIMAL_N, MAX_N_WIN["float"]),
+                                           "the win objective is solved on the fly"),
+        ("play", "--store"): Limit(1, MAX_N["float"], "the largest game a store holds"),
+    }
+    suit = "one suit of a deck"
+    for variant in ("standard", "twelve", "dummy", "three", "three-third"):
+        low = 2 if variant == "twelve" else 1
+        flag = () if variant == "standard" else (f"--variant {variant}",)
+        table["tournament", *flag] = Limit(low, TOURNAMENT_MAX_N, suit)
+        if variant in ("three", "three-third"):
+            table["play", *flag] = Limit(low, TOURNAMENT_MAX_N, f"{suit}; the others are bots")
+            continue
+        optimal = MAX_OPTIMAL_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        table["tournament", *flag, "with an optimal bot"] = Limit(
+            low, optimal, "the optimal bot's equilibrium is solved on the fly")
+        if variant != "standard":
+            table["play", *flag] = Limit(low, optimal, "the equilibrium is solved on the fly")
+    for variant in SOLVABLE_VARIANTS:
+        low = 2 if variant == "twelve" else 1
+        table["variant", variant] = Limit(
+            low, VARIANT_MAX_N[variant, "float"], "float64 recursion over every state")
+        table["variant", variant, "--exact"] = Limit(
+            low, VARIANT_MAX_N[variant, "rational"], "rational recursion over every state")
+    return table
+
+
+def check_n(n: int, command: str, *qualifiers: str | None) -> int:
+    """``n`` if it lies in the limits of ``gops COMMAND QUALIFIERS...``, else a one-line
+    GopsInputError naming them (qualifiers that are None are left out: the default).
+
+    >>> check_n(5, "evaluate")
+    5
+    >>> check_n(0, "variant", "twelve", None)
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: N must be between 2 and 9 for gops variant twelve (float64 recursion over every state), got 0
+    """
+    key = (command, *(q for q in qualifiers if q))
+    limit = limits()[key]
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise GopsInputError(f"N must be an integer, got {n!r}")
+    if not limit.low <= n <= limit.high:
+        raise GopsInputError(f"N must be between {limit.low} and {limit.high} for gops "
+                             f"{' '.join(key)} ({limit.why}), got {n}")
+    return n
+
+
+def objective_flag(objective: str) -> str | None:
+    """The qualifier of a non-default --objective (None for points)."""
+    return None if objective == "points" else f"--objective {objective}"

@@ -1,0 +1,121 @@
+"""The two level loops of the bottom-up DP: one in floating point, one in exact rationals.
+
+Both walk the levels k = 0, 1, ..., n of canonical subgames (:mod:`exact.game.encoding`); level k
+is a pure function of level k - 1 (Rhoads & Bartholdi 2012, sec 3).  Everything that
+depends on the objective (the layout of a level, the records, the matrix of a record, the
+float kernel) comes from an :class:`exact.dp.objective.Objective`; everything that depends on
+where the levels live (memory or an on-disk store) from a *level sink*.  Progress is
+reported through a callback ``progress(level, units)`` in the units of
+:func:`exact.kernels.points.level_items` (one per canonical points item), whatever the
+objective, so that one progress bar serves every solve.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from flint import fmpq
+
+from exact.kernels.points import level_items as bar_units
+from exact.dp.objective import Objective
+
+
+class InMemoryLevels:
+    """The default level sink: every level an array in memory, ``values[k]``."""
+
+    def __init__(self, objective: Objective):
+        self.objective = objective
+        self.values: list[np.ndarray] = []
+
+    def completed(self, level) -> bool:
+        return False
+
+    def below(self, level) -> np.ndarray:
+        return self.values[level.k - 1]
+
+    def open(self, level) -> tuple[np.ndarray, int]:
+        """The array to fill and the number of its items already done."""
+        return self.objective.empty_level(level), 0
+
+    def checkpoint(self, level, out, items: int) -> None:
+        pass
+
+    def finish(self, level, out) -> np.ndarray:
+        """Record a completed level; returns the array the next level reads."""
+        self.values.append(out)
+        return out
+
+
+def _progress_units(level, total: int, start: int, stop: int) -> int:
+    """Items [start, stop) of ``total`` kernel items in progress-bar units."""
+    units = bar_units(level)
+    return stop * units // total - start * units // total
+
+
+def solve_float_levels(objective: Objective, levels, progress=None, sink=None,
+                       chunk_items: int | None = None):
+    """Float values of every level, bottom-up, into ``sink`` (default: in memory).
+
+    Returns the sink and the number of matrix games solved.  A level the sink reports
+    complete is skipped (the next level then asks the sink for it); a level is filled
+    chunk by chunk of ``chunk_items`` kernel items, each chunk checkpointed by the sink.
+    """
+    sink = InMemoryLevels(objective) if sink is None else sink
+    chunk = chunk_items or objective.chunk_items
+    games = 0
+    below = None
+    for level in levels:
+        if sink.completed(level):
+            below = None  # asked of the sink when the next level needs it
+            continue
+        if below is None and level.k > 0:
+            below = sink.below(level)
+        out, done = sink.open(level)
+        total = objective.level_items(level) if level.k > 0 else 0  # the empty game: no game
+        if progress is not None and done:
+            progress(level, _progress_units(level, total, 0, done))
+        for start in range(done, total, chunk):
+            stop = min(total, start + chunk)
+            games += objective.solve_chunk(level, below, out, start, stop)
+            sink.checkpoint(level, out, stop)
+            if progress is not None:
+                progress(level, _progress_units(level, total, start, stop))
+        below = sink.finish(level, out)
+    return sink, games
+
+
+def solve_rational_levels(objective: Objective, levels, progress=None, on_record=None):
+    """Exact values of every level (object arrays of fmpq) and the solver path counts.
+
+    Every record (one per antisymmetric pair, :meth:`Objective.records`) is solved exactly
+    and verified, game by game, and handed to ``on_record(level, p, r, lead, value, games)``
+    (lead None for objectives without one), where ``games`` lists (upcard,
+    ExactEquilibrium) in increasing upcard order: so nothing but the values is kept.
+    """
+    paths = Counter({"basis": 0, "simplex": 0})
+    values = [objective.exact_level(levels[0])]
+    if on_record is not None and objective.records_empty_game:
+        on_record(levels[0], 0, 0, None, fmpq(0), [])
+    for level in levels[1:]:
+        k = level.k
+        below = values[-1]
+        out = objective.exact_level(level)
+        for r in range(level.prize_sets):
+            for p, lead in objective.records(level, r):
+                games = []
+                total = fmpq(0)
+                for m in range(k):
+                    eq = objective.solve_exact_game(objective.matrix(level, below, r, p, m, lead))
+                    paths[eq.path] += 1
+                    games.append((int(level.prize_card[r, m]), eq))
+                    total += eq.value
+                value = total / k
+                objective.put(out, level, r, p, lead, value)
+                if on_record is not None:
+                    on_record(level, p, r, lead, value, games)
+            if progress is not None:
+                progress(level, _progress_units(level, level.prize_sets, r, r + 1))
+        values.append(out)
+    return values, {"paths": dict(paths)}
+

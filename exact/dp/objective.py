@@ -1,0 +1,314 @@
+"""What a player maximises: the one description of an objective that every driver consumes.
+
+The recursion is always the paper's (Rhoads & Bartholdi 2012, sec 3) over canonical
+subgames (:mod:`exact.game.encoding`), level k computed from level k - 1 only:
+
+    f(state)    = (1/k) sum_{u in P} val(X^u)       the mean over the next upcard u
+    X^u_ij      = the entry after I bid my i-th smallest card, they their j-th smallest
+
+An objective says what a state is, what the entry X^u_ij is, and which values need no
+game at all:
+
+- points (the paper's): the state is (V, Y, P); X_ij = u sign(V_i - Y_j) + f(child);
+  f = 0 when the hands are empty.  Antisymmetry f(Y, V, P) = -f(V, Y, P).
+- win (P(win) - P(loss), :mod:`exact.kernels.win`): the state adds my lead L;
+  X_ij = f(child, L + u sign(V_i - Y_j)); f = sign(L) when the hands are empty or when
+  |L| > sum(P) (decided).  Antisymmetry f(Y, V, P, L) = -f(V, Y, P, -L).
+
+Each objective lays a level out as an array (points: ``[prize rank, pattern]``; win:
+``[prize rank, pattern, L + offset_k]``), names the representatives of its antisymmetric
+pairs (the records a rational solve certifies), builds the exact matrix of a record from
+the level below (for the rational driver, the audit and every Solution), and hands the
+float work of a chunk of a level to its numba kernel (which stays specialised: that is
+what makes it fast).  The drivers (:mod:`exact.dp.drivers`) and :class:`exact.solution.Solution`
+hold no objective-specific code.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+import numpy as np
+from flint import fmpq
+
+from exact.game.encoding import Level
+from exact.errors import GopsInputError
+
+
+def _sign(a: int) -> int:
+    return (a > 0) - (a < 0)
+
+
+class Objective(ABC):
+    """One objective with its parameters.  ``has_lead``: whether states carry a lead."""
+
+    name: str
+    has_lead: bool
+    #: Items per chunk of an in-memory float solve (a progress update each).
+    chunk_items: int
+    #: Whether the empty game (level 0) is itself a record (it is certified for points).
+    records_empty_game: bool
+
+    # -- float levels ------------------------------------------------------------------
+
+    @abstractmethod
+    def empty_level(self, level: Level) -> np.ndarray:
+        """A float level before solving: every value that needs no game already set."""
+
+    @abstractmethod
+    def level_items(self, level: Level) -> int:
+        """Kernel items of a level (the unit of chunks and checkpoints)."""
+
+    @abstractmethod
+    def solve_chunk(self, level: Level, below: np.ndarray, out: np.ndarray, start: int,
+                    stop: int) -> int:
+        """Solve kernel items [start, stop) of ``level`` into ``out``; the games solved."""
+
+    # -- exact levels ------------------------------------------------------------------
+
+    @abstractmethod
+    def exact_level(self, level: Level) -> np.ndarray:
+        """An object array of fmpq for the rational driver (None where never looked up)."""
+
+    @abstractmethod
+    def records(self, level: Level, r: int) -> Iterator[tuple[int, int | None]]:
+        """(pattern p, lead) of every record of prize set r: one per antisymmetric pair."""
+
+    @abstractmethod
+    def payoffs(self, n: int, k: int, row, cells, lead) -> list[list]:
+        """The recursion step, X_ij from the child values: ``row`` is the row of level
+        k - 1 of the prize set left (P - u), ``cells[i][j]`` the pair (child pattern rank,
+        u sign(V_i - Y_j)).  Numbers of ``row`` (float or fmpq)."""
+
+    def matrix(self, level: Level, below, r: int, p: int, m: int, lead=None,
+               scale: int = 1) -> list[list]:
+        """X^u of record (r, p, lead) for the m-th smallest upcard u of prize set r, from the
+        level below (rows: my cards ascending, columns: theirs), numbers of ``below``.
+        ``scale``: the unit of ``below`` when it holds fixed-point integers (the audit's)."""
+        k = level.k
+        u = int(level.prize_card[r, m]) * scale
+        child, sign = level.child[p], level.sign[p]
+        cells = [[(int(child[i, j]), u * int(sign[i, j])) for j in range(k)] for i in range(k)]
+        return self.payoffs(level.n, k, below[int(level.prize_child[r, m])], cells, lead)
+
+    @abstractmethod
+    def solve_exact_game(self, A):
+        """The verified exact equilibrium (:class:`exact.dp.exact_game.ExactEquilibrium`) of a
+        record's matrix A (lists of fmpq)."""
+
+    @abstractmethod
+    def put(self, out: np.ndarray, level: Level, r: int, p: int, lead, value) -> None:
+        """Store a record's value and its antisymmetric image."""
+
+    @abstractmethod
+    def get(self, values: np.ndarray, level: Level, r: int, p: int, lead):
+        """The stored value of (r, p, lead) of a level."""
+
+    @abstractmethod
+    def subgames(self, levels) -> int:
+        """Canonical states of the levels (SolveStats.subgames)."""
+
+    # -- positions ---------------------------------------------------------------------
+
+    def check_lead(self, lead, n: int, deck: frozenset) -> int | None:
+        """The lead of a position, validated for this objective (GopsInputError)."""
+        if lead is not None:
+            raise GopsInputError(f"the {self.name} objective has no lead (--objective win has)")
+        return None
+
+    def decided(self, deck, lead) -> int | None:
+        """The value of a position that needs no solved level, else None."""
+        return None
+
+
+class PointsObjective(Objective):
+    """The expected point difference (Rhoads & Bartholdi 2012, sec 3)."""
+
+    name = "points"
+    has_lead = False
+    chunk_items = 1 << 16
+    records_empty_game = True
+
+    def __repr__(self) -> str:
+        return "PointsObjective()"
+
+    def empty_level(self, level):
+        return np.zeros((level.prize_sets, level.patterns))
+
+    def level_items(self, level):
+        from exact.kernels.points import level_items
+
+        return level_items(level)
+
+    def solve_chunk(self, level, below, out, start, stop):
+        from exact.kernels.points import solve_level
+
+        solve_level(level, below, out, start, stop)
+        return (stop - start) * level.k
+
+    def exact_level(self, level):
+        return np.full((level.prize_sets, level.patterns), fmpq(0), dtype=object)
+
+    def records(self, level, r):
+        for p in level.record_patterns:
+            yield int(p), None
+
+    def payoffs(self, n, k, row, cells, lead):
+        """X_ij = f(child) + u sign(V_i - Y_j).
+
+        One card each, the child worth 1/2, the upcard 2 won by me:
+
+        >>> PointsObjective().payoffs(2, 1, np.array([fmpq(1, 2)], dtype=object), [[(0, 2)]], None)
+        [[5/2]]
+        """
+        return [[row[c] + won for c, won in line] for line in cells]
+
+    def solve_exact_game(self, A):
+        from exact.dp.exact_game import solve_exact_game
+
+        return solve_exact_game(A)
+
+    def put(self, out, level, r, p, lead, value):
+        out[r, p] = value
+        out[r, level.swap[p]] = -value
+
+    def get(self, values, level, r, p, lead):
+        return values[r, p]
+
+    def subgames(self, levels):
+        return sum(lv.subgames for lv in levels)
+
+
+class WinObjective(Objective):
+    """P(win) - P(loss), with the lead in the state (:mod:`exact.kernels.win`).
+
+    ``handicap`` H: the largest |lead| at the start of the game (0 for the real game);
+    every lead reachable from [-H, H] is solved.
+    """
+
+    name = "win"
+    has_lead = True
+    chunk_items = 1 << 14
+    records_empty_game = False
+
+    def __init__(self, handicap: int = 0, zero_lead: bool = False):
+        self.handicap = handicap
+        # Identical hands at lead 0 are worth 0 by antisymmetry; ``zero_lead`` makes them
+        # records anyway (their equilibria are wanted by the certificate writer).
+        self.zero_lead = zero_lead
+
+    def __repr__(self) -> str:
+        return f"WinObjective(handicap={self.handicap})"
+
+    def offset(self, level: Level) -> int:
+        from exact.kernels.win import lead_offset
+
+        return lead_offset(level.n, level.k, self.handicap)
+
+    def empty_level(self, level):
+        from exact.kernels.win import empty_level
+
+        return empty_level(level, self.handicap)
+
+    def level_items(self, level):
+        from exact.kernels.win import level_items
+
+        return level_items(level)
+
+    def solve_chunk(self, level, below, out, start, stop):
+        from exact.kernels.win import solve_win_level
+
+        return solve_win_level(level, below, out, self.handicap, start, stop)
+
+    def exact_level(self, level):
+        template = self.empty_level(level)
+        out = np.empty(template.shape, dtype=object)
+        for value in (1.0, -1.0, 0.0):
+            out[template == value] = fmpq(int(value))
+        out[np.isnan(template)] = None
+        return out
+
+    def records(self, level, r):
+        from exact.kernels.win import lead_limits
+
+        lim = int(lead_limits(level, self.handicap)[r])
+        for p in level.record_patterns:
+            p = int(p)
+            first = (0 if self.zero_lead else 1) if p == level.swap[p] else -lim
+            for lead in range(first, lim + 1):
+                yield p, lead
+
+    def payoffs(self, n, k, row, cells, lead):
+        # X_ij = f(child, L + u sign(V_i - Y_j)); a child lead beyond the offset of level
+        # k - 1 is decided: sign(L').
+        from exact.kernels.win import lead_offset
+
+        offb = lead_offset(n, k - 1, self.handicap)
+        one = fmpq(1) if row.dtype == object else 1.0
+        A = []
+        for line in cells:
+            out = []
+            for c, won in line:
+                lc = lead + won
+                out.append(one if lc > offb else -one if lc < -offb else row[c, lc + offb])
+            A.append(out)
+        return A
+
+    def solve_exact_game(self, A):
+        from exact.dp.exact_game import solve_saddle_or_lp
+
+        return solve_saddle_or_lp(A)  # most games of the win objective have a saddle point
+
+    def put(self, out, level, r, p, lead, value):
+        if lead == 0 and p == level.swap[p] and value != 0:  # pragma: no cover - solver bug
+            raise ArithmeticError(f"identical hands at lead 0 valued {value}")
+        off = self.offset(level)
+        out[r, p, lead + off] = value
+        out[r, level.swap[p], off - lead] = -value
+
+    def get(self, values, level, r, p, lead):
+        return values[r, p, lead + self.offset(level)]
+
+    def subgames(self, levels):
+        from exact.kernels.win import subgame_count
+
+        return subgame_count(levels, self.handicap)
+
+    def check_lead(self, lead, n, deck):
+        from exact.kernels.win import total_points
+
+        lead = 0 if lead is None else lead
+        if isinstance(lead, bool) or not isinstance(lead, int):
+            try:
+                if int(lead) != lead or isinstance(lead, bool):
+                    raise ValueError
+                lead = int(lead)
+            except (TypeError, ValueError, OverflowError):
+                raise GopsInputError(f"the lead must be an integer, got {lead!r}") from None
+        played = total_points(n) - sum(deck)
+        bound = played + self.handicap
+        if abs(lead) > bound:
+            extra = f" plus a handicap of {self.handicap}" if self.handicap else ""
+            raise GopsInputError(
+                f"a lead of {lead} is impossible here: {played} points of prizes have been "
+                f"played{extra}, so |lead| <= {bound} (solve with a larger handicap for more)"
+            )
+        return lead
+
+    def decided(self, deck, lead):
+        """sign(lead) when the lead exceeds the points left, else None (undecided).
+
+        >>> WinObjective().decided({1, 2}, -4), WinObjective().decided({1, 2}, 3)
+        (-1, None)
+        """
+        return _sign(lead) if abs(lead) > sum(deck) else None
+
+
+def objective_for(name: str, handicap: int = 0) -> Objective:
+    """The Objective called ``name`` ("points" or "win")."""
+    if name == "points":
+        return PointsObjective()
+    if name == "win":
+        return WinObjective(handicap)
+    raise GopsInputError(f"unknown objective {name!r} (choose from points, win)")

@@ -1,0 +1,149 @@
+"""``exact.solve``: the public entry point that picks the objective and the arithmetic."""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+
+from exact.game.encoding import build_levels, check_n
+from exact.errors import GopsInputError
+from exact.dp.objective import objective_for
+from exact.solution import Solution, SolveStats
+
+OBJECTIVES = ("points", "win")
+ARITHMETICS = ("float", "rational")
+#: Largest N each arithmetic supports in memory (the float N = 13 takes about half an hour).
+MAX_N = {"float": 13, "rational": 7}
+#: The same for the win objective, whose subgames also carry the lead (exact/kernels/win.py),
+#: measured on 2 shared cores: the float N = 10 takes about 190 s of CPU and 1.3 GiB (N = 11
+#: would need about 7 GiB); the rational N = 7 about 200 s of CPU and 0.25 GiB.
+MAX_N_WIN = {"float": 10, "rational": 7}
+
+
+def peak_memory_bytes() -> int:
+    """Peak resident memory of this process (ru_maxrss is in KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def points_stats(levels, t0: float, extra: dict | None = None) -> SolveStats:
+    """SolveStats of a points-objective solve of ``levels`` that started at ``t0``."""
+    return SolveStats(
+        subgames=sum(lv.subgames for lv in levels),
+        matrix_games=sum(lv.matrix_games for lv in levels),
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+        extra=extra or {},
+    )
+
+
+def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int:
+    """``lead`` if it is an integer with |lead| <= N(N+1)/2, else a one-line GopsInputError.
+
+    The one rule for a lead and a handicap, of the API (:func:`solve`'s ``handicap``) and of
+    ``gops solve|table|strategy --lead``: nobody can be more than all the prizes, N(N+1)/2
+    points, ahead, and from there on every position is decided.  (A position's lead is
+    further bounded by the points played so far plus the handicap solved for: the win
+    objective's ``check_lead`` in :mod:`exact.dp.objective`.)  ``signed=False`` for a
+    handicap, which is >= 0.
+
+    >>> check_lead(3, -6)
+    -6
+    >>> check_lead(3, 7, "--lead")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes are worth 6 points in all), got 7
+    """
+    total = n * (n + 1) // 2
+    low = -total if signed else 0
+    if isinstance(lead, bool) or not isinstance(lead, int) or not low <= lead <= total:
+        raise GopsInputError(f"{what} must be between {low} and {total} for {n}-card GOPS "
+                             f"(its prizes are worth {total} points in all), got {lead!r}")
+    return lead
+
+
+def check_options(n, objective: str, arithmetic: str, top: int | None = None,
+                  handicap: int = 0) -> int:
+    """Validate the solve options; one-line GopsInputError otherwise.
+
+    The limit of an arithmetic bounds the subgames solved: N itself, or ``top`` (the
+    largest hand solved) when a position of a bigger game needs only its last few levels.
+    The limits of the win objective are ``MAX_N_WIN``; ``handicap`` (the largest |lead|
+    at the start) exists for the win objective only and must be 0 otherwise.
+    """
+    if objective not in OBJECTIVES:
+        raise GopsInputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+    if arithmetic not in ARITHMETICS:
+        raise GopsInputError(f"unknown arithmetic {arithmetic!r} (choose from {', '.join(ARITHMETICS)})")
+    if isinstance(handicap, bool) or not isinstance(handicap, int) or handicap < 0:
+        raise GopsInputError(f"the handicap must be an integer >= 0, got {handicap!r}")
+    if handicap and objective != "win":
+        raise GopsInputError("a lead or handicap applies to the win objective only")
+    limit = (MAX_N_WIN if objective == "win" else MAX_N)[arithmetic]
+    if top is None:
+        n = check_n(n, limit)
+    else:
+        n = check_n(n)
+        if not 0 <= top <= min(n, limit):
+            raise GopsInputError(
+                f"{arithmetic} arithmetic solves hands of at most {limit} cards"
+                f"{' for the win objective' if objective == 'win' else ''}, got {top}"
+            )
+    check_lead(n, handicap, "the handicap", signed=False)
+    if objective == "win":
+        # A few levels of a big game can outweigh a whole small one: bound the entries.
+        from exact.kernels.win import win_cells
+
+        budget = win_cells(limit) * 5 // 4
+        if win_cells(n, top, handicap) > budget:
+            raise GopsInputError(
+                f"too big for the win objective in {arithmetic} arithmetic: "
+                f"{win_cells(n, top, handicap):,} (subgame, lead) entries, at most {budget:,}"
+            )
+    return n
+
+
+def solve(
+    n: int,
+    objective: str = "points",
+    arithmetic: str = "float",
+    progress=None,
+    top: int | None = None,
+    handicap: int = 0,
+) -> Solution:
+    """Solve N-card GOPS: every canonical subgame value, bottom-up.
+
+    ``objective``: "points" (the expected point difference, as in the paper) or "win"
+    (P(win) - P(loss); the Solution's methods then take a ``lead``).  ``progress`` is an
+    optional callable ``(level, items_done)`` called as work advances; ``top`` stops after
+    the subgames with ``top`` cards in hand (default: the whole game); ``handicap`` (win
+    only) solves every lead reachable from a starting lead in [-handicap, handicap]
+    (default 0: the real game).
+
+    >>> sol = solve(4)
+    >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
+    True
+    >>> solve(4, objective="win").strategy({2, 4}, {1, 3}, {3, 4}, upcard=4).mine
+    {2: 0.0, 4: 1.0}
+    """
+    from exact.dp.drivers import solve_float_levels, solve_rational_levels
+
+    n = check_options(n, objective, arithmetic, top, handicap)
+    t0 = time.perf_counter()
+    levels = build_levels(n, top)
+    spec = objective_for(objective, handicap)
+    if arithmetic == "float":
+        sink, games = solve_float_levels(spec, levels, progress)
+        values, extra = sink.values, {}
+    else:
+        values, extra = solve_rational_levels(spec, levels, progress)
+        games = sum(extra["paths"].values())
+    stats = SolveStats(
+        subgames=spec.subgames(levels),
+        matrix_games=games,
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+        extra=extra,
+    )
+    return Solution(n, spec, arithmetic, levels, values, stats)

@@ -1,0 +1,422 @@
+"""A solved game on disk: per-level value arrays, checkpointed per chunk, resumable.
+
+Layout of a store directory::
+
+    manifest.json      {"format": "gops-store", "version": 1, "n": N, "objective": ...,
+                        "arithmetic": "float", "chunk_items": C,
+                        "levels": {"k": {"shape": [prize sets, patterns], "sha256": ...}}}
+    level-K.npy        float64 array values[prize rank, pattern rank] of level K
+    level-K.progress   while level K is being built: the number of finished items
+
+Invariants (what makes ``kill -9`` at any moment harmless):
+
+- A level listed in the manifest is complete; its checksum is that of its .npy file.
+- ``level-K.progress`` is replaced atomically (write a temporary file, fsync, rename) and
+  only after the items it counts were flushed to ``level-K.npy``.  Items past the recorded
+  count may be half written; they are recomputed on resume.
+- Every item is a pure function of the completed level below, so recomputing it gives the
+  same bits: a resumed run produces arrays identical to an uninterrupted one.
+- The manifest itself is replaced atomically.
+- A level file is allocated in full (``posix_fallocate``) before it is mapped: a full disk
+  is an ``OSError`` at that moment (one line, exit 2), never a SIGBUS from a write through
+  the map, and nothing already written is touched.
+- Nothing is trusted that can be checked: every level's shape is compared with the shape
+  that N implies (not only with the manifest's own entry), and a resume re-verifies each
+  level it would skip (readable, right shape, right checksum) and recomputes a damaged one
+  from the level below; a manifest that contradicts N is refused without writing anything.
+
+Only the level being built and the one below it are mapped into memory.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from exact.dp.drivers import solve_float_levels
+from exact.game.encoding import MAX_CARDS, build_levels
+from exact.errors import GopsInputError
+from exact.dp.objective import objective_for
+
+FORMAT = "gops-store"
+VERSION = 1
+MANIFEST = "manifest.json"
+#: Items per checkpoint (an item is a prize set and a canonical pattern: k matrix games).
+DEFAULT_CHUNK_ITEMS = 1 << 20
+
+
+class StoreError(GopsInputError):
+    """A store that cannot be used: missing, corrupted, truncated, or for another game."""
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` all at once (a temporary file, fsync, rename); on any
+    failure (a full disk) the old file is untouched and the temporary one removed."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def level_shape(level) -> tuple[int, int]:
+    """The shape of a level's array that the rules imply: (prize sets, patterns)."""
+    return (level.prize_sets, level.patterns)
+
+
+def unreadable_reason(exc: OSError) -> str:
+    """What is wrong with a level file that could not be opened, in a few words."""
+    reasons = {
+        errno.ENOENT: "is missing",
+        errno.EACCES: "is not readable (permission denied)",
+        errno.EPERM: "is not readable (operation not permitted)",
+        errno.ELOOP: "is a symbolic link loop",
+        errno.EISDIR: "is a directory, not a level file",
+    }
+    return reasons.get(exc.errno, f"cannot be read ({exc.strerror or exc})")
+
+
+def open_checked_level(path: Path, shape: tuple[int, int], sha256: str | None,
+                       in_memory: bool = False) -> np.ndarray:
+    """A level file opened read-only (mapped, or read into memory) after checking that it
+    is readable, holds float64 values of ``shape``, and (when ``sha256`` is given) matches
+    that checksum.  StoreError naming what is wrong otherwise."""
+    try:
+        arr = np.load(path, mmap_mode=None if in_memory else "r")
+    except OSError as exc:
+        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
+    except (ValueError, EOFError):
+        raise StoreError(f"{path} is truncated or corrupted (not a complete .npy array)") from None
+    if not isinstance(arr, np.ndarray) or arr.dtype != np.float64 or arr.shape != shape:
+        found = f"{arr.dtype} {list(arr.shape)}" if isinstance(arr, np.ndarray) else "no array"
+        raise StoreError(f"{path} holds {found}, not float64 {list(shape)}: "
+                         "the file was replaced or belongs to another game")
+    if sha256 is not None and file_sha256(path) != sha256:
+        raise StoreError(f"{path} does not match its checksum: the store is corrupted")
+    return arr
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Store:
+    """A store directory for one game (N, objective); see the module docstring.
+
+    It is the level sink of :func:`exact.dp.drivers.solve_float_levels` for a solve on disk
+    (``completed``, ``below``, ``open``, ``checkpoint``, ``finish``).  ``on_repair(k, what)``
+    is told of every completed level found damaged (it is then recomputed).
+    """
+
+    def __init__(self, root, n: int, objective: str = "points",
+                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None, on_repair=None):
+        self.root = Path(root)
+        self.n = n
+        self.objective = objective
+        self.spec = objective_for(objective)
+        self.chunk_items = chunk_items
+        self.levels = build_levels(n) if levels is None else levels
+        self.on_repair = on_repair
+        self.manifest = self._read_or_create_manifest()
+
+    # -- manifest ------------------------------------------------------------------------
+
+    def _fresh_manifest(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "n": self.n, "objective": self.objective,
+                "arithmetic": "float", "chunk_items": self.chunk_items, "levels": {}}
+
+    def _read_or_create_manifest(self) -> dict:
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"{self.root} is not a directory")
+        path = self.root / MANIFEST
+        if not path.exists():
+            if self.root.exists() and any(self.root.iterdir()):
+                raise StoreError(f"{self.root} is not empty and has no {MANIFEST}: not a store")
+            self.root.mkdir(parents=True, exist_ok=True)
+            manifest = self._fresh_manifest()
+            atomic_write_text(path, json.dumps(manifest, indent=1))
+            return manifest
+        manifest = read_manifest(self.root)
+        if manifest["n"] != self.n or manifest["objective"] != self.objective:
+            raise StoreError(
+                f"{self.root} holds N={manifest['n']} objective={manifest['objective']}, "
+                f"not N={self.n} objective={self.objective}"
+            )
+        check_manifest_shapes(self.root, manifest, self.levels)
+        self.chunk_items = manifest["chunk_items"]
+        return manifest
+
+    def _save_manifest(self) -> None:
+        atomic_write_text(self.root / MANIFEST, json.dumps(self.manifest, indent=1))
+
+    def is_complete(self, k: int) -> bool:
+        return str(k) in self.manifest["levels"]
+
+    def damage(self, k: int) -> str | None:
+        """None if the completed level k is intact (readable, right shape and checksum);
+        else what is wrong with it."""
+        try:
+            self.load_level(k, verify=True, in_memory=False)
+        except StoreError as exc:
+            return str(exc)
+        return None
+
+    def forget_level(self, k: int) -> None:
+        """Take level k out of the manifest (to be recomputed): its file goes too."""
+        del self.manifest["levels"][str(k)]
+        self._save_manifest()
+        self._remove_level_file(k)
+
+    def _remove_level_file(self, k: int) -> None:
+        path = self.level_path(k)
+        if path.is_symlink() or path.is_file():
+            path.unlink()  # a symbolic link is removed, never written through
+
+    # -- levels --------------------------------------------------------------------------
+
+    def level_path(self, k: int) -> Path:
+        return self.root / f"level-{k}.npy"
+
+    def _progress_path(self, k: int) -> Path:
+        return self.root / f"level-{k}.progress"
+
+    def _done_items(self, k: int) -> int:
+        """Items of level k recorded as finished (0 when unknown or out of range)."""
+        path = self._progress_path(k)
+        try:
+            done = int(path.read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
+            return 0
+        return done if 0 <= done <= self.spec.level_items(self.levels[k]) else 0
+
+    def open_level(self, level) -> np.ndarray:
+        """The (possibly partial) array of a level being built, mapped read-write.
+
+        The file is allocated in full before anything is written through the map (see the
+        module docstring: a full disk is an error here, not a SIGBUS later).  Columns of
+        identical hands are never computed (their value is 0): they are set to 0 here, so
+        that they are right whatever a crash left in the file.
+        """
+        path = self.level_path(level.k)
+        shape = level_shape(level)
+        arr = None
+        if self._done_items(level.k) > 0 and path.is_file() and not path.is_symlink():
+            try:
+                arr = np.load(path, mmap_mode="r+")
+                if arr.shape != shape or arr.dtype != np.float64:
+                    arr = None
+            except (ValueError, OSError, EOFError):
+                arr = None
+        if arr is None:
+            self._progress_path(level.k).unlink(missing_ok=True)
+            self._remove_level_file(level.k)
+            arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=shape)
+        self._allocate(path, level.k)
+        arr[:, level.swap == np.arange(level.patterns)] = 0.0
+        return arr
+
+    def _allocate(self, path: Path, k: int) -> None:
+        if not hasattr(os, "posix_fallocate"):
+            return
+        size = path.stat().st_size
+        try:
+            with open(path, "r+b") as fh:
+                os.posix_fallocate(fh.fileno(), 0, size)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise StoreError(f"no space left in {self.root} for level {k} "
+                             f"({size:,} bytes): free some space and rerun to resume") from None
+
+    def record_progress(self, k: int, items: int, arr: np.ndarray) -> None:
+        arr.flush()
+        atomic_write_text(self._progress_path(k), str(items))
+
+    def finish_level(self, k: int, arr: np.ndarray) -> None:
+        arr.flush()
+        del arr
+        path = self.level_path(k)
+        self.manifest["levels"][str(k)] = {
+            "shape": list(level_shape(self.levels[k])),
+            "sha256": file_sha256(path),
+        }
+        self._save_manifest()
+        self._progress_path(k).unlink(missing_ok=True)
+
+    def load_level(self, k: int, verify: bool = True, in_memory: bool = True) -> np.ndarray:
+        """A completed level (by default read into memory: the level below the one being
+        built)."""
+        return load_level(self.root, self.manifest, self.levels, k, verify, in_memory)
+
+    # -- the level sink of exact.dp.drivers.solve_float_levels --------------------------------
+
+    def completed(self, level) -> bool:
+        """Whether level k is complete and intact; a damaged one is forgotten (and so
+        recomputed) after ``on_repair`` is told what is wrong with it."""
+        if not self.is_complete(level.k):
+            return False
+        damage = self.damage(level.k)
+        if damage is None:
+            return True
+        if self.on_repair is not None:
+            self.on_repair(level.k, damage)
+        self.forget_level(level.k)
+        return False
+
+    def below(self, level) -> np.ndarray:
+        return self.load_level(level.k - 1, verify=True)
+
+    def open(self, level) -> tuple[np.ndarray, int]:
+        arr = self.open_level(level)
+        return arr, self._done_items(level.k)
+
+    def checkpoint(self, level, out, items: int) -> None:
+        self.record_progress(level.k, items, out)
+
+    def finish(self, level, out) -> np.ndarray:
+        self.finish_level(level.k, out)
+        return self.load_level(level.k, verify=False)
+
+
+def _is_sha256(text) -> bool:
+    return isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def _is_level_entry(entry) -> bool:
+    shape = entry.get("shape") if isinstance(entry, dict) else None
+    return (isinstance(shape, list) and len(shape) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
+            and _is_sha256(entry.get("sha256")))
+
+
+def read_manifest(root) -> dict:
+    """Parse and sanity-check a store's manifest; StoreError (one line) otherwise."""
+    root = Path(root)
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise StoreError(f"{root}: no such store directory")
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise StoreError(f"{root} is not a store (no {MANIFEST})") from None
+    except OSError as exc:
+        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
+    except (ValueError, UnicodeDecodeError):
+        raise StoreError(f"{path} is corrupted (not JSON)") from None
+    ok = (
+        isinstance(manifest, dict)
+        and manifest.get("format") == FORMAT
+        and manifest.get("version") == VERSION
+        and isinstance(manifest.get("n"), int)
+        and isinstance(manifest.get("objective"), str)
+        and isinstance(manifest.get("chunk_items"), int)
+        and manifest["chunk_items"] > 0
+        and isinstance(manifest.get("levels"), dict)
+    )
+    if not ok:
+        raise StoreError(f"{path} is not a gops store manifest of version {VERSION}")
+    n = manifest["n"]
+    if isinstance(n, bool) or not 1 <= n <= MAX_CARDS:
+        raise StoreError(f"{path} says N={n}: a store holds 1 to {MAX_CARDS} cards")
+    for key, entry in manifest["levels"].items():
+        if key.isdigit() and key.isascii() and int(key) > n:
+            raise StoreError(f"{path} says N={n} but records level {key}: the manifest was "
+                             "edited or belongs to another game")
+        if key not in {str(k) for k in range(n + 1)} or not _is_level_entry(entry):
+            raise StoreError(f"{path} has a malformed entry for level {key!r}")
+    return manifest
+
+
+def check_manifest_shapes(root, manifest: dict, levels) -> None:
+    """Every completed level's recorded shape must be the one N implies: a manifest that
+    says otherwise was edited or belongs to another game (StoreError, nothing written)."""
+    n = manifest["n"]
+    for key, entry in manifest["levels"].items():
+        want = list(level_shape(levels[int(key)]))
+        if entry["shape"] != want:
+            raise StoreError(
+                f"{Path(root) / MANIFEST} says N={n} but records level {key} with shape "
+                f"{entry['shape']}, while N={n} implies {want}: the manifest was edited "
+                "or belongs to another game")
+
+
+def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
+               in_memory: bool = False) -> np.ndarray:
+    """A completed level, memory-mapped read-only (or read into memory), after checking
+    its shape against N and (with ``verify``) its checksum."""
+    entry = manifest["levels"].get(str(k))
+    if entry is None:
+        raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
+    return open_checked_level(Path(root) / f"level-{k}.npy", level_shape(levels[k]),
+                              entry["sha256"] if verify else None, in_memory)
+
+
+def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None,
+                     objective: str = "points", on_repair=None) -> Store:
+    """Solve n-card GOPS into the store at ``root``, resuming whatever is already there.
+
+    ``progress(level, items)`` is called after each checkpointed chunk (also for the
+    items found already done on resume).  A completed level is verified before it is
+    skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.
+    """
+    levels = build_levels(n)
+    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
+    solve_float_levels(store.spec, levels, progress, sink=store, chunk_items=store.chunk_items)
+    return store
+
+
+class StoredValues:
+    """``values[k]`` of a store, each level mapped (and its checksum verified) on first use."""
+
+    def __init__(self, root, manifest: dict, levels):
+        self.root = Path(root)
+        self.manifest = manifest
+        self.levels = levels
+        self._levels: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return self.manifest["n"] + 1
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        if k not in self._levels:
+            self._levels[k] = load_level(self.root, self.manifest, self.levels, k, verify=True)
+        return self._levels[k]
+
+
+def load(root, n: int | None = None, objective: str | None = None):
+    """The Solution kept in a store directory, without solving anything.
+
+    ``n`` and ``objective``, when given, must match the store (StoreError otherwise).
+    Levels are checked against their checksums as they are first used.
+    """
+    from exact.solution import Solution
+
+    manifest = read_manifest(root)
+    if n is not None and manifest["n"] != n:
+        raise StoreError(f"{root} holds N={manifest['n']}, not N={n}")
+    if objective is not None and manifest["objective"] != objective:
+        raise StoreError(f"{root} holds objective {manifest['objective']}, not {objective}")
+    if manifest["objective"] != "points" or manifest.get("arithmetic") != "float":
+        raise StoreError(f"{root}: unsupported objective or arithmetic in the manifest")
+    n = manifest["n"]
+    missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
+    if missing:
+        raise StoreError(f"{root} is incomplete (level {missing[0]} of {n} missing): "
+                         f"rerun `gops solve {n} --store {root}` to resume")
+    levels = build_levels(n)
+    check_manifest_shapes(root, manifest, levels)
+    return Solution(n, "points", "float", levels, StoredValues(root, manifest, levels))

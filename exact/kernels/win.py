@@ -1,0 +1,262 @@
+"""The win/loss objective: bottom-up DP over (canonical subgame, lead), in floating point.
+
+The objective
+-------------
+The paper optimises the expected point difference (Rhoads & Bartholdi 2012, sec 3); a
+player who only cares about winning gets payoff +1 for ending with more points, 0 for a
+tie and -1 otherwise (zero-sum; OpenSpiel's goofspiel ``returns_type=win_loss``).  The
+state gains my current lead L (my points minus theirs):
+
+    f(V, Y, P, L)   = sign(L)                                   if P is empty
+    f(V, Y, P, L)   = sign(L)                                   if |L| > sum(P) (decided)
+    f(V, Y, P, L)   = (1/k) sum_{u in P} f_u(V, Y, P, L)        otherwise
+    f_u(V, Y, P, L) = value of the k x k game
+                      X_ij = f(V - V_i, Y - Y_j, P - u, L + u sign(V_i - Y_j))
+
+Paper sec 5 notes that the points-optimal strategies are not optimal for winning; this
+module computes the ones that are.
+
+Reductions
+----------
+- The canonical encoding of :mod:`exact.game.encoding` applies unchanged: a relabelling that
+  preserves the order of V u Y changes no comparison, hence no lead and no matrix.
+- Antisymmetry with the lead: exchanging the players turns X into -X^T and L into -L, so
+  f(Y, V, P, L) = -f(V, Y, P, -L).  Only one of each pair (pattern p, L) ~ (swap p, -L)
+  is solved; identical hands are worth 0 at L = 0 (and only there).
+- Monotonicity: the final payoff sign(L + later points) is non-decreasing in L, and so is
+  the value of every matrix game built from non-decreasing entries; by induction f is
+  non-decreasing in L.  So for each (P, pattern) the leads split into a block where f = -1
+  (a sure loss), a middle block, and a block where f = 1 (a sure win).  The kernel finds
+  both thresholds by bisection and solves only the middle block.  (A value of exactly 1
+  needs a row of child values exactly 1, a pure saddle point, which the matrix-game
+  kernel returns exactly; values are clamped into [-1, 1].)
+- Reachable leads only: in N-card GOPS started with a lead in [-H, H] (H, the *handicap*,
+  is 0 for the real game), |L| <= H + (points already played) = H + T - sum(P) with
+  T = N(N+1)/2.  Leads beyond that are never looked up and are not solved.
+
+Storage
+-------
+Level k is a float64 array ``values[prize rank, pattern rank, L + offset_k]`` with
+``offset_k = min(max sum of a k-prize set, H + T - min sum of a k-prize set)``: every
+lead that is both undecided and reachable at level k.  Entries that are decided hold
+sign(L); entries not reachable from this prize set hold NaN (a lookup of one would show).
+A lead beyond the offset of the level below is decided, and valued sign(L) directly.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from exact.game.encoding import Level
+from exact.kernels.points import block_bounds
+from exact.kernels.matrix_game import game_buffers, solve_game_into
+
+
+def total_points(n: int) -> int:
+    """T = 1 + 2 + ... + n, the prize points of the n-card game."""
+    return n * (n + 1) // 2
+
+
+def prize_sums(level: Level) -> np.ndarray:
+    """sum(P) for each prize set of the level, by prize rank (int64)."""
+    masks = level.prize_masks
+    out = np.zeros(masks.shape[0], dtype=np.int64)
+    for c in range(level.n):
+        out += ((masks >> c) & 1) * (c + 1)
+    return out
+
+
+def lead_offset(n: int, k: int, handicap: int = 0) -> int:
+    """Largest |L| stored at level k: undecided (<= max sum(P)) and reachable.
+
+    >>> [lead_offset(5, k) for k in range(6)]
+    [0, 5, 9, 9, 5, 0]
+    """
+    top = sum(range(n - k + 1, n + 1))  # largest sum of a k-prize set
+    bottom = k * (k + 1) // 2  # smallest
+    return min(top, handicap + total_points(n) - bottom)
+
+
+def win_cells(n: int, top: int | None = None, handicap: int = 0) -> int:
+    """Entries of the level arrays 0..top (default n): the size of a win solve.
+
+    >>> win_cells(10)
+    151583828
+    """
+    from math import comb
+
+    from exact.game.encoding import pattern_count
+
+    top = n if top is None else top
+    return sum(comb(n, k) * pattern_count(n, k) * (2 * lead_offset(n, k, handicap) + 1)
+               for k in range(top + 1))
+
+
+def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
+    """Per prize rank, the largest |L| to solve: min(sum P, H + T - sum P)."""
+    s = prize_sums(level)
+    return np.minimum(s, handicap + total_points(level.n) - s)
+
+
+def empty_level(level: Level, handicap: int = 0) -> np.ndarray:
+    """A level's array before solving: sign(L) where decided, NaN elsewhere.
+
+    Identical hands at L = 0 get their value 0 here (antisymmetry).
+    """
+    off = lead_offset(level.n, level.k, handicap)
+    leads = np.arange(-off, off + 1)
+    s = prize_sums(level)
+    decided = np.abs(leads)[None, :] > s[:, None]  # (prize sets, leads)
+    row = np.where(decided, np.sign(leads)[None, :].astype(np.float64), np.nan)
+    out = np.repeat(row[:, None, :], level.patterns, axis=1)
+    self_swapped = np.flatnonzero(np.arange(level.patterns) == level.swap)
+    out[:, self_swapped, off] = 0.0
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb):
+    """f(pattern p, prize set r, lead): the mean over the upcards of the game values.
+
+    Child leads beyond the offset ``offb`` of the level below are decided: sign(L').
+    The result is clamped into [-1, 1] (see the module docstring).
+    """
+    acc = 0.0
+    for m in range(k):
+        u = prize_card[r, m]
+        rc = prize_child[r, m]
+        for i in range(k):
+            for j in range(k):
+                lc = lead + u * sign[p, i, j]
+                if lc > offb:
+                    A[i, j] = 1.0
+                elif lc < -offb:
+                    A[i, j] = -1.0
+                else:
+                    A[i, j] = below[rc, child[p, i, j], lc + offb]
+        acc += solve_game_into(A, k, x, y, work)
+    v = acc / k
+    return min(1.0, max(-1.0, v))
+
+
+@numba.njit(cache=True, nogil=True)
+def _store(out, r, p, q, lead, off, v):
+    out[r, p, lead + off] = v
+    out[r, q, off - lead] = -v
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, prize_card,
+                    limits, below, offb, out, off, games, nthreads):
+    """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
+    pattern patterns[t % len(patterns)]), every undecided reachable lead.
+
+    For each item: bisect for the first lead with f = 1 and the last with f = -1 (f is
+    non-decreasing in the lead), fill those blocks, solve the leads between.  Each value
+    also gives the antisymmetric one, f(swap p, -L) = -f(p, L).  ``games[b]`` counts the
+    matrix games solved by block b.
+    """
+    npat = patterns.shape[0]
+    total = stop - start
+    nblocks = min(total, 64 * nthreads)
+    for b in prange(nblocks):
+        A, x, y, work = game_buffers(k)
+        count = 0
+        lo, hi = block_bounds(start, total, nblocks, b)
+        for t in range(lo, hi):
+            r = t // npat
+            p = patterns[t % npat]
+            q = swap[p]
+            lim = limits[r]
+            first = 1 if q == p else -lim
+            if first > lim:
+                continue
+            # Smallest lead with f = 1 (lim + 1 if none): f < 1 below a, f = 1 from b on.
+            a = first
+            bb = lim + 1
+            while a < bb:
+                mid = (a + bb) // 2
+                v = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
+                               prize_card, below, offb)
+                count += k
+                _store(out, r, p, q, mid, off, v)
+                if v >= 1.0:
+                    bb = mid
+                else:
+                    a = mid + 1
+            win_from = a
+            # Largest lead below win_from with f = -1 (first - 1 if none).
+            a = first - 1
+            bb = win_from - 1
+            while a < bb:
+                mid = (a + bb + 1) // 2
+                v = out[r, p, mid + off]
+                if v != v:
+                    v = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
+                                   prize_card, below, offb)
+                    count += k
+                    _store(out, r, p, q, mid, off, v)
+                if v <= -1.0:
+                    a = mid
+                else:
+                    bb = mid - 1
+            lose_to = a
+            for lead in range(first, lose_to + 1):
+                _store(out, r, p, q, lead, off, -1.0)
+            for lead in range(win_from, lim + 1):
+                _store(out, r, p, q, lead, off, 1.0)
+            for lead in range(lose_to + 1, win_from):
+                if out[r, p, lead + off] != out[r, p, lead + off]:
+                    v = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
+                                   prize_card, below, offb)
+                    count += k
+                    _store(out, r, p, q, lead, off, v)
+        games[b] = count
+
+
+def level_items(level: Level) -> int:
+    """Kernel items (prize set, pattern p <= swap p) of a level."""
+    return level.prize_sets * int(level.record_patterns.shape[0])
+
+
+def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
+                    start: int, stop: int) -> int:
+    """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved."""
+    if stop <= start:
+        return 0
+    nthreads = numba.get_num_threads()
+    games = np.zeros(min(stop - start, 64 * nthreads), dtype=np.int64)
+    solve_win_items(
+        start, stop, level.record_patterns, level.k, level.child, level.sign, level.swap,
+        level.prize_child, level.prize_card, lead_limits(level, handicap), below,
+        lead_offset(level.n, level.k - 1, handicap), out,
+        lead_offset(level.n, level.k, handicap), games, nthreads,
+    )
+    return int(games.sum())
+
+
+def subgame_count(levels, handicap: int = 0) -> int:
+    """Canonical (pattern, P, L) that are undecided and reachable, over all levels."""
+    total = 0
+    for level in levels:
+        leads = 2 * lead_limits(level, handicap) + 1
+        total += int(leads.sum()) * level.patterns
+    return total
+
+
+def warm_up() -> float:
+    """Compile (or load from cache) the win kernel on a tiny game; returns seconds spent."""
+    import time
+
+    from exact.game.encoding import build_levels
+
+    t0 = time.perf_counter()
+    levels = build_levels(2)
+    below = empty_level(levels[0])
+    for level in levels[1:]:
+        out = empty_level(level)
+        solve_win_level(level, below, out, 0, 0, level_items(level))
+        below = out
+    return time.perf_counter() - t0

@@ -1,0 +1,1 @@
+"""Playing the game: bots, tournaments, OpenSpiel interoperability."""

@@ -1,0 +1,364 @@
+"""Bots: bidding policies for two-player GOPS, and a registry of them by name.
+
+A bot is any object with
+
+- ``mix(position, player) -> {card: probability}``: its probability of bidding each card
+  of ``position.hands[player]`` once ``position.upcard`` is turned (the probabilities are
+  ``Fraction`` for an exact bot, ``float`` otherwise, and sum to 1);
+- ``bid(position, player, rng) -> card``: one bid drawn from that mix with
+  ``rng: random.Random``.
+
+Subclass :class:`Bot` and write ``mix`` only; its ``bid`` samples the mix with a single
+``rng.random()`` (cards in increasing order, cumulative probabilities), so a game is
+reproducible from the seed of ``rng``.  :func:`exact.analysis.evaluate.evaluate` reads only
+``mix``; tournaments and the terminal game call ``bid``.
+
+The built-in bots (the registry :data:`BOTS`; :func:`make_bot` builds one by name):
+
+==========  ===========================================================================
+optimal     the Nash equilibrium of the points objective (Rhoads & Bartholdi 2012): as
+            player 0 it plays ``solution.strategy(mine=hand0, theirs=hand1, deck,
+            upcard).mine``, as player 1 the ``.mine`` of the swapped position.  In a
+            variant (``variant="twelve"`` or ``"dummy"``) the variant's equilibrium
+            (:mod:`exact.dp.variant_solver`).
+optimal-win the equilibrium of the win objective: maximises P(win) - P(loss); its
+            mix depends on the lead (``uses_lead = True``).
+random      uniform over its remaining cards.
+upcard      bids the card equal to the upcard if it holds it, else the nearest card it
+            holds above the upcard, else its highest card.
+upcard+1    the same rule aimed at upcard + 1: that card if held, else the nearest held
+            card above it, else its highest card.
+lowest      its lowest remaining card.
+highest     its highest remaining card.
+==========  ===========================================================================
+
+Every built-in bot but optimal-win is symmetric in the seats and ignores the score: its
+mix depends only on its own hand, the opponent's hand, the deck and the upcard
+(``uses_lead = False``).
+A bot whose mix depends on the score must leave ``uses_lead = True`` (the default of
+:class:`Bot`); the exact evaluator then keys its memo on the lead as well, and hands the
+bot a position whose points are ``(lead, 0)`` or ``(0, -lead)``.
+
+>>> import random
+>>> from exact.game.rules import new_game
+>>> pos = new_game(5).turn_up(3)
+>>> make_bot("upcard+1", 5).mix(pos, 0)
+{4: Fraction(1, 1)}
+>>> make_bot("random", 5).bid(pos, 1, random.Random(7)) in {1, 2, 3, 4, 5}
+True
+>>> make_bot("clever", 5)
+Traceback (most recent call last):
+...
+exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, optimal-win, random, upcard, upcard+1, lowest, highest)
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Union
+
+from exact.errors import GopsInputError
+from exact.game.rules import Position
+
+__all__ = [
+    "BOTS",
+    "Bot",
+    "FixedRuleBot",
+    "OptimalBot",
+    "RandomBot",
+    "VariantOptimalBot",
+    "WinOptimalBot",
+    "bot_names",
+    "make_bot",
+    "parse_bot_list",
+    "register_bot",
+    "solution_for",
+]
+
+Number = Union[float, Fraction]
+
+#: Largest N whose optimal bot is exact by default (rational equilibrium); above it the
+#: float equilibrium is used.
+EXACT_OPTIMAL_MAX_N = 6
+#: The same for the win objective's optimal bot (its exact solve is slower).
+EXACT_OPTIMAL_WIN_MAX_N = 5
+
+
+class Bot(ABC):
+    """Base class of bots: implement :meth:`mix`; :meth:`bid` samples it."""
+
+    #: Name shown in reports (the registry name for built-in bots).
+    name: str = "bot"
+    #: True when :meth:`mix` returns Fractions (exact evaluation stays exact).
+    exact: bool = True
+    #: True when :meth:`mix` may depend on the points (see the module docstring).
+    uses_lead: bool = True
+
+    @abstractmethod
+    def mix(self, position: Position, player: int) -> dict[int, Number]:
+        """The probability of each card of ``player``'s hand at ``position`` (upcard turned)."""
+
+    def bid(self, position: Position, player: int, rng: random.Random) -> int:
+        """A bid drawn from :meth:`mix` with one ``rng.random()``."""
+        mix = self.mix(position, player)
+        cards = sorted(c for c, p in mix.items() if p > 0)
+        r = rng.random() * float(sum(mix[c] for c in cards))
+        acc = 0.0
+        for c in cards:
+            acc += float(mix[c])
+            if r < acc:
+                return c
+        return cards[-1]  # r within rounding of the total
+
+    def __repr__(self) -> str:
+        return f"<bot {self.name}>"
+
+
+class RandomBot(Bot):
+    """Uniform over the remaining cards."""
+
+    name = "random"
+    uses_lead = False
+
+    def mix(self, position, player):
+        hand = sorted(position.hands[player])
+        return {c: Fraction(1, len(hand)) for c in hand}
+
+
+class FixedRuleBot(Bot):
+    """A deterministic bot: ``rule(hand, upcard) -> card`` with probability 1."""
+
+    uses_lead = False
+
+    def __init__(self, name: str, rule: Callable[[frozenset[int], int], int]):
+        self.name = name
+        self.rule = rule
+
+    def mix(self, position, player):
+        return {self.rule(position.hands[player], position.upcard): Fraction(1)}
+
+
+def aim_at(offset: int) -> Callable[[frozenset[int], int], int]:
+    """The rule "bid upcard + offset if held, else the nearest held card above, else the
+    highest card"."""
+
+    def rule(hand, upcard):
+        target = upcard + offset
+        above = [c for c in hand if c >= target]
+        return min(above) if above else max(hand)
+
+    return rule
+
+
+def _lowest(hand, upcard):
+    return min(hand)
+
+
+def _highest(hand, upcard):
+    return max(hand)
+
+
+_SOLUTIONS: dict = {}
+#: Solutions kept by :func:`solution_for` (the oldest is dropped beyond this).
+SOLUTIONS_KEPT = 3
+
+
+def solution_for(n: int, arithmetic: str, progress=None, objective: str = "points",
+                 variant: str = "standard"):
+    """The solution used by optimal bots, solved once and cached.
+
+    ``objective`` "points" or "win" (standard game); ``variant`` "twelve" or "dummy" gives
+    the :class:`~exact.dp.variant_solver.VariantSolution` of that variant (points only).
+    ``progress`` is handed to the solver: ``progress(level, items)`` for the standard
+    game, ``progress(states)`` for a variant.
+    """
+    from exact.dp.solve import solve
+    from exact.dp.variant_solver import solve_variant
+
+    key = (n, arithmetic, objective, variant)
+    if key not in _SOLUTIONS:
+        if variant != "standard":
+            if objective != "points":
+                raise GopsInputError(f"the {variant} variant is solved for points only")
+            sol = solve_variant(variant, n, arithmetic, progress=progress)
+        else:
+            sol = solve(n, objective=objective, arithmetic=arithmetic, progress=progress)
+        while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
+            del _SOLUTIONS[next(iter(_SOLUTIONS))]
+        _SOLUTIONS[key] = sol
+    return _SOLUTIONS[key]
+
+
+class OptimalBot(Bot):
+    """Samples the equilibrium of a :class:`~exact.solution.Solution`.
+
+    Mixes are cached per canonical position: the cards of both hands are relabelled
+    1, 2, ... in order (the deck is kept), which leaves the payoff matrix, hence the
+    solver's answer, unchanged (the reduction of :mod:`exact.game.encoding`).  Float mixes
+    are cleaned once: negative rounding noise is set to 0 and the mix renormalised.
+    ``max_gap`` is the largest checked equilibrium gap of any mix handed out so far
+    (0 for an exact solution).
+    """
+
+    name = "optimal"
+    uses_lead = False
+
+    def __init__(self, solution):
+        self.solution = solution
+        self.exact = solution.arithmetic == "rational"
+        self.max_gap = 0.0
+        self._cache: dict = {}
+
+    def mix(self, position, player):
+        self._check_n(position)
+        mine, theirs = position.hands[player], position.hands[1 - player]
+        return self.equilibrium(mine, theirs, position.deck, position.upcard)
+
+    def _check_n(self, position):
+        if position.n != self.solution.n:
+            raise GopsInputError(
+                f"the {self.name} bot was built for N={self.solution.n}, not N={position.n}"
+            )
+
+    def equilibrium(self, mine, theirs, deck, upcard, lead=None) -> dict[int, Number]:
+        """My equilibrium mix at (mine, theirs, deck, upcard[, lead]), canonicalised and
+        cached (``lead`` only for a win-objective solution)."""
+        order = sorted(mine | theirs)
+        rank = {c: i + 1 for i, c in enumerate(order)}
+        key = (
+            frozenset(rank[c] for c in mine),
+            frozenset(rank[c] for c in theirs),
+            deck,
+            upcard,
+            lead,
+        )
+        mix = self._cache.get(key)
+        if mix is None:
+            extra = {} if lead is None else {"lead": lead}
+            st = self.solution.strategy(key[0], key[1], deck, upcard, **extra)
+            self.max_gap = max(self.max_gap, st.gap)
+            mix = st.mine if self.exact else _clean(st.mine)
+            self._cache[key] = mix
+        return {order[r - 1]: p for r, p in mix.items()}
+
+
+class WinOptimalBot(OptimalBot):
+    """Samples the equilibrium of the win objective: maximises P(win) - P(loss).
+
+    Its mix depends on the lead (my points minus theirs so far), read from the position.
+    """
+
+    name = "optimal-win"
+    uses_lead = True
+
+    def mix(self, position, player):
+        self._check_n(position)
+        lead = position.points[player] - position.points[1 - player]
+        mine, theirs = position.hands[player], position.hands[1 - player]
+        return self.equilibrium(mine, theirs, position.deck, position.upcard, int(lead))
+
+
+class VariantOptimalBot(Bot):
+    """Samples the equilibrium of a solved two-player variant (``twelve`` or ``dummy``).
+
+    Plays :class:`~exact.game.variants.VariantPosition` s: it reads the hands, the deck, the
+    upcard and the dummy's remaining suit.  Mixes are cached per position.
+    """
+
+    name = "optimal"
+    uses_lead = False
+
+    def __init__(self, solution):
+        self.solution = solution
+        self.exact = solution.exact
+        self.max_gap = 0.0
+        self._cache: dict = {}
+
+    def mix(self, position, player):
+        if position.n != self.solution.n or position.variant != self.solution.variant:
+            raise GopsInputError(
+                f"the optimal bot was built for the {self.solution.variant.name} variant "
+                f"with N={self.solution.n}"
+            )
+        mine, theirs = position.hands[player], position.hands[1 - player]
+        key = (mine, theirs, position.dummy_hand, position.deck, position.upcard)
+        mix = self._cache.get(key)
+        if mix is None:
+            st = self.solution.strategy(mine, theirs, position.deck, position.upcard,
+                                        position.dummy_hand)
+            self.max_gap = max(self.max_gap, st.gap)
+            mix = st.mine if self.exact else _clean(st.mine)
+            self._cache[key] = mix
+        return mix
+
+
+def _clean(mix: dict[int, float]) -> dict[int, float]:
+    """Clip float rounding noise below 0 and renormalise to sum 1."""
+    clipped = {c: max(float(p), 0.0) for c, p in mix.items()}
+    total = sum(clipped.values())
+    return {c: p / total for c, p in clipped.items()}
+
+
+def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard") -> Bot:
+    if variant != "standard":
+        return VariantOptimalBot(solution_for(n, arithmetic or "float", variant=variant))
+    if arithmetic is None:
+        arithmetic = "rational" if n <= EXACT_OPTIMAL_MAX_N else "float"
+    return OptimalBot(solution_for(n, arithmetic))
+
+
+def _optimal_win(n: int, arithmetic: str | None = None, **_) -> WinOptimalBot:
+    if arithmetic is None:
+        arithmetic = "rational" if n <= EXACT_OPTIMAL_WIN_MAX_N else "float"
+    return WinOptimalBot(solution_for(n, arithmetic, objective="win"))
+
+
+#: The registry: name -> factory(n, **options) -> Bot.  Extend it with
+#: :func:`register_bot`.
+BOTS: dict[str, Callable[..., Bot]] = {
+    "optimal": _optimal,
+    "optimal-win": _optimal_win,
+    "random": lambda n, **_: RandomBot(),
+    "upcard": lambda n, **_: FixedRuleBot("upcard", aim_at(0)),
+    "upcard+1": lambda n, **_: FixedRuleBot("upcard+1", aim_at(1)),
+    "lowest": lambda n, **_: FixedRuleBot("lowest", _lowest),
+    "highest": lambda n, **_: FixedRuleBot("highest", _highest),
+}
+
+
+def register_bot(name: str, factory: Callable[..., Bot]) -> None:
+    """Add a bot to the registry: ``factory(n, **options)`` returns a :class:`Bot`."""
+    if not name or "," in name:
+        raise GopsInputError(f"bad bot name {name!r} (no commas, not empty)")
+    BOTS[name] = factory
+
+
+def bot_names() -> list[str]:
+    return list(BOTS)
+
+
+def make_bot(name: str, n: int, **options) -> Bot:
+    """Build the bot ``name`` for n-card GOPS.
+
+    ``options`` go to the factory; the optimal bot takes ``arithmetic`` ("rational" or
+    "float"; default rational for n <= 6, float above).
+    """
+    factory = BOTS.get(name)
+    if factory is None:
+        raise GopsInputError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
+    return factory(n, **options)
+
+
+def parse_bot_list(text: str, at_least: int = 1) -> list[str]:
+    """Split ``"optimal,random"`` into known bot names; one-line GopsInputError otherwise."""
+    names = [t.strip() for t in text.split(",")]
+    for name in names:
+        if name not in BOTS:
+            raise GopsInputError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
+    if len(names) < at_least:
+        raise GopsInputError(f"give at least {at_least} bots, got {len(names)}")
+    return names

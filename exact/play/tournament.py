@@ -1,0 +1,237 @@
+"""Round-robin tournaments between bots, by sampling, with 95% confidence intervals.
+
+Every pair of listed bots (A, B) plays ``games`` games of n-card GOPS; A sits as player 0
+in the even-numbered games and as player 1 in the odd ones.  Results are from A's side:
+wins, draws and losses with Wilson score intervals, and the mean point difference
+(A minus B) with the normal-approximation interval mean +- z s / sqrt(G), s the sample
+standard deviation.  z = 1.959964, the two-sided 95% normal quantile.
+
+``variant`` plays a two-player variant of :mod:`exact.game.variants` instead (``dummy`` or
+``twelve``); there the optimal bot samples the variant's own equilibrium
+(:mod:`exact.dp.variant_solver`, small N), and ``optimal-win`` is not available.  Half points
+of the dummy variant make the differences half-integers.
+
+The three-player variants ``three`` and ``three-third`` are played by
+:func:`three_player_tournament`: every triple of bots, seats rotating, each bot's wins
+(strictly the most points) with Wilson intervals, games with a shared top, mean points.
+
+Reproducible: the games of a pair draw the prize orders and every bid from one
+``random.Random`` seeded by (seed, n, the pair's positions and names), so the same seed
+gives the same games whatever else is listed.
+
+>>> res = tournament(4, ["lowest", "highest"], games=4, seed=1)
+>>> (res[0].bots, res[0].wins + res[0].draws + res[0].losses)
+(('lowest', 'highest'), 4)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from exact.play.bots import Bot, make_bot
+from exact.errors import GopsInputError
+from exact.game.rules import _check_n, play_game
+from exact.dp.variant_solver import MAX_N as VARIANT_MAX_N
+from exact.game.variants import play_variant
+
+__all__ = ["PairResult", "TripleResult", "Z95", "mean_interval", "three_player_tournament",
+           "tournament", "wilson_interval"]
+
+#: Two-sided 95% quantile of the standard normal distribution.
+Z95 = 1.959963984540054
+#: Largest n for a standard-game tournament with an optimal bot (solved on the fly in
+#: float64; variants: exact.dp.variant_solver.MAX_N).
+MAX_OPTIMAL_N = 10
+#: The bots that need a solved game.
+OPTIMAL_BOTS = ("optimal", "optimal-win")
+#: Largest n without it (one suit of a deck of cards).
+MAX_N = 13
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """G games of bot A against bot B, counted from A's side."""
+
+    bots: tuple[str, str]
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_interval: tuple[float, float]  # Wilson 95%
+    draw_interval: tuple[float, float]
+    loss_interval: tuple[float, float]
+    mean_difference: float  # A's points minus B's, averaged over the games
+    mean_interval: tuple[float, float] | None  # 95%; None for a single game
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (Wilson 1927).
+
+    >>> lo, hi = wilson_interval(0, 10)
+    >>> lo, round(hi, 4)
+    (0.0, 0.2775)
+    """
+    p = successes / trials
+    z2 = z * z
+    denom = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float] | None:
+    """mean +- z s / sqrt(G) with the sample standard deviation s (None if G < 2)."""
+    g = len(values)
+    if g < 2:
+        return None
+    mean = sum(values) / g
+    var = sum((v - mean) ** 2 for v in values) / (g - 1)
+    half = z * math.sqrt(var / g)
+    return mean - half, mean + half
+
+
+#: Variants a tournament can play (see :mod:`exact.game.variants`): two players, or three
+#: (``three``, ``three-third``: every triple of bots plays, see :func:`three_player_tournament`).
+TOURNAMENT_VARIANTS = ("standard", "dummy", "twelve", "three", "three-third")
+THREE_PLAYER_VARIANTS = ("three", "three-third")
+
+
+def check_tournament_options(
+    n: int, names: list[str], games: int, variant: str = "standard"
+) -> int:
+    n = _check_n(n)
+    if n > MAX_N:
+        raise GopsInputError(f"N must be between 1 and {MAX_N} (one suit of a deck), got {n}")
+    if variant not in TOURNAMENT_VARIANTS:
+        raise GopsInputError(
+            f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {variant!r}"
+        )
+    if variant == "twelve" and n < 2:
+        raise GopsInputError("the twelve variant needs N >= 2")
+    if variant in THREE_PLAYER_VARIANTS:
+        for x in names:
+            if x in OPTIMAL_BOTS:
+                raise GopsInputError(f"the {x} bot plays two-player games only (no equilibrium "
+                                     f"is computed for three players)")
+        if len(names) < 3:
+            raise GopsInputError(f"a three-player tournament needs at least 3 bots, "
+                                 f"got {len(names)}")
+    if variant != "standard" and "optimal-win" in names:
+        raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
+    if any(x in OPTIMAL_BOTS for x in names):
+        limit = MAX_OPTIMAL_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        if n > limit:
+            raise GopsInputError(f"N must be between 1 and {limit} with an optimal bot "
+                                 f"(solved on the fly), got {n}")
+    if len(names) < 2:
+        raise GopsInputError(f"a tournament needs at least 2 bots, got {len(names)}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise GopsInputError(f"the number of games must be at least 1, got {games}")
+    return n
+
+
+def play_pair(
+    n: int, a: Bot, b: Bot, games: int, rng: random.Random, variant: str = "standard"
+) -> list:
+    """Point differences (A minus B) of ``games`` games, A seated 0 in even games."""
+
+    def difference(first, second):
+        if variant == "standard":
+            return play_game(n, _bidder(first, rng), _bidder(second, rng), rng).difference
+        rec = play_variant(variant, n, [_bidder(first, rng), _bidder(second, rng)], rng)
+        d = rec.points[0] - rec.points[1]
+        return int(d) if d.denominator == 1 else d
+
+    return [difference(a, b) if g % 2 == 0 else -difference(b, a) for g in range(games)]
+
+
+def tournament(
+    n: int, names: list[str], games: int, seed: int, variant: str = "standard"
+) -> list[PairResult]:
+    """Every pair (names[i], names[j]), i < j, plays ``games`` games; see the module doc."""
+    n = check_tournament_options(n, names, games, variant)
+    if variant in THREE_PLAYER_VARIANTS:
+        raise GopsInputError(f"{variant!r} has three players: use three_player_tournament")
+    # Sampling needs no exact mixes: optimal bots use float equilibria.
+    bots = [make_bot(x, n, arithmetic="float", variant=variant) if x == "optimal"
+            else make_bot(x, n, arithmetic="float") if x in OPTIMAL_BOTS
+            else make_bot(x, n) for x in names]
+    results = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            tag = "" if variant == "standard" else f":{variant}"
+            rng = random.Random(f"gops-tournament:{seed}:{n}:{i}:{j}:{names[i]}:{names[j]}{tag}")
+            diffs = play_pair(n, bots[i], bots[j], games, rng, variant)
+            wins = sum(d > 0 for d in diffs)
+            draws = sum(d == 0 for d in diffs)
+            losses = games - wins - draws
+            results.append(
+                PairResult(
+                    bots=(names[i], names[j]),
+                    games=games,
+                    wins=wins,
+                    draws=draws,
+                    losses=losses,
+                    win_interval=wilson_interval(wins, games),
+                    draw_interval=wilson_interval(draws, games),
+                    loss_interval=wilson_interval(losses, games),
+                    mean_difference=float(sum(diffs)) / games,
+                    mean_interval=mean_interval([float(d) for d in diffs]),
+                )
+            )
+    return results
+
+
+@dataclass(frozen=True)
+class TripleResult:
+    """G games of three bots in a three-player variant; seats rotate every game."""
+
+    bots: tuple[str, str, str]
+    games: int
+    wins: tuple[int, int, int]  # games each bot ended with strictly the most points
+    shared: int  # games where two or three bots tied for the most points
+    win_intervals: tuple[tuple[float, float], ...]  # Wilson 95%, one per bot
+    mean_points: tuple[float, float, float]
+
+
+def three_player_tournament(
+    n: int, names: list[str], games: int, seed: int, variant: str = "three"
+) -> list[TripleResult]:
+    """Every triple (names[i], names[j], names[k]), i < j < k, plays ``games`` games of a
+    three-player variant; in game g the bots sit in the rotation g mod 3 of the triple."""
+    from itertools import combinations
+
+    n = check_tournament_options(n, names, games, variant)
+    if variant not in THREE_PLAYER_VARIANTS:
+        raise GopsInputError(f"{variant!r} is not a three-player variant")
+    bots = [make_bot(x, n) for x in names]
+    results = []
+    for trio in combinations(range(len(names)), 3):
+        tag = ":".join(f"{i}:{names[i]}" for i in trio)
+        rng = random.Random(f"gops-tournament3:{seed}:{n}:{variant}:{tag}")
+        wins, shared, points = [0, 0, 0], 0, [0.0, 0.0, 0.0]
+        for g in range(games):
+            seats = [trio[(s + g) % 3] for s in range(3)]  # seat -> index into names
+            bidders = [_bidder(bots[i], rng) for i in seats]
+            rec = play_variant(variant, n, bidders, rng)
+            for seat, i in enumerate(seats):
+                points[trio.index(i)] += float(rec.points[seat])
+            if rec.winner is None:
+                shared += 1
+            else:
+                wins[trio.index(seats[rec.winner])] += 1
+        results.append(TripleResult(
+            bots=tuple(names[i] for i in trio),
+            games=games,
+            wins=tuple(wins),
+            shared=shared,
+            win_intervals=tuple(wilson_interval(w, games) for w in wins),
+            mean_points=tuple(p / games for p in points),
+        ))
+    return results
+
+
+def _bidder(bot: Bot, rng: random.Random):
+    return lambda pos, player: bot.bid(pos, player, rng)
