@@ -1,0 +1,71 @@
+"""The import rules of ARCHITECTURE.md, read from the source (every import, lazy ones too)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, as absolute dotted names."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            out.add(module)
+            out.update(f"{module}.{alias.name}" for alias in node.names)
+    return out
+
+
+def files(folder: str):
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def test_the_checker_imports_nothing_of_the_solver():
+    for path in files("certificates"):
+        bad = {m for m in imported_modules(path) if m == "exact" or m.startswith("exact.")}
+        assert not bad, f"{path.name} imports {bad}"
+
+
+@pytest.mark.parametrize("path", files("exact/kernels"), ids=lambda p: p.name)
+def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
+    allowed = ("exact.kernels", "exact.game.encoding", "exact.errors")
+    for module in imported_modules(path):
+        if module.startswith("exact"):
+            assert module.startswith(allowed), f"{path.name} imports {module}"
+        assert module.split(".")[0] not in {"click", "tqdm"}, f"{path.name} imports {module}"
+
+
+COMMANDS = ["audit", "certify", "objectives", "play", "solve", "variants"]
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_no_command_module_imports_another(name):
+    others = {f"exact.cli.{c}" for c in COMMANDS if c != name}
+    got = imported_modules(ROOT / "exact" / "cli" / f"{name}.py")
+    assert not got & others, f"cli/{name}.py imports {got & others}"
+
+
+def test_only_the_library_is_imported_below_the_cli():
+    """Nothing outside exact/cli imports the command line."""
+    for path in files("exact"):
+        if "cli" in path.relative_to(ROOT / "exact").parts:
+            continue
+        bad = {m for m in imported_modules(path) if m.startswith("exact.cli")}
+        assert not bad, f"{path} imports {bad}"
+
+
+def test_the_game_rules_import_only_errors():
+    for path in files("exact/game"):
+        for module in imported_modules(path):
+            if module.startswith("exact"):
+                assert module.startswith(("exact.game", "exact.errors")), f"{path.name}: {module}"
