@@ -7,7 +7,7 @@ Exit codes: see :mod:`exact.cli.common`.
 
 import click
 
-from exact.cli import audit, certify, objectives, play, solve, variants
+from exact.cli import audit, bots, certify, objectives, play, solve, variants
 from exact.cli.common import OneLineErrorGroup
 
 
@@ -18,8 +18,8 @@ def main():
 
 
 for command in (solve.solve, solve.table, solve.strategy, certify.certify, certify.check,
-                certify.reproduce, solve.count, audit.audit, play.play, play.tournament,
-                play.evaluate, objectives.compare_objectives, variants.variant):
+                certify.reproduce, solve.count, audit.audit, play.play, bots.tournament,
+                bots.evaluate, objectives.compare_objectives, variants.variant):
     main.add_command(command)
 
 __all__ = ["main"]

@@ -38,6 +38,7 @@ class _ByteProgress:
         if self.bar is not None:
             self.bar.close()
 
+
 def format_report(report, reference_seconds: float) -> str:
     head = (f"{'k':>3} {'subgames':>9} {'games':>7} {'max |f_float - f_exact|':>24} "
             f"{'max exploit.':>13} {'mean exploit.':>14} {'support diffs':>14}")
@@ -59,6 +60,7 @@ def format_report(report, reference_seconds: float) -> str:
         "max_i (A y)_i - min_j (x^T A)_j in the exact matrix"
     )
     return "\n".join(lines)
+
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)

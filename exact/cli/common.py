@@ -30,6 +30,7 @@ def fail(message: str, code: int = EXIT_BAD_INPUT):
     click.echo(f"gops: error: {message}", err=True)
     sys.exit(code)
 
+
 def one_line_errors(command):
     """Turn every error the user can provoke into one line on stderr and exit code 2."""
 
@@ -295,3 +296,14 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         click.echo("exact; verified: each mix guarantees the value against every pure reply")
     else:
         click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
+
+
+def presolve(n: int, arithmetic: str, objective: str = "points") -> None:
+    """Solve n-card GOPS for an optimal bot (cached by exact.play.bots) with a progress bar."""
+    from exact.play.bots import solution_for
+
+    bar = ProgressBar()
+    try:
+        solution_for(n, arithmetic, progress=bar, objective=objective)
+    finally:
+        bar.close()

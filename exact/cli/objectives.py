@@ -20,6 +20,7 @@ from exact.cli.limits import check_n
 def _mix(strategy_mine: dict) -> str:
     return "  ".join(f"{c}: {p:.4f}" for c, p in strategy_mine.items() if p > 5e-5)
 
+
 @click.command("compare-objectives", cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("--upcard", type=INTEGER, default=None,

@@ -1,214 +1,22 @@
-"""``gops evaluate``, ``gops tournament`` and ``gops play``: bots against bots and you.
+"""``gops play``: you against the computer in the terminal (every variant, both objectives).
 
-Registered on the ``gops`` group by :mod:`exact.cli`.  Bad input
-(an unknown bot, N out of range, fewer than one game) is one line on stderr, exit 2."""
+Bad input at the prompt is asked again; bad options are one line on stderr, exit 2."""
 
 from __future__ import annotations
 
-import json
 import random
 import sys
-from fractions import Fraction
 
 import click
 
-from exact.errors import GopsInputError
-from exact.game.rules import parse_integer
-
 from exact.cli.common import (
-    one_line_errors,
-    ProgressBar,
-    presolve_variant,
-    INTEGER,
-    NumberArgumentsCommand,
+    INTEGER, NumberArgumentsCommand, one_line_errors, presolve, presolve_variant,
 )
 from exact.cli.limits import check_n, objective_flag
-from exact.cli.render import digit_count, fraction_text
+from exact.errors import GopsInputError
+from exact.game.rules import parse_integer
+from exact.play.bots import face_up_reply
 
-
-def _num(x, exact: bool):
-    """JSON form of a number: "p/q" strings when exact (as ``gops strategy --json``)."""
-    return fraction_text(x) if exact else float(x)
-
-def _show(x, digits: int = 6, signed: bool = False) -> str:
-    """A number for humans: decimal, plus the fraction itself when it is short."""
-    text = f"{float(x):+.{digits}f}" if signed else f"{float(x):.{digits}f}"
-    if isinstance(x, Fraction):
-        if digit_count(x.numerator) + digit_count(x.denominator) <= 28:
-            return f"{text} = {fraction_text(x)}"
-        return (f"{text} (exact fraction of {digit_count(x.numerator)}/"
-                f"{digit_count(x.denominator)} digits; --json prints it)")
-    return text
-
-@click.command(cls=NumberArgumentsCommand)
-@click.argument("n", type=INTEGER)
-@click.option("--bots", "bots", required=True,
-              help="Two bots, e.g. optimal,upcard (A is player 0).")
-@click.option("--float", "use_float", is_flag=True,
-              help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); "
-                   "much faster.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
-@one_line_errors
-def evaluate(n, bots, use_float, as_json):
-    """Exact expected point difference and win/draw/loss of bot A against bot B.
-
-    Every prize order and every bid of both bots' mixes is enumerated (no sampling).
-    Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.  The optimal
-    bot is exact for N <= 6 (minutes at N = 6 against a mixing bot; --float is faster),
-    optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
-    """
-    from exact.play.bots import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N, make_bot, parse_bot_list
-    from exact.analysis.evaluate import evaluate as run_evaluation
-    from exact.play.tournament import OPTIMAL_BOTS
-
-    n = check_n(n, "evaluate")
-    names = parse_bot_list(bots)
-    if len(names) != 2:
-        raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
-    made = []
-    for x in names:
-        if x in OPTIMAL_BOTS:
-            objective = "win" if x == "optimal-win" else "points"
-            most = EXACT_OPTIMAL_WIN_MAX_N if objective == "win" else EXACT_OPTIMAL_MAX_N
-            arithmetic = "float" if use_float or n > most else "rational"
-            _presolve(n, arithmetic, objective)
-            made.append(make_bot(x, n, arithmetic=arithmetic))
-        else:
-            made.append(make_bot(x, n))
-    ev = run_evaluation(n, *made)
-    if as_json:
-        out = {
-            "n": n,
-            "bots": list(ev.bots),
-            "exact": ev.exact,
-            "expected_difference": _num(ev.expected_difference, ev.exact),
-            "win": _num(ev.win, ev.exact),
-            "draw": _num(ev.draw, ev.exact),
-            "loss": _num(ev.loss, ev.exact),
-            "distribution": {str(d): _num(p, ev.exact) for d, p in ev.distribution.items()},
-            "error_bound": ev.error_bound,
-            "equilibrium_gap": ev.equilibrium_gap,
-        }
-        click.echo(json.dumps(out))
-        return
-    a, b = ev.bots
-    click.echo(f"{a} (player 0) against {b} (player 1), {n}-card GOPS: every prize order, "
-               f"every bid ({ev.states:,} positions)")
-    click.echo(f"expected point difference  {_show(ev.expected_difference, signed=True)}")
-    click.echo(f"P(win)                     {_show(ev.win)}")
-    click.echo(f"P(draw)                    {_show(ev.draw)}")
-    click.echo(f"P(loss)                    {_show(ev.loss)}")
-    optimal = [x for x in names if x in OPTIMAL_BOTS]
-    if ev.exact:
-        how = ""
-        if optimal:
-            how = f" (the {optimal[0]} bot plays the exact rational equilibrium)"
-        click.echo(f"exact: rational arithmetic throughout{how}")
-    else:
-        if optimal:
-            click.echo(f"NOT exact: the {optimal[0]} bot plays the float64 equilibrium (largest "
-                       f"checked gap {ev.equilibrium_gap:.1e} per matrix game)")
-        click.echo(f"float64 evaluation: every number above is within {ev.error_bound:.1e} "
-                   "of the exact value for these mixes (a-priori rounding bound)")
-
-@click.command(cls=NumberArgumentsCommand)
-@click.argument("n", type=INTEGER)
-@click.option("--bots", "bots", default="optimal,random,upcard,upcard+1,lowest,highest",
-              show_default=True, help="Comma-separated bots; every pair plays.")
-@click.option("--games", "games", type=INTEGER, default=1000, show_default=True,
-              help="Games per pair (seats alternate).")
-@click.option("--seed", "seed", type=INTEGER, default=0, show_default=True, help="Random seed.")
-@click.option("--variant", "variant", default="standard", show_default=True,
-              type=click.Choice(["standard", "dummy", "twelve", "three", "three-third"]),
-              help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
-                   "variant the optimal bot plays the variant's own equilibrium.  three or "
-                   "three-third: three players, every triple of bots plays.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@one_line_errors
-def tournament(n, bots, games, seed, variant, as_json):
-    """Every pair of bots plays G games of N-card GOPS; 95% intervals (Wilson, normal).
-
-    Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
-    """
-    from exact.play.bots import parse_bot_list
-    from exact.play.tournament import OPTIMAL_BOTS, THREE_PLAYER_VARIANTS, check_tournament_options
-    from exact.play.tournament import tournament as run_tournament
-
-    names = parse_bot_list(bots)
-    optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
-    check_n(n, "tournament", None if variant == "standard" else f"--variant {variant}",
-            "with an optimal bot" if optimal else None)
-    n = check_tournament_options(n, names, games, variant)
-    if variant in THREE_PLAYER_VARIANTS:
-        return _three_player_tournament(n, names, games, seed, variant, as_json)
-    if variant == "standard":
-        for x in names:
-            if x in ("optimal", "optimal-win"):
-                _presolve(n, "float", "win" if x == "optimal-win" else "points")
-    elif "optimal" in names:
-
-        presolve_variant(variant, n, "float")
-    results = run_tournament(n, names, games, seed, variant)
-    if as_json:
-        out = {
-            "n": n, "games": games, "seed": seed, "variant": variant,
-            "pairs": [
-                {
-                    "bots": list(r.bots), "wins": r.wins, "draws": r.draws, "losses": r.losses,
-                    "win_interval": list(r.win_interval),
-                    "draw_interval": list(r.draw_interval),
-                    "loss_interval": list(r.loss_interval),
-                    "mean_difference": r.mean_difference,
-                    "mean_interval": None if r.mean_interval is None else list(r.mean_interval),
-                }
-                for r in results
-            ],
-        }
-        click.echo(json.dumps(out))
-        return
-    rules = "" if variant == "standard" else f" ({variant} variant)"
-    click.echo(f"{n}-card GOPS{rules}, {games} games per pair (seats alternate), seed {seed}; "
-               "counts from A's side, 95% intervals")
-    width = max(len(x) for x in names)
-    click.echo(f"{'A':>{width}} {'B':>{width}}  {'win':<19} {'draw':<19} {'loss':<19} mean A-B")
-
-    def share(count, iv):
-        return f"{count / games:.3f} [{iv[0]:.3f},{iv[1]:.3f}]"
-
-    for r in results:
-        mean = f"{r.mean_difference:+.3f}"
-        if r.mean_interval is not None:
-            mean += f" [{r.mean_interval[0]:+.3f},{r.mean_interval[1]:+.3f}]"
-        click.echo(
-            f"{r.bots[0]:>{width}} {r.bots[1]:>{width}}  {share(r.wins, r.win_interval)} "
-            f"{share(r.draws, r.draw_interval)} {share(r.losses, r.loss_interval)} {mean}"
-        )
-
-def _three_player_tournament(n, names, games, seed, variant, as_json):
-    """Print the triples of a three-player tournament (``gops tournament --variant three``)."""
-    from exact.play.tournament import three_player_tournament
-
-    results = three_player_tournament(n, names, games, seed, variant)
-    if as_json:
-        click.echo(json.dumps({
-            "n": n, "games": games, "seed": seed, "variant": variant,
-            "triples": [
-                {"bots": list(r.bots), "wins": list(r.wins), "shared": r.shared,
-                 "win_intervals": [list(iv) for iv in r.win_intervals],
-                 "mean_points": list(r.mean_points)}
-                for r in results
-            ],
-        }))
-        return
-    click.echo(f"{n}-card GOPS ({variant} variant, three players), {games} games per triple "
-               f"(seats rotate), seed {seed}; a win is strictly the most points, 95% intervals")
-    width = max(len(x) for x in names)
-    for r in results:
-        click.echo("")
-        click.echo(f"{'bot':>{width}}  {'wins':<19} mean points")
-        for name, w, iv, pts in zip(r.bots, r.wins, r.win_intervals, r.mean_points):
-            click.echo(f"{name:>{width}}  {w / games:.3f} [{iv[0]:.3f},{iv[1]:.3f}] {pts:.3f}")
-        click.echo(f"{'shared':>{width}}  {r.shared / games:.3f} (two or three tied for most)")
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
@@ -301,7 +109,7 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
                 declared = rnd
                 click.echo(f"You declare: your bids are face up from round {rnd} on.")
         if declared is not None:  # the computer sees your bid before its own
-            theirs = [_face_up_reply(computers[0].solution, pos, mine)]
+            theirs = [face_up_reply(computers[0].solution, pos, mine)]
             click.echo(f"The computer sees your {mine} and answers with its {theirs[0]}.")
         else:  # sampled only now, but independently of your bid
             theirs = [bot.bid(pos, i, rng) for i, bot in enumerate(computers, 1)]
@@ -326,14 +134,6 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
     if declarations:
         _print_declaration_score(rounds, pos.points, declared)
 
-def _face_up_reply(solution, pos, mine: int) -> int:
-    """The computer's best answer to a bid it can see: the card maximising its value of
-    the round, M[its card, your bid] with M its payoff matrix at this position (the
-    continuation values of the equilibrium); the lowest such card on ties."""
-    its, yours = sorted(pos.hands[1]), sorted(pos.hands[0])
-    M = solution.matrix(pos.hands[1], pos.hands[0], pos.deck, pos.upcard)
-    column = [M[i][yours.index(mine)] for i in range(len(its))]
-    return its[column.index(max(column))]
 
 def _print_declaration_score(rounds: int, points, declared: int | None) -> None:
     from exact.game.variants import score_declarations
@@ -348,6 +148,7 @@ def _print_declaration_score(rounds: int, points, declared: int | None) -> None:
         who = "you" if result.winner == 0 else "the computer"
         click.echo(f"Declaration scoring: {how}, so the game scores {result.score} for {who}.")
 
+
 def _show_table(pos, short: list[str], won: list[list[str]]) -> None:
     """The state of the table once the prize is up: prizes, hands, prizes won, score."""
     click.echo(f"  prizes left     {_cards(pos.deck)}")
@@ -361,10 +162,12 @@ def _show_table(pos, short: list[str], won: list[list[str]]) -> None:
         f"{who} {_won(w)}" for who, w in zip(short, won)))
     click.echo(f"  score           {_scores(short, pos.points)}")
 
+
 def _show_mixes(who: list[str], mixes: list[dict], what: str) -> None:
     for name, mix in zip(who, mixes):
         shown = "  ".join(f"{c}: {float(p):.4f}" for c, p in sorted(mix.items()) if p > 0)
         click.echo(f"  {name}'s {what} was  {shown}")
+
 
 def _verdict(subject: list[str], points) -> str:
     """"You win", "The computer wins by 3", "A draw" (two players) or who has the most."""
@@ -378,8 +181,10 @@ def _verdict(subject: list[str], points) -> str:
         return f"{who} by {_pts(abs(points[0] - points[1]))}"
     return who
 
+
 def _scores(short: list[str], points) -> str:
     return ", ".join(f"{who} {_pts(p)}" for who, p in zip(short, points))
+
 
 #: One line on the rules of each variant ``gops play`` offers, shown at the start.
 VARIANT_RULES = {
@@ -393,6 +198,7 @@ VARIANT_RULES = {
     "three-third": "A two-way tie for the high bid gives the prize to the third player; a "
                    "three-way tie discards it.",
 }
+
 
 def _computers(n: int, objective: str, rules, opponents: str | None, store: str | None):
     """The computer players: one optimal bot (solved with a progress bar, or read from a
@@ -417,6 +223,7 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
             raise GopsInputError(f"the {x} bot plays two-player games only")
     return [make_bot(x, n) for x in names]
 
+
 def _computer(n: int, objective: str, variant: str, store: str | None):
     """The optimal bot of a two-player game, solved (with a progress bar) or loaded from a
     store."""
@@ -436,18 +243,21 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
         n = check_n(n, "play", f"--variant {variant}")
         return VariantOptimalBot(presolve_variant(variant, n, "float"))
     check_n(n, "play", objective_flag(objective))
-    _presolve(n, "float", objective)
+    presolve(n, "float", objective)
     if objective == "win":
         return WinOptimalBot(solution_for(n, "float", objective="win"))
     return OptimalBot(solution_for(n, "float"))
+
 
 def _won(prizes: list[str]) -> str:
     """Prizes won, in increasing order ("5(half)" for a shared one), or "-"."""
     return " ".join(sorted(prizes, key=lambda t: int(t.split("(")[0]))) or "-"
 
+
 def _pts(x) -> str:
     """Points: an integer as such, a half point as 4.5."""
     return str(int(x)) if x == int(x) else f"{float(x):g}"
+
 
 def _outcome(prize: int, points, names: list[str], won: list[list[str]]) -> str:
     """Describe who scored the prize (``points`` per player, then the dummy's) and record
@@ -465,18 +275,10 @@ def _outcome(prize: int, points, names: list[str], won: list[list[str]]) -> str:
     return (f"{' and '.join(names[i] for i in scorers)} split the {prize}, "
             f"{_pts(points[scorers[0]])} each")
 
-def _presolve(n: int, arithmetic: str, objective: str = "points") -> None:
-    """Solve n-card GOPS for an optimal bot (cached by exact.play.bots) with a progress bar."""
-    from exact.play.bots import solution_for
-
-    bar = ProgressBar()
-    try:
-        solution_for(n, arithmetic, progress=bar, objective=objective)
-    finally:
-        bar.close()
 
 def _cards(cards) -> str:
     return " ".join(str(c) for c in sorted(cards))
+
 
 def _ask_bid(hand: frozenset[int], can_declare: bool = False) -> tuple[int, bool] | None:
     """Read a card of ``hand`` from stdin, asking again until valid: (card, declared), or

@@ -105,6 +105,7 @@ def solve_store_with_progress(n, store_dir, chunk_items, quiet):
     sol = load(store_dir, n=n)
     return sol, points_stats(sol.levels, t0)
 
+
 def report_repair(k, what):
     """A completed level found damaged on resume: say what, on stderr, before redoing it."""
     click.echo(f"gops: level {k}: {what}; recomputing it", err=True)

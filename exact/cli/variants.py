@@ -25,6 +25,7 @@ TITLES = {
     "standard": "{n}-card GOPS (standard rules, by the generic variant recursion)",
 }
 
+
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("variant", type=click.Choice(["twelve", "dummy", "standard"]))
 @click.argument("n", type=INTEGER)
@@ -73,6 +74,7 @@ def variant(variant, n, exact_, as_json):
     else:
         click.echo(f"float64; each column is an equilibrium of its matrix game up to a checked "
                    f"gap of {gap:.1e}")
+
 
 def _show(value) -> str:
     """The value at the start: 0 by symmetry, exactly when rational."""

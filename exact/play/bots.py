@@ -362,3 +362,13 @@ def parse_bot_list(text: str, at_least: int = 1) -> list[str]:
     if len(names) < at_least:
         raise GopsInputError(f"give at least {at_least} bots, got {len(names)}")
     return names
+
+
+def face_up_reply(solution, pos, mine: int) -> int:
+    """The computer's best answer to a bid it can see: the card maximising its value of
+    the round, M[its card, your bid] with M its payoff matrix at this position (the
+    continuation values of the equilibrium); the lowest such card on ties."""
+    its, yours = sorted(pos.hands[1]), sorted(pos.hands[0])
+    M = solution.matrix(pos.hands[1], pos.hands[0], pos.deck, pos.upcard)
+    column = [M[i][yours.index(mine)] for i in range(len(its))]
+    return its[column.index(max(column))]
