@@ -38,7 +38,7 @@ def test_the_checker_imports_nothing_of_the_solver():
 
 @pytest.mark.parametrize("path", files("exact/kernels"), ids=lambda p: p.name)
 def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
-    allowed = ("exact.kernels", "exact.game.encoding", "exact.errors")
+    allowed = ("exact.kernels", "exact.game.encoding", "exact.errors", "exact.limits")
     for module in imported_modules(path):
         if module.startswith("exact"):
             assert module.startswith(allowed), f"{path.name} imports {module}"
@@ -64,8 +64,9 @@ def test_only_the_library_is_imported_below_the_cli():
         assert not bad, f"{path} imports {bad}"
 
 
-def test_the_game_rules_import_only_errors():
+def test_the_game_rules_import_only_errors_and_limits():
     for path in files("exact/game"):
         for module in imported_modules(path):
             if module.startswith("exact"):
-                assert module.startswith(("exact.game", "exact.errors")), f"{path.name}: {module}"
+                assert module.startswith(("exact.game", "exact.errors", "exact.limits")), \
+                    f"{path.name}: {module}"

@@ -264,10 +264,10 @@ def test_validate_position_ok():
         (("12", [1, 2], [1, 2]), {}, "my hand must be a collection"),
         ((5, [1, 2], [1, 2]), {}, "my hand must be a collection"),
         (([], [], []), {}, "n must be given"),
-        (([1], [1], [1]), {"n": 0}, "n must be between 1 and 52"),
-        (([1], [1], [1]), {"n": 53}, "n must be between 1 and 52"),
-        (([53], [1], [1]), {}, "n must be between 1 and 52"),
-        (([1], [1], [1]), {"n": "3"}, "n must be an integer"),
+        (([1], [1], [1]), {"n": 0}, "N must be between 1 and 52"),
+        (([1], [1], [1]), {"n": 53}, "N must be between 1 and 52"),
+        (([53], [1], [1]), {}, "N must be between 1 and 52"),
+        (([1], [1], [1]), {"n": "3"}, "N must be an integer"),
     ],
 )
 def test_validate_position_errors(args, kwargs, match):

@@ -16,7 +16,8 @@ import pytest
 
 import exact
 from exact.errors import GopsInputError
-from exact.dp.variant_solver import MAX_N, VariantSolution, check_variant_options, solve_variant
+from exact.dp.variant_solver import VariantSolution, check_variant_options, solve_variant
+from exact.limits import VARIANT_MAX_N
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_variants import reference_variant_matrix, reference_variant_value  # noqa: E402
@@ -146,8 +147,10 @@ def test_hand_worked_positions():
 
 @pytest.mark.parametrize("args, message", [
     (("three", 4, "float"), "solvable two-player variants"),
-    (("twelve", MAX_N["twelve", "float"] + 1, "float"), "solved for N <="),
-    (("dummy", MAX_N["dummy", "rational"] + 1, "rational"), "solved for N <="),
+    (("twelve", VARIANT_MAX_N["twelve", "float"] + 1, "float"),
+     "between 1 and 9 in the twelve variant"),
+    (("dummy", VARIANT_MAX_N["dummy", "rational"] + 1, "rational"),
+     "between 1 and 5 in the dummy variant"),
     (("twelve", 1, "float"), "needs N >= 2"),
     (("twelve", 4, "decimal"), "arithmetic"),
     (("twelve", 0, "float"), "between 1"),

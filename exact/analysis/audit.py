@@ -58,8 +58,6 @@ DEFAULT_TOL = 1e-9
 PRECISION_BITS = 256
 #: A float probability above this counts as "in the support" (as in exact_game).
 SUPPORT_TOL = 1e-9
-#: Largest N the audit supports (the exact solver's limit).
-MAX_N = 7
 
 
 @dataclass(frozen=True)
@@ -323,7 +321,7 @@ def _judge_game(level, r, p, m, float_below, below_fixed, below_exact, below_val
     a, S = dyadic_integers(x)
     b, T = dyadic_integers(y)
     # Fixed-point matrix: the exact A_ij lies in [F_ij, F_ij + W_ij] / 2^P, W_ij in {0, 1}.
-    row_fixed, row_exact = below_fixed[rc], below_exact[rc]
+    row_exact = below_exact[rc]
     F = POINTS.matrix(level, below_fixed, r, p, m, scale=one)
     W = [[0 if row_exact[child[i, j]] else 1 for j in range(k)] for i in range(k)]
     # Column payoffs of x (units 2^-P / S) and row payoffs of y (units 2^-P / T).
@@ -357,9 +355,9 @@ def run_audit(n: int, certificate=None, tol: float = DEFAULT_TOL, progress=None,
               read_progress=None) -> tuple[AuditReport, float]:
     """What ``gops audit`` does: the exact reference (solved or read), the float solve, the
     audit.  Returns the report and the seconds spent building the exact reference."""
-    from exact.game.encoding import check_n
+    from exact.limits import AUDIT_MAX_N, check_n
 
-    n = check_n(n, MAX_N)
+    n = check_n(n, AUDIT_MAX_N)
     if not tol >= 0:
         raise GopsInputError(f"the tolerance must be >= 0, got {tol}")
     t0 = time.perf_counter()

@@ -46,14 +46,13 @@ from flint import fmpq
 from exact.play.bots import Bot, OptimalBot
 from exact.errors import GopsInputError
 from exact.solution import to_fraction
-from exact.game.rules import Position, _check_n
+from exact.game.rules import Position
+from exact.limits import EVALUATE_MAX_N, check_n
 
-__all__ = ["Evaluation", "MAX_EVALUATE_N", "evaluate", "rounding_bound"]
+__all__ = ["Evaluation", "evaluate", "rounding_bound"]
 
 Number = Union[float, Fraction]
 
-#: Largest n accepted by :func:`evaluate` (n = 8 with two mixing bots takes minutes).
-MAX_EVALUATE_N = 10
 #: Unit roundoff of float64.
 UNIT_ROUNDOFF = 2.0**-53
 
@@ -143,9 +142,7 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot) -> Evaluation:
 
     Raises GopsInputError for a bad n or a bot returning an invalid mix.
     """
-    n = _check_n(n)
-    if n > MAX_EVALUATE_N:
-        raise GopsInputError(f"N must be between 1 and {MAX_EVALUATE_N} to evaluate, got {n}")
+    n = check_n(n, EVALUATE_MAX_N, what=" to evaluate")
     bots = (bot_a, bot_b)
     is_exact = all(b.exact for b in bots)
     keyed_on_lead = any(b.uses_lead for b in bots)

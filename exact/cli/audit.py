@@ -14,7 +14,7 @@ from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
 )
-from exact.cli.limits import check_n
+from exact.cli.limits import check_command_n
 
 
 class _ByteProgress:
@@ -79,7 +79,7 @@ def audit(n, as_json, tol, certificate, quiet):
     """
     from exact.analysis.audit import run_audit
 
-    check_n(n, "audit")
+    check_command_n(n, "audit")
     reading = _ByteProgress(enabled=not quiet) if certificate else ProgressBar(enabled=not quiet)
     auditing = ProgressBar(enabled=not quiet)
     try:

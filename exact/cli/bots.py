@@ -12,7 +12,7 @@ import click
 from exact.cli.common import (
     INTEGER, NumberArgumentsCommand, one_line_errors, presolve, presolve_variant,
 )
-from exact.cli.limits import check_n
+from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
 
@@ -50,11 +50,12 @@ def evaluate(n, bots, use_float, as_json):
     bot is exact for N <= 6 (minutes at N = 6 against a mixing bot; --float is faster),
     optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
     """
-    from exact.play.bots import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N, make_bot, parse_bot_list
+    from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
+    from exact.play.bots import make_bot, parse_bot_list
     from exact.analysis.evaluate import evaluate as run_evaluation
     from exact.play.tournament import OPTIMAL_BOTS
 
-    n = check_n(n, "evaluate")
+    n = check_command_n(n, "evaluate")
     names = parse_bot_list(bots)
     if len(names) != 2:
         raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
@@ -130,7 +131,7 @@ def tournament(n, bots, games, seed, variant, as_json):
 
     names = parse_bot_list(bots)
     optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
-    check_n(n, "tournament", None if variant == "standard" else f"--variant {variant}",
+    check_command_n(n, "tournament", None if variant == "standard" else f"--variant {variant}",
             "with an optimal bot" if optimal else None)
     n = check_tournament_options(n, names, games, variant)
     if variant in THREE_PLAYER_VARIANTS:

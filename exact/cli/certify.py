@@ -19,7 +19,7 @@ from exact.cli.common import (
     NumberArgumentsCommand,
     format_table,
 )
-from exact.cli.limits import check_n, objective_flag
+from exact.cli.limits import check_command_n, objective_flag
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -34,7 +34,7 @@ def certify(n, output, quiet, objective):
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7)."""
     from exact.certificate.writer import certify as write
 
-    check_n(n, "certify", objective_flag(objective))
+    check_command_n(n, "certify", objective_flag(objective))
     bar = ProgressBar(enabled=not quiet)
     try:
         sol = write(n, output, objective, progress=bar)

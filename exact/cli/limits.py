@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from exact.errors import GopsInputError
+from exact.limits import check_n
 
 
 @dataclass(frozen=True)
@@ -32,38 +32,35 @@ class Limit:
 @cache
 def limits() -> dict[tuple[str, ...], Limit]:
     """The table: (command, qualifiers...) -> Limit."""
-    from exact.analysis.audit import MAX_N as AUDIT_MAX_N
-    from exact.game.encoding import MAX_CARDS
-    from exact.analysis.evaluate import MAX_EVALUATE_N
-    from exact.dp.solve import MAX_N, MAX_N_WIN
-    from exact.play.tournament import MAX_N as TOURNAMENT_MAX_N
-    from exact.play.tournament import MAX_OPTIMAL_N
-    from exact.dp.variant_solver import MAX_N as VARIANT_MAX_N
     from exact.dp.variant_solver import SOLVABLE_VARIANTS
+    from exact.limits import (AUDIT_MAX_N, ENCODING_MAX_N, EVALUATE_MAX_N, OPTIMAL_BOT_MAX_N,
+                              SOLVE_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N)
 
-    cards = f"hands are encoded in {MAX_CARDS} bits"
-    float_points = Limit(1, MAX_N["float"], "time and memory: N = 13 takes about half an hour")
-    float_win = Limit(1, MAX_N_WIN["float"],
+    cards = f"hands are encoded in {ENCODING_MAX_N} bits"
+    float_points = Limit(1, SOLVE_MAX_N["points", "float"],
+                         "time and memory: N = 13 takes about 17 minutes on 2 cores")
+    float_win = Limit(1, SOLVE_MAX_N["win", "float"],
                       "the win objective also tracks the lead: N = 10 takes a few minutes")
     table = {
         ("solve",): float_points,
         ("solve", "--objective win"): float_win,
         ("table",): float_points,
         ("table", "--objective win"): float_win,
-        ("strategy",): Limit(1, MAX_CARDS, f"{cards}; only the hands left are solved"),
-        ("certify",): Limit(1, MAX_N["rational"], "rational arithmetic: N = 7 takes minutes"),
-        ("certify", "--objective win"): Limit(1, MAX_N_WIN["rational"],
+        ("strategy",): Limit(1, ENCODING_MAX_N, f"{cards}; only the hands left are solved"),
+        ("certify",): Limit(1, SOLVE_MAX_N["points", "rational"],
+                            "rational arithmetic: N = 7 takes minutes"),
+        ("certify", "--objective win"): Limit(1, SOLVE_MAX_N["win", "rational"],
                                               "rational arithmetic: N = 7 takes minutes"),
-        ("count",): Limit(1, MAX_CARDS, cards),
+        ("count",): Limit(1, ENCODING_MAX_N, cards),
         ("audit",): Limit(1, AUDIT_MAX_N, "the game is solved in rational arithmetic"),
-        ("compare-objectives",): Limit(1, MAX_N_WIN["float"],
+        ("compare-objectives",): Limit(1, SOLVE_MAX_N["win", "float"],
                                        "the win objective is solved: N = 10 takes minutes"),
-        ("evaluate",): Limit(1, MAX_EVALUATE_N, "every prize order and every bid is enumerated"),
-        ("play",): Limit(1, MAX_OPTIMAL_N, f"solved on the fly; up to {MAX_N['float']} from "
+        ("evaluate",): Limit(1, EVALUATE_MAX_N, "every prize order and every bid is enumerated"),
+        ("play",): Limit(1, OPTIMAL_BOT_MAX_N, f"solved on the fly; up to {SOLVE_MAX_N['points', 'float']} from "
                                            "a store: gops solve N --store DIR, then --store DIR"),
-        ("play", "--objective win"): Limit(1, min(MAX_OPTIMAL_N, MAX_N_WIN["float"]),
+        ("play", "--objective win"): Limit(1, min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
                                            "the win objective is solved on the fly"),
-        ("play", "--store"): Limit(1, MAX_N["float"], "the largest game a store holds"),
+        ("play", "--store"): Limit(1, SOLVE_MAX_N["points", "float"], "the largest game a store holds"),
     }
     suit = "one suit of a deck"
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):
@@ -73,7 +70,7 @@ def limits() -> dict[tuple[str, ...], Limit]:
         if variant in ("three", "three-third"):
             table["play", *flag] = Limit(low, TOURNAMENT_MAX_N, f"{suit}; the others are bots")
             continue
-        optimal = MAX_OPTIMAL_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        optimal = OPTIMAL_BOT_MAX_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
         table["tournament", *flag, "with an optimal bot"] = Limit(
             low, optimal, "the optimal bot's equilibrium is solved on the fly")
         if variant != "standard":
@@ -87,25 +84,20 @@ def limits() -> dict[tuple[str, ...], Limit]:
     return table
 
 
-def check_n(n: int, command: str, *qualifiers: str | None) -> int:
+def check_command_n(n: int, command: str, *qualifiers: str | None) -> int:
     """``n`` if it lies in the limits of ``gops COMMAND QUALIFIERS...``, else a one-line
     GopsInputError naming them (qualifiers that are None are left out: the default).
 
-    >>> check_n(5, "evaluate")
+    >>> check_command_n(5, "evaluate")
     5
-    >>> check_n(0, "variant", "twelve", None)
+    >>> check_command_n(0, "variant", "twelve", None)
     Traceback (most recent call last):
     ...
     exact.errors.GopsInputError: N must be between 2 and 9 for gops variant twelve (float64 recursion over every state), got 0
     """
     key = (command, *(q for q in qualifiers if q))
     limit = limits()[key]
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise GopsInputError(f"N must be an integer, got {n!r}")
-    if not limit.low <= n <= limit.high:
-        raise GopsInputError(f"N must be between {limit.low} and {limit.high} for gops "
-                             f"{' '.join(key)} ({limit.why}), got {n}")
-    return n
+    return check_n(n, limit.high, limit.low, f" for gops {' '.join(key)} ({limit.why})")
 
 
 def objective_flag(objective: str) -> str | None:

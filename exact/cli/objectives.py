@@ -14,7 +14,7 @@ from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
 )
-from exact.cli.limits import check_n
+from exact.cli.limits import check_command_n
 
 
 def _mix(strategy_mine: dict) -> str:
@@ -47,7 +47,7 @@ def compare_objectives(n, upcard, quiet):
     from exact.dp.solve import check_options, solve
     from exact.analysis.win_exploit import best_response_to_points
 
-    check_n(n, "compare-objectives")
+    check_command_n(n, "compare-objectives")
     check_options(n, "win", "float")
     upcard = n if upcard is None else upcard
     if not 1 <= upcard <= n:

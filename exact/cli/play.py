@@ -12,7 +12,7 @@ import click
 from exact.cli.common import (
     INTEGER, NumberArgumentsCommand, one_line_errors, presolve, presolve_variant,
 )
-from exact.cli.limits import check_n, objective_flag
+from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
 from exact.game.rules import parse_integer
 from exact.play.bots import face_up_reply
@@ -214,7 +214,7 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
     if objective != "points" or store is not None:
         raise GopsInputError(f"the {rules.name} variant is played against bots: no "
                              "--objective win or --store")
-    n = check_n(n, "play", f"--variant {rules.name}")
+    n = check_command_n(n, "play", f"--variant {rules.name}")
     names = parse_bot_list(opponents or "upcard+1,upcard")
     if len(names) != 2:
         raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
@@ -235,14 +235,14 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
                                  "drop --store to solve the others on the fly")
         import exact
 
-        return OptimalBot(exact.load(store, n=check_n(n, "play", "--store"), objective="points"))
+        return OptimalBot(exact.load(store, n=check_command_n(n, "play", "--store"), objective="points"))
     if variant != "standard":
         if objective != "points":
             raise GopsInputError(f"the {variant} variant is solved for points only")
 
-        n = check_n(n, "play", f"--variant {variant}")
+        n = check_command_n(n, "play", f"--variant {variant}")
         return VariantOptimalBot(presolve_variant(variant, n, "float"))
-    check_n(n, "play", objective_flag(objective))
+    check_command_n(n, "play", objective_flag(objective))
     presolve(n, "float", objective)
     if objective == "win":
         return WinOptimalBot(solution_for(n, "float", objective="win"))

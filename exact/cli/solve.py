@@ -24,7 +24,7 @@ from exact.cli.common import (
     format_table,
     print_strategy,
 )
-from exact.cli.limits import check_n, objective_flag
+from exact.cli.limits import check_command_n, objective_flag
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -41,7 +41,7 @@ def solve(n, store_dir, chunk_items, quiet, objective, lead):
     from exact.kernels.points import warm_up
     from exact.dp.solve import check_options
 
-    check_n(n, "solve", objective_flag(objective))
+    check_command_n(n, "solve", objective_flag(objective))
     if objective != "points" or lead is not None:
 
         return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
@@ -125,7 +125,7 @@ def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from exact.dp.solve import check_options
 
-    check_n(n, "table", objective_flag(objective))
+    check_command_n(n, "table", objective_flag(objective))
     if objective != "points" or lead is not None:
 
         return table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges)
@@ -137,9 +137,9 @@ def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
     gap = max(s.gap for s in strategies.values())
     if with_ranges:
         from exact.analysis.ranges import first_move_ranges, format_ranges, ranges_json
-        from exact.dp.solve import MAX_N
+        from exact.limits import SOLVE_MAX_N
 
-        exact_ = n <= MAX_N["rational"]
+        exact_ = n <= SOLVE_MAX_N["points", "rational"]
         ranges = first_move_ranges(
             solve_with_progress(n, arithmetic="rational", quiet=quiet) if exact_ else sol)
     if as_json:
@@ -221,9 +221,9 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objectiv
 
         n = read_manifest(store_dir)["n"] if n is None else n
     if n is not None:
-        check_n(n, "strategy")
+        check_command_n(n, "strategy")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_n(n or max(m | t | d), "strategy")
+    n = check_command_n(n or max(m | t | d), "strategy")
     # The equilibrium after the upcard needs only the subgames one card smaller.
     top = len(d) - 1
     check_options(n, "points", arithmetic, top)
@@ -243,9 +243,9 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
 
     arithmetic = "rational" if exact_ else "float"
     if n is not None:
-        check_n(n, "strategy")
+        check_command_n(n, "strategy")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_n(n or max(m | t | d), "strategy")
+    n = check_command_n(n or max(m | t | d), "strategy")
     lead = check_objective(n, objective, lead, store_dir)
     top = len(d) - 1
     # Any possible lead is a position (a handicap included); solve every lead reachable
@@ -267,7 +267,7 @@ def count(n):
     """Number of canonical subgames per level of N-card GOPS."""
     from exact.game.encoding import count_table
 
-    rows = count_table(check_n(n, "count"))
+    rows = count_table(check_command_n(n, "count"))
     click.echo(f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} {'matrix games':>14}")
     for r in rows:
         click.echo(

@@ -15,7 +15,7 @@ from exact.cli.common import (
     NumberArgumentsCommand,
     format_table,
 )
-from exact.cli.limits import check_n
+from exact.cli.limits import check_command_n
 
 
 #: How each solvable variant is named in the table's title.
@@ -45,7 +45,7 @@ def variant(variant, n, exact_, as_json):
     bids (N <= 6, exact N <= 5).  standard: the standard game by the same recursion
     (N <= 6, exact N <= 5), a cross-check of the much faster `gops table`.
     """
-    check_n(n, "variant", variant, "--exact" if exact_ else None)
+    check_command_n(n, "variant", variant, "--exact" if exact_ else None)
     sol = presolve_variant(variant, n, "rational" if exact_ else "float")
     mine, theirs, dummy, deck = sol.start()
     strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}

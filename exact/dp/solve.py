@@ -6,19 +6,14 @@ import resource
 import sys
 import time
 
-from exact.game.encoding import build_levels, check_n
+from exact.game.encoding import build_levels
+from exact.limits import ENCODING_MAX_N, SOLVE_MAX_N, check_n
 from exact.errors import GopsInputError
 from exact.dp.objective import objective_for
 from exact.solution import Solution, SolveStats
 
 OBJECTIVES = ("points", "win")
 ARITHMETICS = ("float", "rational")
-#: Largest N each arithmetic supports in memory (the float N = 13 takes about half an hour).
-MAX_N = {"float": 13, "rational": 7}
-#: The same for the win objective, whose subgames also carry the lead (exact/kernels/win.py),
-#: measured on 2 shared cores: the float N = 10 takes about 190 s of CPU and 1.3 GiB (N = 11
-#: would need about 7 GiB); the rational N = 7 about 200 s of CPU and 0.25 GiB.
-MAX_N_WIN = {"float": 10, "rational": 7}
 
 
 def peak_memory_bytes() -> int:
@@ -69,7 +64,7 @@ def check_options(n, objective: str, arithmetic: str, top: int | None = None,
 
     The limit of an arithmetic bounds the subgames solved: N itself, or ``top`` (the
     largest hand solved) when a position of a bigger game needs only its last few levels.
-    The limits of the win objective are ``MAX_N_WIN``; ``handicap`` (the largest |lead|
+    The limits are ``exact.limits.SOLVE_MAX_N``; ``handicap`` (the largest |lead|
     at the start) exists for the win objective only and must be 0 otherwise.
     """
     if objective not in OBJECTIVES:
@@ -80,11 +75,11 @@ def check_options(n, objective: str, arithmetic: str, top: int | None = None,
         raise GopsInputError(f"the handicap must be an integer >= 0, got {handicap!r}")
     if handicap and objective != "win":
         raise GopsInputError("a lead or handicap applies to the win objective only")
-    limit = (MAX_N_WIN if objective == "win" else MAX_N)[arithmetic]
+    limit = SOLVE_MAX_N[objective, arithmetic]
     if top is None:
         n = check_n(n, limit)
     else:
-        n = check_n(n)
+        n = check_n(n, ENCODING_MAX_N)
         if not 0 <= top <= min(n, limit):
             raise GopsInputError(
                 f"{arithmetic} arithmetic solves hands of at most {limit} cards"

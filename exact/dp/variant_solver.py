@@ -21,7 +21,7 @@ all bidders (both hands and the dummy's suit, together) are relabelled 1, 2, ...
 before a state is looked up (the same argument as :mod:`exact.game.encoding`); the prizes keep
 their values.  States are memoised on the relabelled key (and on the raw one, to skip
 repeated relabelling); the game is small enough for plain recursion at the sizes allowed
-by :data:`MAX_N`.
+by :data:`exact.limits.VARIANT_MAX_N`.
 
 >>> sol = solve_variant("twelve", 3, arithmetic="rational")
 >>> sol.value({3}, {2}, {1, 2})        # one round left: I hold the higher card
@@ -41,20 +41,14 @@ from flint import fmpq
 from exact.errors import GopsInputError
 from exact.dp.exact_game import solve_exact_game
 from exact.kernels.matrix_game import solve_game
-from exact.game.rules import _card_set, _as_card, _check_n, _fmt
+from exact.game.rules import _card_set, _as_card, _fmt
+from exact.limits import VARIANT_MAX_N, check_n
 from exact.solution import Number, Strategy, equilibrium_gap, to_fraction
 from exact.game.variants import Variant, get_variant, resolve_round
 
-__all__ = ["MAX_N", "SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",
+__all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",
            "solve_variant"]
 
-#: Largest n solved, by (variant, arithmetic): a few seconds to about a minute each
-#: (benchmarks/RESULTS.md).  ``standard`` is here only to cross-check the fast solver.
-MAX_N = {
-    ("standard", "float"): 6, ("standard", "rational"): 5,
-    ("twelve", "float"): 9, ("twelve", "rational"): 7,
-    ("dummy", "float"): 6, ("dummy", "rational"): 5,
-}
 SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
 
 
@@ -65,14 +59,8 @@ def check_variant_options(variant: str, n: object, arithmetic: str) -> tuple[Var
                              f"{', '.join(SOLVABLE_VARIANTS)}, not {variant!r}")
     if arithmetic not in ("float", "rational"):
         raise GopsInputError(f"arithmetic must be 'float' or 'rational', got {arithmetic!r}")
-    most = MAX_N[variant, arithmetic]
-    if not isinstance(n, bool) and isinstance(n, int) and n < 1:
-        raise GopsInputError(f"N must be between 1 and {most} in the {variant} variant "
-                             f"({arithmetic} arithmetic), got {n}")
-    n = _check_n(n)
-    if n > most:
-        raise GopsInputError(f"the {variant} variant is solved for N <= {most} in "
-                             f"{arithmetic} arithmetic, got {n}")
+    n = check_n(n, VARIANT_MAX_N[variant, arithmetic],
+                what=f" in the {variant} variant ({arithmetic} arithmetic)")
     v = get_variant(variant)
     if v.drop_last and n < 2:
         raise GopsInputError(f"the {variant} variant needs N >= 2")

@@ -51,9 +51,10 @@ import numba
 import numpy as np
 
 from exact.errors import GopsInputError
+from exact.limits import ENCODING_MAX_N, check_n
 
 #: Largest N the encoding supports (masks of 16 bits; the float solver stops earlier).
-MAX_CARDS = 16
+MAX_CARDS = ENCODING_MAX_N
 KEY_SHIFT = 16
 _LOW16 = (1 << KEY_SHIFT) - 1
 
@@ -249,15 +250,6 @@ class Level:
         return int(self.canonical_patterns.shape[0]) * self.prize_sets * self.k
 
 
-def check_n(n: int, limit: int = MAX_CARDS) -> int:
-    """Validate the number of cards; raise GopsInputError with a one-line message."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise GopsInputError(f"N must be an integer, got {n!r}")
-    if not 1 <= n <= limit:
-        raise GopsInputError(f"N must be between 1 and {limit}, got {n}")
-    return int(n)
-
-
 @lru_cache(maxsize=8)
 def build_levels(n: int, top: int | None = None) -> tuple[Level, ...]:
     """The levels k = 0..top (default n) of n-card GOPS with their transition tables.
@@ -265,7 +257,7 @@ def build_levels(n: int, top: int | None = None) -> tuple[Level, ...]:
     Levels below ``top`` suffice to value any position with at most ``top`` cards in hand:
     ``gops strategy`` on a late-game position of the 13-card game needs only a few.
     """
-    n = check_n(n)
+    n = check_n(n, MAX_CARDS)
     top = n if top is None else top
     if not 0 <= top <= n:
         raise GopsInputError(f"level {top} is outside 0..{n}")

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from exact.errors import GopsInputError, InvalidMoveError
+from exact.limits import RULES_MAX_N, check_n
 
 __all__ = [
     "MAX_N",
@@ -44,18 +45,8 @@ __all__ = [
     "validate_position",
 ]
 
-#: Largest supported number of cards per suit (a suit of a deck of cards is 13; 52 is a
-#: generous sanity bound, far beyond what any exact solver can handle).
-MAX_N = 52
-
-
-def _check_n(n: object) -> int:
-    """Return ``n`` as an ``int`` if it is an integer in ``1..MAX_N``, else raise."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise GopsInputError(f"n must be an integer, got {n!r}")
-    if not 1 <= n <= MAX_N:
-        raise GopsInputError(f"n must be between 1 and {MAX_N}, got {n}")
-    return n
+#: Largest supported number of cards per suit (exact.limits.RULES_MAX_N).
+MAX_N = RULES_MAX_N
 
 
 def _as_card(x: object, what: str) -> int:
@@ -102,7 +93,7 @@ def _validate(
         n = max(h0 | h1 | d, default=0)
         if n < 1:
             raise GopsInputError("n must be given when there are no cards")
-    n = _check_n(n)
+    n = check_n(n)
     for what, cards in ((names[0], h0), (names[1], h1), ("deck", d)):
         bad = sorted(c for c in cards if not 1 <= c <= n)
         if bad:
@@ -325,7 +316,7 @@ def _move_card(x: object, what: str) -> int:
 
 def new_game(n: int) -> Position:
     """The starting position of ``n``-card GOPS (``1 <= n <= 52``), no card turned up."""
-    n = _check_n(n)
+    n = check_n(n)
     cards = frozenset(range(1, n + 1))
     return Position._unchecked((cards, cards), cards, None, (0, 0), n)
 

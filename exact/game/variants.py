@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError, InvalidMoveError
-from exact.game.rules import GameRecord, _check_n, _fmt
+from exact.game.rules import GameRecord, _fmt
+from exact.limits import check_n
 
 __all__ = [
     "TIE_RULES",
@@ -227,7 +228,7 @@ class VariantPosition:
 
 def start(variant: Variant, n: int) -> VariantPosition:
     """The first position of ``variant`` with n cards per suit."""
-    n = _check_n(n)
+    n = check_n(n)
     if variant.drop_last and n < 2:
         raise GopsInputError("the dropped-prize variant needs n >= 2")
     hand = variant.bid_cards(n)

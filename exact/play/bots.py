@@ -62,6 +62,7 @@ from fractions import Fraction
 from typing import Union
 
 from exact.errors import GopsInputError
+from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
 from exact.game.rules import Position
 
 __all__ = [
@@ -81,11 +82,6 @@ __all__ = [
 
 Number = Union[float, Fraction]
 
-#: Largest N whose optimal bot is exact by default (rational equilibrium); above it the
-#: float equilibrium is used.
-EXACT_OPTIMAL_MAX_N = 6
-#: The same for the win objective's optimal bot (its exact solve is slower).
-EXACT_OPTIMAL_WIN_MAX_N = 5
 
 
 class Bot(ABC):

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 from exact.play.bots import Bot, make_bot
 from exact.errors import GopsInputError
-from exact.game.rules import _check_n, play_game
-from exact.dp.variant_solver import MAX_N as VARIANT_MAX_N
+from exact.game.rules import play_game
+from exact.limits import OPTIMAL_BOT_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N, check_n
 from exact.game.variants import play_variant
 
 __all__ = ["PairResult", "TripleResult", "Z95", "mean_interval", "three_player_tournament",
@@ -41,13 +41,8 @@ __all__ = ["PairResult", "TripleResult", "Z95", "mean_interval", "three_player_t
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z95 = 1.959963984540054
-#: Largest n for a standard-game tournament with an optimal bot (solved on the fly in
-#: float64; variants: exact.dp.variant_solver.MAX_N).
-MAX_OPTIMAL_N = 10
 #: The bots that need a solved game.
 OPTIMAL_BOTS = ("optimal", "optimal-win")
-#: Largest n without it (one suit of a deck of cards).
-MAX_N = 13
 
 
 @dataclass(frozen=True)
@@ -101,9 +96,7 @@ THREE_PLAYER_VARIANTS = ("three", "three-third")
 def check_tournament_options(
     n: int, names: list[str], games: int, variant: str = "standard"
 ) -> int:
-    n = _check_n(n)
-    if n > MAX_N:
-        raise GopsInputError(f"N must be between 1 and {MAX_N} (one suit of a deck), got {n}")
+    n = check_n(n, TOURNAMENT_MAX_N, what=" (one suit of a deck)")
     if variant not in TOURNAMENT_VARIANTS:
         raise GopsInputError(
             f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {variant!r}"
@@ -121,10 +114,8 @@ def check_tournament_options(
     if variant != "standard" and "optimal-win" in names:
         raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
     if any(x in OPTIMAL_BOTS for x in names):
-        limit = MAX_OPTIMAL_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
-        if n > limit:
-            raise GopsInputError(f"N must be between 1 and {limit} with an optimal bot "
-                                 f"(solved on the fly), got {n}")
+        limit = OPTIMAL_BOT_MAX_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        check_n(n, limit, what=" with an optimal bot (solved on the fly)")
     if len(names) < 2:
         raise GopsInputError(f"a tournament needs at least 2 bots, got {len(names)}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:

@@ -1,0 +1,58 @@
+"""Every limit on N, in one place, and the one check of N.
+
+Each limit says what bounds it; the numbers were measured on a 2-core machine
+(benchmarks/RESULTS.md).  The command line states them per command
+(:mod:`exact.cli.limits` says which limit applies to which command line).
+
+>>> check_n(7, SOLVE_MAX_N["points", "rational"])
+7
+>>> check_n(8, SOLVE_MAX_N["points", "rational"], what=" in rational arithmetic")
+Traceback (most recent call last):
+...
+exact.errors.GopsInputError: N must be between 1 and 7 in rational arithmetic, got 8
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+from exact.errors import GopsInputError
+
+#: The rules engine (exact.game.rules): a suit of a deck is 13 cards; 52 is a generous
+#: sanity bound, far beyond what any exact solver can handle.
+RULES_MAX_N = 52
+#: The canonical encoding (exact.game.encoding) packs a hand pattern into 16-bit masks.
+ENCODING_MAX_N = 16
+#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 17
+#: minutes and 3 GiB on 2 cores; the win objective also carries the lead (float N = 10:
+#: about 190 s of CPU and 1.3 GiB, N = 11 would need about 7 GiB); rational N = 7 minutes.
+SOLVE_MAX_N = {("points", "float"): 13, ("points", "rational"): 7,
+               ("win", "float"): 10, ("win", "rational"): 7}
+#: The audit solves the game in rational arithmetic.
+AUDIT_MAX_N = SOLVE_MAX_N["points", "rational"]
+#: Exact evaluation enumerates every prize order and every bid of two bots.
+EVALUATE_MAX_N = 10
+#: Tournaments and play: one suit of a deck.
+TOURNAMENT_MAX_N = 13
+#: The optimal bots solve their game on the fly (float).
+OPTIMAL_BOT_MAX_N = 10
+#: The optimal bots play the exact equilibrium up to these N (float above).
+EXACT_OPTIMAL_MAX_N = 6
+EXACT_OPTIMAL_WIN_MAX_N = 5
+#: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
+#: seconds to about a minute each; "standard" cross-checks the fast solver.
+VARIANT_MAX_N = {
+    ("standard", "float"): 6, ("standard", "rational"): 5,
+    ("twelve", "float"): 9, ("twelve", "rational"): 7,
+    ("dummy", "float"): 6, ("dummy", "rational"): 5,
+}
+
+
+def check_n(n, high: int = RULES_MAX_N, low: int = 1, what: str = "") -> int:
+    """``n`` as an int if it is an integer in ``low..high``; else a one-line
+    GopsInputError "N must be between LOW and HIGH{what}, got N"."""
+    if isinstance(n, bool) or not isinstance(n, Integral):
+        raise GopsInputError(f"N must be an integer, got {n!r}")
+    if not low <= n <= high:
+        raise GopsInputError(f"N must be between {low} and {high}{what}, got {n}")
+    return int(n)
