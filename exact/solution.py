@@ -94,8 +94,8 @@ class Arithmetic:
         return float(c)
 
     def solve(self, A):
-        """(value, x, y) of the matrix game A."""
-        return solve_game(A)
+        """(value, x, y) of the matrix game A (an array or lists of rows)."""
+        return solve_game(np.asarray(A, dtype=np.float64))
 
     def gap(self, A, value, x, y) -> float:
         return equilibrium_gap(A, value, x, y)
@@ -124,6 +124,20 @@ class RationalArithmetic(Arithmetic):
 
 
 ARITHMETICS = {"float": Arithmetic(), "rational": RationalArithmetic()}
+
+
+def equilibrium_strategy(arith: Arithmetic, A, solved, mine, theirs, upcard) -> Strategy:
+    """The Strategy of the matrix game A (rows: sorted ``mine``, columns: sorted
+    ``theirs``) solved as ``solved`` = (value, x, y), in the numbers of ``arith``."""
+    value, x, y = solved
+    number = arith.number
+    return Strategy(
+        upcard=upcard,
+        value=number(value),
+        mine={c: number(p) for c, p in zip(sorted(mine), x)},
+        theirs={c: number(p) for c, p in zip(sorted(theirs), y)},
+        gap=arith.gap(A, value, x, y),
+    )
 
 
 class Solution:
@@ -244,20 +258,8 @@ class Solution:
         if upcard is None:
             raise GopsInputError("an upcard is required")
         mine, theirs, deck, lead = self._position(mine, theirs, deck, upcard, lead)
-        return self._equilibrium(self._matrix(mine, theirs, deck, upcard, lead), mine, theirs,
-                                 upcard)
-
-    def _equilibrium(self, A, mine, theirs, upcard) -> Strategy:
-        """Solve the matrix game A (rows: sorted ``mine``, columns: sorted ``theirs``)."""
-        number = self._arith.number
-        value, x, y = self._arith.solve(A)
-        return Strategy(
-            upcard=upcard,
-            value=number(value),
-            mine={c: number(p) for c, p in zip(sorted(mine), x)},
-            theirs={c: number(p) for c, p in zip(sorted(theirs), y)},
-            gap=self._arith.gap(A, value, x, y),
-        )
+        A = self._matrix(mine, theirs, deck, upcard, lead)
+        return equilibrium_strategy(self._arith, A, self._arith.solve(A), mine, theirs, upcard)
 
     def first_move_table(self, lead=None) -> dict[int, dict[int, Number]]:
         """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2);

@@ -35,16 +35,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-import numpy as np
 from flint import fmpq
 
 from exact.errors import GopsInputError
-from exact.dp.exact_game import solve_exact_game
-from exact.kernels.matrix_game import solve_game
-from exact.game.rules import _card_set, _as_card, _fmt
-from exact.limits import VARIANT_MAX_N, check_n
-from exact.solution import Number, Strategy, equilibrium_gap, to_fraction
+from exact.game.rules import _as_card, _card_set, _fmt
 from exact.game.variants import Variant, get_variant, resolve_round
+from exact.limits import VARIANT_MAX_N, check_n
+from exact.solution import ARITHMETICS, Number, Strategy, equilibrium_strategy
 
 __all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",
            "solve_variant"]
@@ -90,6 +87,7 @@ class VariantSolution:
         self.n = n
         self.arithmetic = arithmetic
         self.exact = arithmetic == "rational"
+        self._arith = ARITHMETICS[arithmetic]
         self.matrix_games = 0
         self.seconds = 0.0  # solve_variant's wall time
         self._values: dict[tuple[int, int, int, int], object] = {}  # relabelled states
@@ -209,14 +207,10 @@ class VariantSolution:
     def _solve(self, rows):
         """(value, x, y) of the matrix game ``rows``; exact and verified when rational."""
         self.matrix_games += 1
-        if self.exact:
-            eq = solve_exact_game(rows)
-            return eq.value, eq.x, eq.y
-        value, x, y = solve_game(np.array(rows, dtype=np.float64))
-        return value, list(x), list(y)
+        return self._arith.solve(rows)
 
     def _number(self, x) -> Number:
-        return to_fraction(x) if self.exact else float(x)
+        return self._arith.number(x)
 
     # -- the public interface --------------------------------------------------------------
 
@@ -238,15 +232,8 @@ class VariantSolution:
         game = (_mask(mine), _mask(theirs), _mask(dummy), _mask(deck), upcard)
         rows = self._matrix(*game)
         solved = self._first_round.get(game)
-        value, x, y = solved if solved is not None else self._solve(rows)
-        gap = 0.0 if self.exact else equilibrium_gap(rows, value, x, y)
-        return Strategy(
-            upcard=upcard,
-            value=self._number(value),
-            mine={c: self._number(p) for c, p in zip(sorted(mine), x)},
-            theirs={c: self._number(p) for c, p in zip(sorted(theirs), y)},
-            gap=gap,
-        )
+        solved = solved if solved is not None else self._solve(rows)
+        return equilibrium_strategy(self._arith, rows, solved, mine, theirs, upcard)
 
     def first_move_table(self) -> dict[int, dict[int, Number]]:
         """{upcard: {bid: probability}} at the start of the game."""
