@@ -34,6 +34,10 @@ def main(argv=None) -> int:
         prog="python -m certificates",
         description="Verify a GOPS certificate (certificates/FORMAT.md). "
         "Exit 0 valid, 1 invalid, 2 unreadable.",
+        epilog="Limits (FORMAT.md, 'Limits'; exit 2 beyond them): N <= 16, Integers of at "
+        "most 64 MiB, no integer computed beyond 2^31 bits (checked from bit lengths "
+        "before multiplying). Memory: the values of two levels and a few integers of at "
+        "most 256 MiB.",
     )
     parser.add_argument("file", help="certificate file (or a pipe: /dev/stdin)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")

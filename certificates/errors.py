@@ -1,8 +1,9 @@
 """Why a certificate is rejected: two exceptions, one per exit code of FORMAT.md.
 
 - :class:`UnreadableCertificate` (exit 2): not a certificate this checker can read: bad
-  magic or version, truncated stream, malformed msgpack, wrong types or shapes, limits
-  exceeded, file not found.
+  magic or version, truncated stream, malformed msgpack, a key twice in a map, wrong
+  types or shapes, limits exceeded (the size of the integers its checks need included),
+  file not found.
 - :class:`InvalidCertificate` (exit 1): the file parses, but its content is wrong: a
   mathematical check fails, a record is missing, duplicated or out of place, a count or
   the root value does not match.

@@ -14,25 +14,33 @@ Arithmetic: integers only, and no gcd.  At N = 7 the numbers reach a million dig
 where one gcd (which every mpq operation spends to normalise) costs dozens of
 multiplications.  Write ``X_ij = w_ij + p_ij / q_ij`` (:mod:`.payoff`: w_ij = u * sign,
 p_ij / q_ij the child's certified value, q_ij > 0), x = (n_1, ..., n_k) / d and
-v = a / b.  For column j, let L_j > 0 be the product of the *distinct* q_ij over the rows
-i of the support of x (zero probabilities are skipped: they enter neither the sum nor
-L_j); then
+v = a / b.  For column j, :func:`line_sum` gives integers T_j and L_j > 0 with
 
-    Z_ij = X_ij L_j = w_ij L_j + p_ij (L_j / q_ij)      and      T_j = sum_i n_i Z_ij
+    sum_i n_i X_ij = T_j / L_j,
 
-are integers, and multiplying ``sum_i n_i X_ij >= v d`` by b L_j > 0 gives the column
-test ``b T_j >= a d L_j``.  When b divides d (the usual case: d is a common denominator
-of the solution, v one of its values) the integer e = a (d / b) is computed once and the
-test is ``T_j >= e L_j``, sparing a product by b in every column.  Rows are the same with
-y and ``<=``.  Every step is an exact integer identity, so the tests are exactly the
+L_j the product of the *distinct* q_ij over the rows i of the support of x with
+p_ij != 0 (zero probabilities are skipped: they enter neither the sum nor L_j), and
+multiplying ``sum_i n_i X_ij >= v d`` by b L_j > 0 gives the column test
+``b T_j >= a d L_j``.  When b divides d (the usual case: d is a common denominator of the
+solution, v one of its values) the integer e = a (d / b) is computed once and the test is
+``T_j >= e L_j``, sparing a product by b in every column.  Rows are the same with y and
+``<=``.  Every step is an exact integer identity, so the tests are exactly the
 inequalities of FORMAT.md; a product of distinct denominators may exceed their least
 common multiple, which costs size, never correctness (any positive common multiple
 works: small matrices share one for all lines, :func:`check_matrix_game`).
 
-Cost at N = 7, where the root's strategies have ~2.4e7-bit numerators: the column sums
-are k products n_i Z_ij per column, at most one more for e L_j; games with identical
-hands, the root among them, skip the row tests when they are provably the column tests
-mirrored (:func:`antisymmetric_mirror`).
+Size limit (FORMAT.md, "Limits"): before multiplying, each line bounds the bit length of
+every integer it will compute from the bit lengths of its inputs (:func:`sum_bits`), and
+a line that would need more than ``MAX_PRODUCT_BITS`` bits is refused (exit 2): GMP,
+asked for more memory than there is, aborts the process instead of raising.  Lines are
+checked one at a time, and for large denominators :func:`line_sum` keeps no list of
+cofactors: at most five integers of that size are alive, whatever k is.
+
+Cost at N = 7, where the largest numerators have ~6.3e6 bits (1.9 million digits): per
+column, one product into L_j and (for large L_j) one exact division L_j / q per distinct
+denominator, two products p_i (L_j / q) and n_i Z_ij per support entry, at most one more
+for e L_j; games with identical hands, the root among them, skip the row tests when they
+are provably the column tests mirrored (:func:`antisymmetric_mirror`).
 """
 
 from __future__ import annotations
@@ -40,10 +48,11 @@ from __future__ import annotations
 from gmpy2 import divexact, is_divisible, mpq, mpz
 
 from .decoding import Rational, Vector
-from .errors import InvalidCertificate
+from .errors import InvalidCertificate, UnreadableCertificate
+from .spec import MAX_PRODUCT_BITS
 from .text import format_rational, int_text
 
-_ONE = mpz(1)
+_ZERO, _ONE = mpz(0), mpz(1)
 
 
 def as_mpq(q) -> mpq:
@@ -102,26 +111,89 @@ def antisymmetric_mirror(X: list[list], x: Vector, y: Vector, v: Rational) -> bo
     return True
 
 
-def scale_lines(lines: list[list]) -> list[tuple]:
-    """Per line (its entries ``(w, p, q)``), ``(L, [X_t L for each entry X_t])`` with L
-    the product of the line's distinct denominators: the smallest integers, for the big
-    numbers of the last levels.
+def check_size(bits: int, what: str) -> None:
+    """Refuse (exit 2) an integer of more than ``MAX_PRODUCT_BITS`` bits *before* it is
+    computed: ``bits`` is an upper bound on its bit length, from its factors' lengths.
 
-    >>> scale_lines([[(1, mpz(1), mpz(2)), (0, mpz(-1), mpz(3))]])
-    [(mpz(6), [mpz(9), mpz(-2)])]
+    >>> check_size(MAX_PRODUCT_BITS + 1, "column 1")
+    Traceback (most recent call last):
+    ...
+    certificates.errors.UnreadableCertificate: column 1 needs integers of up to 2,147,483,649 bits, beyond the checker's limit of 2,147,483,648 bits (FORMAT.md, "Limits")
     """
-    out = []
-    for entries in lines:
-        dens = {q for _, _, q in entries}
-        dens.discard(_ONE)
-        if len(dens) > 1:
-            L, cofactor = common_multiple(dens)
-            zs = [w * L + p * cofactor[q] if w else p * cofactor[q] for w, p, q in entries]
-        else:  # one denominator L (or none, L = 1): X L = w L + p (L / q), q in {1, L}
-            L = dens.pop() if dens else _ONE
-            zs = [(w + p) * L if q == 1 else w * L + p for w, p, q in entries]
-        out.append((L, zs))
-    return out
+    if bits > MAX_PRODUCT_BITS:
+        raise UnreadableCertificate(
+            f"{what} needs integers of up to {bits:,} bits, beyond the checker's limit of "
+            f'{MAX_PRODUCT_BITS:,} bits (FORMAT.md, "Limits")'
+        )
+
+
+def sum_bits(entries, weights) -> int:
+    """An upper bound on the bit length of every integer :func:`line_sum` computes for
+    ``entries`` (w, p, q) and ``weights`` n (|w| <= 16, q > 0), from bit lengths alone.
+
+    With B the sum of the bit lengths of the distinct q (p != 0, q != 1), each term
+    satisfies |w| <= 16 and L / q <= L < 2^B, so |Z| = |w L + p (L / q)| < 2^(B + max(bits p,
+    5) + 1) and every product n Z, and their sum T, is below 2^(B + bits n + max(bits p, 5)
+    + 1 + bits k) in absolute value.
+    """
+    dens = set()
+    top = 0
+    for (w, p, q), n in zip(entries, weights):
+        if p and q != 1:
+            dens.add(q)
+        top = max(top, n.bit_length() + max(p.bit_length(), 5))
+    return sum(q.bit_length() for q in dens) + top + len(entries).bit_length() + 1
+
+
+def line_sum(entries, weights, what: str = "a line") -> tuple:
+    """``(T, L)``, L > 0, with sum_i n_i X_i = T / L for ``entries`` X_i = w_i + p_i / q_i
+    given as ``(w_i, p_i, q_i)`` and ``weights`` n_i; L is the product of the distinct q_i
+    with p_i != 0.  Refused (:func:`check_size`) before any product if too large.
+
+    Algorithm notes: T = sum_i n_i Z_i with the integers Z_i = X_i L = w_i L + p_i (L / q_i).
+    The entries are taken one denominator at a time; when L is large
+    (``COFACTOR_LIST_BITS``) each cofactor L / q is an exact division computed for its own
+    entries only, so at most L, one cofactor, one Z_i, one product and T are alive at
+    once.  The weights, the largest numbers of the last levels, enter one product each.
+
+    >>> line_sum([(1, mpz(1), mpz(2)), (0, mpz(-1), mpz(3))], [mpz(1), mpz(2)])
+    (mpz(5), mpz(6))
+    >>> line_sum([(1, mpz(1), mpz(2)), (-1, mpz(1), mpz(2))], [mpz(1), mpz(1)])   # 3/2 - 1/2
+    (mpz(2), mpz(2))
+    """
+    check_size(sum_bits(entries, weights), what)
+    groups: dict = {}  # q -> [(n, w, p)], for p != 0 and q != 1
+    whole = []  # (n, w + p) for the integer entries: p = 0 or q = 1
+    for (w, p, q), n in zip(entries, weights):
+        if p and q != 1:
+            groups.setdefault(q, []).append((n, w, p))
+        elif w or p:
+            whole.append((n, w + p))
+    if sum(q.bit_length() for q in groups) <= COFACTOR_LIST_BITS:
+        L, cofactors = common_multiple(groups)  # a list: faster, and small here
+    else:
+        L, cofactors = _ONE, None
+        for q in groups:
+            L = L * q
+    T = _ZERO
+    for n, a in whole:  # Z = a L
+        T += n * (a * L)
+    single = len(groups) == 1  # then L / q = 1
+    for q, terms in groups.items():
+        if cofactors is not None:
+            cofactor = cofactors[q]
+        else:
+            cofactor = _ONE if single else divexact(L, q)
+        for n, w, p in terms:
+            T += n * (w * L + p * cofactor if w else p * cofactor)
+    return T, L
+
+
+#: Up to this many bits in a line's distinct denominators, :func:`line_sum` takes all the
+#: cofactors L / q from one :func:`common_multiple` (prefix and suffix products, the
+#: fastest); above, one exact division at a time, so that no list of k integers the size
+#: of L is ever held: at most 2 * 16 * 2^24 bits = 64 MiB in lists.  Either is exact.
+COFACTOR_LIST_BITS = 1 << 24
 
 
 def scale_matrix(X: list[list]) -> tuple[object, list[list]]:
@@ -136,15 +208,13 @@ def scale_matrix(X: list[list]) -> tuple[object, list[list]]:
                for row in X]
 
 
-def line_tests(scaled: list[tuple], weights: list, d, v: Rational) -> list[tuple]:
-    """For each line t (a column for x, a row for y) given scaled as ``(L_t, zs)``,
-    ``zs[i] = X_ti L_t`` on the support, in the order of the nonzero ``weights`` n_i
-    (d > 0), return ``(T_t, L_t, r_t)`` with L_t > 0 and
+def line_tests(sums, d, v: Rational, side: str = "line"):
+    """For each line t (a column for x, a row for y) given as ``(T_t, L_t)`` with
+    sum_i n_i X_ti = T_t / L_t and L_t > 0 (the weights n_i sum to d > 0), yield
+    ``(T_t, L_t, r_t)`` with sign(r_t) = sign(sum_i n_i X_ti - v d), one line at a time.
 
-        sum_i n_i X_ti = T_t / L_t   and   sign(r_t) = sign(sum_i n_i X_ti - v d).
-
-    >>> X = [[(1, mpz(1), mpz(2)), (0, mpz(-1), mpz(3))]]   # one line: 3/2 and -1/3
-    >>> [(T, L, r)] = line_tests(scale_lines(X), [mpz(1), mpz(2)], mpz(3),
+    >>> X = [(1, mpz(1), mpz(2)), (0, mpz(-1), mpz(3))]   # one line: 3/2 and -1/3
+    >>> [(T, L, r)] = line_tests([line_sum(X, [mpz(1), mpz(2)])], mpz(3),
     ...                          Rational(mpz(1), mpz(6)))
     >>> mpq(T, L), r > 0   # 1 * 3/2 + 2 * (-1/3) = 5/6 > 3 * 1/6
     (mpq(5,6), True)
@@ -156,18 +226,14 @@ def line_tests(scaled: list[tuple], weights: list, d, v: Rational) -> list[tuple
         e, scale = a * divexact(d, b), None  # v d = e, an integer
     else:
         e, scale = a * d, b  # compare b T_t with (a d) L_t
-    out = []
-    for L, zs in scaled:
-        T = 0
-        for z, n in zip(zs, weights):
-            if z:
-                T += n * z
+    for t, (T, L) in enumerate(sums):
+        check_size(max(T.bit_length() + (scale.bit_length() if scale else 0),
+                       e.bit_length() + L.bit_length()) + 1, f"{side} {t + 1}")
         if scale is None:
             r = T - e * L if e else T
         else:
             r = T * scale - e * L
-        out.append((T, L, r))
-    return out
+        yield T, L, r
 
 
 def check_probability_vector(vec: Vector, k: int, name: str) -> None:
@@ -192,37 +258,49 @@ def _support(vec: Vector) -> tuple[list, list]:
     return index, [vec.nums[t] for t in index]
 
 
+def _dot(zs, weights):
+    """sum_i n_i z_i over the nonzero z_i (shared scaling: all integers small)."""
+    T = 0
+    for z, n in zip(zs, weights):
+        if z:
+            T += n * z
+    return T
+
+
 def check_x_guarantees(X: list[list], x: Vector, v: Rational, shared=None) -> None:
     """Check 5, columns: sum_i n_i X_ij >= v * d for every column j.  ``shared`` is
-    :func:`scale_matrix` (X) when computed, else each column is scaled on its own."""
+    :func:`scale_matrix` (X) when computed, else each column is summed on its own."""
     rows, weights = _support(x)
     k = len(X)
     if shared is None:
-        scaled = scale_lines([[X[i][j] for i in rows] for j in range(k)])
+        sums = (line_sum([X[i][j] for i in rows], weights, f"column {j + 1} of {k}")
+                for j in range(k))
     else:
         L, Z = shared
-        scaled = [(L, [Z[i][j] for i in rows]) for j in range(k)]
-    for j, (T, L, r) in enumerate(line_tests(scaled, weights, x.d, v)):
+        sums = ((_dot([Z[i][j] for i in rows], weights), L) for j in range(k))
+    for j, (T, L, r) in enumerate(line_tests(sums, x.d, v, "column")):
         if r < 0:
             raise InvalidCertificate(
                 f"column {j + 1} of {k}: x guarantees "
-                f"{format_rational((T, x.d * L))} < v = {format_rational(v)}"
+                f"{format_rational((T, L), x.d)} < v = {format_rational(v)}"
             )
 
 
 def check_y_holds(X: list[list], y: Vector, v: Rational, shared=None) -> None:
     """Check 5, rows: sum_j X_ij m_j <= v * e for every row i, y = (m_j) / e."""
     cols, weights = _support(y)
+    k = len(X)
     if shared is None:
-        scaled = scale_lines([[row[j] for j in cols] for row in X])
+        sums = (line_sum([X[i][j] for j in cols], weights, f"row {i + 1} of {k}")
+                for i in range(k))
     else:
         L, Z = shared
-        scaled = [(L, [row[j] for j in cols]) for row in Z]
-    for i, (T, L, r) in enumerate(line_tests(scaled, weights, y.d, v)):
+        sums = ((_dot([row[j] for j in cols], weights), L) for row in Z)
+    for i, (T, L, r) in enumerate(line_tests(sums, y.d, v, "row")):
         if r > 0:
             raise InvalidCertificate(
-                f"row {i + 1} of {len(X)}: y concedes "
-                f"{format_rational((T, y.d * L))} > v = {format_rational(v)}"
+                f"row {i + 1} of {k}: y concedes "
+                f"{format_rational((T, L), y.d)} > v = {format_rational(v)}"
             )
 
 

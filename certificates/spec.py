@@ -1,8 +1,8 @@
 """The constants of certificates/FORMAT.md, version 1, in one place.
 
-Every number here is quoted from FORMAT.md ("Limits that keep a hostile file from
-exhausting memory") except the two stream settings marked *checker*, which only bound the
-checker's own memory and never reject an honest certificate.
+Every number here is quoted from FORMAT.md ("Limits") except the stream settings marked
+*checker*, which only bound the checker's own memory and never reject an honest
+certificate.
 """
 
 MAGIC = "GOPS-CERTIFICATE"
@@ -26,6 +26,10 @@ MAX_ARRAY_LEN = 64
 MAX_MAP_LEN = 16
 #: Strings: the longest the format uses is RULES (36 characters).
 MAX_STR_LEN = 256
+#: The longest integer the checker computes, in bits (256 MiB: four Integers of the
+#: largest size); a certificate whose checks need a longer one is refused (exit 2).
+#: Honest certificates need far less: 2^23.4 bits at most for N = 7.
+MAX_PRODUCT_BITS = 1 << 31
 
 #: A msgpack int must be a signed 64-bit integer (FORMAT.md, "Integer").
 INT64_MIN = -(1 << 63)

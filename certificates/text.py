@@ -63,18 +63,22 @@ def brief(obj) -> str:
     return repr(obj)  # short str or bytes, bool, None, float
 
 
-def _approximate(num, den) -> Decimal:
-    """num / den (den > 0) to ``DIGITS`` significant digits, from 64 leading bits each:
-    relative error below 2^-62 before the final rounding, whatever the sizes."""
-    num, den = mpz(num), mpz(den)
+def _approximate(num, *dens) -> Decimal:
+    """num / (product of ``dens``, all > 0) to ``DIGITS`` significant digits, from 64
+    leading bits of each: relative error below 2^-60 before the final rounding, whatever
+    the sizes, and the product of ``dens`` is never formed."""
+    num = mpz(num)
     negative = num < 0
     num = abs(num)
     if not num:
         return Decimal(0)
-    shift_num = max(num.bit_length() - 64, 0)
-    shift_den = max(den.bit_length() - 64, 0)
-    top = _WIDE.divide(Decimal(int(num >> shift_num)), Decimal(int(den >> shift_den)))
-    value = _WIDE.multiply(top, _WIDE.power(Decimal(2), Decimal(shift_num - shift_den)))
+    shift = max(num.bit_length() - 64, 0)
+    value = Decimal(int(num >> shift))
+    for den in map(mpz, dens):
+        shift_den = max(den.bit_length() - 64, 0)
+        value = _WIDE.divide(value, Decimal(int(den >> shift_den)))
+        shift -= shift_den
+    value = _WIDE.multiply(value, _WIDE.power(Decimal(2), Decimal(shift)))
     value = _SHOWN.plus(value).normalize(_SHOWN)
     return -value if negative else value
 
@@ -104,7 +108,7 @@ def int_text(a) -> str:
     """
     if a.bit_length() <= FULL_BITS:
         return str(a)
-    value = _approximate(a, 1)
+    value = _approximate(a)
     return f"~{value:g} (about {_digits(value):,} digits)"
 
 
@@ -117,30 +121,34 @@ def _pair(q) -> tuple:
     return (-num, -den) if den < 0 else (num, den)
 
 
-def format_rational(q) -> str:
+def format_rational(q, factor=1) -> str:
     """Short text of a rational for messages: exact if short, else approximate with sizes.
 
-    ``q`` is a pair ``(num, den)`` (a Rational, not reduced), an mpq or a Fraction.
+    ``q`` is a pair ``(num, den)`` (a Rational, not reduced), an mpq or a Fraction; with
+    ``factor`` > 0, the text is of q / factor, and den * factor is formed only when short.
 
     >>> format_rational(mpq(-3, 7))
     '-3/7'
-    >>> format_rational((mpz(6), mpz(-4)))
-    '-3/2'
+    >>> format_rational((mpz(6), mpz(-4)), 5)
+    '-3/10'
     >>> format_rational(mpq(10**50 + 1, 3 * 10**49))
     '~3.333333333 (51-digit/50-digit fraction)'
     >>> format_rational((mpz(10)**5000 + 1, mpz(3) * mpz(10)**4999))
     '~3.333333333 (a fraction of about 5,001/5,000 digits)'
     """
     num, den = _pair(q)
+    factor = mpz(factor)
     if not num:
         return "0"
     if not den:
         return f"{int_text(num)}/0"
-    if num.bit_length() + den.bit_length() <= EXACT_BITS:
+    if num.bit_length() + den.bit_length() + factor.bit_length() <= EXACT_BITS:
+        den *= factor
         q = mpq(num, den)
         num_text, den_text = str(abs(q.numerator)), str(q.denominator)
         if len(num_text) + len(den_text) <= EXACT_CHARS:
             return str(q)
         return f"{approximate(num, den)} ({len(num_text)}-digit/{len(den_text)}-digit fraction)"
-    digits = _digits(_approximate(num, 1)), _digits(_approximate(den, 1))
-    return f"{approximate(num, den)} (a fraction of about {digits[0]:,}/{digits[1]:,} digits)"
+    digits = _digits(_approximate(num)), _digits(_WIDE.multiply(_approximate(den), _approximate(factor)))
+    return (f"~{_approximate(num, den, factor):g} "
+            f"(a fraction of about {digits[0]:,}/{digits[1]:,} digits)")

@@ -8,7 +8,9 @@ code  verdict       meaning
 0     ``valid``     every check of FORMAT.md passed
 1     ``invalid``   well formed, but a check failed (the message says which)
 2     ``unreadable`` not a readable certificate: missing file, bad magic or
-                    version, truncated, malformed msgpack, limits exceeded
+                    version, truncated, malformed msgpack, a key twice in a map,
+                    limits exceeded (FORMAT.md, "Limits": the size of the
+                    integers the checks need included), out of memory
 ====  ============  ==========================================================
 """
 

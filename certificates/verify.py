@@ -44,7 +44,8 @@ from .minimax import (
     as_mpq,
     check_matrix_game,
     check_probability_vector,
-    common_multiple,
+    check_size,
+    line_sum,
 )
 from .patterns import cards, check_lead, check_record_key, describe, record_count, win_record_count
 from .payoff import payoff_matrix, win_payoff_matrix
@@ -176,13 +177,16 @@ def check_value(rec: Record, k: int) -> None:
         if rec.value.num != 0:
             raise InvalidCertificate(f"value {format_rational(rec.value)} is not 0")
         return
-    # sum_m a_m / b_m = k * value, times the product L of the distinct denominators.
-    L, cofactor = common_multiple([g.v.den for g in rec.games] + [rec.value.den])
-    total = sum(g.v.num * cofactor[g.v.den] for g in rec.games)
-    if total != k * rec.value.num * cofactor[rec.value.den]:
+    # sum_m a_m / b_m = total / L (L > 0, no gcd) equals k * value = k p / q iff
+    # total q = k p L; the sizes are bounded before multiplying (minimax.check_size).
+    total, L = line_sum([(0, g.v.num, g.v.den) for g in rec.games], [1] * k, "game values")
+    p, q = rec.value
+    check_size(max(total.bit_length() + q.bit_length(),
+                   p.bit_length() + k.bit_length() + L.bit_length()) + 1, "the mean")
+    if total * q != k * p * L:
         raise InvalidCertificate(
             f"value {format_rational(rec.value)} is not the mean "
-            f"{format_rational((total, L * k))} of the game values"
+            f"{format_rational((total, L), k)} of the game values"
         )
 
 

@@ -7,11 +7,15 @@ asserts the verdict and exit code FORMAT.md documents.
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
+from fractions import Fraction
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cert_fixtures as cf
 from certificates import check
@@ -202,3 +206,87 @@ def test_huge_unexpected_key_gives_a_short_message(objs3, tmp_path):
     objs[0][b"\x00" * 100_000] = 1
     v = check(write(tmp_path, cf.pack_objects(objs)))
     assert v.code == 2 and "unexpected ['a bin of 100000 bytes']" in v.message, v.message[:500]
+
+
+# ---------------------------------------------------------------------------------------
+# Item 5: the sizes the checker multiplies are bounded before GMP allocates them
+# ---------------------------------------------------------------------------------------
+
+
+def scaled_children(objs3, bits: int) -> list:
+    """The N = 3 certificate with every level-2 value p/q written p G_r / q G_r, G_r
+    distinct odd factors of ``bits`` bits: still valid, but the root's lines multiply
+    numerators and denominators of about ``bits`` bits."""
+    rng = random.Random(bits)
+    objs = copy(objs3)
+    for i in range(len(objs)):
+        rec = objs[i]
+        if type(rec) is list and bin(rec[2]).count("1") == 2:
+            factor = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
+            rec[3] = [rec[3][0] * factor, rec[3][1] * factor]
+    return objs
+
+
+def test_product_limit_refuses_before_multiplying(objs3, tmp_path, monkeypatch):
+    """With the limit lowered to 2^13 bits, level-2 values p G / q G with 7,000-bit
+    factors G pass their own checks (7,000-bit products) and are refused at the root
+    (exit 2, named), whose lines multiply such a numerator by such a denominator; under
+    the real limit, 2^31 bits, the same file is valid."""
+    from certificates import minimax
+
+    path = write(tmp_path, cf.pack_objects(scaled_children(objs3, 7000)))
+    assert check(path).ok
+    monkeypatch.setattr(minimax, "MAX_PRODUCT_BITS", 1 << 13)
+    v = check(path)
+    assert_unreadable(v, "level 3, record mine=0b111 theirs=0b111 prizes={1,2,3}, upcard 1",
+                      "column 2 of 3 needs integers of up to 14,008 bits",
+                      "beyond the checker's limit of 8,192 bits")
+
+
+def test_line_sum_bound_is_exact_at_the_limit(monkeypatch):
+    """A line is refused exactly when its bound (minimax.sum_bits) exceeds the limit,
+    before any product: the limit at the bound passes, one bit less refuses."""
+    from gmpy2 import mpz
+
+    from certificates import minimax
+    from certificates.errors import UnreadableCertificate
+
+    entries = [(1, mpz(3) ** 900, mpz(7) ** 800), (0, -mpz(5) ** 700, mpz(11) ** 600)]
+    weights = [mpz(2) ** 100, mpz(3)]
+    bound = minimax.sum_bits(entries, weights)
+    monkeypatch.setattr(minimax, "MAX_PRODUCT_BITS", bound)
+    T, L = minimax.line_sum(entries, weights)
+    assert Fraction(int(T), int(L)) == sum(
+        n * (w + Fraction(int(p), int(q))) for (w, p, q), n in zip(entries, map(int, weights)))
+    monkeypatch.setattr(minimax, "MAX_PRODUCT_BITS", bound - 1)
+    with pytest.raises(UnreadableCertificate, match="beyond the checker's limit"):
+        minimax.line_sum(entries, weights)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), divide=st.booleans())
+def test_line_sum_matches_fractions_within_its_bound(data, divide):
+    """line_sum equals the Fraction sum, L is positive, and T and L fit the bound that
+    sum_bits computed before multiplying; with the cofactors L / q from one list or (for
+    large L, ``divide``) from one exact division each."""
+    from gmpy2 import mpz
+
+    from certificates import minimax
+
+    k = data.draw(st.integers(1, 8))
+    dens = data.draw(st.lists(st.integers(1, 2**200), min_size=1, max_size=3))
+    entries = [(data.draw(st.integers(-16, 16)),
+                mpz(data.draw(st.integers(-(2**300), 2**300) | st.integers(-3, 3))),
+                mpz(data.draw(st.sampled_from(dens + [1])))) for _ in range(k)]
+    weights = [mpz(data.draw(st.integers(1, 2**150))) for _ in range(k)]
+    saved = minimax.COFACTOR_LIST_BITS
+    minimax.COFACTOR_LIST_BITS = -1 if divide else 1 << 30
+    try:
+        T, L = minimax.line_sum(entries, weights)
+    finally:
+        minimax.COFACTOR_LIST_BITS = saved
+    exact = sum(n * (w + Fraction(int(p), int(q)))
+                for (w, p, q), n in zip(entries, map(int, weights)))
+    assert L > 0 and Fraction(int(T), int(L)) == exact
+    bound = minimax.sum_bits(entries, weights)
+    assert T.bit_length() <= bound and L.bit_length() <= bound
