@@ -8,12 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 import exact
-import exact.audit as audit_module
-from exact.audit import audit, certificate_reference, exact_reference
+import exact.analysis.audit as audit_module
+from exact.analysis.audit import audit, certificate_reference, exact_reference
 from exact.cli import main
 from exact.errors import GopsInputError, SolverError
-from exact.exact_dp import exact_matrix, record_patterns
-from exact.ranges import first_move_ranges, optimal_set_ranges, simplex_max
+from exact.dp.objective import objective_for
+from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, simplex_max
 
 #: What the float solver must achieve against the exact one for N <= 5.
 AUDIT_TOL = 1e-10
@@ -21,6 +21,18 @@ AUDIT_TOL = 1e-10
 PERTURBATION = 1e-6
 #: Float ranges versus exact ranges.
 RANGE_TOL = 1e-8
+
+POINTS = objective_for("points")
+
+
+def record_patterns(level):
+    """The patterns of a level that the audit judges: one per antisymmetric pair."""
+    return level.record_patterns
+
+
+def exact_matrix(level, below, r, p, m):
+    """X^u of record (r, p) for the m-th upcard of prize set r, from the level below."""
+    return POINTS.matrix(level, below, r, p, m)
 
 
 def run(*args):

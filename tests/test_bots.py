@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from exact.bots import BOTS, Bot, OptimalBot, make_bot, parse_bot_list, register_bot
+from exact.play.bots import BOTS, Bot, OptimalBot, make_bot, parse_bot_list, register_bot
 from exact.errors import GopsInputError
-from exact.rules import Position, new_game
+from exact.game.rules import Position, new_game
 
 
 def position(hand0, hand1, deck, upcard, n):

@@ -12,12 +12,12 @@ from itertools import permutations
 import pytest
 from click.testing import CliRunner
 
-from exact.bots import BOTS, Bot, OptimalBot, make_bot
+from exact.play.bots import BOTS, Bot, OptimalBot, make_bot
 from exact.cli import main
 from exact.errors import GopsInputError
-from exact.evaluate import evaluate
-from exact.rules import new_game
-from exact.tournament import tournament, wilson_interval
+from exact.analysis.evaluate import evaluate
+from exact.game.rules import new_game
+from exact.play.tournament import tournament, wilson_interval
 
 NAMES = list(BOTS)
 OTHERS = [b for b in NAMES if b != "optimal"]

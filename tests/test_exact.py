@@ -10,7 +10,7 @@ from flint import fmpq
 from sympy.solvers.simplex import lpmax
 
 import exact
-from exact.exact_game import exact_simplex, solve_exact_game
+from exact.dp.exact_game import exact_simplex, solve_exact_game
 
 #: Float solver versus exact values.
 FLOAT_TOL = 1e-12
@@ -55,7 +55,7 @@ def test_exact_matrix_games_equal_sympy_oracle(solved_exact):
     for r in range(level.prize_sets):
         deck = {c + 1 for c in range(4) if int(level.prize_masks[r]) >> c & 1}
         for key in level.pattern_keys[:12].tolist():
-            from exact.encoding import key_hands
+            from exact.game.encoding import key_hands
 
             mine, theirs = key_hands(key)
             if max(mine + theirs) > 4:
@@ -114,7 +114,7 @@ def test_to_fraction_keeps_lowest_terms():
     same reduced Fraction, sign on the numerator, and behave in arithmetic."""
     from flint import fmpq
 
-    from exact.exact_dp import to_fraction
+    from exact.solution import to_fraction
 
     for p, q in [(6, 4), (-6, 4), (6, -4), (0, 5), (10**400 + 1, 3 * 10**399), (-7, 1)]:
         got = to_fraction(fmpq(p, q))
