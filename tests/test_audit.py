@@ -1,11 +1,14 @@
 """The audit (float solver judged against the exact solution) and the optimal-set ranges."""
 
 import json
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scipy.optimize import linprog
 
 import exact
 import exact.analysis.audit as audit_module
@@ -14,6 +17,11 @@ from exact.cli import main
 from exact.errors import GopsInputError, SolverError
 from exact.dp.objective import objective_for
 from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, simplex_max
+from exact.solution import to_fraction
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference import reference_game  # noqa: E402
+from test_paper import TABLE_1  # noqa: E402  (Rhoads & Bartholdi 2012, Table 1)
 
 #: What the float solver must achieve against the exact one for N <= 5.
 AUDIT_TOL = 1e-10
@@ -21,6 +29,8 @@ AUDIT_TOL = 1e-10
 PERTURBATION = 1e-6
 #: Float ranges versus exact ranges.
 RANGE_TOL = 1e-8
+#: Table 1 prints four decimals: an exact entry lies within half a unit of the fourth.
+PAPER_HALF_UNIT = Fraction(1, 20000)
 
 POINTS = objective_for("points")
 
@@ -211,16 +221,70 @@ def test_ranges_of_unique_and_fully_degenerate_games(arithmetic):
     assert [float(end) for r in flat for end in (r.lo, r.hi)] == pytest.approx([0, 1, 0, 1])
 
 
+#: HiGHS ranges: the optimal set relaxed to x^T A >= v* - HIGHS_SLACK (so that rounding in
+#: v* cannot empty it), and the width below which such a range is one point.
+HIGHS_SLACK = 1e-9
+HIGHS_UNIQUE_WIDTH = 1e-6
+
+
+def highs_ranges(A) -> list[tuple[float, float]]:
+    """(min x_b, max x_b) over the row player's optimal strategies of A, by scipy's HiGHS:
+    v* from the oracle's row LP (tests/reference.py), then 2k LPs over the relaxed optimal
+    set.  Shares nothing with exact.analysis.ranges (its own simplex in rationals)."""
+    A = np.asarray(A, dtype=float)
+    k, cols = A.shape
+    v = reference_game(A)[0]
+    ends = []
+    for b in range(k):
+        pair = []
+        for sense in (1, -1):  # minimise x_b, then maximise it
+            c = np.zeros(k)
+            c[b] = sense
+            res = linprog(c, A_ub=-A.T, b_ub=np.full(cols, HIGHS_SLACK - v),
+                          A_eq=np.ones((1, k)), b_eq=[1], bounds=[(0, None)] * k,
+                          method="highs")
+            assert res.status == 0, res.message
+            pair.append(sense * res.fun)
+        ends.append(tuple(pair))
+    return ends
+
+
+def test_highs_ranges_see_a_segment():
+    """The independent ranges above do see a non-unique optimum (SEGMENT_GAME)."""
+    for (lo, hi), (want_lo, want_hi) in zip(highs_ranges(SEGMENT_GAME), SEGMENT_RANGES):
+        assert lo == pytest.approx(float(want_lo), abs=RANGE_TOL)
+        assert hi == pytest.approx(float(want_hi), abs=RANGE_TOL)
+
+
 def test_first_move_n5_is_unique(solved_exact, solved):
-    """NOTES.md, Uniqueness: Table 1 (Rhoads & Bartholdi 2012) is a property of the game."""
+    """Table 1 (Rhoads & Bartholdi 2012) is a property of the game: for every upcard the
+    first move of N = 5 is the only optimal one.
+
+    The exact table is checked without the exact matrix-game solver that produced it: it
+    is a distribution, it is an equilibrium of the exact payoff matrix by the inequalities
+    x^T A >= 0 and A x <= 0 (value 0, the game being symmetric), in Fractions, and it
+    agrees with the paper's four decimals.  Uniqueness, claimed by first_move_ranges
+    (a rank shortcut here), is checked by HiGHS's min and max of each entry.
+    """
     ex = solved_exact(5)
+    cards = set(range(1, 6))
     table = ex.first_move_table()
     ranges = first_move_ranges(ex)
-    for u, row in ranges.items():
-        for b, r in row.items():
-            assert r.unique and r.lo == r.hi == table[u][b], (u, b)
     float_ranges = first_move_ranges(solved(5))
-    assert all(r.unique for row in float_ranges.values() for r in row.values())
+    for u in sorted(cards):
+        A = [[to_fraction(a) for a in row] for row in ex.matrix(cards, cards, cards, u)]
+        x = [table[u][b] for b in sorted(cards)]
+        assert all(isinstance(p, Fraction) and p >= 0 for p in x) and sum(x) == 1
+        assert min(sum(x[i] * A[i][j] for i in range(5)) for j in range(5)) >= 0, u
+        assert max(sum(A[i][j] * x[j] for j in range(5)) for i in range(5)) <= 0, u
+        for b, p in zip(sorted(cards), x):
+            assert abs(p - Fraction(str(TABLE_1[b - 1][u - 1]))) <= PAPER_HALF_UNIT, (u, b)
+        for b, (lo, hi) in zip(sorted(cards), highs_ranges(A)):
+            assert hi - lo <= HIGHS_UNIQUE_WIDTH, (u, b)
+            assert lo - HIGHS_UNIQUE_WIDTH <= table[u][b] <= hi + HIGHS_UNIQUE_WIDTH, (u, b)
+            r, rf = ranges[u][b], float_ranges[u][b]
+            assert r.unique and r.lo == r.hi == table[u][b], (u, b)
+            assert rf.unique and rf.lo == pytest.approx(lo, abs=HIGHS_UNIQUE_WIDTH), (u, b)
 
 
 def test_shortcut_agrees_with_lps_on_n4(solved_exact):

@@ -1,14 +1,20 @@
-"""Bots (exact.bots): the fixed rules, the random and optimal mixes, sampling, the registry."""
+"""Bots (exact.play.bots): fixed rules, the random and optimal mixes, sampling, the registry."""
 
 import random
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from exact.play.bots import BOTS, Bot, OptimalBot, make_bot, parse_bot_list, register_bot
 from exact.errors import GopsInputError
 from exact.game.rules import Position, new_game
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference import reference_game, reference_matrix  # noqa: E402
 
 
 def position(hand0, hand1, deck, upcard, n):
@@ -82,17 +88,69 @@ def test_optimal_player_1_uses_the_swapped_position(solved_exact):
     assert sum(bot.mix(pos, 1).values()) == 1
 
 
-def test_optimal_canonical_cache_matches_direct_call(solved):
-    # Hands {2,5,6} / {1,4,6} are cached under ranks {2,4,5} / {1,3,5}: same matrix game.
-    sol = solved(6)
+#: Prizes {2, 4, 5}, the 4 turned up: hands {2, 5, 6} / {1, 4, 6} and two order-preserving
+#: relabellings of them that move cards (2 -> 3; 4 -> 3 and 5 -> 4), one pattern: the bot
+#: caches a mix once, under the ranks {2, 4, 5} / {1, 3, 5}, and hands it back relabelled.
+#: The equilibrium is fully mixed and differs from card to card, so a mix handed back on
+#: the wrong cards does not guarantee the value.
+RELABELLINGS = [
+    ({2: 2, 5: 5, 6: 6}, {1: 1, 4: 4, 6: 6}),
+    ({2: 3, 5: 5, 6: 6}, {1: 1, 4: 4, 6: 6}),
+    ({2: 2, 5: 4, 6: 6}, {1: 1, 4: 3, 6: 6}),
+]
+#: The oracle's HiGHS tolerance (tests/reference.py) bounds the float comparisons.
+REFERENCE_TOL = 1e-9
+
+
+class CountingSolution:
+    """A Solution that counts the equilibria asked of it."""
+
+    def __init__(self, solution):
+        self.solution, self.strategies = solution, 0
+
+    def __getattr__(self, name):
+        return getattr(self.solution, name)
+
+    def strategy(self, *args, **kwargs):
+        self.strategies += 1
+        return self.solution.strategy(*args, **kwargs)
+
+
+def test_optimal_mix_is_relabelled_with_the_cards(solved):
+    """The first call fills the cache; the relabelled hands are served from it (one entry):
+    each mix is on the position's own cards, carries the first mix's probabilities to the
+    images of its cards, and guarantees the value of the position's payoff matrix as the
+    brute-force oracle computes it on the raw cards (tests/reference.py never relabels)."""
+    sol = CountingSolution(solved(6))
     bot = OptimalBot(sol)
-    pos = position({2, 5, 6}, {1, 4, 6}, {1, 3, 6}, 6, 6)
-    direct = sol.strategy({2, 5, 6}, {1, 4, 6}, {1, 3, 6}, 6).mine
-    mix = bot.mix(pos, 0)
-    assert set(mix) == set(direct)
-    for c in mix:
-        assert mix[c] == pytest.approx(float(direct[c]), abs=1e-12)
-    assert sum(mix.values()) == pytest.approx(1, abs=1e-15)
+    deck, upcard = {2, 4, 5}, 4
+    first = None
+    for g_mine, g_theirs in RELABELLINGS:
+        mine, theirs = set(g_mine.values()), set(g_theirs.values())
+        for player in (0, 1):  # the same hands, in either seat
+            hands = (mine, theirs) if player == 0 else (theirs, mine)
+            mix = bot.mix(position(*hands, deck, upcard, 6), player)
+            assert set(mix) == mine
+            if first is None:
+                first = {c: mix[c] for c in g_mine}  # the original hands' mix
+            assert {c: mix[g_mine[c]] for c in g_mine} == first
+            A = reference_matrix(mine, theirs, deck, upcard)
+            x = [mix[c] for c in sorted(mine)]
+            assert min(x) > 0.2  # fully mixed: a misplaced probability would show
+            assert (np.array(x) @ A).min() >= reference_game(A)[0] - REFERENCE_TOL
+    assert sol.strategies == 1
+
+
+def test_optimal_cache_is_keyed_on_the_deck_and_upcard(solved):
+    """The hands of RELABELLINGS with other prizes get their own equilibrium, not the
+    cached one: with {1, 3, 6} and the 6 up both players bid their 6."""
+    bot = OptimalBot(solved(6))
+    mine, theirs = {2, 5, 6}, {1, 4, 6}
+    assert min(bot.mix(position(mine, theirs, {2, 4, 5}, 4, 6), 0).values()) > 0.2
+    assert bot.mix(position(mine, theirs, {1, 3, 6}, 6, 6), 0) == pytest.approx(
+        {2: 0, 5: 0, 6: 1}, abs=1e-12)
+    assert bot.mix(position(mine, theirs, {1, 3, 6}, 6, 6), 1) == pytest.approx(
+        {1: 0, 4: 0, 6: 1}, abs=1e-12)
 
 
 def test_optimal_bot_rejects_another_n(solved):

@@ -2,7 +2,10 @@
 third, independent oracle), the paper's worked example, and the exact matrix-game solver's
 verification and fallback."""
 
+import sys
 from fractions import Fraction
+from math import gcd
+from pathlib import Path
 
 import pytest
 import sympy
@@ -11,9 +14,15 @@ from sympy.solvers.simplex import lpmax
 
 import exact
 from exact.dp.exact_game import exact_simplex, solve_exact_game
+from exact.solution import to_fraction
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_paper import TABLE_1  # noqa: E402  (Rhoads & Bartholdi 2012, Table 1)
 
 #: Float solver versus exact values.
 FLOAT_TOL = 1e-12
+#: Table 1 prints four decimals: an exact entry lies within half a unit of the fourth.
+PAPER_HALF_UNIT = Fraction(1, 20000)
 
 
 def sympy_game_value(A):
@@ -79,11 +88,26 @@ def test_paper_worked_example_exactly():
     assert s.theirs == {1: Fraction(13, 25), 3: Fraction(12, 25)}
 
 
-def test_table_1_entry_is_the_exact_fraction(solved_exact):
-    """Table 1's 0.0470 is a fraction of 254/256 digits (we print it in full)."""
-    p = solved_exact(5).first_move_table()[1][1]
-    assert round(float(p), 4) == 0.0470
-    assert len(str(p.numerator)) == 254 and len(str(p.denominator)) == 256
+@pytest.mark.parametrize("upcard", range(1, 6), ids=lambda u: f"upcard{u}")
+def test_table_1_entries_are_exact_equilibrium_fractions(solved_exact, upcard):
+    """Rhoads & Bartholdi 2012, Table 1 (N = 5, first move), in exact rationals.
+
+    Each column is a Fraction distribution in lowest terms (the fmpq -> Fraction boundary
+    skips the gcd, so this is not automatic), within half a unit of the paper's fourth
+    decimal, and an equilibrium of the exact payoff matrix by the inequalities themselves,
+    x^T A >= 0 and A x <= 0 (value 0: the game is symmetric), checked here in Fractions
+    rather than by the verification inside solve_exact_game.
+    """
+    sol = solved_exact(5)
+    cards = set(range(1, 6))
+    x = [sol.first_move_table()[upcard][b] for b in sorted(cards)]
+    assert all(isinstance(p, Fraction) and p >= 0 for p in x) and sum(x) == 1
+    assert all(gcd(p.numerator, p.denominator) == 1 and p.denominator > 0 for p in x)
+    for b, p in zip(sorted(cards), x):
+        assert abs(p - Fraction(str(TABLE_1[b - 1][upcard - 1]))) <= PAPER_HALF_UNIT, b
+    A = [[to_fraction(a) for a in row] for row in sol.matrix(cards, cards, cards, upcard)]
+    assert min(sum(x[i] * A[i][j] for i in range(5)) for j in range(5)) >= 0
+    assert max(sum(A[i][j] * x[j] for j in range(5)) for i in range(5)) <= 0
 
 
 def F(*rows):
@@ -112,10 +136,6 @@ def test_exact_game_solver_verified(A, value):
 def test_to_fraction_keeps_lowest_terms():
     """The fmpq -> Fraction boundary skips Fraction's gcd; the result must still be the
     same reduced Fraction, sign on the numerator, and behave in arithmetic."""
-    from flint import fmpq
-
-    from exact.solution import to_fraction
-
     for p, q in [(6, 4), (-6, 4), (6, -4), (0, 5), (10**400 + 1, 3 * 10**399), (-7, 1)]:
         got = to_fraction(fmpq(p, q))
         want = Fraction(p, q)
