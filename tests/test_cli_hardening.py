@@ -1,5 +1,5 @@
 """The ``gops`` command line under hostile input: every mistake is one line on stderr with
-the exit code of the table in exact/cli.py (2 bad input, 130 interrupted), never a
+the exit code of the table in exact/cli/common.py (2 bad input, 130 interrupted), never a
 traceback."""
 
 import os
