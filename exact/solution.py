@@ -165,7 +165,8 @@ class Solution:
     exact.errors.GopsInputError: the points objective has no lead (--objective win has)
     """
 
-    def __init__(self, n, objective, arithmetic, levels, values, stats=None, handicap: int = 0):
+    def __init__(self, n, objective, arithmetic, levels, values, stats=None, handicap: int = 0,
+                 radii=None):
         self.n = n
         self.objective_spec: Objective = (
             objective if isinstance(objective, Objective) else objective_for(objective, handicap))
@@ -175,6 +176,11 @@ class Solution:
         self.levels: tuple[Level, ...] = levels
         self.values = values
         self.stats: SolveStats | None = stats
+        # radii[k] >= |value - exact value| for every subgame of level k (proved by the
+        # float drivers, exact.kernels.bounds; 0 in rational arithmetic; inf if unknown).
+        if radii is None:
+            radii = [0.0 if arithmetic == "rational" else float("inf")] * len(levels)
+        self.radii: list[float] = list(radii)
 
     @property
     def handicap(self) -> int:
@@ -230,6 +236,28 @@ class Solution:
         """
         mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
         return self._arith.number(self._lookup(mine, theirs, deck, lead))
+
+    def enclosure(self, mine, theirs, deck, lead=None) -> tuple[float, float]:
+        """An interval that provably contains the exact value f(mine, theirs, deck[, lead]):
+        the stored value plus or minus its level's certified radius, rounded outward.
+        SolverError if the radius is unknown (a store written before radii were kept).
+
+        >>> import exact
+        >>> sol = exact.solve(5)
+        >>> lo, hi = sol.enclosure({1, 3}, {2, 5}, {4, 5})
+        >>> lo <= float(exact.solve(5, arithmetic="rational").value({1, 3}, {2, 5}, {4, 5})) <= hi
+        True
+        """
+        mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
+        value = self._lookup(mine, theirs, deck, lead)
+        if self.objective_spec.decided(deck, lead) is not None:
+            return float(value), float(value)
+        radius = self.radii[len(deck)]
+        if not np.isfinite(radius):
+            raise SolverError("this solution carries no certified radius (a store written "
+                              "before radii were kept: solve it again)")
+        v = float(value)
+        return float(np.nextafter(v - radius, -np.inf)), float(np.nextafter(v + radius, np.inf))
 
     def matrix(self, mine, theirs, deck, upcard, lead=None) -> np.ndarray:
         """The payoff matrix of the position (rows: my cards ascending; columns: theirs)."""

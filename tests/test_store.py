@@ -50,7 +50,7 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
 
     with pytest.raises(Interrupt):
         solve_into_store(8, root, progress=crash, chunk_items=2000)
-    done = int((root / "level-6.progress").read_text())
+    done = int((root / "level-6.progress").read_text().split()[0])  # "items radius"
     assert done == 3 * 2000
     canonical = len(exact.game.encoding.build_levels(8)[6].canonical_patterns)
     partial = np.load(root / "level-6.npy", mmap_mode="r+")
@@ -285,3 +285,52 @@ def test_unreadable_level_says_permission_denied(store5, monkeypatch):
         monkeypatch.setattr(np, "load", refuse)
     code, out = run("table", 5, "--store", store5)
     assert code == 2 and "not readable (permission denied)" in out and out.count("\n") == 1
+
+
+def test_radius_is_kept_and_resumed(tmp_path, solved):
+    """The certified radius of every level survives the store and an interruption: equal
+    to the in-memory solve's, which is proved in exact/kernels/bounds.py."""
+    root = tmp_path / "store"
+    seen = []
+
+    def crash(level, items):
+        seen.append(level.k)
+        if level.k == 5 and seen.count(5) == 2:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        solve_into_store(8, root, progress=crash, chunk_items=2000)
+    solve_into_store(8, root)
+    assert exact.load(root).radii == solved(8).radii
+    assert all(0 < r < 1e-11 for r in solved(8).radii[1:8])
+
+
+def test_old_progress_without_radius_redoes_the_level(tmp_path, solved):
+    """A progress file of the first format ("items" alone) cannot vouch for a radius: the
+    level is recomputed from its start, and the result is the same."""
+    root = tmp_path / "store"
+    seen = []
+
+    def crash(level, items):
+        seen.append(level.k)
+        if level.k == 6 and seen.count(6) == 2:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        solve_into_store(8, root, progress=crash, chunk_items=2000)
+    progress = root / "level-6.progress"
+    progress.write_text(progress.read_text().split()[0])
+    redone = []
+    solve_into_store(8, root, progress=lambda level, items: redone.append((level.k, items)))
+    assert (6, 4000) not in redone  # no resumed items reported
+    assert_same_values(exact.load(root), solved(8))
+    assert exact.load(root).radii == solved(8).radii
+
+
+def test_manifest_radius_must_be_a_nonnegative_number(store5):
+    path = store5 / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["levels"]["3"]["radius"] = -1e-13
+    path.write_text(json.dumps(manifest))
+    code, out = run("table", 5, "--store", store5)
+    assert code == 2 and "malformed entry for level '3'" in out

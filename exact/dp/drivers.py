@@ -8,6 +8,13 @@ where the levels live (memory or an on-disk store) from a *level sink*.  Progres
 reported through a callback ``progress(level, units)`` in the units of
 :func:`exact.kernels.points.level_items` (one per canonical points item), whatever the
 objective, so that one progress bar serves every solve.
+
+The float loop also carries the certified radius of each level, r_k >= |f_float - f_exact|
+for every subgame of level k (:mod:`exact.kernels.bounds`): r_0 = 0 (the empty game is
+exact), and each chunk's kernel proves its bound from r_{k-1}.  A level's radius is the
+largest of its chunks'; the sink keeps it with the level.  An unknown radius below (a store
+written before radii were kept) is infinite and stays so; a radius that does not close
+(a NaN in a game) is a SolverError.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from flint import fmpq
 
 from exact.kernels.points import level_items as bar_units
 from exact.dp.objective import Objective
+from exact.errors import SolverError
 
 
 class InMemoryLevels:
@@ -27,23 +35,29 @@ class InMemoryLevels:
     def __init__(self, objective: Objective):
         self.objective = objective
         self.values: list[np.ndarray] = []
+        self.radii: list[float] = []
 
     def completed(self, level) -> bool:
         return False
 
+    def radius(self, k: int) -> float:
+        """The certified radius of a completed level k."""
+        return self.radii[k]
+
     def below(self, level) -> np.ndarray:
         return self.values[level.k - 1]
 
-    def open(self, level) -> tuple[np.ndarray, int]:
-        """The array to fill and the number of its items already done."""
-        return self.objective.empty_level(level), 0
+    def open(self, level) -> tuple[np.ndarray, int, float]:
+        """The array to fill, the number of its items already done and their radius."""
+        return self.objective.empty_level(level), 0, 0.0
 
-    def checkpoint(self, level, out, items: int) -> None:
+    def checkpoint(self, level, out, items: int, radius: float) -> None:
         pass
 
-    def finish(self, level, out) -> np.ndarray:
-        """Record a completed level; returns the array the next level reads."""
+    def finish(self, level, out, radius: float) -> np.ndarray:
+        """Record a completed level and its radius; returns the array the next level reads."""
         self.values.append(out)
+        self.radii.append(radius)
         return out
 
 
@@ -65,23 +79,31 @@ def solve_float_levels(objective: Objective, levels, progress=None, sink=None,
     chunk = chunk_items or objective.chunk_items
     games = 0
     below = None
+    radius_below = 0.0
     for level in levels:
         if sink.completed(level):
             below = None  # asked of the sink when the next level needs it
+            radius_below = sink.radius(level.k)
             continue
         if below is None and level.k > 0:
             below = sink.below(level)
-        out, done = sink.open(level)
+        out, done, radius = sink.open(level)
         total = objective.level_items(level) if level.k > 0 else 0  # the empty game: no game
         if progress is not None and done:
             progress(level, _progress_units(level, total, 0, done))
         for start in range(done, total, chunk):
             stop = min(total, start + chunk)
-            games += objective.solve_chunk(level, below, out, start, stop)
-            sink.checkpoint(level, out, stop)
+            solved, bound = objective.solve_chunk(level, below, out, start, stop, radius_below)
+            if not np.isfinite(bound) and np.isfinite(radius_below):
+                raise SolverError(f"level {level.k}: a matrix game failed (NaN) in items "
+                                  f"{start}..{stop - 1}; no value is certified (a bug)")
+            games += solved
+            radius = max(radius, bound)
+            sink.checkpoint(level, out, stop, radius)
             if progress is not None:
                 progress(level, _progress_units(level, total, start, stop))
-        below = sink.finish(level, out)
+        below = sink.finish(level, out, radius)
+        radius_below = radius
     return sink, games
 
 

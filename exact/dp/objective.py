@@ -62,8 +62,10 @@ class Objective(ABC):
 
     @abstractmethod
     def solve_chunk(self, level: Level, below: np.ndarray, out: np.ndarray, start: int,
-                    stop: int) -> int:
-        """Solve kernel items [start, stop) of ``level`` into ``out``; the games solved."""
+                    stop: int, radius_below: float) -> tuple[int, float]:
+        """Solve kernel items [start, stop) of ``level`` into ``out``; the games solved and
+        a certified bound on the error of every value written (given ``radius_below``, the
+        bound of the level below; :mod:`exact.kernels.bounds`)."""
 
     # -- exact levels ------------------------------------------------------------------
 
@@ -141,11 +143,11 @@ class PointsObjective(Objective):
 
         return level_items(level)
 
-    def solve_chunk(self, level, below, out, start, stop):
+    def solve_chunk(self, level, below, out, start, stop, radius_below):
         from exact.kernels.points import solve_level
 
-        solve_level(level, below, out, start, stop)
-        return (stop - start) * level.k
+        radius = solve_level(level, below, out, start, stop, radius_below)
+        return (stop - start) * level.k, radius
 
     def exact_level(self, level):
         return np.full((level.prize_sets, level.patterns), fmpq(0), dtype=object)
@@ -216,10 +218,10 @@ class WinObjective(Objective):
 
         return level_items(level)
 
-    def solve_chunk(self, level, below, out, start, stop):
+    def solve_chunk(self, level, below, out, start, stop, radius_below):
         from exact.kernels.win import solve_win_level
 
-        return solve_win_level(level, below, out, self.handicap, start, stop)
+        return solve_win_level(level, below, out, self.handicap, start, stop, radius_below)
 
     def exact_level(self, level):
         template = self.empty_level(level)

@@ -130,10 +130,11 @@ def solve(
     spec = objective_for(objective, handicap)
     if arithmetic == "float":
         sink, games = solve_float_levels(spec, levels, progress)
-        values, extra = sink.values, {}
+        values, extra, radii = sink.values, {}, sink.radii
     else:
         values, extra = solve_rational_levels(spec, levels, progress)
         games = sum(extra["paths"].values())
+        radii = [0.0] * len(levels)  # exact
     stats = SolveStats(
         subgames=spec.subgames(levels),
         matrix_games=games,
@@ -141,4 +142,4 @@ def solve(
         peak_memory_bytes=peak_memory_bytes(),
         extra=extra,
     )
-    return Solution(n, spec, arithmetic, levels, values, stats)
+    return Solution(n, spec, arithmetic, levels, values, stats, radii=radii)

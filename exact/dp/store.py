@@ -194,14 +194,26 @@ class Store:
     def _progress_path(self, k: int) -> Path:
         return self.root / f"level-{k}.progress"
 
-    def _done_items(self, k: int) -> int:
-        """Items of level k recorded as finished (0 when unknown or out of range)."""
+    def _progress(self, k: int) -> tuple[int, float]:
+        """(items of level k recorded as finished, their certified radius); (0, 0.0) when
+        unknown, out of range, or written without a radius (the level is then redone)."""
         path = self._progress_path(k)
         try:
-            done = int(path.read_text())
+            items, radius = path.read_text().split()
+            done, radius = int(items), float(radius)
         except (OSError, ValueError, UnicodeDecodeError):
-            return 0
-        return done if 0 <= done <= self.spec.level_items(self.levels[k]) else 0
+            return 0, 0.0
+        if not (0 <= done <= self.spec.level_items(self.levels[k]) and radius >= 0.0):
+            return 0, 0.0
+        return done, radius
+
+    def _done_items(self, k: int) -> int:
+        return self._progress(k)[0]
+
+    def radius(self, k: int) -> float:
+        """The certified radius of completed level k (infinite if the store predates radii)."""
+        radius = self.manifest["levels"][str(k)].get("radius")
+        return float("inf") if radius is None else radius
 
     def open_level(self, level) -> np.ndarray:
         """The (possibly partial) array of a level being built, mapped read-write.
@@ -242,17 +254,18 @@ class Store:
             raise StoreError(f"no space left in {self.root} for level {k} "
                              f"({size:,} bytes): free some space and rerun to resume") from None
 
-    def record_progress(self, k: int, items: int, arr: np.ndarray) -> None:
+    def record_progress(self, k: int, items: int, arr: np.ndarray, radius: float) -> None:
         arr.flush()
-        atomic_write_text(self._progress_path(k), str(items))
+        atomic_write_text(self._progress_path(k), f"{items} {radius!r}")
 
-    def finish_level(self, k: int, arr: np.ndarray) -> None:
+    def finish_level(self, k: int, arr: np.ndarray, radius: float) -> None:
         arr.flush()
         del arr
         path = self.level_path(k)
         self.manifest["levels"][str(k)] = {
             "shape": list(level_shape(self.levels[k])),
             "sha256": file_sha256(path),
+            "radius": radius if np.isfinite(radius) else None,
         }
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
@@ -280,15 +293,15 @@ class Store:
     def below(self, level) -> np.ndarray:
         return self.load_level(level.k - 1, verify=True)
 
-    def open(self, level) -> tuple[np.ndarray, int]:
+    def open(self, level) -> tuple[np.ndarray, int, float]:
         arr = self.open_level(level)
-        return arr, self._done_items(level.k)
+        return (arr, *self._progress(level.k))
 
-    def checkpoint(self, level, out, items: int) -> None:
-        self.record_progress(level.k, items, out)
+    def checkpoint(self, level, out, items: int, radius: float) -> None:
+        self.record_progress(level.k, items, out, radius)
 
-    def finish(self, level, out) -> np.ndarray:
-        self.finish_level(level.k, out)
+    def finish(self, level, out, radius: float) -> np.ndarray:
+        self.finish_level(level.k, out, radius)
         return self.load_level(level.k, verify=False)
 
 
@@ -300,7 +313,14 @@ def _is_level_entry(entry) -> bool:
     shape = entry.get("shape") if isinstance(entry, dict) else None
     return (isinstance(shape, list) and len(shape) == 2
             and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
-            and _is_sha256(entry.get("sha256")))
+            and _is_sha256(entry.get("sha256"))
+            and _is_radius(entry.get("radius")))
+
+
+def _is_radius(radius) -> bool:
+    """None (unknown: a store from before radii were kept) or a finite float >= 0."""
+    return radius is None or (isinstance(radius, (int, float)) and not isinstance(radius, bool)
+                              and 0.0 <= radius < float("inf"))
 
 
 def read_manifest(root) -> dict:
@@ -419,4 +439,6 @@ def load(root, n: int | None = None, objective: str | None = None):
                          f"rerun `gops solve {n} --store {root}` to resume")
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
-    return Solution(n, "points", "float", levels, StoredValues(root, manifest, levels))
+    radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
+    return Solution(n, "points", "float", levels, StoredValues(root, manifest, levels),
+                    radii=[float("inf") if r is None else r for r in radii])

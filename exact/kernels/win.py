@@ -51,6 +51,7 @@ from numba import prange
 
 from exact.game.encoding import Level
 from exact.kernels.points import block_bounds
+from exact.kernels.bounds import gamma, value_error
 from exact.kernels.matrix_game import game_buffers, solve_game_into
 
 
@@ -117,13 +118,20 @@ def empty_level(level: Level, handicap: int = 0) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb):
-    """f(pattern p, prize set r, lead): the mean over the upcards of the game values.
+def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb,
+               radius_below):
+    """f(pattern p, prize set r, lead): the mean over the upcards of the game values, and
+    a certified bound on its error given the bound ``radius_below`` of the level below
+    (as in :mod:`exact.kernels.points`: decided entries are exact, the others within
+    radius_below).
 
     Child leads beyond the offset ``offb`` of the level below are decided: sign(L').
-    The result is clamped into [-1, 1] (see the module docstring).
+    The result is clamped into [-1, 1] (see the module docstring), which moves it towards
+    the exact value (in [-1, 1]), never away.
     """
     acc = 0.0
+    err = 0.0
+    big = 0.0
     for m in range(k):
         u = prize_card[r, m]
         rc = prize_child[r, m]
@@ -136,9 +144,13 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
                     A[i, j] = -1.0
                 else:
                     A[i, j] = below[rc, child[p, i, j], lc + offb]
-        acc += solve_game_into(A, k, x, y, work)
+        g = solve_game_into(A, k, x, y, work)
+        acc += g
+        err += value_error(A, k, x, y, g)
+        big = max(big, abs(g))
     v = acc / k
-    return min(1.0, max(-1.0, v))
+    e = err / k + radius_below + 3.0 * gamma(k) * big
+    return min(1.0, max(-1.0, v)), e
 
 
 @numba.njit(cache=True, nogil=True)
@@ -149,14 +161,18 @@ def _store(out, r, p, q, lead, off, v):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, prize_card,
-                    limits, below, offb, out, off, games, nthreads):
+                    limits, below, offb, out, off, games, nthreads, radius_below, radius):
     """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
     pattern patterns[t % len(patterns)]), every undecided reachable lead.
 
     For each item: bisect for the first lead with f = 1 and the last with f = -1 (f is
     non-decreasing in the lead), fill those blocks, solve the leads between.  Each value
     also gives the antisymmetric one, f(swap p, -L) = -f(p, L).  ``games[b]`` counts the
-    matrix games solved by block b.
+    matrix games solved by block b, ``radius[b]`` bounds the error of every value it wrote.
+
+    A filled value inherits the bound of the solved threshold: if the solved f(L0) = 1 is
+    within e of the exact f*(L0), then for L >= L0, 1 >= f*(L) >= f*(L0) >= 1 - e (f* is
+    non-decreasing in L, module docstring), and alike for the block of -1.
     """
     npat = patterns.shape[0]
     total = stop - start
@@ -164,6 +180,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
     for b in prange(nblocks):
         A, x, y, work = game_buffers(k)
         count = 0
+        worst = 0.0
         lo, hi = block_bounds(start, total, nblocks, b)
         for t in range(lo, hi):
             r = t // npat
@@ -178,8 +195,9 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             bb = lim + 1
             while a < bb:
                 mid = (a + bb) // 2
-                v = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                               prize_card, below, offb)
+                v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
+                                  prize_card, below, offb, radius_below)
+                worst = max(worst, e) if e == e else np.inf
                 count += k
                 _store(out, r, p, q, mid, off, v)
                 if v >= 1.0:
@@ -194,8 +212,9 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
                 mid = (a + bb + 1) // 2
                 v = out[r, p, mid + off]
                 if v != v:
-                    v = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                   prize_card, below, offb)
+                    v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
+                                      prize_card, below, offb, radius_below)
+                    worst = max(worst, e) if e == e else np.inf
                     count += k
                     _store(out, r, p, q, mid, off, v)
                 if v <= -1.0:
@@ -209,11 +228,13 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
                 _store(out, r, p, q, lead, off, 1.0)
             for lead in range(lose_to + 1, win_from):
                 if out[r, p, lead + off] != out[r, p, lead + off]:
-                    v = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
-                                   prize_card, below, offb)
+                    v, e = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
+                                      prize_card, below, offb, radius_below)
+                    worst = max(worst, e) if e == e else np.inf
                     count += k
                     _store(out, r, p, q, lead, off, v)
         games[b] = count
+        radius[b] = worst * (1.0 + 2.0 ** -20)
 
 
 def level_items(level: Level) -> int:
@@ -222,19 +243,22 @@ def level_items(level: Level) -> int:
 
 
 def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
-                    start: int, stop: int) -> int:
-    """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved."""
+                    start: int, stop: int, radius_below: float = 0.0) -> tuple[int, float]:
+    """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved
+    and a certified bound on the error of every value written, given the bound
+    ``radius_below`` of the level below."""
     if stop <= start:
-        return 0
+        return 0, 0.0
     nthreads = numba.get_num_threads()
     games = np.zeros(min(stop - start, 64 * nthreads), dtype=np.int64)
+    radius = np.zeros(games.shape[0])
     solve_win_items(
         start, stop, level.record_patterns, level.k, level.child, level.sign, level.swap,
         level.prize_child, level.prize_card, lead_limits(level, handicap), below,
         lead_offset(level.n, level.k - 1, handicap), out,
-        lead_offset(level.n, level.k, handicap), games, nthreads,
+        lead_offset(level.n, level.k, handicap), games, nthreads, float(radius_below), radius,
     )
-    return int(games.sum())
+    return int(games.sum()), float(radius.max())
 
 
 def subgame_count(levels, handicap: int = 0) -> int:
