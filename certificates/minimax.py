@@ -145,6 +145,13 @@ def sum_bits(entries, weights) -> int:
     return sum(q.bit_length() for q in dens) + top + len(entries).bit_length() + 1
 
 
+#: Up to this many bits in a line's distinct denominators, :func:`line_sum` takes all the
+#: cofactors L / q from one :func:`common_multiple` (prefix and suffix products, the
+#: fastest); above, one exact division at a time, so that no list of k integers the size
+#: of L is ever held: at most 2 * 16 * 2^24 bits = 64 MiB in lists.  Either is exact.
+COFACTOR_LIST_BITS = 1 << 24
+
+
 def line_sum(entries, weights, what: str = "a line") -> tuple:
     """``(T, L)``, L > 0, with sum_i n_i X_i = T / L for ``entries`` X_i = w_i + p_i / q_i
     given as ``(w_i, p_i, q_i)`` and ``weights`` n_i; L is the product of the distinct q_i
@@ -187,13 +194,6 @@ def line_sum(entries, weights, what: str = "a line") -> tuple:
         for n, w, p in terms:
             T += n * (w * L + p * cofactor if w else p * cofactor)
     return T, L
-
-
-#: Up to this many bits in a line's distinct denominators, :func:`line_sum` takes all the
-#: cofactors L / q from one :func:`common_multiple` (prefix and suffix products, the
-#: fastest); above, one exact division at a time, so that no list of k integers the size
-#: of L is ever held: at most 2 * 16 * 2^24 bits = 64 MiB in lists.  Either is exact.
-COFACTOR_LIST_BITS = 1 << 24
 
 
 def scale_matrix(X: list[list]) -> tuple[object, list[list]]:
@@ -306,7 +306,8 @@ def check_y_holds(X: list[list], y: Vector, v: Rational, shared=None) -> None:
 
 #: Below this many bits in the product of a matrix's distinct denominators, one common
 #: multiple serves the whole matrix (fewer Python operations); above, each line gets the
-#: product of its own denominators (smaller integers).  Either is exact.
+#: product of its own denominators (smaller integers).  Either is exact.  Shared, the
+#: integers have at most 2^30 + 2^12 bits (two Integers and L): within MAX_PRODUCT_BITS.
 SHARED_SCALE_BITS = 2048
 
 

@@ -1,8 +1,10 @@
 """Hostile certificates (a review of the checker, items 5-9): duplicate map keys, streams
 that are not regular files, huge Integers in messages and in the arithmetic.
 
-Each test builds its file from the valid N = 3 certificate of tests/cert_fixtures.py and
-asserts the verdict and exit code FORMAT.md documents.
+The files are built from the valid N = 3 certificate of tests/cert_fixtures.py (or a win
+header and one record) and each test asserts the verdict and exit code that FORMAT.md
+documents; the size limit's arithmetic (certificates.minimax.line_sum) is also checked
+against Fractions.  benchmarks/bench_checker_hostile.py times the full-size cases.
 """
 
 from __future__ import annotations
