@@ -274,7 +274,8 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
     return "\n".join(lines)
 
 
-def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None):
+def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None,
+                   certified=None, hands=None):
     """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q"."""
     from exact.cli.render import fraction_text
 
@@ -286,6 +287,8 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         out["theirs"] = {str(c): show(p) for c, p in st.theirs.items()}
         if not exact_:
             out["equilibrium_gap"] = st.gap
+        if certified is not None:
+            out["certified"] = certified_json(certified, *hands)
         click.echo(json.dumps(out))
         return
     fmt = fraction_text if exact_ else (lambda p: f"{p:.6f}")
@@ -296,6 +299,8 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         click.echo("exact; verified: each mix guarantees the value against every pure reply")
     else:
         click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
+    if certified is not None:
+        print_certified_strategy(certified, *hands)
 
 
 def presolve(n: int, arithmetic: str, objective: str = "points") -> None:
@@ -307,3 +312,59 @@ def presolve(n: int, arithmetic: str, objective: str = "points") -> None:
         solution_for(n, arithmetic, progress=bar, objective=objective)
     finally:
         bar.close()
+
+
+def certified_columns(solution, lead=None) -> dict:
+    """{upcard: CertifiedGame} of the first move (exact.analysis.certified)."""
+    from exact.analysis.certified import certify_strategy
+
+    root = set(range(1, solution.n + 1))
+    return {u: certify_strategy(solution, root, root, root, u, lead) for u in sorted(root)}
+
+
+def certified_json(game, mine, theirs) -> dict:
+    """A CertifiedGame as JSON: intervals [lo, hi] by card, or the guarantee alone."""
+    out = {"unique_and_enclosed": game.certified, "value": list(game.value),
+           "guarantee": list(game.guarantee)}
+    if game.certified:
+        out["mine"] = {str(c): list(iv) for c, iv in zip(sorted(mine), game.mine)}
+        out["theirs"] = {str(c): list(iv) for c, iv in zip(sorted(theirs), game.theirs)}
+    else:
+        out["reason"] = game.reason
+    return out
+
+
+def print_certified_table(table: dict, games: dict) -> None:
+    """What ``gops table --certified`` proves below the table."""
+    import numpy as np
+
+    proved = [u for u, g in games.items() if g.certified]
+    if proved:
+        slack = 0.0
+        for u in proved:
+            for (lo, hi), p in zip(games[u].mine, (table[u][b] for b in sorted(table[u]))):
+                slack = max(slack, float(p) - lo, hi - float(p))
+        slack = float(np.nextafter(slack, np.inf))
+        click.echo(f"certified: {len(proved)} of {len(games)} columns are the unique exact "
+                   f"equilibrium of their game, every exact probability within {slack:.1e} of "
+                   "the float one (0 exactly where the table shows 0)")
+    for u, g in games.items():
+        if not g.certified:
+            click.echo(f"upcard {u}: not certified ({g.reason}); the float mix guarantees the "
+                       f"exact value to within {g.guarantee[1] - g.guarantee[0]:.1e}")
+
+
+def print_certified_strategy(game, mine, theirs) -> None:
+    """What ``gops strategy --certified`` proves about the exact equilibrium."""
+    from exact.cli.render import interval_text
+
+    if not game.certified:
+        click.echo(f"not certified ({game.reason}); proved: the float mixes guarantee the "
+                   f"exact value within {interval_text(*game.guarantee)}")
+        return
+    click.echo(f"certified: the exact equilibrium is unique; its value lies in "
+               f"{interval_text(*game.value)}")
+    for who, cards, box in (("my", mine, game.mine), ("their", theirs, game.theirs)):
+        click.echo(f"  {who} exact mix: " + "  ".join(
+            f"{c}: {interval_text(*iv)}" for c, iv in zip(sorted(cards), box)))
+

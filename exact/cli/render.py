@@ -74,3 +74,22 @@ def latex_fraction(x: Fraction, max_digits: int = 12, keep: int = 4) -> str:
     sign = "- " if p < 0 else ""
     return (rf"{sign}\frac{{{latex_integer(abs(p), max_digits, keep)}}}"
             rf"{{{latex_integer(q, max_digits, keep)}}}")
+
+
+def interval_text(lo: float, hi: float, digits: int = 12) -> str:
+    """"[lo, hi]" with ``digits`` decimals, rounded outward: the printed interval contains
+    the true one (a plain format could round an endpoint inward and claim too much).
+
+    >>> interval_text(0.47999999999987, 0.48000000000013, 6)
+    '[0.479999, 0.480001]'
+    >>> interval_text(0.0, 0.0)
+    '0 (exactly)'
+    """
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    if lo == hi == 0.0:
+        return "0 (exactly)"
+    unit = Decimal(1).scaleb(-digits)
+    low = Decimal(lo).quantize(unit, rounding=ROUND_FLOOR)
+    high = Decimal(hi).quantize(unit, rounding=ROUND_CEILING)
+    return f"[{low}, {high}]"

@@ -7,9 +7,13 @@ import time
 
 import click
 
+from exact.analysis.certified import certify_strategy
 from exact.errors import GopsInputError
 
 from exact.cli.common import (
+    certified_columns,
+    certified_json,
+    print_certified_table,
     one_line_errors,
     ProgressBar,
     solve_with_progress,
@@ -43,7 +47,6 @@ def solve(n, store_dir, chunk_items, quiet, objective, lead):
 
     check_command_n(n, "solve", objective_flag(objective))
     if objective != "points" or lead is not None:
-
         return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
     check_options(n, "points", "float")
     if chunk_items is not None and chunk_items < 1:
@@ -119,22 +122,24 @@ def report_repair(k, what):
               help="Read the solution from a store made by `gops solve N --store DIR`.")
 @click.option("--ranges", "with_ranges", is_flag=True,
               help="Also each entry's range over ALL optimal strategies (exact for N <= 7).")
+@click.option("--certified", is_flag=True,
+              help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
 @one_line_errors
-def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
+def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from exact.dp.solve import check_options
 
     check_command_n(n, "table", objective_flag(objective))
     if objective != "points" or lead is not None:
-
-        return table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges)
+        return table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges, certified)
     check_options(n, "points", "float")
     sol = load_or_solve(n, store_dir, quiet)
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u) for u in range(1, n + 1)}
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
+    games = certified_columns(sol) if certified else None
     if with_ranges:
         from exact.analysis.ranges import first_move_ranges, format_ranges, ranges_json
         from exact.limits import SOLVE_MAX_N
@@ -151,6 +156,8 @@ def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
         }
         if with_ranges:
             out["ranges"] = ranges_json(ranges)
+        if certified:
+            out["certified"] = {str(u): certified_json(g, root, root) for u, g in games.items()}
         click.echo(json.dumps(out))
         return
     click.echo(f"First move of {n}-card GOPS, points objective: P(bid | upcard)")
@@ -158,11 +165,13 @@ def table(n, as_json, quiet, store_dir, with_ranges, objective, lead):
     click.echo(
         f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
     )
+    if certified:
+        print_certified_table(table, games)
     if with_ranges:
         click.echo(format_ranges(n, ranges, exact_))
 
 
-def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges):
+def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges, certified):
     """``gops table N --objective win [--lead L]``."""
     from exact.dp.solve import check_options
 
@@ -175,14 +184,18 @@ def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges):
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
+    games = certified_columns(sol, lead) if certified else None
     if as_json:
-        click.echo(json.dumps({
+        out = {
             "n": n,
             "objective": "win",
             "lead": lead,
             "by_upcard": {str(u): [table[u][b] for b in range(1, n + 1)] for u in table},
             "equilibrium_gap": gap,
-        }))
+        }
+        if certified:
+            out["certified"] = {str(u): certified_json(g, root, root) for u, g in games.items()}
+        click.echo(json.dumps(out))
         return
     at = f", starting {lead:+d} points ahead" if lead else ""
     click.echo(f"First move of {n}-card GOPS, win objective{at}: P(bid | upcard)")
@@ -190,6 +203,8 @@ def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges):
     click.echo(
         f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
     )
+    if certified:
+        print_certified_table(table, games)
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -202,17 +217,21 @@ def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\" strings).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Read the values from a store (its N is the game's N).")
+@click.option("--certified", is_flag=True,
+              help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
 @one_line_errors
-def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead):
+def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certified, objective,
+             lead):
     """The equilibrium at any position once the upcard is turned."""
     from exact.game.rules import validate_position
     from exact.dp.solve import check_options
 
+    if certified and exact_:
+        raise GopsInputError("--certified proves float results; --exact ones are exact already")
     if objective != "points" or lead is not None:
-
         return strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir,
-                            objective, lead)
+                            objective, lead, certified)
     arithmetic = "rational" if exact_ else "float"
     if store_dir is not None:
         if exact_:
@@ -232,10 +251,13 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objectiv
     else:
         sol = load_or_solve(n, store_dir, quiet=False, top=top)
     st = sol.strategy(m, t, d, upcard)
-    print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference")
+    game = certify_strategy(sol, m, t, d, upcard) if certified else None
+    print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference",
+                   certified=game, hands=(m, t))
 
 
-def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead):
+def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead,
+                 certified=False):
     """``gops strategy ... --objective win [--lead L]``."""
     from exact.game.rules import validate_position
     from exact.dp.solve import check_options
@@ -256,8 +278,9 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     check_options(n, "win", arithmetic, top, handicap)
     sol = solve_win_with_progress(n, arithmetic, top=top, handicap=handicap)
     st = sol.strategy(m, t, d, upcard, lead)
+    game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
-                   json_head={"objective": "win", "lead": lead})
+                   json_head={"objective": "win", "lead": lead}, certified=game, hands=(m, t))
 
 
 @click.command(cls=NumberArgumentsCommand)
