@@ -162,7 +162,7 @@ class Solution:
     >>> exact.solve(3).value({1, 3}, {2, 3}, {1, 2}, lead=1)
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: the points objective has no lead (--objective win has)
+    exact.errors.GopsInputError: the points objective has no lead (the win objective has one)
     """
 
     def __init__(self, n, objective, arithmetic, levels, values, stats=None, handicap: int = 0,

@@ -64,8 +64,18 @@ def solve(n, store_dir, chunk_items, quiet, objective, lead):
     click.echo(f"matrix games solved: {st.matrix_games:,} (antisymmetric halves skipped)")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
+    print_radius(sol)
     root = set(range(1, n + 1))
     click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
+
+
+def print_radius(sol) -> None:
+    """The certified radius: the largest over the levels (exact.kernels.bounds)."""
+    radius = max(sol.radii)
+    if radius < float("inf"):
+        click.echo(f"certified: every stored value within {radius:.1e} of the exact one")
+    else:
+        click.echo("no certified radius (a store written before radii were kept)")
 
 
 def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
@@ -87,6 +97,7 @@ def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
                "(antisymmetric halves, sure wins and sure losses skipped)")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
+    print_radius(sol)
     root = set(range(1, n + 1))
     note = "; 0 by symmetry" if lead == 0 else ""
     click.echo(f"value at the start, lead {lead}: {sol.value(root, root, root, lead):+.3e} "
