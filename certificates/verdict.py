@@ -36,6 +36,8 @@ class Verdict:
     n: int | None = None
     records: int | None = None
     root_value: Fraction | None = None
+    #: A bound certificate's radii r_0..r_N (FORMAT.md, "Bound certificates"), else None.
+    radii: tuple | None = None
 
 
 def _rejected(code: int, reason: str) -> Verdict:
@@ -62,6 +64,15 @@ def check(path, progress: Callable | None = None) -> Verdict:
     except Exception as exc:  # noqa: BLE001 - a checker bug must reject, never accept
         return _rejected(EXIT_UNREADABLE, f"unexpected {type(exc).__name__}: {exc}")
     root = Fraction(int(summary.root_value.numerator), int(summary.root_value.denominator))
+    radii = getattr(summary, "radii", None)
+    if radii is not None:
+        top = max(range(len(radii)), key=radii.__getitem__)
+        return Verdict(
+            True, EXIT_VALID,
+            f"valid: N={summary.n} bound certificate, {summary.records} records, root value "
+            f"{format_rational(summary.root_value)}, every value within its level's radius "
+            f"(largest r_{top} = {radii[top]:.6e})",
+            summary.n, summary.records, root, radii)
     return Verdict(
         True,
         EXIT_VALID,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+from .bounds import BOUND_MAGIC, verify_bound_stream
 from .decoding import (
     Game,
     Record,
@@ -224,9 +225,13 @@ def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str,
 def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Summary:
     """Check a whole certificate; return its :class:`Summary` or raise a CertificateError.
 
-    ``progress(k, n, records_of_level)`` is called after each level is verified.
+    ``progress(k, n, records_of_level)`` is called after each level is verified.  A
+    bound certificate (its magic) is handed to :func:`.bounds.verify_bound_stream`.
     """
-    n, objective = read_header(stream.next("the header"))
+    header = stream.next("the header")
+    if type(header) is dict and header.get("magic") == BOUND_MAGIC:
+        return verify_bound_stream(header, stream, progress)  # FORMAT.md, "Bound certificates"
+    n, objective = read_header(header)
     win = objective == "win"
     previous: dict = {}
     total = 0

@@ -29,11 +29,20 @@ from exact.cli.limits import check_command_n, objective_flag
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--objective", type=click.Choice(["points", "win"]), default="points",
               show_default=True, help="What the certified values are (FORMAT.md).")
+@click.option("--bounds", is_flag=True,
+              help="Write a bound certificate of the float solver instead: its values, the "
+              "strategies it used and its certified radii (points, N <= 9; FORMAT.md, "
+              "'Bound certificates').")
 @one_line_errors
-def certify(n, output, quiet, objective):
-    """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7)."""
+def certify(n, output, quiet, objective, bounds):
+    """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7), or with
+    --bounds solve it in floating point and write the bound certificate of its certified
+    radii (N <= 9).  Both are checked by gops check."""
     from exact.certificate.writer import certify as write
 
+    if bounds:
+        _certify_bounds(n, output, quiet, objective)
+        return
     check_command_n(n, "certify", objective_flag(objective))
     bar = ProgressBar(enabled=not quiet)
     try:
@@ -49,11 +58,37 @@ def certify(n, output, quiet, objective):
                f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback")
 
 
+def _certify_bounds(n, output, quiet, objective):
+    """gops certify N --bounds: the float solve and its bound certificate."""
+    from exact.certificate.bounds_writer import BOUNDS_MAX_N, certify_bounds
+    from exact.limits import check_n
+
+    if objective != "points":
+        raise GopsInputError("bound certificates are written for the points objective only")
+    check_n(n, BOUNDS_MAX_N, what=" for gops certify --bounds (the checker verifies "
+            "every float game in Python: N = 9 takes minutes)")
+    bar = ProgressBar(enabled=not quiet)
+    try:
+        sol = certify_bounds(n, output, progress=bar)
+    finally:
+        bar.close()
+    extra = sol.stats.extra
+    click.echo(f"wrote {output}: N={n} bound certificate, {extra['records']:,} records, "
+               f"{extra['certificate_bytes']:,} bytes, {sol.stats.seconds:.2f} s")
+    same = ("yes" if not extra["mismatches"]
+            else f"no, {extra['mismatches']:,} records differ (the checker judges the bound)")
+    click.echo(f"certified radii: largest {max(sol.radii):.3e} (level "
+               f"{sol.radii.index(max(sol.radii))}); strategies recomputed bit for bit: {same}")
+
+
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 def check(file, quiet):
     """Verify a certificate with the independent checker (exit 0 valid, 1 invalid, 2 unreadable).
+
+    FILE is an exact certificate (gops certify) or a bound certificate (gops certify
+    --bounds); the checker tells them apart by their magic.
 
     The verdict ("valid: ..." or "invalid: ...") is printed on stdout; an unreadable file
     is an error on stderr, like every other command's.  Progress goes to stderr, one line
