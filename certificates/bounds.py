@@ -114,10 +114,9 @@ def binary64(obj, where: str) -> tuple[int, int]:
         m, e = fraction, -1074
     if not m:
         return 0, 0
-    while not m & 1:  # lowest terms: smaller exponents never come from trailing zeros
-        m >>= 1
-        e += 1
-    return (-m if obj >> 63 else m), e
+    zeros = (m & -m).bit_length() - 1  # lowest terms: no exponent smaller than needed
+    m >>= zeros
+    return (-m if obj >> 63 else m), e + zeros
 
 
 def as_mpq(d: tuple[int, int]) -> mpq:
