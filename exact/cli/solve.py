@@ -142,15 +142,21 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
     from exact.dp.solve import check_options
 
     check_command_n(n, "table", objective_flag(objective))
-    if objective != "points" or lead is not None:
-        return table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges, certified)
-    check_options(n, "points", "float")
-    sol = load_or_solve(n, store_dir, quiet)
+    win = objective != "points" or lead is not None
+    if win:
+        lead = check_objective(n, objective, lead, store_dir)
+        if with_ranges:
+            raise GopsInputError("--ranges applies to the points objective only")
+        check_options(n, "win", "float", handicap=abs(lead))
+        sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
+    else:
+        check_options(n, "points", "float")
+        sol = load_or_solve(n, store_dir, quiet)
     root = set(range(1, n + 1))
-    strategies = {u: sol.strategy(root, root, root, u) for u in range(1, n + 1)}
+    strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
-    games = certified_columns(sol) if certified else None
+    games = certified_columns(sol, lead) if certified else None
     if with_ranges:
         from exact.analysis.ranges import first_move_ranges, format_ranges, ranges_json
         from exact.limits import SOLVE_MAX_N
@@ -159,19 +165,19 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
         ranges = first_move_ranges(
             solve_with_progress(n, arithmetic="rational", quiet=quiet) if exact_ else sol)
     if as_json:
-        out = {
-            "n": n,
-            "objective": "points",
-            "by_upcard": {str(u): [table[u][b] for b in range(1, n + 1)] for u in table},
-            "equilibrium_gap": gap,
-        }
+        out = {"n": n, "objective": sol.objective}
+        if win:
+            out["lead"] = lead
+        out["by_upcard"] = {str(u): [table[u][b] for b in range(1, n + 1)] for u in table}
+        out["equilibrium_gap"] = gap
         if with_ranges:
             out["ranges"] = ranges_json(ranges)
         if certified:
             out["certified"] = {str(u): certified_json(g, root, root) for u, g in games.items()}
         click.echo(json.dumps(out))
         return
-    click.echo(f"First move of {n}-card GOPS, points objective: P(bid | upcard)")
+    at = f", starting {lead:+d} points ahead" if win and lead else ""
+    click.echo(f"First move of {n}-card GOPS, {sol.objective} objective{at}: P(bid | upcard)")
     click.echo(format_table(n, table))
     click.echo(
         f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
@@ -180,42 +186,6 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
         print_certified_table(table, games)
     if with_ranges:
         click.echo(format_ranges(n, ranges, exact_))
-
-
-def table_win(n, objective, lead, as_json, quiet, store_dir, with_ranges, certified):
-    """``gops table N --objective win [--lead L]``."""
-    from exact.dp.solve import check_options
-
-    lead = check_objective(n, objective, lead, store_dir)
-    if with_ranges:
-        raise GopsInputError("--ranges applies to the points objective only")
-    check_options(n, "win", "float", handicap=abs(lead))
-    sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
-    root = set(range(1, n + 1))
-    strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
-    table = {u: s.mine for u, s in strategies.items()}
-    gap = max(s.gap for s in strategies.values())
-    games = certified_columns(sol, lead) if certified else None
-    if as_json:
-        out = {
-            "n": n,
-            "objective": "win",
-            "lead": lead,
-            "by_upcard": {str(u): [table[u][b] for b in range(1, n + 1)] for u in table},
-            "equilibrium_gap": gap,
-        }
-        if certified:
-            out["certified"] = {str(u): certified_json(g, root, root) for u, g in games.items()}
-        click.echo(json.dumps(out))
-        return
-    at = f", starting {lead:+d} points ahead" if lead else ""
-    click.echo(f"First move of {n}-card GOPS, win objective{at}: P(bid | upcard)")
-    click.echo(format_table(n, table))
-    click.echo(
-        f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
-    )
-    if certified:
-        print_certified_table(table, games)
 
 
 @click.command(cls=NumberArgumentsCommand)
