@@ -23,17 +23,18 @@ flushed, fsynced and renamed to ``FILE`` only after the footer.
 
 from __future__ import annotations
 
-import os
 import struct
 import time
 from pathlib import Path
 
 import msgpack
 
+from exact.atomic import atomic_file
 from exact.certificate.writer import RULES
 from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import PointsObjective
 from exact.dp.solve import check_options, points_stats
+from exact.limits import BOUNDS_MAX_N, check_n
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.kernels.matrix_game import game_buffers, solve_game_into
@@ -42,9 +43,6 @@ from exact.solution import Solution
 
 BOUND_MAGIC = "GOPS-BOUND-CERTIFICATE"
 BOUND_VERSION = 1
-#: gops certify --bounds: the file holds 2k floats per game of every record (N = 9:
-#: 1.19 million games, about 0.2 GB) and the Python checker takes minutes beyond.
-BOUNDS_MAX_N = 9
 
 _PACK_DOUBLE = struct.Struct("<d")
 _UNPACK_BITS = struct.Struct("<Q")
@@ -87,13 +85,10 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
     ``certificate_bytes``, ``mismatches`` and ``write_seconds``.
     """
     n = check_options(n, "points", "float")
-    if n > BOUNDS_MAX_N:
-        raise GopsInputError(f"N must be between 1 and {BOUNDS_MAX_N} for a bound "
-                             f"certificate, got {n}")
+    check_n(n, BOUNDS_MAX_N, what=" for a bound certificate")
     path = Path(path)
     if path.is_dir():
         raise GopsInputError(f"{path} is a directory")
-    tmp = path.with_name(path.name + ".tmp")
     t0 = time.perf_counter()
     levels = build_levels(n)
     spec = PointsObjective()
@@ -104,46 +99,39 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
     full = (1 << n) - 1
     records = mismatches = 0
     low = (1 << KEY_SHIFT) - 1
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(packer.pack({
-                "magic": BOUND_MAGIC, "version": BOUND_VERSION, "rules": RULES,
-                "objective": "points", "n": n, "root": [full, full, full],
-            }))
-            for level in levels:
-                k = level.k
-                patterns = level.record_patterns
-                fh.write(packer.pack({"level": k, "records": level.prize_sets * len(patterns),
-                                      "radius": float_bits(radii[k])}))
-                below = values[k - 1] if k else None
-                A, x, y, work = game_buffers(max(k, 1))
-                for r in range(level.prize_sets):
-                    prizes = int(level.prize_masks[r])
-                    for p in patterns:
-                        p = int(p)
-                        key = int(level.pattern_keys[p])
-                        value = float(values[k][r, p])
-                        games = []
-                        if p != level.swap[p]:  # identical hands: value 0, no game
-                            games, mean = _games(level, below, r, p, A, x, y, work)
-                            mismatches += float_bits(mean) != float_bits(value)
-                        fh.write(packer.pack([key & low, key >> KEY_SHIFT, prizes,
-                                              float_bits(value), games]))
-                        records += 1
-                    if progress is not None and k:
-                        from exact.kernels.points import level_items as units
+    with atomic_file(path) as fh:
+        fh.write(packer.pack({
+            "magic": BOUND_MAGIC, "version": BOUND_VERSION, "rules": RULES,
+            "objective": "points", "n": n, "root": [full, full, full],
+        }))
+        for level in levels:
+            k = level.k
+            patterns = level.record_patterns
+            fh.write(packer.pack({"level": k, "records": level.prize_sets * len(patterns),
+                                  "radius": float_bits(radii[k])}))
+            below = values[k - 1] if k else None
+            A, x, y, work = game_buffers(max(k, 1))
+            for r in range(level.prize_sets):
+                prizes = int(level.prize_masks[r])
+                for p in patterns:
+                    p = int(p)
+                    key = int(level.pattern_keys[p])
+                    value = float(values[k][r, p])
+                    games = []
+                    if p != level.swap[p]:  # identical hands: value 0, no game
+                        games, mean = _games(level, below, r, p, A, x, y, work)
+                        mismatches += float_bits(mean) != float_bits(value)
+                    fh.write(packer.pack([key & low, key >> KEY_SHIFT, prizes,
+                                          float_bits(value), games]))
+                    records += 1
+                if progress is not None and k:
+                    from exact.kernels.points import level_items as units
 
-                        progress(level, units(level) * (r + 1) // level.prize_sets
-                                 - units(level) * r // level.prize_sets)
-            root_value = float(values[n][0, 0])
-            fh.write(packer.pack({"end": True, "records": records,
-                                  "root_value": float_bits(root_value)}))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+                    progress(level, units(level) * (r + 1) // level.prize_sets
+                             - units(level) * r // level.prize_sets)
+        root_value = float(values[n][0, 0])
+        fh.write(packer.pack({"end": True, "records": records,
+                              "root_value": float_bits(root_value)}))
     extra = {"records": records, "certificate_bytes": path.stat().st_size,
              "mismatches": mismatches, "write_seconds": time.perf_counter() - t_write,
              "radii": list(radii)}

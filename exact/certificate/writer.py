@@ -12,7 +12,6 @@ complete, and never touches an existing ``FILE``.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import msgpack
 import numpy as np
 from flint import fmpq
 
+from exact.atomic import atomic_file
 from exact.dp.drivers import solve_rational_levels
 from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.errors import GopsInputError
@@ -95,45 +95,37 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
     path = Path(path)
     if path.is_dir():
         raise GopsInputError(f"{path} is a directory")
-    tmp = path.with_name(path.name + ".tmp")
     levels = build_levels(n)
     t0 = time.perf_counter()
     packer = msgpack.Packer(use_bin_type=True)
     full = (1 << n) - 1
     records = 0
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(packer.pack({
-                "magic": MAGIC, "version": FORMAT_VERSION, "rules": RULES,
-                "objective": objective, "n": n, "root": [full, full, full],
-            }))
-            current = {"level": None}
-            win = objective == "win"
-            # Win certificates also carry the identical hands at lead 0 (the root is one).
-            spec = WinObjective(zero_lead=True) if win else PointsObjective()
+    with atomic_file(path) as fh:
+        fh.write(packer.pack({
+            "magic": MAGIC, "version": FORMAT_VERSION, "rules": RULES,
+            "objective": objective, "n": n, "root": [full, full, full],
+        }))
+        current = {"level": None}
+        win = objective == "win"
+        # Win certificates also carry the identical hands at lead 0 (the root is one).
+        spec = WinObjective(zero_lead=True) if win else PointsObjective()
 
-            def on_record(level, p, r, lead, value, games):
-                nonlocal records
-                if current["level"] != level.k:
-                    current["level"] = level.k
-                    count = (win_record_count(level) if win
-                             else level.prize_sets * len(level.record_patterns))
-                    fh.write(packer.pack({"level": level.k, "records": count}))
-                fh.write(packer.pack(_record(level, p, r, lead, value, games)))
-                records += 1
+        def on_record(level, p, r, lead, value, games):
+            nonlocal records
+            if current["level"] != level.k:
+                current["level"] = level.k
+                count = (win_record_count(level) if win
+                         else level.prize_sets * len(level.record_patterns))
+                fh.write(packer.pack({"level": level.k, "records": count}))
+            fh.write(packer.pack(_record(level, p, r, lead, value, games)))
+            records += 1
 
-            if win:  # no prize left: every lead is decided, level 0 has no record
-                current["level"] = 0
-                fh.write(packer.pack({"level": 0, "records": 0}))
-            values, extra = solve_rational_levels(spec, levels, progress, on_record)
-            root_value = spec.get(values[n], levels[n], 0, 0, 0 if win else None)
-            fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        if win:  # no prize left: every lead is decided, level 0 has no record
+            current["level"] = 0
+            fh.write(packer.pack({"level": 0, "records": 0}))
+        values, extra = solve_rational_levels(spec, levels, progress, on_record)
+        root_value = spec.get(values[n], levels[n], 0, 0, 0 if win else None)
+        fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
     stats = points_stats(levels, t0, extra)
     return Solution(n, objective, "rational", levels, values, stats)

@@ -60,13 +60,11 @@ def certify(n, output, quiet, objective, bounds):
 
 def _certify_bounds(n, output, quiet, objective):
     """gops certify N --bounds: the float solve and its bound certificate."""
-    from exact.certificate.bounds_writer import BOUNDS_MAX_N, certify_bounds
-    from exact.limits import check_n
+    from exact.certificate.bounds_writer import certify_bounds
 
     if objective != "points":
         raise GopsInputError("bound certificates are written for the points objective only")
-    check_n(n, BOUNDS_MAX_N, what=" for gops certify --bounds (the checker verifies "
-            "every float game in Python: N = 9 takes minutes)")
+    check_command_n(n, "certify", "--bounds")
     bar = ProgressBar(enabled=not quiet)
     try:
         sol = certify_bounds(n, output, progress=bar)

@@ -33,8 +33,8 @@ class Limit:
 def limits() -> dict[tuple[str, ...], Limit]:
     """The table: (command, qualifiers...) -> Limit."""
     from exact.dp.variant_solver import SOLVABLE_VARIANTS
-    from exact.limits import (AUDIT_MAX_N, ENCODING_MAX_N, EVALUATE_MAX_N, OPTIMAL_BOT_MAX_N,
-                              SOLVE_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N)
+    from exact.limits import (AUDIT_MAX_N, BOUNDS_MAX_N, ENCODING_MAX_N, EVALUATE_MAX_N,
+                              OPTIMAL_BOT_MAX_N, SOLVE_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N)
 
     cards = f"hands are encoded in {ENCODING_MAX_N} bits"
     float_points = Limit(1, SOLVE_MAX_N["points", "float"],
@@ -51,6 +51,8 @@ def limits() -> dict[tuple[str, ...], Limit]:
                             "rational arithmetic: N = 7 takes minutes"),
         ("certify", "--objective win"): Limit(1, SOLVE_MAX_N["win", "rational"],
                                               "rational arithmetic: N = 7 takes minutes"),
+        ("certify", "--bounds"): Limit(1, BOUNDS_MAX_N, "the checker verifies every float "
+                                       "game in Python: N = 9 takes about 80 s"),
         ("count",): Limit(1, ENCODING_MAX_N, cards),
         ("audit",): Limit(1, AUDIT_MAX_N, "the game is solved in rational arithmetic"),
         ("compare-objectives",): Limit(1, SOLVE_MAX_N["win", "float"],

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from exact.atomic import atomic_file
 from exact.dp.drivers import solve_float_levels
 from exact.game.encoding import MAX_CARDS, build_levels
 from exact.errors import GopsInputError
@@ -55,18 +56,9 @@ class StoreError(GopsInputError):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` all at once (a temporary file, fsync, rename); on any
-    failure (a full disk) the old file is untouched and the temporary one removed."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Replace ``path`` by ``text`` all at once (:mod:`exact.atomic`)."""
+    with atomic_file(path, "w") as fh:
+        fh.write(text)
 
 
 def level_shape(level) -> tuple[int, int]:
