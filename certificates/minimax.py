@@ -34,12 +34,11 @@ every integer it will compute from the bit lengths of its inputs (:func:`sum_bit
 a line that would need more than ``MAX_PRODUCT_BITS`` bits is refused (exit 2): GMP,
 asked for more memory than there is, aborts the process instead of raising.  Lines are
 checked one at a time, and for large denominators :func:`line_sum` keeps no list of
-cofactors: at most five integers of that size are alive, whatever k is.
+cofactors: at most six integers of that size are alive, whatever k is.
 
 Cost at N = 7, where the largest numerators have ~6.3e6 bits (1.9 million digits): per
-column, one product into L_j and (for large L_j) one exact division L_j / q per distinct
-denominator, two products p_i (L_j / q) and n_i Z_ij per support entry, at most one more
-for e L_j; games with identical hands, the root among them, skip the row tests when they
+column, about three products per distinct denominator for L_j and its cofactors, two
+products p_i (L_j / q) and n_i Z_ij per support entry, at most one more for e L_j; games with identical hands, the root among them, skip the row tests when they
 are provably the column tests mirrored (:func:`antisymmetric_mirror`).
 """
 
@@ -146,9 +145,10 @@ def sum_bits(entries, weights) -> int:
 
 
 #: Up to this many bits in a line's distinct denominators, :func:`line_sum` takes all the
-#: cofactors L / q from one :func:`common_multiple` (prefix and suffix products, the
-#: fastest); above, one exact division at a time, so that no list of k integers the size
-#: of L is ever held: at most 2 * 16 * 2^24 bits = 64 MiB in lists.  Either is exact.
+#: cofactors L / q from one :func:`common_multiple` (prefix and suffix products: the
+#: fastest when the weights are the largest numbers, as in honest certificates, whose
+#: lines stay below 2^24 bits); above, it sums by Horner's rule, which holds no list of
+#: k integers the size of L.  Lists hold at most 2 * 16 * 2^24 bits = 64 MiB.  Both exact.
 COFACTOR_LIST_BITS = 1 << 24
 
 
@@ -157,11 +157,16 @@ def line_sum(entries, weights, what: str = "a line") -> tuple:
     given as ``(w_i, p_i, q_i)`` and ``weights`` n_i; L is the product of the distinct q_i
     with p_i != 0.  Refused (:func:`check_size`) before any product if too large.
 
-    Algorithm notes: T = sum_i n_i Z_i with the integers Z_i = X_i L = w_i L + p_i (L / q_i).
-    The entries are taken one denominator at a time; when L is large
-    (``COFACTOR_LIST_BITS``) each cofactor L / q is an exact division computed for its own
-    entries only, so at most L, one cofactor, one Z_i, one product and T are alive at
-    once.  The weights, the largest numbers of the last levels, enter one product each.
+    Algorithm notes: with the distinct denominators below ``COFACTOR_LIST_BITS`` bits,
+    T = sum_i n_i Z_i with the integers Z_i = X_i L = w_i L + p_i (L / q_i), all cofactors
+    L / q from one list; the weights, the largest numbers of honest certificates, enter one
+    product each.  Above, group the entries by denominator, S_q = sum of n_i p_i over the
+    entries with denominator q and W = sum n_i w_i, and sum by Horner's rule from
+    N / D = 0 / 1:
+
+        N / D + S_q / q = (N q + S_q D) / (D q);        T = W D + N,  L = D,
+
+    so that at most N, D, S_q and the two products of one step are alive at once.
 
     >>> line_sum([(1, mpz(1), mpz(2)), (0, mpz(-1), mpz(3))], [mpz(1), mpz(2)])
     (mpz(5), mpz(6))
@@ -177,23 +182,23 @@ def line_sum(entries, weights, what: str = "a line") -> tuple:
         elif w or p:
             whole.append((n, w + p))
     if sum(q.bit_length() for q in groups) <= COFACTOR_LIST_BITS:
-        L, cofactors = common_multiple(groups)  # a list: faster, and small here
-    else:
-        L, cofactors = _ONE, None
-        for q in groups:
-            L = L * q
-    T = _ZERO
-    for n, a in whole:  # Z = a L
-        T += n * (a * L)
-    single = len(groups) == 1  # then L / q = 1
-    for q, terms in groups.items():
-        if cofactors is not None:
+        L, cofactors = common_multiple(groups)
+        T = _ZERO
+        for n, a in whole:  # Z = a L
+            T += n * (a * L)
+        for q, terms in groups.items():
             cofactor = cofactors[q]
-        else:
-            cofactor = _ONE if single else divexact(L, q)
-        for n, w, p in terms:
-            T += n * (w * L + p * cofactor if w else p * cofactor)
-    return T, L
+            for n, w, p in terms:
+                T += n * (w * L + p * cofactor if w else p * cofactor)
+        return T, L
+    W = sum(n * a for n, a in whole) + sum(n * w for terms in groups.values()
+                                           for n, w, _ in terms if w)
+    N, D = _ZERO, _ONE
+    for q, terms in groups.items():
+        S = sum(n * p for n, _, p in terms)
+        N = N * q + S * D
+        D = D * q
+    return W * D + N, D
 
 
 def scale_matrix(X: list[list]) -> tuple[object, list[list]]:

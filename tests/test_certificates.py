@@ -205,12 +205,12 @@ def _random_game(data, antisymmetric: bool):
 
 @settings(max_examples=400, deadline=None)
 @given(data=st.data(), antisymmetric=st.booleans(), shared=st.booleans(),
-       divide=st.booleans())
-def test_matrix_game_arithmetic_matches_fractions(data, antisymmetric, shared, divide):
+       horner=st.booleans())
+def test_matrix_game_arithmetic_matches_fractions(data, antisymmetric, shared, horner):
     """Check 5 by integers only (minimax.check_matrix_game, with one common denominator
-    per line or per matrix, its cofactors from a list or by division, with or without the
-    antisymmetric shortcut) accepts exactly when the inequalities hold in Fractions, and
-    names the first failing side."""
+    per line or per matrix, a line summed with a list of cofactors or by Horner's rule,
+    with or without the antisymmetric shortcut) accepts exactly when the inequalities
+    hold in Fractions, and names the first failing side."""
     from certificates import minimax
     from certificates.errors import InvalidCertificate
 
@@ -224,7 +224,7 @@ def test_matrix_game_arithmetic_matches_fractions(data, antisymmetric, shared, d
     rows = [sum(F[i][j] * ys[j] for j in range(k)) for i in range(k)]
     saved = minimax.SHARED_SCALE_BITS, minimax.COFACTOR_LIST_BITS
     minimax.SHARED_SCALE_BITS = 1 << 30 if shared else -1
-    minimax.COFACTOR_LIST_BITS = -1 if divide else 1 << 30
+    minimax.COFACTOR_LIST_BITS = -1 if horner else 1 << 30
     try:
         minimax.check_matrix_game(X, x, y, v)
         outcome = None

@@ -266,11 +266,11 @@ def test_line_sum_bound_is_exact_at_the_limit(monkeypatch):
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.data(), divide=st.booleans())
-def test_line_sum_matches_fractions_within_its_bound(data, divide):
+@given(data=st.data(), horner=st.booleans())
+def test_line_sum_matches_fractions_within_its_bound(data, horner):
     """line_sum equals the Fraction sum, L is positive, and T and L fit the bound that
     sum_bits computed before multiplying; with the cofactors L / q from one list or (for
-    large L, ``divide``) from one exact division each."""
+    large L, ``horner``) by Horner's rule."""
     from gmpy2 import mpz
 
     from certificates import minimax
@@ -282,7 +282,7 @@ def test_line_sum_matches_fractions_within_its_bound(data, divide):
                 mpz(data.draw(st.sampled_from(dens + [1])))) for _ in range(k)]
     weights = [mpz(data.draw(st.integers(1, 2**150))) for _ in range(k)]
     saved = minimax.COFACTOR_LIST_BITS
-    minimax.COFACTOR_LIST_BITS = -1 if divide else 1 << 30
+    minimax.COFACTOR_LIST_BITS = -1 if horner else 1 << 30
     try:
         T, L = minimax.line_sum(entries, weights)
     finally:
