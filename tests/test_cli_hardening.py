@@ -2,7 +2,6 @@
 the exit code of the table in exact/cli/common.py (2 bad input, 130 interrupted), never a
 traceback."""
 
-import os
 import re
 import signal
 import subprocess

@@ -44,6 +44,7 @@ A NaN anywhere (a failed solve) makes the bound NaN, which the drivers refuse lo
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 EPS = 2.0 ** -53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).
@@ -59,41 +60,36 @@ def gamma(n):
 @numba.njit(cache=True, nogil=True)
 def value_error(A, k, x, y, v):
     """A rigorous bound on |v - w(A[:k, :k])| from strategies x, y (module docstring),
-    which also covers a relative rounding of eps in every entry of A."""
-    a = 0.0
-    for i in range(k):
-        for j in range(k):
-            t = abs(A[i, j])
-            if t > a:
-                a = t
-            elif t != t:
-                return t  # NaN
+    which also covers a relative rounding of eps in every entry of A.
+
+    The largest |A_ij| is gathered while the columns x^T A are formed; x and y are
+    clamped at 0 by max(., 0) rather than by branches.
+    """
     s = 0.0
     t = 0.0
     for i in range(k):
-        if x[i] > 0.0:
-            s += x[i]
-        if y[i] > 0.0:
-            t += y[i]
+        s += max(x[i], 0.0)
+        t += max(y[i], 0.0)
     if not (s > 0.0 and t > 0.0):
         return numba.float64(float("nan"))
-    lo = 1e308
-    hi = -1e308
+    a = 0.0
+    lo = np.inf
     for j in range(k):
         c = 0.0
         for i in range(k):
-            if x[i] > 0.0:
-                c += x[i] * A[i, j]
-        q = c / s
-        if q < lo:
-            lo = q
+            e = A[i, j]
+            if e != e:
+                return e  # NaN: no bound
+            a = max(a, abs(e))
+            c += max(x[i], 0.0) * e
+        lo = min(lo, c / s)
+    hi = -np.inf
     for i in range(k):
         r = 0.0
         for j in range(k):
-            if y[j] > 0.0:
-                r += A[i, j] * y[j]
-        q = r / t
-        if q > hi:
-            hi = q
+            r += A[i, j] * max(y[j], 0.0)
+        hi = max(hi, r / t)
     gap = max(v - lo, hi - v)
+    if gap != gap:
+        return gap
     return gap + 10.0 * gamma(k) * a + TINY
