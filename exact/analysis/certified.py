@@ -38,7 +38,7 @@ import numpy as np
 from flint import arb, arb_mat, ctx
 
 from exact.errors import SolverError
-from exact.kernels.bounds import EPS, value_error
+from exact.kernels.bounds import EPS, certified_game
 
 #: A float probability above this is in the support (as in exact/dp/exact_game.py).
 SUPPORT_TOL = 1e-9
@@ -113,8 +113,8 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
     k = A.shape[0]
     if value is None:
         value, x, y = solve_game(A)
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    e = value_error(A, k, x, y, float(value))
+    x, y = np.array(x, dtype=np.float64), np.array(y, dtype=np.float64)  # copies: polished
+    value, e = certified_game(A, k, x, y, float(value))
     if not np.isfinite(e) or not np.isfinite(radius):
         raise SolverError("no certified bound for this game (a NaN, or an unknown radius)")
     bound = e + radius

@@ -12,7 +12,9 @@ encoding in a msgpack unsigned int.
 
 The strategies are recomputed here, game by game, exactly as the kernel computes them:
 the same matrix (:func:`exact.kernels.points.fill_matrix`, from the same float level
-below) and the same compiled solver (:func:`exact.kernels.matrix_game.solve_game_into`).
+below), the same compiled solver (:func:`exact.kernels.matrix_game.solve_game_into`) and
+the same polish of near-degenerate games (:func:`exact.kernels.bounds.certified_game`),
+whose strategies are the ones written.
 The writer checks that the mean of the recomputed game values equals the stored value
 bit for bit and counts the records where it does not (``stats.extra["mismatches"]``,
 0 in every run so far); either way it writes what it computed and the checker judges.
@@ -37,6 +39,7 @@ from exact.dp.solve import check_options, points_stats
 from exact.limits import BOUNDS_MAX_N, check_n
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
+from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_into
 from exact.kernels.points import fill_matrix
 from exact.solution import Solution
@@ -71,7 +74,7 @@ def _games(level, below, r: int, p: int, A, x, y, work) -> tuple[list, float]:
     for m in range(k):
         fill_matrix(A, k, p, r, m, level.child, level.sign, level.prize_child,
                     level.prize_card, below)
-        v = solve_game_into(A, k, x, y, work)
+        v, _ = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
         acc += v
         games.append([int(level.prize_card[r, m]), _vector_bits(x, k), _vector_bits(y, k)])
     return games, acc / k

@@ -15,9 +15,9 @@ The level kernel runs over "items" (prize rank r, canonical pattern q) in parall
 
 Certified radius.  In the same pass the kernel proves a bound r_k >= |f_float - f_exact|
 for every subgame of the level, from the radius r_{k-1} of the level below: each matrix
-game's value is within ``value_error`` + r_{k-1} of the exact game's value
-(:mod:`exact.kernels.bounds`), and the mean over the k upcards adds its own rounding,
-at most 3 gamma_k max_m |v_m| (Higham sec 3.1, plus the division by k).  An item's bound
+game's value (the solver's, or its polish: ``certified_game``) is within its bound plus
+r_{k-1} of the exact game's value (:mod:`exact.kernels.bounds`), and the mean over the k
+upcards adds its own rounding, at most 3 gamma_k max_m |v_m| (Higham sec 3.1, plus the division by k).  An item's bound
 is the mean of its games' bounds plus those two terms; r_k is the largest over the level,
 times 1 + 2^-20 (far above the relative rounding, at most gamma_k, of these sums of
 nonnegative terms).  A NaN makes the bound infinite, which the drivers refuse.
@@ -32,7 +32,7 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.bounds import gamma, value_error
+from exact.kernels.bounds import gamma, certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_into
 
 
@@ -87,9 +87,9 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
                 for t in range(seg, seg_end):
                     fill_matrix(A, k, canon[t % ncanon], r, m, child, sign, prize_child,
                                 prize_card, below)
-                    v = solve_game_into(A, k, x, y, work)
+                    v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
                     acc[t - lo] += v
-                    err[t - lo] += value_error(A, k, x, y, v)
+                    err[t - lo] += e
                     big[t - lo] = max(big[t - lo], abs(v))
             for t in range(seg, seg_end):
                 p = canon[t % ncanon]

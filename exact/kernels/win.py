@@ -51,7 +51,7 @@ from numba import prange
 
 from exact.game.encoding import Level
 from exact.kernels.points import block_bounds
-from exact.kernels.bounds import gamma, value_error
+from exact.kernels.bounds import gamma, certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_into
 
 
@@ -144,9 +144,9 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
                     A[i, j] = -1.0
                 else:
                     A[i, j] = below[rc, child[p, i, j], lc + offb]
-        g = solve_game_into(A, k, x, y, work)
+        g, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
         acc += g
-        err += value_error(A, k, x, y, g)
+        err += e
         big = max(big, abs(g))
     v = acc / k
     e = err / k + radius_below + 3.0 * gamma(k) * big
