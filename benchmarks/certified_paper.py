@@ -1,6 +1,6 @@
 """The paper's tables and claims, certified (Rhoads & Bartholdi 2012, Tables 1 and 2, sec 4).
 
-    python benchmarks/certified_paper.py --store13 DIR [--min-n 5]
+    python benchmarks/certified_paper.py --store13 DIR [--min-n 5] [--json FILE]
 
 DIR is a store of the 13-card game (``gops solve 13 --store DIR``); N = 5..12 are solved
 here in memory.  For every N the 13 (or N) first-move games are certified
@@ -13,7 +13,10 @@ probability outside the float support is proved to be exactly 0.  Prints
 2. Table 2 (N = 13): every entry's enclosure against the rounding interval of the
    paper's three printed decimals (a printed 0 claims exactly 0); an entry whose
    enclosure misses that interval is a proven erratum; and the sec 4 claim that the first
-   bid is a 1 only on upcards 3, 4, 7, 11 and 13;
+   bid is a 1 only on upcards 3, 4, 7, 11 and 13; then all 169 entries as certified
+   digits (the decimals that the two ends of the enclosure share, so every printed digit
+   is proved; "0" where the probability is proved exactly 0), with ``--json FILE`` also
+   every enclosure as a pair of floats;
 3. Table 1 (N = 5): the paper's four decimals against the exact rational equilibrium.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from decimal import ROUND_FLOOR, Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -78,10 +82,44 @@ def table_2(games):
     return agree, errata
 
 
+def certified_digits(lo: float, hi: float, places: int = 7) -> str:
+    """The decimals shared by both ends of [lo, hi] (each digit proved), "0" if exactly 0.
+
+    >>> certified_digits(0.0872999, 0.0873001), certified_digits(0.5, 0.5000001)
+    ('0.087', '0.5000000')
+    """
+    if lo == hi == 0.0:
+        return "0"
+    # Exact decimal expansions truncated (floored) to ``places``: floor is monotone, so
+    # a digit shared by floor(lo) and floor(hi) is shared by every number in between.
+    unit = Decimal(1).scaleb(-places)
+    a, b = (format(Decimal(t).quantize(unit, rounding=ROUND_FLOOR), 'f') for t in (lo, hi))
+    common = 0
+    while common < len(a) and a[common] == b[common]:
+        common += 1
+    return a[:common] if common > 2 else "?"
+
+
+def print_table_2(games, json_path=None):
+    print("\n| bid \\ upcard | " + " | ".join(str(u) for u in range(1, 14)) + " |")
+    print("|---" * 14 + "|")
+    for bid in range(1, 14):
+        cells = [certified_digits(*games[u].mine[bid - 1]) if games[u].certified else "open"
+                 for u in range(1, 14)]
+        print(f"| {bid} | " + " | ".join(cells) + " |")
+    if json_path:
+        import json
+
+        enclosures = {str(u): [list(games[u].mine[b]) for b in range(13)] if games[u].certified
+                      else None for u in range(1, 14)}
+        Path(json_path).write_text(json.dumps({"n": 13, "enclosures": enclosures}, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store13", required=True, help="a store of the 13-card game")
     ap.add_argument("--min-n", type=int, default=5)
+    ap.add_argument("--json", help="write Table 2's 169 enclosures here")
     args = ap.parse_args()
     print(f"{'N':>3} {'certified':>10} {'widest':>9} {'radius':>9} {'s':>7}  sec 4 claims")
     all_games = {}
@@ -108,6 +146,7 @@ def main():
     verdict = "proved" if ones == [3, 4, 7, 11, 13] and len(zeros) == 8 else "not proved"
     print(f"sec 4 'bid 1 only on upcards 3, 4, 7, 11, 13': {verdict} (positive on {ones}, "
           f"exactly 0 on {zeros})")
+    print_table_2(games, args.json)
     ex = exact.solve(5, arithmetic="rational").first_move_table()
     off = [(b, u, TABLE_1[b - 1][u - 1], float(ex[u][b])) for b in range(1, 6)
            for u in range(1, 6)
