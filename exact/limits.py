@@ -23,7 +23,7 @@ from exact.errors import GopsInputError
 RULES_MAX_N = 52
 #: The canonical encoding (exact.game.encoding) packs a hand pattern into 16-bit masks.
 ENCODING_MAX_N = 16
-#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 17
+#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 15
 #: minutes and 3 GiB on 2 cores; the win objective also carries the lead (float N = 10:
 #: about 190 s of CPU and 1.3 GiB, N = 11 would need about 7 GiB); rational N = 7 minutes.
 SOLVE_MAX_N = {("points", "float"): 13, ("points", "rational"): 7,

@@ -19,6 +19,7 @@ from flint import fmpq
 
 from exact.game.encoding import Level, pattern_rank, prize_rank
 from exact.errors import GopsInputError, SolverError
+from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import solve_game
 from exact.dp.objective import Objective, objective_for
 from exact.game.rules import validate_position
@@ -94,8 +95,13 @@ class Arithmetic:
         return float(c)
 
     def solve(self, A):
-        """(value, x, y) of the matrix game A (an array or lists of rows)."""
-        return solve_game(np.asarray(A, dtype=np.float64))
+        """(value, x, y) of the matrix game A (an array or lists of rows), near-degenerate
+        games polished as the level kernels polish them (exact.kernels.bounds.certified_game),
+        so that a strategy shown is the one behind the certified radius."""
+        A = np.ascontiguousarray(A, dtype=np.float64)
+        value, x, y = solve_game(A)
+        value, _ = certified_game(A, A.shape[0], x, y, value)
+        return value, x, y
 
     def gap(self, A, value, x, y) -> float:
         return equilibrium_gap(A, value, x, y)

@@ -38,7 +38,7 @@ def limits() -> dict[tuple[str, ...], Limit]:
 
     cards = f"hands are encoded in {ENCODING_MAX_N} bits"
     float_points = Limit(1, SOLVE_MAX_N["points", "float"],
-                         "time and memory: N = 13 takes about 17 minutes on 2 cores")
+                         "time and memory: N = 13 takes about 15 minutes on 2 cores")
     float_win = Limit(1, SOLVE_MAX_N["win", "float"],
                       "the win objective also tracks the lead: N = 10 takes a few minutes")
     table = {
