@@ -164,9 +164,12 @@ def test_ctrl_c_in_play_exits_130(monkeypatch):
 
 def test_sigint_in_play_exits_130():
     """The real thing: SIGINT while `gops play` waits for a bid."""
+    # SIGINT back to its default in the child: a test run started in the background
+    # (``cmd &``) inherits SIGINT ignored, and Python then installs no handler for it.
     proc = subprocess.Popen([sys.executable, "-m", "exact.cli", "play", "3", "--seed", "1"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         seen = ""
         while "Your bid" not in seen:
