@@ -94,7 +94,11 @@ def _indifference(M, support_rows, support_cols):
     rows.append([arb(1)] * s + [arb(0)])
     rhs = arb_mat([[arb(0)] for _ in support_cols] + [[arb(1)]])
     try:
-        sol = arb_mat(rows).solve(rhs)
+        # Preconditioned by the midpoint's approximate inverse (arb_mat_solve_precond):
+        # the width is then about |M^-1| times the radii, as the perturbation bound
+        # says.  Plain ball LU compounds the radii at every elimination step: at N = 13
+        # its intervals were 3,600 times wider (5.1e-8 against 1.4e-11).
+        sol = arb_mat(rows).solve(rhs, algorithm="precond")
     except ZeroDivisionError:
         return None
     z = [sol[i, 0] for i in range(s)]
