@@ -17,10 +17,11 @@ Certified radius.  In the same pass the kernel proves a bound r_k >= |f_float - 
 for every subgame of the level, from the radius r_{k-1} of the level below: each matrix
 game's value (the solver's, or its polish: ``certified_game``) is within its bound plus
 r_{k-1} of the exact game's value (:mod:`exact.kernels.bounds`), and the mean over the k
-upcards adds its own rounding, at most 3 gamma_k max_m |v_m| (Higham sec 3.1, plus the division by k).  An item's bound
-is the mean of its games' bounds plus those two terms; r_k is the largest over the level,
-times 1 + 2^-20 (far above the relative rounding, at most gamma_k, of these sums of
-nonnegative terms).  A NaN makes the bound infinite, which the drivers refuse.
+upcards adds its own rounding, at most 3 gamma_k max_m |v_m| (Higham sec 3.1, plus the
+division by k).  An item's bound is the mean of its games' bounds plus those two terms;
+r_k is the largest over the level, times 1 + 2^-20 (far above the relative rounding, at
+most gamma_k, of these sums of nonnegative terms).  A NaN makes the bound infinite, which
+the drivers refuse.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ A bot is any object with
 
 Subclass :class:`Bot` and write ``mix`` only; its ``bid`` samples the mix with a single
 ``rng.random()`` (cards in increasing order, cumulative probabilities), so a game is
-reproducible from the seed of ``rng``.  :func:`exact.analysis.evaluate.evaluate` reads only
+reproducible from ``rng``'s seed.  :func:`exact.analysis.evaluate.evaluate` reads only
 ``mix``; tournaments and the terminal game call ``bid``.
 
 The built-in bots (the registry :data:`BOTS`; :func:`make_bot` builds one by name):
