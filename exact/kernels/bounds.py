@@ -57,7 +57,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from exact.kernels.matrix_game import game_buffers, solve_game_into
+from exact.kernels.matrix_game import KMAX, _stack_vector, game_buffers, solve_game_into
 
 EPS = 2.0 ** -53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).
@@ -77,8 +77,10 @@ def guarantees(A, k, x, y):
     ends of (1) before the rounding margin of the module docstring.  NaN for a NaN entry
     or a strategy with no positive weight.
 
-    The largest |A_ij| is gathered while the columns x^T A are formed; x and y are
-    clamped at 0 by max(., 0) rather than by branches.
+    One pass over A in memory order forms the row sums, the column sums (in a stack
+    vector, each still summed over i = 0..k-1 in order) and a.  A NaN or infinite entry
+    makes its row sum NaN or infinite (y~_j = 0 times it is NaN), which is tested once
+    per row.
     """
     nan = numba.float64(float("nan"))
     s = 0.0
@@ -88,23 +90,25 @@ def guarantees(A, k, x, y):
         t += max(y[i], 0.0)
     if not (s > 0.0 and t > 0.0):
         return nan, nan, nan
-    a = 0.0
-    lo = np.inf
+    c = _stack_vector(KMAX)  # column sums x~^T A
     for j in range(k):
-        c = 0.0
-        for i in range(k):
-            e = A[i, j]
-            if e != e:
-                return nan, nan, nan
-            a = max(a, abs(e))
-            c += max(x[i], 0.0) * e
-        lo = min(lo, c / s)
+        c[j] = 0.0
+    a = 0.0
     hi = -np.inf
     for i in range(k):
+        xi = max(x[i], 0.0)
         r = 0.0
         for j in range(k):
-            r += A[i, j] * max(y[j], 0.0)
+            e = A[i, j]
+            c[j] += xi * e
+            r += e * max(y[j], 0.0)
+            a = max(a, abs(e))
+        if not abs(r) < np.inf:
+            return nan, nan, nan
         hi = max(hi, r / t)
+    lo = np.inf
+    for j in range(k):
+        lo = min(lo, c[j] / s)
     return lo, hi, a
 
 
