@@ -52,7 +52,7 @@ from typing import Callable, NamedTuple
 
 from gmpy2 import mpq
 
-from .decoding import array, keyed_map, small_int, string
+from .decoding import array, footer_root_value, keyed_map, small_int, string
 from .errors import InvalidCertificate, UnreadableCertificate, located
 from .patterns import cards, check_record_key, children, describe, record_count
 from .spec import MAX_N, RULES
@@ -63,7 +63,6 @@ BOUND_MAGIC = "GOPS-BOUND-CERTIFICATE"
 BOUND_VERSION = 1
 HEADER_KEYS = frozenset({"magic", "version", "rules", "objective", "n", "root"})
 LEVEL_KEYS = frozenset({"level", "records", "radius"})
-FOOTER_KEYS = frozenset({"end", "records", "root_value"})
 
 _BITS = 1 << 64
 _FRACTION = (1 << 52) - 1
@@ -182,15 +181,7 @@ def read_level_header(obj, k: int, n: int) -> tuple[int, tuple[int, int]]:
 
 
 def check_footer(obj, records: int, root_value: tuple[int, int]) -> None:
-    if type(obj) is dict and "level" in obj:
-        raise InvalidCertificate("a level header follows level N")
-    footer = keyed_map(obj, "footer", FOOTER_KEYS)
-    if footer["end"] is not True:
-        raise UnreadableCertificate(f"footer end is {brief(footer['end'])}, expected true")
-    count = small_int(footer["records"], "footer records")
-    value = binary64(footer["root_value"], "footer root_value")
-    if count != records:
-        raise InvalidCertificate(f"footer counts {count} records, the file has {records}")
+    value = footer_root_value(obj, records, binary64)
     if value != root_value:
         raise InvalidCertificate(
             f"footer root_value {show(value)} differs from the root record's {show(root_value)}")

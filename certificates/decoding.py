@@ -25,7 +25,7 @@ from typing import NamedTuple
 from gmpy2 import mpz
 
 from .errors import InvalidCertificate, UnreadableCertificate
-from .spec import INT64_MAX, INT64_MIN
+from .spec import FOOTER_KEYS, INT64_MAX, INT64_MIN
 from .text import BRIEF_CHARS, brief, int_text
 
 if hasattr(mpz, "from_bytes"):  # gmpy2 >= 2.2: straight from the bytes
@@ -231,3 +231,20 @@ def keyed_map(obj, where: str, keys: frozenset) -> dict:
             f"{where}: wrong keys (missing {missing}, unexpected {extra})"
         )
     return obj
+
+
+def footer_root_value(obj, records: int, decode):
+    """The footer (FORMAT.md, object 3) common to both kinds of certificate: no level
+    header after level N, ``end`` true, the record count equal to ``records``; returns
+    its root value read by ``decode`` (read before the count is compared, so that an
+    unreadable value is reported first)."""
+    if type(obj) is dict and "level" in obj:
+        raise InvalidCertificate("a level header follows level N")
+    footer = keyed_map(obj, "footer", FOOTER_KEYS)
+    if footer["end"] is not True:
+        raise UnreadableCertificate(f"footer end is {brief(footer['end'])}, expected true")
+    count = small_int(footer["records"], "footer records")
+    value = decode(footer["root_value"], "footer root_value")
+    if count != records:
+        raise InvalidCertificate(f"footer counts {count} records, the file has {records}")
+    return value

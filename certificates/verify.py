@@ -33,6 +33,7 @@ from .decoding import (
     Game,
     Record,
     array,
+    footer_root_value,
     keyed_map,
     rational,
     record,
@@ -51,7 +52,6 @@ from .minimax import (
 from .patterns import cards, check_lead, check_record_key, describe, record_count, win_record_count
 from .payoff import payoff_matrix, win_payoff_matrix
 from .spec import (
-    FOOTER_KEYS,
     HEADER_KEYS,
     LEVEL_KEYS,
     MAGIC,
@@ -126,15 +126,7 @@ def read_level_header(obj, k: int, n: int, win: bool = False) -> int:
 
 def check_footer(obj, records: int, root_value) -> None:
     """FORMAT.md object 3: count and root value match; the root value is 0."""
-    if type(obj) is dict and "level" in obj:
-        raise InvalidCertificate("a level header follows level N")
-    footer = keyed_map(obj, "footer", FOOTER_KEYS)
-    if footer["end"] is not True:
-        raise UnreadableCertificate(f"footer end is {brief(footer['end'])}, expected true")
-    count = small_int(footer["records"], "footer records")
-    value = rational(footer["root_value"], "footer root_value")
-    if count != records:
-        raise InvalidCertificate(f"footer counts {count} records, the file has {records}")
+    value = footer_root_value(obj, records, rational)
     if root_value.num != 0:
         raise InvalidCertificate(f"root value {format_rational(root_value)} is not 0")
     if value.num * root_value.den != root_value.num * value.den:
