@@ -50,6 +50,12 @@ games of level 8 are near-degenerate (columns equal to ~1e-9): the simplex, pivo
 a tiny element, leaves strategies up to 0.015 off (bound 0.12) or the value up to 3e-9
 off; polished, no game's bound exceeds 1.1e-12 (benchmarks/RESULTS.md).  Well-solved
 games (the rest) keep the solver's value and strategies bit for bit.
+
+Cost.  Every function here runs once per matrix game, so all are compiled without
+reference counting and allocate nothing (scratch on the stack, as in
+:mod:`exact.kernels.matrix_game`); the common path of :func:`certified_game` (one pass of
+:func:`guarantees`) is inlined into the level kernels and the polish stays out of line.
+Measured against the solver without bounds: 1.1-1.2x (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -57,20 +63,21 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from exact.kernels.matrix_game import KMAX, _stack_vector, game_buffers, solve_game_into
+from exact.kernels.matrix_game import (KMAX, NO_REFCOUNT, _stack_matrix, _stack_vector,
+                                       solve_game_into)
 
 EPS = 2.0 ** -53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).
 TINY = 2.0 ** -1000
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
 def gamma(n):
     """Higham's gamma_n = n eps / (1 - n eps): the relative error bound of an n-term sum."""
     return n * EPS / (1.0 - n * EPS)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
 def guarantees(A, k, x, y):
     """(lo, hi, a): lo = min_j fl(fl(sum_i x~_i A_ij) / fl(sum x~)) and hi = max_i of the
     same for y, with x~ = max(x, 0), y~ = max(y, 0), and a = max |A_ij|: the computed
@@ -112,13 +119,13 @@ def guarantees(A, k, x, y):
     return lo, hi, a
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
 def rounding_margin(k, a):
     """The term added to the gap (2) for the rounding of (1) and of the entries."""
     return 10.0 * gamma(k) * a + TINY
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
 def error_from_guarantees(k, v, lo, hi, a):
     """The bound (2) plus the rounding margin, for any float v: w(A) lies in
     [lo - 4 gamma_k a, hi + 4 gamma_k a], so |v - w(A)| <= max(v - lo, hi - v) + that
@@ -129,12 +136,18 @@ def error_from_guarantees(k, v, lo, hi, a):
     return gap + rounding_margin(k, a)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def value_error(A, k, x, y, v):
     """A rigorous bound on |v - w(A[:k, :k])| from strategies x, y (module docstring),
     which also covers a relative rounding of eps in every entry of A."""
     lo, hi, a = guarantees(A, k, x, y)
     return error_from_guarantees(k, v, lo, hi, a)
+
+
+# Sizes of the polish's stack scratch (compile-time constants, as _stack_* require).
+_GAME_SIZE = KMAX * KMAX  # a transposed game
+_UNKNOWNS = KMAX + 1  # z_S and w of a support system
+_SYSTEM_SIZE = (KMAX + 1) * (KMAX + 2)  # its augmented matrix
 
 
 #: A game whose gap (2) exceeds this many rounding margins is polished
@@ -143,7 +156,7 @@ def value_error(A, k, x, y, v):
 POLISH_ABOVE = 1.0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def support_solve(A, k, x, y, columns, out):
     """Re-solve one player's strategy on its support from the other's support, by Gaussian
     elimination with partial pivoting on the original matrix; True if it succeeded.
@@ -158,8 +171,8 @@ def support_solve(A, k, x, y, columns, out):
     """
     mine = y if columns else x
     theirs = x if columns else y
-    S = np.empty(k, dtype=np.int64)
-    T = np.empty(k, dtype=np.int64)
+    S = _stack_vector(KMAX)  # the support of mine (indices held as floats)
+    T = _stack_vector(KMAX)  # the support of theirs
     s = 0
     t = 0
     for i in range(k):
@@ -171,10 +184,13 @@ def support_solve(A, k, x, y, columns, out):
             t += 1
     if t < s or s == 0:
         return False
-    M = np.zeros((t + 1, s + 2))  # [coefficients of z_S, of w | right-hand side]
+    M = _stack_matrix(_SYSTEM_SIZE, t + 1, s + 2)
+    for e in range(t + 1):  # [coefficients of z_S, of w | right-hand side], zero first
+        for c in range(s + 2):
+            M[e, c] = 0.0
     for e in range(t):
         for c in range(s):
-            M[e, c] = A[T[e], S[c]] if columns else A[S[c], T[e]]
+            M[e, c] = A[int(T[e]), int(S[c])] if columns else A[int(S[c]), int(T[e])]
         M[e, s] = -1.0
     for c in range(s):
         M[t, c] = 1.0
@@ -193,7 +209,7 @@ def support_solve(A, k, x, y, columns, out):
             f = M[r, c] / M[c, c]
             for j in range(c, s + 2):
                 M[r, j] -= f * M[c, j]
-    z = np.empty(n)
+    z = _stack_vector(_UNKNOWNS)
     for c in range(n - 1, -1, -1):
         acc = M[c, s + 1]
         for j in range(c + 1, n):
@@ -202,34 +218,43 @@ def support_solve(A, k, x, y, columns, out):
     for i in range(k):
         out[i] = 0.0
     for c in range(s):
-        out[S[c]] = max(z[c], 0.0)
+        out[int(S[c])] = max(z[c], 0.0)
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def _copy(src, dst, k):
+    """dst[:k] = src[:k], without the temporary array of a slice assignment."""
+    for i in range(k):
+        dst[i] = src[i]
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _keep_better(A, k, bx, by, cx, cy, ends):
     """bx := cx if cx guarantees more than ``ends[0]``; by := cy if cy concedes less than
     ``ends[1]``; ``ends`` follows the better strategies' guarantees."""
     lo, hi, _ = guarantees(A, k, cx, cy)
     if lo > ends[0]:
         ends[0] = lo
-        bx[:k] = cx[:k]
+        _copy(cx, bx, k)
     if hi < ends[1]:
         ends[1] = hi
-        by[:k] = cy[:k]
+        _copy(cy, by, k)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _polish(A, k, x, y, bx, by, ends):
     """Offer :func:`_keep_better` the re-solves of x and y on their supports."""
-    zx = x[:k].copy()
-    zy = y[:k].copy()
+    zx = _stack_vector(KMAX)
+    zy = _stack_vector(KMAX)
+    _copy(x, zx, k)
+    _copy(y, zy, k)
     support_solve(A, k, x, y, False, zx)  # zx unchanged where it fails
     support_solve(A, k, x, y, True, zy)
     _keep_better(A, k, bx, by, zx, zy, ends)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
 def certified_game(A, k, x, y, v):
     """(value, bound) of a solved game: the solver's value v with its :func:`value_error`,
     or, when its gap exceeds ``POLISH_ABOVE`` rounding margins, possibly a better pair.
@@ -248,17 +273,30 @@ def certified_game(A, k, x, y, v):
     limit = (1.0 + POLISH_ABOVE) * rounding_margin(k, a)
     if not e > limit:
         return v, e  # small, or NaN (refused by the callers)
-    bx = x[:k].copy()
-    by = y[:k].copy()
-    ends = np.array([lo, hi])
+    return _polished(A, k, x, y, v, lo, hi, a, e, limit)
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def _polished(A, k, x, y, v, lo, hi, a, e, limit):
+    """The polish of :func:`certified_game`, for a game whose bound ``e`` exceeds
+    ``limit`` (kept out of line: a few games in 10^5 need it)."""
+    bx = _stack_vector(KMAX)  # the best strategies so far, and their guarantees
+    by = _stack_vector(KMAX)
+    _copy(x, bx, k)
+    _copy(y, by, k)
+    ends = _stack_vector(2)
+    ends[0] = lo
+    ends[1] = hi
     _polish(A, k, x, y, bx, by, ends)
     w = ends[0] + 0.5 * (ends[1] - ends[0])
     if error_from_guarantees(k, w, ends[0], ends[1], a) > limit:
-        B, tx, ty, work = game_buffers(k)
+        B = _stack_matrix(_GAME_SIZE, k, k)
+        tx = _stack_vector(KMAX)
+        ty = _stack_vector(KMAX)
         for i in range(k):
             for j in range(k):
                 B[j, i] = -A[i, j]
-        vt = solve_game_into(B, k, tx, ty, work)
+        vt = solve_game_into(B, k, tx, ty, tx)  # work: unused by the solver
         if vt == vt:  # not NaN
             _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
             _polish(A, k, ty, tx, bx, by, ends)
@@ -266,6 +304,6 @@ def certified_game(A, k, x, y, v):
     f = error_from_guarantees(k, w, ends[0], ends[1], a)
     if not f < e:
         return v, e
-    x[:k] = bx
-    y[:k] = by
+    _copy(bx, x, k)
+    _copy(by, y, k)
     return w, f

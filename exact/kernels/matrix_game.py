@@ -3,7 +3,7 @@
 Public API
 ----------
 ``solve_game_into(A, k, x, y, work) -> float``
-    ``@numba.njit(cache=True, nogil=True)`` (plus the options in ``_FAST``); meant to be
+    ``@numba.njit(cache=True, nogil=True)`` (plus the options in ``NO_REFCOUNT``); meant to be
     called from other compiled code, including ``numba.prange`` loops (one ``work`` buffer
     per thread).  The game is ``A[:k, :k]`` (``A`` may be a larger, reusable buffer; any
     layout works, but each array layout is a separate ~5 s compilation).  The row player
@@ -122,13 +122,15 @@ _TSIZE = (KMAX + 1) * _WMAX
 WORK_SIZE = _TSIZE + 4 * KMAX + _WMAX
 
 # Extra compiler options of solve_game_into (all helpers are inlined into it, so they
-# apply to the whole solver).  _nrt=False: no reference counting of the array arguments
-# (nothing is allocated, and numba's inliner otherwise emits atomic incref/decref calls
-# inside the pivot loop: ~10% of the run time).  error_model="numpy": no zero-division
-# checks (every divisor is provably non-zero).
-_FAST = {"error_model": "numpy"}
+# apply to the whole solver), and of every compiled function called once per matrix game
+# (exact.kernels.bounds, the level kernels' per-game helpers).  _nrt=False: no reference
+# counting of the array arguments (nothing may be allocated; numba otherwise emits atomic
+# incref/decref calls at every call: ~10% of the solver's time, and 2/3 of the cost of the
+# bounds of the win objective before they were compiled so).  error_model="numpy": no
+# zero-division checks (every divisor is provably non-zero, or a NaN is wanted).
+NO_REFCOUNT = {"error_model": "numpy"}
 if hasattr(numba.core.options.DefaultOptions, "_nrt"):
-    _FAST["_nrt"] = False
+    NO_REFCOUNT["_nrt"] = False
 
 # Tolerances, all in the units of the scaled game B (entries in [1, 2], see _simplex).
 _EPS_RC = 1e-14  # a reduced cost must be < -_EPS_RC for its column to enter
@@ -527,7 +529,7 @@ def _simplex(A, k, x, y, lo, hi, first):
     return (v_b - 1.0) * rng + lo
 
 
-@numba.njit(cache=True, nogil=True, **_FAST)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def solve_game_into(A, k, x, y, work):
     """Solve the zero-sum game ``A[:k, :k]`` (row player maximises) without allocating.
 

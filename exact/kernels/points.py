@@ -34,10 +34,10 @@ from numba import prange
 
 from exact.game.encoding import Level
 from exact.kernels.bounds import gamma, certified_game
-from exact.kernels.matrix_game import game_buffers, solve_game_into
+from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below):
     """A[i, j] = u * sign(V_i - Y_j) + f(child pattern, P - u), u the m-th card of P."""
     u = prize_card[r, m]

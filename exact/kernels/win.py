@@ -52,7 +52,7 @@ from numba import prange
 from exact.game.encoding import Level
 from exact.kernels.points import block_bounds
 from exact.kernels.bounds import gamma, certified_game
-from exact.kernels.matrix_game import game_buffers, solve_game_into
+from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
 
 
 def total_points(n: int) -> int:
@@ -117,7 +117,7 @@ def empty_level(level: Level, handicap: int = 0) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb,
                radius_below):
     """f(pattern p, prize set r, lead): the mean over the upcards of the game values, and
@@ -153,7 +153,7 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
     return min(1.0, max(-1.0, v)), e
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _store(out, r, p, q, lead, off, v):
     out[r, p, lead + off] = v
     out[r, q, off - lead] = -v
