@@ -56,16 +56,25 @@ class Objective(ABC):
     def empty_level(self, level: Level) -> np.ndarray:
         """A float level before solving: every value that needs no game already set."""
 
+    def empty_rows(self, level: Level, r0: int, r1: int) -> np.ndarray:
+        """Prize sets r0..r1-1 of :meth:`empty_level` (a part of a level, on a cluster)."""
+        return self.empty_level(level)[r0:r1]
+
+    def level_shape(self, level: Level) -> tuple[int, ...]:
+        """The shape of a float level's array (what a store checks its files against)."""
+        return (level.prize_sets, level.patterns)
+
     @abstractmethod
     def level_items(self, level: Level) -> int:
         """Kernel items of a level (the unit of chunks and checkpoints)."""
 
     @abstractmethod
     def solve_chunk(self, level: Level, below: np.ndarray, out: np.ndarray, start: int,
-                    stop: int, radius_below: float) -> tuple[int, float]:
+                    stop: int, radius_below: float, row0: int = 0) -> tuple[int, float]:
         """Solve kernel items [start, stop) of ``level`` into ``out``; the games solved and
         a certified bound on the error of every value written (given ``radius_below``, the
-        bound of the level below; :mod:`exact.kernels.bounds`)."""
+        bound of the level below; :mod:`exact.kernels.bounds`).  ``out`` holds the level's
+        prize sets from ``row0`` on (a part of the level; by default all of it)."""
 
     # -- exact levels ------------------------------------------------------------------
 
@@ -138,15 +147,18 @@ class PointsObjective(Objective):
     def empty_level(self, level):
         return np.zeros((level.prize_sets, level.patterns))
 
+    def empty_rows(self, level, r0, r1):
+        return np.zeros((r1 - r0, level.patterns))
+
     def level_items(self, level):
         from exact.kernels.points import level_items
 
         return level_items(level)
 
-    def solve_chunk(self, level, below, out, start, stop, radius_below):
+    def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.points import solve_level
 
-        radius = solve_level(level, below, out, start, stop, radius_below)
+        radius = solve_level(level, below, out, start, stop, radius_below, row0)
         return (stop - start) * level.k, radius
 
     def exact_level(self, level):
@@ -213,15 +225,24 @@ class WinObjective(Objective):
 
         return empty_level(level, self.handicap)
 
+    def empty_rows(self, level, r0, r1):
+        from exact.kernels.win import empty_level
+
+        return empty_level(level, self.handicap, slice(r0, r1))
+
+    def level_shape(self, level):
+        return (level.prize_sets, level.patterns, 2 * self.offset(level) + 1)
+
     def level_items(self, level):
         from exact.kernels.win import level_items
 
         return level_items(level)
 
-    def solve_chunk(self, level, below, out, start, stop, radius_below):
+    def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.win import solve_win_level
 
-        return solve_win_level(level, below, out, self.handicap, start, stop, radius_below)
+        return solve_win_level(level, below, out, self.handicap, start, stop, radius_below,
+                               row0)
 
     def exact_level(self, level):
         template = self.empty_level(level)

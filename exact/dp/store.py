@@ -4,9 +4,13 @@ Layout of a store directory::
 
     manifest.json      {"format": "gops-store", "version": 1, "n": N, "objective": ...,
                         "arithmetic": "float", "chunk_items": C,
-                        "levels": {"k": {"shape": [prize sets, patterns], "sha256": ...}}}
-    level-K.npy        float64 array values[prize rank, pattern rank] of level K
+                        "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k}}}
+    level-K.npy        float64 array of level K: values[prize rank, pattern rank] for the
+                       points objective, values[prize rank, pattern rank, L + offset_K]
+                       for the win objective (the real game: no handicap)
     level-K.progress   while level K is being built: the number of finished items
+    level-K.parts/     while level K is being built on a cluster: its parts
+                       (:mod:`exact.dp.cluster`)
 
 Invariants (what makes ``kill -9`` at any moment harmless):
 
@@ -61,9 +65,14 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def level_shape(level) -> tuple[int, int]:
-    """The shape of a level's array that the rules imply: (prize sets, patterns)."""
-    return (level.prize_sets, level.patterns)
+def level_shape(level, spec) -> tuple[int, ...]:
+    """The shape of a level's array that the rules and the objective ``spec`` imply."""
+    return spec.level_shape(level)
+
+
+def spec_of(manifest: dict):
+    """The Objective of a store (read_manifest has checked its name)."""
+    return objective_for(manifest["objective"])
 
 
 def unreadable_reason(exc: OSError) -> str:
@@ -78,7 +87,7 @@ def unreadable_reason(exc: OSError) -> str:
     return reasons.get(exc.errno, f"cannot be read ({exc.strerror or exc})")
 
 
-def open_checked_level(path: Path, shape: tuple[int, int], sha256: str | None,
+def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
                        in_memory: bool = False) -> np.ndarray:
     """A level file opened read-only (mapped, or read into memory) after checking that it
     is readable, holds float64 values of ``shape``, and (when ``sha256`` is given) matches
@@ -216,7 +225,7 @@ class Store:
         that they are right whatever a crash left in the file.
         """
         path = self.level_path(level.k)
-        shape = level_shape(level)
+        shape = level_shape(level, self.spec)
         arr = None
         if self._done_items(level.k) > 0 and path.is_file() and not path.is_symlink():
             try:
@@ -229,9 +238,24 @@ class Store:
             self._progress_path(level.k).unlink(missing_ok=True)
             self._remove_level_file(level.k)
             arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=shape)
-        self._allocate(path, level.k)
-        arr[:, level.swap == np.arange(level.patterns)] = 0.0
+            self._allocate(path, level.k)
+            self._write_empty(level, arr)
+        else:
+            self._allocate(path, level.k)
+        if arr.ndim == 2:  # points
+            arr[:, level.swap == np.arange(level.patterns)] = 0.0
         return arr
+
+    def _write_empty(self, level, arr, rows: int = 4096) -> None:
+        """A new level file gets the values that need no game (the win objective's decided
+        leads; the points objective's are the zeros the file starts with), a block of prize
+        sets at a time; flushed before any progress is recorded."""
+        if arr.ndim == 2:
+            return
+        for r0 in range(0, level.prize_sets, rows):
+            r1 = min(level.prize_sets, r0 + rows)
+            arr[r0:r1] = self.spec.empty_rows(level, r0, r1)
+        arr.flush()
 
     def _allocate(self, path: Path, k: int) -> None:
         if not hasattr(os, "posix_fallocate"):
@@ -255,7 +279,7 @@ class Store:
         del arr
         path = self.level_path(k)
         self.manifest["levels"][str(k)] = {
-            "shape": list(level_shape(self.levels[k])),
+            "shape": list(level_shape(self.levels[k], self.spec)),
             "sha256": file_sha256(path),
             "radius": radius if np.isfinite(radius) else None,
         }
@@ -303,7 +327,7 @@ def _is_sha256(text) -> bool:
 
 def _is_level_entry(entry) -> bool:
     shape = entry.get("shape") if isinstance(entry, dict) else None
-    return (isinstance(shape, list) and len(shape) == 2
+    return (isinstance(shape, list) and len(shape) in (2, 3)
             and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
             and _is_sha256(entry.get("sha256"))
             and _is_radius(entry.get("radius")))
@@ -334,7 +358,7 @@ def read_manifest(root) -> dict:
         and manifest.get("format") == FORMAT
         and manifest.get("version") == VERSION
         and isinstance(manifest.get("n"), int)
-        and isinstance(manifest.get("objective"), str)
+        and manifest.get("objective") in ("points", "win")
         and isinstance(manifest.get("chunk_items"), int)
         and manifest["chunk_items"] > 0
         and isinstance(manifest.get("levels"), dict)
@@ -357,8 +381,9 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
     """Every completed level's recorded shape must be the one N implies: a manifest that
     says otherwise was edited or belongs to another game (StoreError, nothing written)."""
     n = manifest["n"]
+    spec = spec_of(manifest)
     for key, entry in manifest["levels"].items():
-        want = list(level_shape(levels[int(key)]))
+        want = list(level_shape(levels[int(key)], spec))
         if entry["shape"] != want:
             raise StoreError(
                 f"{Path(root) / MANIFEST} says N={n} but records level {key} with shape "
@@ -373,7 +398,7 @@ def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
     entry = manifest["levels"].get(str(k))
     if entry is None:
         raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
-    return open_checked_level(Path(root) / f"level-{k}.npy", level_shape(levels[k]),
+    return open_checked_level(Path(root) / f"level-{k}.npy", level_shape(levels[k], spec_of(manifest)),
                               entry["sha256"] if verify else None, in_memory)
 
 
@@ -422,15 +447,17 @@ def load(root, n: int | None = None, objective: str | None = None):
         raise StoreError(f"{root} holds N={manifest['n']}, not N={n}")
     if objective is not None and manifest["objective"] != objective:
         raise StoreError(f"{root} holds objective {manifest['objective']}, not {objective}")
-    if manifest["objective"] != "points" or manifest.get("arithmetic") != "float":
-        raise StoreError(f"{root}: unsupported objective or arithmetic in the manifest")
+    if manifest.get("arithmetic") != "float":
+        raise StoreError(f"{root}: unsupported arithmetic in the manifest")
     n = manifest["n"]
     missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
     if missing:
+        win = " --objective win" if manifest["objective"] == "win" else ""
         raise StoreError(f"{root} is incomplete (level {missing[0]} of {n} missing): "
-                         f"rerun `gops solve {n} --store {root}` to resume")
+                         f"rerun `gops solve {n}{win} --store {root}` to resume")
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
     radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
-    return Solution(n, "points", "float", levels, StoredValues(root, manifest, levels),
+    return Solution(n, manifest["objective"], "float", levels,
+                    StoredValues(root, manifest, levels),
                     radii=[float("inf") if r is None else r for r in radii])

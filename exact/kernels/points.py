@@ -57,9 +57,10 @@ def block_bounds(start, total, nblocks, b):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_card, below, out,
-                nthreads, radius_below, radius):
-    """Solve items start..stop-1 of a level into ``out`` (prize-set-major values); block b
-    writes its largest certified item error into ``radius[b]`` (module docstring).
+                row0, nthreads, radius_below, radius):
+    """Solve items start..stop-1 of a level into ``out`` (prize-set-major values; row
+    ``r - row0`` of ``out`` holds prize set r); block b writes its largest certified item
+    error into ``radius[b]`` (module docstring).
 
     Item t is (prize rank t // len(canon), pattern canon[t % len(canon)]).  Each block of
     items gets its own scratch buffers, so the blocks run in parallel without sharing.
@@ -95,8 +96,8 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
             for t in range(seg, seg_end):
                 p = canon[t % ncanon]
                 value = acc[t - lo] / k
-                out[r, p] = value
-                out[r, swap[p]] = -value
+                out[r - row0, p] = value
+                out[r - row0, swap[p]] = -value
                 e = err[t - lo] / k + radius_below + 3.0 * gamma(k) * big[t - lo]
                 worst = max(worst, e) if e == e else np.inf
             seg = seg_end
@@ -109,10 +110,11 @@ def level_items(level: Level) -> int:
 
 
 def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, stop: int,
-                radius_below: float = 0.0) -> float:
+                radius_below: float = 0.0, row0: int = 0) -> float:
     """Solve items [start, stop) of ``level`` into ``out`` from the level below; returns a
     certified bound on the error of every value written, given the bound ``radius_below``
-    of the level below (module docstring).
+    of the level below (module docstring).  ``out`` holds the level's prize sets from
+    ``row0`` on (all of them by default; a part of a level on a cluster, exact.dp.cluster).
 
     Both arrays are passed to the kernel as plain writable ndarrays: numba compiles a
     separate specialisation for read-only arrays whose floating-point code differs in the
@@ -129,7 +131,7 @@ def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, st
     radius = np.zeros(min(stop - start, 64 * nthreads))
     solve_items(
         start, stop, level.canonical_patterns, level.k, level.child, level.sign,
-        level.swap, level.prize_child, level.prize_card, below, out, nthreads,
+        level.swap, level.prize_child, level.prize_card, below, out, row0, nthreads,
         float(radius_below), radius,
     )
     return float(radius.max())

@@ -101,14 +101,15 @@ def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
     return np.minimum(s, handicap + total_points(level.n) - s)
 
 
-def empty_level(level: Level, handicap: int = 0) -> np.ndarray:
-    """A level's array before solving: sign(L) where decided, NaN elsewhere.
+def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None)) -> np.ndarray:
+    """A level's array before solving (its prize sets ``rows``, by default all): sign(L)
+    where decided, NaN elsewhere.
 
     Identical hands at L = 0 get their value 0 here (antisymmetry).
     """
     off = lead_offset(level.n, level.k, handicap)
     leads = np.arange(-off, off + 1)
-    s = prize_sums(level)
+    s = prize_sums(level)[rows]
     decided = np.abs(leads)[None, :] > s[:, None]  # (prize sets, leads)
     row = np.where(decided, np.sign(leads)[None, :].astype(np.float64), np.nan)
     out = np.repeat(row[:, None, :], level.patterns, axis=1)
@@ -161,9 +162,10 @@ def _store(out, r, p, q, lead, off, v):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, prize_card,
-                    limits, below, offb, out, off, games, nthreads, radius_below, radius):
+                    limits, below, offb, out, row0, off, games, nthreads, radius_below, radius):
     """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
-    pattern patterns[t % len(patterns)]), every undecided reachable lead.
+    pattern patterns[t % len(patterns)]), every undecided reachable lead; row ``r - row0``
+    of ``out`` holds prize set r.
 
     For each item: bisect for the first lead with f = 1 and the last with f = -1 (f is
     non-decreasing in the lead), fill those blocks, solve the leads between.  Each value
@@ -184,6 +186,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
         lo, hi = block_bounds(start, total, nblocks, b)
         for t in range(lo, hi):
             r = t // npat
+            w = r - row0  # the row of out
             p = patterns[t % npat]
             q = swap[p]
             lim = limits[r]
@@ -199,7 +202,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
                                   prize_card, below, offb, radius_below)
                 worst = max(worst, e) if e == e else np.inf
                 count += k
-                _store(out, r, p, q, mid, off, v)
+                _store(out, w, p, q, mid, off, v)
                 if v >= 1.0:
                     bb = mid
                 else:
@@ -210,29 +213,29 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             bb = win_from - 1
             while a < bb:
                 mid = (a + bb + 1) // 2
-                v = out[r, p, mid + off]
+                v = out[w, p, mid + off]
                 if v != v:
                     v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
                                       prize_card, below, offb, radius_below)
                     worst = max(worst, e) if e == e else np.inf
                     count += k
-                    _store(out, r, p, q, mid, off, v)
+                    _store(out, w, p, q, mid, off, v)
                 if v <= -1.0:
                     a = mid
                 else:
                     bb = mid - 1
             lose_to = a
             for lead in range(first, lose_to + 1):
-                _store(out, r, p, q, lead, off, -1.0)
+                _store(out, w, p, q, lead, off, -1.0)
             for lead in range(win_from, lim + 1):
-                _store(out, r, p, q, lead, off, 1.0)
+                _store(out, w, p, q, lead, off, 1.0)
             for lead in range(lose_to + 1, win_from):
-                if out[r, p, lead + off] != out[r, p, lead + off]:
+                if out[w, p, lead + off] != out[w, p, lead + off]:
                     v, e = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
                                       prize_card, below, offb, radius_below)
                     worst = max(worst, e) if e == e else np.inf
                     count += k
-                    _store(out, r, p, q, lead, off, v)
+                    _store(out, w, p, q, lead, off, v)
         games[b] = count
         radius[b] = worst * (1.0 + 2.0 ** -20)
 
@@ -243,10 +246,12 @@ def level_items(level: Level) -> int:
 
 
 def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
-                    start: int, stop: int, radius_below: float = 0.0) -> tuple[int, float]:
+                    start: int, stop: int, radius_below: float = 0.0,
+                    row0: int = 0) -> tuple[int, float]:
     """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved
     and a certified bound on the error of every value written, given the bound
-    ``radius_below`` of the level below."""
+    ``radius_below`` of the level below.  ``out`` holds the level's prize sets from
+    ``row0`` on (all of them by default)."""
     if stop <= start:
         return 0, 0.0
     nthreads = numba.get_num_threads()
@@ -255,7 +260,7 @@ def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: 
     solve_win_items(
         start, stop, level.record_patterns, level.k, level.child, level.sign, level.swap,
         level.prize_child, level.prize_card, lead_limits(level, handicap), below,
-        lead_offset(level.n, level.k - 1, handicap), out,
+        lead_offset(level.n, level.k - 1, handicap), out, row0,
         lead_offset(level.n, level.k, handicap), games, nthreads, float(radius_below), radius,
     )
     return int(games.sum()), float(radius.max())

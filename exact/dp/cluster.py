@@ -1,0 +1,297 @@
+"""Solve into a store on a Dask cluster: one task per block of prize-set rows of a level.
+
+The DP is level by level (Rhoads & Bartholdi 2012, sec 3): level k reads only level k - 1,
+and each of its values is a pure function of that level.  So a level splits into
+independent *parts*, blocks of consecutive prize-set rows (the layout of a store level,
+:mod:`exact.dp.store`), and a part is one task: a worker maps the level below from the
+store (copy-on-write, nothing copied), runs the same numba kernel as the single-process
+solver on its rows, and writes them to a part file.  The client waits for every part of
+the level, joins them into the level file and records the level in the manifest; then the
+next level starts.
+
+The store lives where every worker can read and write it: a local folder for a
+LocalCluster, a shared file system (NFS, Lustre, ...) for a cluster of machines.  Only
+part files and small JSON notes are written by workers; the level file and the manifest
+are written by the client alone, so no two processes ever write the same file.
+
+Invariants (why a killed worker or a killed client loses nothing and changes no bit):
+
+- A part is done iff its note ``level-K.parts/rows-R0-R1.json`` exists.  The note is
+  written (atomically, fsynced) only after the part's ``.npy`` was written the same way,
+  so a done part's data is durable.  A worker killed mid-part leaves at most a temporary
+  file; Dask gives the task to another worker.
+- A rerun of the same command finds the done parts of the level in progress and submits
+  only the others.  Every part is computed by the same kernel from the same level below,
+  item by item in the same order, so its bits are those of the single-process solver
+  whoever computes it and whenever (the kernels' per-item sums do not depend on how the
+  items are split, :mod:`exact.kernels.points`).
+- The level file is joined from the parts, fsynced, checksummed and only then listed in
+  the manifest (:class:`exact.dp.store.Store`); its parts are removed after that.  A
+  client killed while joining reruns the join.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from exact.dp.store import Store, StoreError, level_shape
+from exact.errors import GopsInputError, SolverError
+from exact.game.encoding import build_levels
+
+#: Kernel items per part when none is given: small enough for progress every few seconds
+#: and for an even spread over workers, large enough that the per-task overhead
+#: (scheduling, mapping the level below, writing a file) stays below ~1 %.
+DEFAULT_PART_ITEMS = 1 << 17
+
+
+def parse_cluster(spec: str) -> tuple[str, int | str]:
+    """``local:W`` -> ("local", W); ``tcp://HOST:PORT`` -> ("address", spec).
+
+    >>> parse_cluster("local:2"), parse_cluster("tcp://10.0.0.5:8786")
+    (('local', 2), ('address', 'tcp://10.0.0.5:8786'))
+    """
+    if spec.startswith("local:"):
+        count = spec[len("local:"):]
+        if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 1024:
+            raise GopsInputError(f"--cluster local:W needs a worker count W from 1 to 1024, got {spec!r}")
+        return "local", int(count)
+    if spec.startswith(("tcp://", "tls://", "ucx://")) and ":" in spec.split("://", 1)[1]:
+        return "address", spec
+    raise GopsInputError(f"--cluster must be local:W or a scheduler address tcp://HOST:PORT, got {spec!r}")
+
+
+def parts_of(level, items_per_row: int, part_items: int) -> list[tuple[int, int]]:
+    """The parts of a level: blocks [r0, r1) of prize-set rows of about ``part_items``
+    kernel items each (at least one row).
+
+    >>> from exact.game.encoding import build_levels
+    >>> parts_of(build_levels(5)[2], 3, 9)
+    [(0, 3), (3, 6), (6, 9), (9, 10)]
+    """
+    rows = max(1, part_items // max(1, items_per_row))
+    return [(r0, min(level.prize_sets, r0 + rows)) for r0 in range(0, level.prize_sets, rows)]
+
+
+def parts_dir(root, k: int) -> Path:
+    return Path(root) / f"level-{k}.parts"
+
+
+def part_paths(root, k: int, r0: int, r1: int) -> tuple[Path, Path]:
+    """(values, note) files of the part of rows [r0, r1) of level k."""
+    stem = parts_dir(root, k) / f"rows-{r0}-{r1}"
+    return stem.with_suffix(".npy"), stem.with_suffix(".json")
+
+
+def _write_atomically(path: Path, write) -> None:
+    """``write(fh)`` into a temporary file of a name no other process uses, fsync, rename
+    over ``path``, fsync the folder: after this returns the file survives a crash."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_note(root, k: int, r0: int, r1: int) -> dict | None:
+    """The note of a done part (games, radius, seconds), or None if it is not done."""
+    _, note = part_paths(root, k, r0, r1)
+    try:
+        data = json.loads(note.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    ok = (isinstance(data, dict) and isinstance(data.get("games"), int)
+          and isinstance(data.get("radius"), (int, float)) and data["radius"] >= 0.0)
+    return data if ok else None
+
+
+# -- the task, run on a worker -------------------------------------------------------------
+
+_WORKER_CACHE: dict = {}
+
+
+def _cached(key, make):
+    """One object per worker process and key (the levels of N, the mapped level below):
+    the tasks of a level all need the same ones."""
+    if key not in _WORKER_CACHE:
+        if key[0] == "below":  # one level below at a time
+            for old in [k for k in _WORKER_CACHE if k[0] == "below"]:
+                del _WORKER_CACHE[old]
+        _WORKER_CACHE[key] = make()
+    return _WORKER_CACHE[key]
+
+
+def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
+               radius_below: float, threads: int | None) -> dict:
+    """Solve rows [r0, r1) of level k of the store at ``root`` into their part file, and
+    return the part's note (also written next to it).  Runs on a Dask worker."""
+    import numba
+
+    from exact.dp.objective import objective_for
+
+    if threads:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    spec = objective_for(objective)
+    levels = _cached(("levels", n), lambda: build_levels(n))
+    level = levels[k]
+    values, note = part_paths(root, k, r0, r1)
+    t0 = time.perf_counter()
+    # Copy-on-write map: writable (the kernels' one specialisation), nothing copied.
+    below = _cached(("below", root, k - 1),
+                    lambda: np.load(Path(root) / f"level-{k - 1}.npy", mmap_mode="c"))
+    out = spec.empty_rows(level, r0, r1)
+    per_row = spec.level_items(level) // level.prize_sets
+    games, radius = spec.solve_chunk(level, below, out, r0 * per_row, r1 * per_row,
+                                     radius_below, row0=r0)
+    if not np.isfinite(radius) and np.isfinite(radius_below):
+        raise SolverError(f"level {k}: a matrix game failed (NaN) in rows {r0}..{r1 - 1}; "
+                          "no value is certified (a bug)")
+    _write_atomically(values, lambda fh: np.save(fh, out))
+    data = {"games": int(games), "radius": float(radius),
+            "seconds": time.perf_counter() - t0}
+    _write_atomically(note, lambda fh: fh.write(json.dumps(data).encode()))
+    return data
+
+
+# -- the client ----------------------------------------------------------------------------
+
+@dataclass
+class ClusterReport:
+    """What a cluster solve did: per level (k, parts run now, games, seconds)."""
+
+    workers: int
+    levels: list = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return sum(games for _, _, games, _ in self.levels)
+
+    @property
+    def seconds(self) -> float:
+        return sum(seconds for *_, seconds in self.levels)
+
+
+def connect(spec: str):
+    """(client, cluster or None) for ``local:W`` or a scheduler address."""
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    kind, arg = parse_cluster(spec)
+    if kind == "local":
+        cluster = LocalCluster(n_workers=arg, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        return Client(cluster), cluster
+    try:
+        return Client(arg, timeout="30s"), None
+    except OSError as exc:
+        raise GopsInputError(f"cannot reach the Dask scheduler at {arg}: {exc}") from None
+
+
+def worker_threads(spec: str) -> int | None:
+    """numba threads per task: a LocalCluster shares this machine's cores among its
+    workers; on a cluster each worker (one per machine, ``--nthreads 1``) uses them all."""
+    kind, arg = parse_cluster(spec)
+    if kind == "local":
+        return max(1, (os.cpu_count() or 1) // arg)
+    return None
+
+
+def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
+                     part_items: int | None = None, progress=None, on_repair=None,
+                     client=None) -> tuple[Store, ClusterReport]:
+    """Solve n-card GOPS into the store at ``root`` on a Dask cluster (``local:W`` or a
+    scheduler address), resuming whatever the store holds.  ``progress(k, done, total,
+    games)`` is called once per level before its first part and after each part.
+
+    ``client``: an existing ``dask.distributed.Client`` to use instead of connecting
+    (tests); it is left open.
+    """
+    from dask.distributed import as_completed
+
+    root = Path(root).resolve()
+    levels = build_levels(n)
+    store = Store(root, n, objective, levels=levels, on_repair=on_repair)
+    spec = store.spec
+    part_items = part_items or DEFAULT_PART_ITEMS
+    threads = worker_threads(cluster) if client is None else None
+    own = client is None
+    if own:
+        client, local = connect(cluster)
+    report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
+    try:
+        radius_below = 0.0
+        for level in levels:
+            k = level.k
+            if store.completed(level):
+                radius_below = store.radius(k)
+                continue
+            t0 = time.perf_counter()
+            if k == 0:
+                store.finish_level(0, store.open_level(level), 0.0)
+                continue
+            per_row = spec.level_items(level) // level.prize_sets
+            parts = parts_of(level, per_row, part_items)
+            parts_dir(root, k).mkdir(exist_ok=True)
+            todo = [p for p in parts if read_note(root, k, *p) is None]
+            done, games = len(parts) - len(todo), 0
+            if progress is not None:
+                progress(k, done, len(parts), 0)
+            futures = [client.submit(solve_part, str(root), n, objective, k, r0, r1,
+                                     radius_below, threads, pure=False, retries=3)
+                       for r0, r1 in todo]
+            for future in as_completed(futures):
+                note = future.result()
+                done += 1
+                games += note["games"]
+                if progress is not None:
+                    progress(k, done, len(parts), note["games"])
+            radius_below = join_parts(store, level, parts)
+            report.levels.append((k, len(todo), games, time.perf_counter() - t0))
+    finally:
+        if own:
+            client.close()
+            if local is not None:
+                local.close()
+    return store, report
+
+
+def join_parts(store: Store, level, parts) -> float:
+    """Copy the parts of a level into its level file, record it complete (checksum,
+    radius) in the manifest, then remove the parts; returns the level's radius."""
+    import shutil
+
+    k = level.k
+    out = store.open_level(level)
+    radius = 0.0
+    for r0, r1 in parts:
+        values, _ = part_paths(store.root, k, r0, r1)
+        note = read_note(store.root, k, r0, r1)
+        try:
+            rows = np.load(values, mmap_mode="r")
+        except (OSError, ValueError, EOFError):
+            rows = None
+        want = (r1 - r0, *level_shape(level, store.spec)[1:])
+        if note is None or rows is None or rows.shape != want or rows.dtype != np.float64:
+            raise StoreError(f"{values}: a part recorded as done is missing or damaged; "
+                             f"remove {parts_dir(store.root, k)} and rerun to redo the level")
+        out[r0:r1] = rows
+        radius = max(radius, note["radius"])
+    store.finish_level(k, out, radius)
+    shutil.rmtree(parts_dir(store.root, k), ignore_errors=True)
+    return radius
