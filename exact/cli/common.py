@@ -106,13 +106,16 @@ def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handic
         bar.close()
 
 
-def load_or_solve(n, store_dir, quiet, top=None):
-    """The float Solution of N-card GOPS: from a store when given, else solved now."""
+def load_or_solve(n, store_dir, quiet, top=None, objective="points"):
+    """The float Solution of N-card GOPS (points objective, or win for the real game):
+    from a store when given, else solved now."""
     if store_dir is None:
+        if objective == "win":
+            return solve_win_with_progress(n, top=top, quiet=quiet)
         return solve_with_progress(n, top=top, quiet=quiet)
     from exact.dp.store import load
 
-    return load(store_dir, n=n)
+    return load(store_dir, n=n, objective=objective)
 
 
 def presolve_variant(variant: str, n: int, arithmetic: str):
@@ -245,15 +248,13 @@ def objective_options(command):
 
 
 def check_objective(n: int, objective: str, lead, store_dir=None) -> int:
-    """The lead to use; --lead and --store need the right objective, and the lead must be
+    """The lead to use; --lead needs the win objective, and the lead must be
     possible in N-card GOPS (:func:`exact.dp.solve.check_lead`, the API's rule); exit 2
     otherwise."""
     from exact.dp.solve import check_lead
 
     if objective != "win":
         raise GopsInputError("--lead applies to --objective win only")
-    if store_dir is not None:
-        raise GopsInputError("--store holds the points objective only")
     return 0 if lead is None else check_lead(n, lead, "--lead")
 
 

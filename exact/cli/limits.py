@@ -41,9 +41,16 @@ def limits() -> dict[tuple[str, ...], Limit]:
                          "time and memory: N = 13 takes about 15 minutes on 2 cores")
     float_win = Limit(1, SOLVE_MAX_N["win", "float"],
                       "the win objective also tracks the lead: N = 10 takes a few minutes")
+    stored = Limit(1, ENCODING_MAX_N, f"{cards}; a pre-flight estimate refuses what this "
+                   "machine cannot hold (then --cluster)")
+    read_store = Limit(1, ENCODING_MAX_N, "the largest game a store holds")
     table = {
         ("solve",): float_points,
         ("solve", "--objective win"): float_win,
+        ("solve", "--store"): stored,
+        ("solve", "--objective win", "--store"): stored,
+        ("table", "--store"): read_store,
+        ("table", "--objective win", "--store"): read_store,
         ("table",): float_points,
         ("table", "--objective win"): float_win,
         ("strategy",): Limit(1, ENCODING_MAX_N, f"{cards}; only the hands left are solved"),
@@ -62,7 +69,7 @@ def limits() -> dict[tuple[str, ...], Limit]:
                                            "a store: gops solve N --store DIR, then --store DIR"),
         ("play", "--objective win"): Limit(1, min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
                                            "the win objective is solved on the fly"),
-        ("play", "--store"): Limit(1, SOLVE_MAX_N["points", "float"], "the largest game a store holds"),
+        ("play", "--store"): read_store,
     }
     suit = "one suit of a deck"
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):

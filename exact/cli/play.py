@@ -32,7 +32,7 @@ from exact.play.bots import face_up_reply
 @click.option("--opponents", default=None,
               help="The two bots of a three-player variant [default: upcard+1,upcard].")
 @click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
-              default=None, help="Play from a store of `gops solve N --store DIR` (N <= 13).")
+              default=None, help="Play from a store of `gops solve N --store DIR` (either objective).")
 @click.option("--seed", "seed", type=INTEGER, default=None,
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
@@ -230,12 +230,13 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
     from exact.play.bots import OptimalBot, VariantOptimalBot, WinOptimalBot, solution_for
 
     if store is not None:
-        if objective != "points" or variant != "standard":
-            raise GopsInputError("a store holds the standard game's points objective only; "
-                                 "drop --store to solve the others on the fly")
+        if variant != "standard":
+            raise GopsInputError("a store holds the standard game only; drop --store to "
+                                 "solve the variants on the fly")
         import exact
 
-        return OptimalBot(exact.load(store, n=check_command_n(n, "play", "--store"), objective="points"))
+        sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective)
+        return WinOptimalBot(sol) if objective == "win" else OptimalBot(sol)
     if variant != "standard":
         if objective != "points":
             raise GopsInputError(f"the {variant} variant is solved for points only")

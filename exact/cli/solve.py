@@ -36,27 +36,36 @@ from exact.cli.limits import check_command_n, objective_flag
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Keep the solution in DIR (checkpointed per chunk; rerun to resume).")
 @click.option("--chunk-items", type=INTEGER, default=None,
-              help="Items per checkpoint with --store (default 1,048,576).")
+              help="Items per checkpoint with --store (default 1,048,576); per task with "
+                   "--cluster (default 131,072).")
+@click.option("--cluster", "cluster", default=None, metavar="SPEC",
+              help="With --store: solve on Dask, local:W (W worker processes here) or "
+                   "tcp://HOST:PORT (a running scheduler; the store on a shared file system).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_options
 @one_line_errors
-def solve(n, store_dir, chunk_items, quiet, objective, lead):
+def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead):
     """Solve N-card GOPS (floating point) and print a summary."""
-    from exact.kernels.points import warm_up
     from exact.dp.solve import check_options
 
-    check_command_n(n, "solve", objective_flag(objective))
-    if objective != "points" or lead is not None:
-        return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
-    check_options(n, "points", "float")
+    if cluster is not None and store_dir is None:
+        raise GopsInputError("--cluster needs --store DIR (the workers share the store)")
     if chunk_items is not None and chunk_items < 1:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
+    check_command_n(n, "solve", objective_flag(objective), store_dir and "--store")
+    if store_dir is not None:
+        return solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet)
+    if objective != "points" or lead is not None:
+        return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
+    from exact.kernels.points import warm_up
+
+    check_options(n, "points", "float")
     jit = warm_up()
-    if store_dir is None:
-        sol = solve_with_progress(n, quiet=quiet)
-        st = sol.stats
-    else:
-        sol, st = solve_store_with_progress(n, store_dir, chunk_items, quiet)
+    sol = solve_with_progress(n, quiet=quiet)
+    print_points_summary(n, sol, sol.stats, jit)
+
+
+def print_points_summary(n, sol, st, jit, store_dir=None):
     click.echo(f"N={n} objective=points arithmetic=float")
     if store_dir is not None:
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
@@ -89,8 +98,13 @@ def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
     check_options(n, "win", "float", handicap=abs(lead))
     jit = warm_up()
     sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
-    st = sol.stats
+    print_win_summary(n, sol, sol.stats, jit, lead)
+
+
+def print_win_summary(n, sol, st, jit, lead=0, store_dir=None):
     click.echo(f"N={n} objective=win arithmetic=float")
+    if store_dir is not None:
+        click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
     click.echo("canonical subgames (pattern, prizes, lead), undecided and reachable: "
                f"{st.subgames:,}")
     click.echo(f"matrix games solved: {st.matrix_games:,} "
@@ -104,20 +118,90 @@ def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
                f"({WIN_UNITS}{note})")
 
 
-def solve_store_with_progress(n, store_dir, chunk_items, quiet):
-    """Solve into (or resume) a store; returns the loaded Solution and its SolveStats."""
-    from exact.dp.solve import points_stats
+def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet):
+    """``gops solve N --store DIR [--objective win] [--cluster SPEC]``: a pre-flight
+    estimate (refused if this machine cannot hold it), then the solve, resumable."""
+    from exact.dp.cluster import parse_cluster
+    from exact.dp.preflight import check_fits, estimate
+    from exact.dp.solve import SolveStats, peak_memory_bytes
     from exact.dp.store import load, solve_into_store
 
-    bar = ProgressBar(enabled=not quiet, leave=True)
+    if objective == "points" and lead is not None:
+        raise GopsInputError("--lead applies to --objective win only")
+    if lead not in (None, 0):
+        raise GopsInputError("a store holds the real game (no handicap): solve it without "
+                             "--lead, then read any lead with `gops strategy --store DIR --lead L`")
+    if cluster is not None:
+        parse_cluster(cluster)
+    est = estimate(n, objective)
+    check_fits(est, store_dir, cluster=cluster is not None)
+    if not quiet:
+        where = "this machine" if cluster is None else "one machine like this one"
+        click.echo(f"gops: estimate for {where}: {est.describe()}", err=True)
+    jit = warm_up_kernels(objective)
     t0 = time.perf_counter()
-    try:
-        solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
-                         on_repair=report_repair)
-    finally:
-        bar.close()
-    sol = load(store_dir, n=n)
-    return sol, points_stats(sol.levels, t0)
+    if cluster is None:
+        bar = ProgressBar(enabled=not quiet, leave=True)
+        try:
+            games = solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
+                                     objective=objective, on_repair=report_repair).games
+        finally:
+            bar.close()
+    else:
+        games = solve_cluster_with_progress(n, store_dir, cluster, objective, chunk_items, quiet)
+    sol = load(store_dir, n=n, objective=objective)
+    st = SolveStats(subgames=sol.objective_spec.subgames(sol.levels), matrix_games=games,
+                    seconds=time.perf_counter() - t0, peak_memory_bytes=peak_memory_bytes())
+    if objective == "points":
+        print_points_summary(n, sol, st, jit, store_dir)
+    else:
+        print_win_summary(n, sol, st, jit, 0, store_dir)
+
+
+def warm_up_kernels(objective: str) -> float:
+    """Compile (or load) the objective's level kernel; seconds spent."""
+    if objective == "points":
+        from exact.kernels.points import warm_up
+    else:
+        from exact.kernels.win import warm_up
+    return warm_up()
+
+
+def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, quiet) -> int:
+    """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
+    left for the other levels from the cost model of exact.dp.preflight) and a summary;
+    returns the games solved."""
+    from exact.dp.cluster import solve_on_cluster
+    from exact.dp.preflight import level_work
+
+    work = [level_work(n, k, objective) for k in range(n + 1)]
+    t0 = time.perf_counter()
+    level = {}  # the level in progress: k, start time, parts done before, games
+    finished = [0.0]  # units of work done by this run
+
+    def progress(k, done, total, games):
+        now = time.perf_counter()
+        if level.get("k") != k:
+            level.update(k=k, start=now, before=done, games=0)
+        level["games"] += games
+        if quiet or done < total:
+            return
+        seconds = now - level["start"]
+        finished[0] += work[k] * (total - level["before"]) / max(total, 1)
+        rate = finished[0] / max(now - t0, 1e-9)
+        rest = sum(work[k + 1:])
+        eta = f"; about {rest / rate:.0f} s for the levels left" if rest and rate > 0 else ""
+        parts = f"{total} part{'s' if total > 1 else ''}"
+        click.echo(f"gops: level {k}/{n}: {parts} ({total - level['before']} run now), "
+                   f"{level['games']:,} games in {seconds:.1f} s "
+                   f"({level['games'] / max(seconds, 1e-9):,.0f} games/s){eta}", err=True)
+
+    _, report = solve_on_cluster(n, store_dir, cluster, objective, part_items,
+                                 progress=progress, on_repair=report_repair)
+    if not quiet:
+        click.echo(f"gops: {report.workers} Dask workers solved {len(report.levels)} levels "
+                   f"now: {report.games:,} games in {report.seconds:.1f} s", err=True)
+    return report.games
 
 
 def report_repair(k, what):
@@ -141,16 +225,20 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from exact.dp.solve import check_options
 
-    check_command_n(n, "table", objective_flag(objective))
+    check_command_n(n, "table", objective_flag(objective), store_dir and "--store")
     win = objective != "points" or lead is not None
     if win:
         lead = check_objective(n, objective, lead, store_dir)
         if with_ranges:
             raise GopsInputError("--ranges applies to the points objective only")
-        check_options(n, "win", "float", handicap=abs(lead))
-        sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
+        if store_dir is None:
+            check_options(n, "win", "float", handicap=abs(lead))
+            sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
+        else:
+            sol = load_or_solve(n, store_dir, quiet, objective="win")
     else:
-        check_options(n, "points", "float")
+        if store_dir is None:
+            check_options(n, "points", "float")
         sol = load_or_solve(n, store_dir, quiet)
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
@@ -245,11 +333,27 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     from exact.kernels.win import total_points
 
     arithmetic = "rational" if exact_ else "float"
+    if store_dir is not None:
+        if exact_:
+            raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
+        from exact.dp.store import read_manifest
+
+        n = read_manifest(store_dir)["n"] if n is None else n
     if n is not None:
         check_command_n(n, "strategy")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
     n = check_command_n(n or max(m | t | d), "strategy")
     lead = check_objective(n, objective, lead, store_dir)
+    if store_dir is not None:  # the real game: every reachable lead, no handicap
+        from exact.dp.store import load
+
+        sol = load(store_dir, n=n, objective="win")
+        st = sol.strategy(m, t, d, upcard, lead)
+        game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
+        print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
+                       json_head={"objective": "win", "lead": lead}, certified=game,
+                       hands=(m, t))
+        return
     top = len(d) - 1
     # Any possible lead is a position (a handicap included); solve every lead reachable
     # from this one.

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,6 +241,8 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
             k = level.k
             if store.completed(level):
                 radius_below = store.radius(k)
+                # Parts left by a client killed between recording the level and removing them.
+                shutil.rmtree(parts_dir(root, k), ignore_errors=True)
                 continue
             t0 = time.perf_counter()
             if k == 0:
@@ -274,8 +277,6 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
 def join_parts(store: Store, level, parts) -> float:
     """Copy the parts of a level into its level file, record it complete (checksum,
     radius) in the manifest, then remove the parts; returns the level's radius."""
-    import shutil
-
     k = level.k
     out = store.open_level(level)
     radius = 0.0

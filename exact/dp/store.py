@@ -408,11 +408,13 @@ def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None
 
     ``progress(level, items)`` is called after each checkpointed chunk (also for the
     items found already done on resume).  A completed level is verified before it is
-    skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.
+    skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
+    returned store's ``games`` counts the matrix games solved by this call.
     """
     levels = build_levels(n)
     store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
-    solve_float_levels(store.spec, levels, progress, sink=store, chunk_items=store.chunk_items)
+    _, store.games = solve_float_levels(store.spec, levels, progress, sink=store,
+                                        chunk_items=store.chunk_items)
     return store
 
 

@@ -1,0 +1,130 @@
+"""Time, memory and disk of a store solve, estimated before it starts (and refused early
+when this machine cannot hold it).
+
+The sizes are exact: a level of the points objective holds C(N, k) prize sets times
+P(N, k) hand patterns (:func:`exact.game.encoding.pattern_count`) float64 values, the win
+objective 2 offset_k + 1 leads of each (:func:`exact.kernels.win.lead_offset`).  Disk is
+the sum over the levels.  The single-process solver holds the level below in memory and
+the level being built mapped, so its peak is about the largest pair of adjacent levels
+plus a fixed overhead; the constants are fitted on measured peaks (points N = 13: 3.2 GiB,
+N = 14: 11.9 GiB; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
+(the simplex's pivots times their length), k games per item, one item per antisymmetric
+pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
+scaled by the cores available.  Estimates, good to about a factor of 1.5: they decide
+whether to start, never what is computed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+
+from exact.errors import GopsInputError
+from exact.game.encoding import pattern_count
+
+GIB = 2 ** 30
+#: Peak memory = PAIR_FACTOR x (largest two adjacent levels) + BASE_MEMORY (fitted, see
+#: the module docstring: N = 13 -> 3.1 GiB predicted, N = 14 -> 12.1 GiB).
+PAIR_FACTOR = 1.1
+BASE_MEMORY = 1.2 * GIB
+#: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win):
+#: points fitted on N = 13 (846 s on 2 cores), win on N = 10.
+CORE_SECONDS_PER_UNIT = {"points": 1.92e-8, "win": 1.1e-8}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a store solve of N cards will take on a machine of ``cores`` cores."""
+
+    n: int
+    objective: str
+    seconds: float
+    memory_bytes: float
+    disk_bytes: int
+    cores: int
+
+    def describe(self) -> str:
+        return (f"about {_duration(self.seconds)} on {self.cores} cores, "
+                f"{self.memory_bytes / GIB:.1f} GiB of memory, {self.disk_bytes / 1e9:.1f} GB of disk")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def level_bytes(n: int, k: int, objective: str = "points") -> int:
+    """Bytes of level k's array in a store.
+
+    >>> level_bytes(13, 7), level_bytes(14, 8)
+    (620601696, 4837929096)
+    """
+    cells = comb(n, k) * pattern_count(n, k)
+    if objective == "win":
+        from exact.kernels.win import lead_offset
+
+        cells *= 2 * lead_offset(n, k) + 1
+    return 8 * cells
+
+
+def level_work(n: int, k: int, objective: str = "points") -> float:
+    """The cost model's units of work of level k (module docstring)."""
+    return level_bytes(n, k, objective) / 8 * k ** 3 / 2
+
+
+def estimate(n: int, objective: str = "points", cores: int | None = None) -> Estimate:
+    """The :class:`Estimate` of ``gops solve N --store`` (module docstring)."""
+    cores = cores or os.cpu_count() or 1
+    sizes = [level_bytes(n, k, objective) for k in range(n + 1)]
+    pair = max((sizes[k - 1] + sizes[k] for k in range(1, n + 1)), default=sizes[0])
+    work = sum(level_work(n, k, objective) for k in range(n + 1))
+    seconds = work * CORE_SECONDS_PER_UNIT[objective] / cores
+    return Estimate(n, objective, seconds, PAIR_FACTOR * pair + BASE_MEMORY, sum(sizes), cores)
+
+
+def memory_total() -> int:
+    """Physical memory of this machine in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def disk_free(root) -> int:
+    """Free bytes on the file system that holds (or will hold) ``root``."""
+    path = Path(root).resolve()
+    while not path.exists():
+        path = path.parent
+    return shutil.disk_usage(path).free
+
+
+def stored_bytes(root) -> int:
+    """Bytes of the level files already in a store (a resume needs only the rest)."""
+    root = Path(root)
+    if not root.is_dir():
+        return 0
+    return sum(p.stat().st_size for p in root.glob("level-*.npy") if p.is_file())
+
+
+def check_fits(est: Estimate, root, cluster: bool = False, memory: int | None = None,
+               free: int | None = None) -> None:
+    """GopsInputError (one line, exit 2) naming what is short if this machine cannot run
+    the solve: memory (not checked for a cluster, whose workers hold parts) or disk."""
+    memory = memory_total() if memory is None else memory
+    free = disk_free(root) if free is None else free
+    disk_needed = max(0, est.disk_bytes - stored_bytes(root))
+    short = []
+    if not cluster and est.memory_bytes > 0.9 * memory:
+        short.append(f"memory: about {est.memory_bytes / GIB:.0f} GiB needed, "
+                     f"{memory / GIB:.0f} GiB here")
+    if disk_needed > free:
+        short.append(f"disk: about {disk_needed / 1e9:.0f} GB more needed in {root}, "
+                     f"{free / 1e9:.0f} GB free")
+    if short:
+        hint = ("use a store on a larger disk" if cluster else
+                "run it on a Dask cluster with --cluster (README: Beyond one machine)")
+        raise GopsInputError(f"N={est.n} ({est.objective}) does not fit this machine: "
+                             f"{'; '.join(short)}; {hint}")

@@ -1,0 +1,164 @@
+"""The cluster path (exact/dp/cluster.py) on a real Dask LocalCluster of 2 worker
+processes: every level bit-identical to the single-process store, through a killed worker
+and a killed client; the win objective in a store; the pre-flight refusal."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import exact
+from exact.cli import main
+from exact.dp.cluster import parse_cluster, parts_dir, solve_on_cluster
+from exact.dp.preflight import check_fits, estimate
+from exact.dp.store import solve_into_store
+from exact.errors import GopsInputError
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    import logging
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def level_hashes(root, n):
+    return [hashlib.sha256(Path(root, f"level-{k}.npy").read_bytes()).hexdigest()
+            for k in range(n + 1)]
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    """Single-process stores, one per (objective, N), made once."""
+    made = {}
+
+    def get(objective, n):
+        if (objective, n) not in made:
+            root = tmp_path_factory.mktemp(f"single-{objective}-{n}")
+            solve_into_store(n, root, objective=objective)
+            made[objective, n] = level_hashes(root, n)
+        return made[objective, n]
+
+    return get
+
+
+@pytest.mark.parametrize("objective,n", [("points", 5), ("points", 9), ("win", 5), ("win", 7)])
+def test_every_level_identical_to_the_single_process_store(client, single, tmp_path,
+                                                           objective, n):
+    store, report = solve_on_cluster(n, tmp_path / "c", "local:2", objective,
+                                     part_items=10 if n <= 5 else 3000, client=client)
+    assert level_hashes(tmp_path / "c", n) == single(objective, n)
+    assert not any(parts_dir(tmp_path / "c", k).exists() for k in range(n + 1))
+    assert sum(parts for _, parts, _, _ in report.levels) > n  # levels were really split
+    sol = exact.load(tmp_path / "c")
+    assert sol.objective == objective and max(sol.radii) < 1e-11
+
+
+def test_a_killed_worker_changes_nothing(client, single, tmp_path):
+    """SIGKILL one worker process once the level of most work has begun: its parts are
+    recomputed elsewhere (Dask) and every level is the same as without a cluster."""
+    pids = client.run(os.getpid)
+    killed = []
+
+    def progress(k, done, total, games):
+        if k == 6 and done >= 1 and not killed:
+            victim = sorted(pids.values())[0]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    solve_on_cluster(9, tmp_path / "c", "local:2", part_items=300, progress=progress,
+                     client=client)
+    assert killed
+    assert level_hashes(tmp_path / "c", 9) == single("points", 9)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
+
+
+def test_a_killed_client_resumes_with_the_same_command(single, tmp_path):
+    """kill -9 of `gops solve --cluster` (client, scheduler and workers: one process
+    group) once parts are done; the same command finishes the solve, identically."""
+    root = tmp_path / "c"
+    cmd = [sys.executable, "-c", "import sys; from exact.cli import main; "
+           "sys.argv[0] = 'gops'; main()", "solve", "9", "--store", str(root),
+           "--cluster", "local:2", "--chunk-items", "200", "--quiet"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    try:
+        while not list(root.glob("level-[6-9].parts/*.json")):
+            assert proc.poll() is None and time.monotonic() < deadline, "no part was done"
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not (root / "level-9.npy").exists()
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert level_hashes(root, 9) == single("points", 9)
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def test_preflight_refuses_what_this_machine_cannot_hold(tmp_path):
+    code, out = run("solve", 16, "--store", tmp_path / "s16")
+    assert code == 2 and out.count("\n") == 1, out
+    assert "does not fit this machine" in out and "--cluster" in out
+    assert not (tmp_path / "s16").exists()  # nothing written
+
+
+def test_preflight_names_what_is_short():
+    est = estimate(14)
+    assert 10 * 2**30 < est.memory_bytes < 14 * 2**30  # measured peak: 11.9 GiB
+    with pytest.raises(GopsInputError, match="memory: about 12 GiB needed, 8 GiB here"):
+        check_fits(est, "/nonexistent/store", memory=8 * 2**30, free=10**12)
+    with pytest.raises(GopsInputError, match="disk: about 14 GB more needed"):
+        check_fits(est, "/nonexistent/store", memory=64 * 2**30, free=10**9)
+    check_fits(est, "/nonexistent/store", cluster=True, memory=2**30, free=10**12)
+
+
+@pytest.mark.parametrize("spec", ["local:0", "local:x", "tcp://nohost", "mpi:3", "local:"])
+def test_bad_cluster_specs_are_one_line_errors(spec, tmp_path):
+    with pytest.raises(GopsInputError):
+        parse_cluster(spec)
+    code, out = run("solve", 5, "--store", tmp_path / "s", "--cluster", spec)
+    assert code == 2 and out.count("\n") == 1 and "--cluster" in out
+
+
+def test_cluster_needs_a_store():
+    code, out = run("solve", 5, "--cluster", "local:2")
+    assert code == 2 and "--cluster needs --store" in out
+
+
+def test_win_store_from_the_command_line(tmp_path):
+    """`gops solve N --objective win --store` then table and strategy read it and print
+    what the in-memory solve prints."""
+    root = tmp_path / "w6"
+    code, out = run("solve", 6, "--objective", "win", "--store", root, "--quiet")
+    assert code == 0, out
+    assert run("table", 6, "--objective", "win", "--store", root, "--json") == \
+        run("table", 6, "--objective", "win", "--json", "--quiet")
+    pos = ["strategy", "--mine", "1,3,5", "--theirs", "2,4,5", "--deck", "1,2,5",
+           "--upcard", "2", "--n", "6", "--objective", "win", "--lead", "-2", "--json"]
+    assert run(*pos, "--store", root) == run(*pos)
+    sol, ref = exact.load(root), exact.solve(6, objective="win")
+    for k in range(7):
+        assert np.array_equal(np.asarray(sol.values[k]), ref.values[k], equal_nan=True)
+    code, out = run("solve", 6, "--objective", "win", "--lead", 2, "--store", root)
+    assert code == 2 and "no handicap" in out
+    code, out = run("table", 6, "--store", root)  # a win store is not a points store
+    assert code == 2 and "objective win, not points" in out
