@@ -297,7 +297,7 @@ def test_each_command_states_its_own_limit(name, side):
      "between 2 and 13 for gops tournament --variant twelve (one suit of a deck)"),
     (["play", "7", "--variant", "dummy"], "between 1 and 6 for gops play --variant dummy"),
     (["play", "14", "--variant", "three"], "between 1 and 13 for gops play --variant three"),
-    (["play", "14", "--store", "nowhere"], "between 1 and 13 for gops play --store"),
+    (["play", "17", "--store", "nowhere"], "between 1 and 16 for gops play --store"),
     (["solve", "11", "--objective", "win"], "between 1 and 10 for gops solve --objective win"),
     (["table", "11", "--objective", "win"], "between 1 and 10 for gops table --objective win"),
     (["certify", "8", "--objective", "win", "-o", "x"],

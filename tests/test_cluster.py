@@ -126,7 +126,7 @@ def test_preflight_names_what_is_short():
     assert 10 * 2**30 < est.memory_bytes < 14 * 2**30  # measured peak: 11.9 GiB
     with pytest.raises(GopsInputError, match="memory: about 12 GiB needed, 8 GiB here"):
         check_fits(est, "/nonexistent/store", memory=8 * 2**30, free=10**12)
-    with pytest.raises(GopsInputError, match="disk: about 14 GB more needed"):
+    with pytest.raises(GopsInputError, match="disk: about 14.4 GB more needed"):
         check_fits(est, "/nonexistent/store", memory=64 * 2**30, free=10**9)
     check_fits(est, "/nonexistent/store", cluster=True, memory=2**30, free=10**12)
 

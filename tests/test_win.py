@@ -368,11 +368,11 @@ def test_cli_table_json_win():
     ("solve", 4, "--lead", 0),
     ("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1, "--lead", 1),
     ("table", 4, "--objective", "win", "--ranges"),
-    ("solve", 4, "--objective", "win", "--store", "somewhere"),
+    ("solve", 4, "--objective", "win", "--lead", 2, "--store", "somewhere"),
     ("table", 11, "--objective", "win"),
     ("table", 4, "--objective", "money"),
 ], ids=["table-lead-points", "solve-lead-points", "strategy-lead-points", "ranges-win",
-        "store-win", "too-big", "bad-objective"])
+        "store-win-lead", "too-big", "bad-objective"])
 def test_cli_bad_objective_options_exit_2(args):
     code, out = run(*args)
     assert code == 2 and out.count("\n") == 1 and out.startswith("gops: error:")

@@ -215,13 +215,14 @@ def worker_threads(spec: str) -> int | None:
 
 def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
                      part_items: int | None = None, progress=None, on_repair=None,
-                     client=None) -> tuple[Store, ClusterReport]:
+                     client=None, threads: int | None = None) -> tuple[Store, ClusterReport]:
     """Solve n-card GOPS into the store at ``root`` on a Dask cluster (``local:W`` or a
     scheduler address), resuming whatever the store holds.  ``progress(k, done, total,
     games)`` is called once per level before its first part and after each part.
 
     ``client``: an existing ``dask.distributed.Client`` to use instead of connecting
-    (tests); it is left open.
+    (tests, benchmarks); it is left open, and each task then uses ``threads`` numba
+    threads (default: all the worker's cores).
     """
     from dask.distributed import as_completed
 
@@ -230,7 +231,7 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
     store = Store(root, n, objective, levels=levels, on_repair=on_repair)
     spec = store.spec
     part_items = part_items or DEFAULT_PART_ITEMS
-    threads = worker_threads(cluster) if client is None else None
+    threads = worker_threads(cluster) if client is None else threads
     own = client is None
     if own:
         client, local = connect(cluster)

@@ -48,7 +48,20 @@ class Estimate:
 
     def describe(self) -> str:
         return (f"about {_duration(self.seconds)} on {self.cores} cores, "
-                f"{self.memory_bytes / GIB:.1f} GiB of memory, {self.disk_bytes / 1e9:.1f} GB of disk")
+                f"{self.memory_bytes / GIB:.1f} GiB of memory, {_bytes(self.disk_bytes)} of disk")
+
+
+def _bytes(count: float) -> str:
+    """Decimal units, as disks are sold: 2.4 MB, 14 GB.
+
+    >>> _bytes(2_400_000), _bytes(14.4e9), _bytes(418e9)
+    ('2.4 MB', '14.4 GB', '418 GB')
+    """
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= size:
+            value = count / size
+            return f"{value:.0f} {unit}" if value >= 100 else f"{value:.1f} {unit}"
+    return f"{count:.0f} bytes"
 
 
 def _duration(seconds: float) -> str:
@@ -121,8 +134,8 @@ def check_fits(est: Estimate, root, cluster: bool = False, memory: int | None = 
         short.append(f"memory: about {est.memory_bytes / GIB:.0f} GiB needed, "
                      f"{memory / GIB:.0f} GiB here")
     if disk_needed > free:
-        short.append(f"disk: about {disk_needed / 1e9:.0f} GB more needed in {root}, "
-                     f"{free / 1e9:.0f} GB free")
+        short.append(f"disk: about {_bytes(disk_needed)} more needed in {root}, "
+                     f"{_bytes(free)} free")
     if short:
         hint = ("use a store on a larger disk" if cluster else
                 "run it on a Dask cluster with --cluster (README: Beyond one machine)")
