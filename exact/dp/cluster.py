@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from exact.atomic import atomic_file
 from exact.dp.store import Store, StoreError, level_shape
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
@@ -89,26 +90,6 @@ def part_paths(root, k: int, r0: int, r1: int) -> tuple[Path, Path]:
     return stem.with_suffix(".npy"), stem.with_suffix(".json")
 
 
-def _write_atomically(path: Path, write) -> None:
-    """``write(fh)`` into a temporary file of a name no other process uses, fsync, rename
-    over ``path``, fsync the folder: after this returns the file survives a crash."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def read_note(root, k: int, r0: int, r1: int) -> dict | None:
     """The note of a done part (games, radius, seconds), or None if it is not done."""
     _, note = part_paths(root, k, r0, r1)
@@ -138,9 +119,12 @@ def _cached(key, make):
 
 
 def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
-               radius_below: float, threads: int | None) -> dict:
+               radius_below: float, below_sha256: str, threads: int | None) -> dict:
     """Solve rows [r0, r1) of level k of the store at ``root`` into their part file, and
-    return the part's note (also written next to it).  Runs on a Dask worker."""
+    return the part's note (also written next to it).  Runs on a Dask worker.
+
+    ``below_sha256``, the checksum the manifest records for level k - 1, names the file
+    the worker keeps mapped: a level recomputed since (a damaged one) is mapped anew."""
     import numba
 
     from exact.dp.objective import objective_for
@@ -153,7 +137,7 @@ def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
     values, note = part_paths(root, k, r0, r1)
     t0 = time.perf_counter()
     # Copy-on-write map: writable (the kernels' one specialisation), nothing copied.
-    below = _cached(("below", root, k - 1),
+    below = _cached(("below", root, k - 1, below_sha256),
                     lambda: np.load(Path(root) / f"level-{k - 1}.npy", mmap_mode="c"))
     out = spec.empty_rows(level, r0, r1)
     per_row = spec.level_items(level) // level.prize_sets
@@ -162,10 +146,12 @@ def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
     if not np.isfinite(radius) and np.isfinite(radius_below):
         raise SolverError(f"level {k}: a matrix game failed (NaN) in rows {r0}..{r1 - 1}; "
                           "no value is certified (a bug)")
-    _write_atomically(values, lambda fh: np.save(fh, out))
+    with atomic_file(values, unique=True) as fh:  # a rerun task may write it at once
+        np.save(fh, out)
     data = {"games": int(games), "radius": float(radius),
             "seconds": time.perf_counter() - t0}
-    _write_atomically(note, lambda fh: fh.write(json.dumps(data).encode()))
+    with atomic_file(note, "w", unique=True) as fh:
+        fh.write(json.dumps(data))
     return data
 
 
@@ -200,7 +186,7 @@ def connect(spec: str):
         return Client(cluster), cluster
     try:
         return Client(arg, timeout="30s"), None
-    except OSError as exc:
+    except OSError as exc:  # refused, unreachable, or no answer within the timeout
         raise GopsInputError(f"cannot reach the Dask scheduler at {arg}: {exc}") from None
 
 
@@ -227,16 +213,16 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
     from dask.distributed import as_completed
 
     root = Path(root).resolve()
-    levels = build_levels(n)
-    store = Store(root, n, objective, levels=levels, on_repair=on_repair)
-    spec = store.spec
     part_items = part_items or DEFAULT_PART_ITEMS
     threads = worker_threads(cluster) if client is None else threads
     own = client is None
     if own:
-        client, local = connect(cluster)
-    report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
+        client, local = connect(cluster)  # first: an unreachable scheduler writes nothing
     try:
+        levels = build_levels(n)
+        store = Store(root, n, objective, levels=levels, on_repair=on_repair)
+        spec = store.spec
+        report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
         radius_below = 0.0
         for level in levels:
             k = level.k
@@ -256,8 +242,10 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
             done, games = len(parts) - len(todo), 0
             if progress is not None:
                 progress(k, done, len(parts), 0)
+            below_sha256 = store.manifest["levels"][str(k - 1)]["sha256"]
             futures = [client.submit(solve_part, str(root), n, objective, k, r0, r1,
-                                     radius_below, threads, pure=False, retries=3)
+                                     radius_below, below_sha256, threads, pure=False,
+                                     retries=3)
                        for r0, r1 in todo]
             for future in as_completed(futures):
                 note = future.result()
