@@ -190,7 +190,9 @@ def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, qu
         finished[0] += work[k] * (total - level["before"]) / max(total, 1)
         rate = finished[0] / max(now - t0, 1e-9)
         rest = sum(work[k + 1:])
-        eta = f"; about {rest / rate:.0f} s for the levels left" if rest and rate > 0 else ""
+        # A rate is a guide once 5% of the work is done (the small levels are overhead).
+        known = finished[0] >= 0.05 * sum(work) and rate > 0
+        eta = f"; about {rest / rate:.0f} s for the levels left" if rest and known else ""
         parts = f"{total} part{'s' if total > 1 else ''}"
         click.echo(f"gops: level {k}/{n}: {parts} ({total - level['before']} run now), "
                    f"{level['games']:,} games in {seconds:.1f} s "
