@@ -10,8 +10,9 @@ plus a fixed overhead; the constants are fitted on measured peaks (points N = 13
 N = 14: 11.9 GiB; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
 (the simplex's pivots times their length), k games per item, one item per antisymmetric
 pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
-scaled by the cores available.  Estimates, good to about a factor of 1.5: they decide
-whether to start, never what is computed.
+scaled by the cores available.  Estimates, good to about a factor of 2 (the 2-core
+machine's own speed varied 1.8x between days): they decide whether to start, never what
+is computed.
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ GIB = 2 ** 30
 #: the module docstring: N = 13 -> 3.1 GiB predicted, N = 14 -> 12.1 GiB).
 PAIR_FACTOR = 1.1
 BASE_MEMORY = 1.2 * GIB
-#: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win):
-#: points fitted on N = 13 (846 s on 2 cores), win on N = 10.
-CORE_SECONDS_PER_UNIT = {"points": 1.92e-8, "win": 1.1e-8}
+#: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win).
+#: Points: fitted on N = 13 (846 s on 2 cores); the same machine solved N = 12 in half the
+#: model's time on a faster day, so this errs on the long side (larger N also cost more per
+#: unit: the level below outgrows the caches).  Win: N = 10 took 40 s on that faster day,
+#: doubled likewise.
+CORE_SECONDS_PER_UNIT = {"points": 1.92e-8, "win": 9.5e-9}
 
 
 @dataclass(frozen=True)
