@@ -279,18 +279,10 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
                    certified=None, hands=None):
     """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q"."""
     from exact.cli.render import fraction_text
+    from exact.views import strategy_json
 
-    show = fraction_text if exact_ else float
     if as_json:
-        out = dict(json_head or {})
-        out["value"] = show(st.value)
-        out["mine"] = {str(c): show(p) for c, p in st.mine.items()}
-        out["theirs"] = {str(c): show(p) for c, p in st.theirs.items()}
-        if not exact_:
-            out["equilibrium_gap"] = st.gap
-        if certified is not None:
-            out["certified"] = certified_json(certified, *hands)
-        click.echo(json.dumps(out))
+        click.echo(json.dumps(strategy_json(st, exact_, json_head, certified, hands)))
         return
     fmt = fraction_text if exact_ else (lambda p: f"{p:.6f}")
     click.echo(f"{where}: value {fmt(st.value)} ({units}, this round included)")
@@ -321,18 +313,6 @@ def certified_columns(solution, lead=None) -> dict:
 
     root = set(range(1, solution.n + 1))
     return {u: certify_strategy(solution, root, root, root, u, lead) for u in sorted(root)}
-
-
-def certified_json(game, mine, theirs) -> dict:
-    """A CertifiedGame as JSON: intervals [lo, hi] by card, or the guarantee alone."""
-    out = {"unique_and_enclosed": game.certified, "value": list(game.value),
-           "guarantee": list(game.guarantee)}
-    if game.certified:
-        out["mine"] = {str(c): list(iv) for c, iv in zip(sorted(mine), game.mine)}
-        out["theirs"] = {str(c): list(iv) for c, iv in zip(sorted(theirs), game.theirs)}
-    else:
-        out["reason"] = game.reason
-    return out
 
 
 def print_certified_table(table: dict, games: dict) -> None:

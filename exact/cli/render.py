@@ -10,24 +10,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import fmpz
+from exact.views import fraction_text  # the one converter, shared with the JSON views
+from exact.views import integer_text as _digits
 
-
-def _digits(a: int) -> str:
-    # fmpz prints any size; CPython refuses int -> str beyond 4,300 digits by default.
-    return str(fmpz(a))
-
-
-def fraction_text(x) -> str:
-    """``str(Fraction(x))`` ("p/q", or "p" for an integer) for numbers of any length.
-
-    >>> fraction_text(Fraction(-3, 6)), fraction_text(Fraction(4)), len(fraction_text(Fraction(10**5000, 3)))
-    ('-1/2', '4', 5003)
-    """
-    x = Fraction(x)
-    if x.denominator == 1:
-        return _digits(x.numerator)
-    return f"{_digits(x.numerator)}/{_digits(x.denominator)}"
+__all__ = ["fraction_text", "digit_count", "latex_integer", "latex_fraction", "interval_text"]
 
 
 def digit_count(a: int) -> int:

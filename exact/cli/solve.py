@@ -12,7 +12,6 @@ from exact.errors import GopsInputError
 
 from exact.cli.common import (
     certified_columns,
-    certified_json,
     print_certified_table,
     one_line_errors,
     ProgressBar,
@@ -255,16 +254,11 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
         ranges = first_move_ranges(
             solve_with_progress(n, arithmetic="rational", quiet=quiet) if exact_ else sol)
     if as_json:
-        out = {"n": n, "objective": sol.objective}
-        if win:
-            out["lead"] = lead
-        out["by_upcard"] = {str(u): [table[u][b] for b in range(1, n + 1)] for u in table}
-        out["equilibrium_gap"] = gap
-        if with_ranges:
-            out["ranges"] = ranges_json(ranges)
-        if certified:
-            out["certified"] = {str(u): certified_json(g, root, root) for u, g in games.items()}
-        click.echo(json.dumps(out))
+        from exact.views import table_json
+
+        click.echo(json.dumps(table_json(n, sol.objective, lead if win else None, table, gap,
+                                         ranges_json(ranges) if with_ranges else None,
+                                         games if certified else None)))
         return
     at = f", starting {lead:+d} points ahead" if win and lead else ""
     click.echo(f"First move of {n}-card GOPS, {sol.objective} objective{at}: P(bid | upcard)")
