@@ -45,7 +45,7 @@ def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
         assert module.split(".")[0] not in {"click", "tqdm"}, f"{path.name} imports {module}"
 
 
-COMMANDS = ["audit", "bots", "certify", "objectives", "play", "solve", "variants"]
+COMMANDS = ["audit", "bots", "certify", "objectives", "play", "serve", "solve", "variants"]
 
 
 @pytest.mark.parametrize("name", COMMANDS)

@@ -7,7 +7,7 @@ Exit codes: see :mod:`exact.cli.common`.
 
 import click
 
-from exact.cli import audit, bots, certify, objectives, play, solve, variants
+from exact.cli import audit, bots, certify, objectives, play, serve, solve, variants
 from exact.cli.common import OneLineErrorGroup
 
 
@@ -19,7 +19,7 @@ def main():
 
 for command in (solve.solve, solve.table, solve.strategy, certify.certify, certify.check,
                 certify.reproduce, solve.count, audit.audit, play.play, bots.tournament,
-                bots.evaluate, objectives.compare_objectives, variants.variant):
+                bots.evaluate, objectives.compare_objectives, variants.variant, serve.serve):
     main.add_command(command)
 
 __all__ = ["main"]

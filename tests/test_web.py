@@ -1,0 +1,307 @@
+"""gops serve (exact/web): the JSON API against the command line's --json, bad input as
+HTTP 400, one solve for concurrent requests, stores served, the server's start and stop,
+and the page itself in a real headless Chromium (screenshots in tests/artifacts/)."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+from exact.web.app import create_app
+
+testclient = pytest.importorskip("starlette.testclient")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def client():
+    return testclient.TestClient(create_app())
+
+
+def cli_json(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def cli_error(*args) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 2
+    return result.output.strip().removeprefix("gops: error: ")
+
+
+POSITIONS = [
+    dict(n=5, mine="1,3,5", theirs="2,4,5", deck="1,2,5", upcard=2),
+    dict(n=6, mine="1,2,3,4,5,6", theirs="1,2,3,4,5,6", deck="1,2,3,4,5,6", upcard=6),
+    dict(n=6, mine="2,6", theirs="1,5", deck="3,4", upcard=4, objective="win", lead=-2),
+]
+
+
+def strategy_args(q):
+    args = ["strategy", "--mine", q["mine"], "--theirs", q["theirs"], "--deck", q["deck"],
+            "--upcard", q["upcard"], "--n", q["n"], "--json"]
+    if "objective" in q:
+        args += ["--objective", q["objective"], "--lead", q["lead"]]
+    return args
+
+
+@pytest.mark.parametrize("query", POSITIONS, ids=["n5", "n6-start", "n6-win"])
+def test_strategy_is_what_the_cli_prints(client, query):
+    r = client.get("/api/strategy", params=query)
+    assert r.status_code == 200
+    assert r.json() == cli_json(*strategy_args(query))
+
+
+@pytest.mark.parametrize("args", [(5, "points", None), (6, "win", 3)])
+def test_table_is_what_the_cli_prints(client, args):
+    n, objective, lead = args
+    params = {"n": n, "objective": objective} | ({"lead": lead} if lead is not None else {})
+    cli = ["table", n, "--json", "--quiet"] + (["--objective", objective, "--lead", lead]
+                                               if lead is not None else [])
+    assert client.get("/api/table", params=params).json() == cli_json(*cli)
+
+
+def test_position_adds_matrix_certificate_and_exact_mix(client):
+    pos = client.get("/api/position", params=POSITIONS[0]).json()
+    assert pos["rows"] == [1, 3, 5] and pos["columns"] == [2, 4, 5]
+    # sec 3's recursion: entry = u sign(mine - theirs) + value of the child; bid 1 vs 2
+    # on upcard 2 loses 2 points, then {3,5} vs {4,5} for prizes {1,5}
+    assert pos["matrix"][0][0] == pytest.approx(-3.0, abs=1e-12)
+    assert pos["certified"]["unique_and_enclosed"]
+    assert pos["exact"]["mine"] == {"1": "2/3", "3": "1/3", "5": "0"}
+    lo, hi = pos["certified"]["value"]
+    assert lo <= -5 / 3 <= hi
+
+
+BAD = [
+    ({"n": 5, "mine": "1,1", "theirs": "2,3", "deck": "1,2", "upcard": 1},
+     ["--mine", "1,1", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
+    ({"n": 5, "mine": "1,2", "theirs": "3", "deck": "1,2", "upcard": 1},
+     ["--mine", "1,2", "--theirs", "3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
+    ({"n": 5, "mine": "1,9", "theirs": "2,3", "deck": "1,2", "upcard": 1},
+     ["--mine", "1,9", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
+    ({"n": 5, "mine": "1,x", "theirs": "2,3", "deck": "1,2", "upcard": 1},
+     ["--mine", "1,x", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
+]
+
+
+@pytest.mark.parametrize("query,cli", BAD, ids=["repeated", "unequal", "beyond-n", "malformed"])
+def test_impossible_positions_are_400_with_the_cli_message(client, query, cli):
+    r = client.get("/api/strategy", params=query)
+    assert r.status_code == 400
+    message = r.json()["error"]
+    assert message and "\n" not in message
+    cli_message = cli_error("strategy", *cli)
+    assert message in cli_message or cli_message.endswith(message), (message, cli_message)
+
+
+@pytest.mark.parametrize("path,params,fragment", [
+    ("/api/table", {"n": 11}, "between 1 and 10 to solve on the fly"),
+    ("/api/table", {"n": "abc"}, "n"),
+    ("/api/table", {}, "missing query parameter 'n'"),
+    ("/api/table", {"n": 4, "objective": "money"}, "unknown objective"),
+    ("/api/table", {"n": 4, "lead": 2}, "--lead applies to --objective win only"),
+    ("/api/table", {"n": 4, "objective": "win", "lead": 99}, "lead"),
+    ("/api/strategy", {"n": 99999999999999999999, "mine": "1", "theirs": "1", "deck": "1",
+                       "upcard": 1}, "N must be"),
+])
+def test_bad_queries_are_400_never_a_crash(client, path, params, fragment):
+    r = client.get(path, params=params)
+    assert r.status_code == 400 and fragment in r.json()["error"]
+    assert client.get("/api/info").status_code == 200  # still serving
+
+
+def test_concurrent_requests_wait_for_one_solve():
+    app = create_app()
+    c = testclient.TestClient(app)
+    codes = []
+    threads = [threading.Thread(target=lambda: codes.append(
+        c.get("/api/table", params={"n": 8}).status_code)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert codes == [200] * 4 and app.state.solutions.solves == 1
+
+
+def test_a_store_is_served_beyond_the_on_the_fly_limit(tmp_path):
+    from exact.dp.store import solve_into_store
+
+    solve_into_store(6, tmp_path / "s6", objective="win")
+    app = create_app([tmp_path / "s6"])
+    c = testclient.TestClient(app)
+    assert c.get("/api/info").json()["stores"] == [{"n": 6, "objective": "win"}]
+    r = c.get("/api/table", params={"n": 6, "objective": "win"})
+    assert r.status_code == 200 and app.state.solutions.solves == 0
+    result = CliRunner().invoke(main, ["serve", "--store", str(tmp_path / "nowhere")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_gops_serve_prints_the_url_and_stops_on_ctrl_c():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from exact.cli import main; "
+                             "sys.argv[0] = 'gops'; main()", "serve", "--port", str(port)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stderr.readline()
+        assert f"http://127.0.0.1:{port}/" in url
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info") as r:
+                    assert json.load(r)["solve_max_n"] == 10
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the server never answered")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+
+
+# -- the page in a real browser ------------------------------------------------------------
+
+def chromium():
+    for browser in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(browser)
+        if path and shutil.which("chromedriver"):
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def page_server():
+    uvicorn = pytest.importorskip("uvicorn")
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = chromium()
+    if path is None:
+        pytest.skip("no Chromium and chromedriver here (.ci/run installs Debian's)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                "--window-size=1200,1000"):
+        options.add_argument(arg)
+    options.binary_location = path
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    ARTIFACTS.mkdir(exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait_for(driver, condition, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition(driver)
+        if value:
+            return value
+        time.sleep(0.1)
+    driver.save_screenshot(str(ARTIFACTS / "timeout.png"))
+    pytest.fail("the page never got there (tests/artifacts/timeout.png)")
+
+
+def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#explore?n=5&objective=points")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mine-cards button"))
+    # pick mine {1,3,5}, theirs {2,4,5}, prizes {1,2,5}, upcard 2 by clicking cards
+    for role, drop in (("mine", (2, 4)), ("theirs", (1, 3)), ("deck", (3, 4))):
+        for card in drop:
+            browser.find_element(By.CSS_SELECTOR, f'button[data-role="{role}"][data-card="{card}"]').click()
+    browser.find_element(By.CSS_SELECTOR, 'button[data-role="upcard"][data-card="2"]').click()
+    browser.find_element(By.ID, "solve").click()
+    bars = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mine-mix g"))
+    shown = {g.get_attribute("data-card"): float(g.get_attribute("data-p")) for g in bars}
+    api = client.get("/api/strategy", params=POSITIONS[0]).json()
+    assert shown == api["mine"]
+    assert "mine=1,3,5" in browser.current_url and "upcard=2" in browser.current_url
+    assert "2/3" in browser.find_element(By.ID, "exact").get_attribute("value")
+    browser.save_screenshot(str(ARTIFACTS / "explore.png"))
+
+
+def test_play_a_whole_4_card_game_by_clicking(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#play?n=4&objective=points")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    for _ in range(3):  # the fourth card plays itself
+        buttons = wait_for(browser, lambda d: [b for b in d.find_elements(
+            By.CSS_SELECTOR, "#hand button") if b.is_enabled()])
+        rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
+        buttons[0].click()
+        wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)
+    outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    assert outcome.startswith("Game over")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    assert len(rows) == 4
+    cells = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert sorted(int(c[1]) for c in cells) == [1, 2, 3, 4]  # every prize once
+    assert sorted(int(c[2]) for c in cells) == [1, 2, 3, 4]  # I bid each card once
+    assert sorted(int(c[3]) for c in cells) == [1, 2, 3, 4]  # so did the computer
+    me = sum(int(c[1]) for c in cells if c[4] == "you")
+    assert browser.find_element(By.ID, "score-me").text == str(me)
+    browser.find_element(By.ID, "reveal").click()
+    assert "its mix" in browser.find_element(By.ID, "revealed").text
+    browser.save_screenshot(str(ARTIFACTS / "play.png"))
+
+
+def test_an_impossible_position_shows_the_one_line_error(page_server, browser, client):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#explore?n=5&objective=points&mine=1,2&theirs=3&deck=1,2&upcard=1")
+    browser.refresh()
+    error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
+    api = client.get("/api/strategy", params=BAD[1][0]).json()["error"]
+    assert error == f"gops: error: {api}"
+    browser.save_screenshot(str(ARTIFACTS / "error.png"))
+
+
+def test_first_move_heatmap_beside_the_papers_table_1(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#first?n=5&objective=points")
+    browser.refresh()
+    cell = wait_for(browser, lambda d: d.find_elements(
+        By.CSS_SELECTOR, '#first-table td[data-bid="1"][data-upcard="1"]'))[0]
+    assert cell.text == "0.0470"  # the paper's 0.0470 (Table 1)
+    assert browser.find_element(By.ID, "paper-box").is_displayed()
+    browser.save_screenshot(str(ARTIFACTS / "first-move.png"))
