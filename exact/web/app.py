@@ -190,6 +190,16 @@ def info(request: Request) -> dict:
             "stores": [{"n": n, "objective": o} for n, o in sorted(solutions.stores)]}
 
 
+class CliJSON(JSONResponse):
+    """JSON laid out as the command line prints it (``json.dumps`` defaults), so an answer
+    is byte for byte what ``gops ... --json`` prints, without its final newline."""
+
+    def render(self, content) -> bytes:
+        import json
+
+        return json.dumps(content).encode()
+
+
 def _api(handler):
     """A JSON endpoint: 400 with the CLI's one-line message for bad input, run in a worker
     thread (solving blocks)."""
@@ -197,9 +207,9 @@ def _api(handler):
 
     async def endpoint(request: Request):
         try:
-            return JSONResponse(await run_in_threadpool(handler, request))
+            return CliJSON(await run_in_threadpool(handler, request))
         except GopsInputError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            return CliJSON({"error": str(exc)}, status_code=400)
 
     return endpoint
 
