@@ -162,3 +162,27 @@ def test_win_store_from_the_command_line(tmp_path):
     assert code == 2 and "no handicap" in out
     code, out = run("table", 6, "--store", root)  # a win store is not a points store
     assert code == 2 and "objective win, not points" in out
+
+
+def test_a_damaged_part_is_refused_at_the_join(client, tmp_path):
+    """A part recorded as done whose bytes changed since (its note keeps their SHA-256)
+    is a one-line StoreError, never joined into a level."""
+    from exact.dp.cluster import part_paths, parts_of, solve_part
+    from exact.dp.store import Store, StoreError
+
+    root = tmp_path / "s"
+    solve_into_store(6, root)
+    store = Store(root, 6)
+    store.forget_level(6)
+    level = store.levels[6]
+    sha = store.manifest["levels"]["5"]["sha256"]
+    parts = parts_of(level, store.spec.level_items(level) // level.prize_sets, 1)
+    parts_dir(root, 6).mkdir()
+    for r0, r1 in parts:
+        solve_part(str(root), 6, "points", 6, r0, r1, store.radius(5), sha, 1)
+    values, _ = part_paths(root, 6, *parts[0])
+    data = bytearray(values.read_bytes())
+    data[-1] ^= 1
+    values.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="missing or damaged"):
+        solve_on_cluster(6, root, "local:2", client=client)

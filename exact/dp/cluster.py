@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from exact.atomic import atomic_file
-from exact.dp.store import Store, StoreError, level_shape
+from exact.dp.store import Store, StoreError, file_sha256, level_shape
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
 
@@ -91,14 +91,16 @@ def part_paths(root, k: int, r0: int, r1: int) -> tuple[Path, Path]:
 
 
 def read_note(root, k: int, r0: int, r1: int) -> dict | None:
-    """The note of a done part (games, radius, seconds), or None if it is not done."""
+    """The note of a done part (games, radius, the SHA-256 of its values file, seconds),
+    or None if it is not done."""
     _, note = part_paths(root, k, r0, r1)
     try:
         data = json.loads(note.read_text())
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     ok = (isinstance(data, dict) and isinstance(data.get("games"), int)
-          and isinstance(data.get("radius"), (int, float)) and data["radius"] >= 0.0)
+          and isinstance(data.get("radius"), (int, float)) and data["radius"] >= 0.0
+          and isinstance(data.get("sha256"), str))
     return data if ok else None
 
 
@@ -148,7 +150,7 @@ def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
                           "no value is certified (a bug)")
     with atomic_file(values, unique=True) as fh:  # a rerun task may write it at once
         np.save(fh, out)
-    data = {"games": int(games), "radius": float(radius),
+    data = {"games": int(games), "radius": float(radius), "sha256": file_sha256(values),
             "seconds": time.perf_counter() - t0}
     with atomic_file(note, "w", unique=True) as fh:
         fh.write(json.dumps(data))
@@ -248,7 +250,7 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
                                      retries=3)
                        for r0, r1 in todo]
             for future in as_completed(futures):
-                note = future.result()
+                note = _result(future, k)
                 done += 1
                 games += note["games"]
                 if progress is not None:
@@ -261,6 +263,18 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
             if local is not None:
                 local.close()
     return store, report
+
+
+def _result(future, k: int) -> dict:
+    """A part's note; a task that failed on every worker it was given is a SolverError
+    (one line: the command's rerun resumes with the parts already done)."""
+    from distributed import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise SolverError(f"level {k}: a part was lost with every worker that ran it ({exc}); "
+                          "rerun the same command to resume") from None
 
 
 def join_parts(store: Store, level, parts) -> float:
@@ -277,7 +291,8 @@ def join_parts(store: Store, level, parts) -> float:
         except (OSError, ValueError, EOFError):
             rows = None
         want = (r1 - r0, *level_shape(level, store.spec)[1:])
-        if note is None or rows is None or rows.shape != want or rows.dtype != np.float64:
+        if (note is None or rows is None or rows.shape != want or rows.dtype != np.float64
+                or file_sha256(values) != note["sha256"]):
             raise StoreError(f"{values}: a part recorded as done is missing or damaged; "
                              f"remove {parts_dir(store.root, k)} and rerun to redo the level")
         out[r0:r1] = rows
