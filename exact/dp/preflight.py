@@ -7,7 +7,7 @@ objective 2 offset_k + 1 leads of each (:func:`exact.kernels.win.lead_offset`). 
 the sum over the levels.  The single-process solver holds the level below in memory and
 the level being built mapped, so its peak is about the largest pair of adjacent levels
 plus a fixed overhead; the constants are fitted on measured peaks (points N = 13: 3.2 GiB,
-N = 14: 11.9 GiB; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
+N = 14: 15.9 GiB on the 2-core machine; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
 (the simplex's pivots times their length), k games per item, one item per antisymmetric
 pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
 scaled by the cores available.  Estimates, good to about a factor of 2 (the 2-core
@@ -28,8 +28,8 @@ from exact.game.encoding import pattern_count
 
 GIB = 2 ** 30
 #: Peak memory = PAIR_FACTOR x (largest two adjacent levels) + BASE_MEMORY (fitted, see
-#: the module docstring: N = 13 -> 3.1 GiB predicted, N = 14 -> 12.1 GiB).
-PAIR_FACTOR = 1.1
+#: the module docstring: N = 13 -> 3.8 GiB predicted, N = 14 -> 16.1 GiB).
+PAIR_FACTOR = 1.5
 BASE_MEMORY = 1.2 * GIB
 #: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win).
 #: Points: fitted on N = 13 (846 s on 2 cores); the same machine solved N = 12 in half the
