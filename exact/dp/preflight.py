@@ -7,7 +7,7 @@ objective 2 offset_k + 1 leads of each (:func:`exact.kernels.win.lead_offset`). 
 the sum over the levels.  The single-process solver holds the level below in memory and
 the level being built mapped, so its peak is about the largest pair of adjacent levels
 plus a fixed overhead; the constants are fitted on measured peaks (points N = 13: 3.2 GiB,
-N = 14: 15.9 GiB on the 2-core machine; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
+N = 14: 15.9 GiB on the 2-core machine; win N = 11: 11.5 GiB; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
 (the simplex's pivots times their length), k games per item, one item per antisymmetric
 pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
 scaled by the cores available.  Estimates, good to about a factor of 2 (the 2-core
@@ -27,9 +27,10 @@ from exact.errors import GopsInputError
 from exact.game.encoding import pattern_count
 
 GIB = 2 ** 30
-#: Peak memory = PAIR_FACTOR x (largest two adjacent levels) + BASE_MEMORY (fitted, see
-#: the module docstring: N = 13 -> 3.8 GiB predicted, N = 14 -> 16.1 GiB).
-PAIR_FACTOR = 1.5
+#: Peak memory = PAIR_FACTOR x (largest two adjacent levels) + BASE_MEMORY, by objective
+#: (fitted, see the module docstring: points N = 13 -> 3.8 GiB predicted, N = 14 -> 16.1
+#: GiB; win N = 10 -> 2.7 GiB against 1.9 measured, N = 11 -> 11.7 GiB against 11.5).
+PAIR_FACTOR = {"points": 1.5, "win": 1.85}
 BASE_MEMORY = 1.2 * GIB
 #: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win).
 #: Points: fitted on N = 13 (846 s on 2 cores); the same machine solved N = 12 in half the
@@ -102,7 +103,7 @@ def estimate(n: int, objective: str = "points", cores: int | None = None) -> Est
     pair = max((sizes[k - 1] + sizes[k] for k in range(1, n + 1)), default=sizes[0])
     work = sum(level_work(n, k, objective) for k in range(n + 1))
     seconds = work * CORE_SECONDS_PER_UNIT[objective] / cores
-    return Estimate(n, objective, seconds, PAIR_FACTOR * pair + BASE_MEMORY, sum(sizes), cores)
+    return Estimate(n, objective, seconds, PAIR_FACTOR[objective] * pair + BASE_MEMORY, sum(sizes), cores)
 
 
 def memory_total() -> int:
