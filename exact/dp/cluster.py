@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from exact.atomic import atomic_file
-from exact.dp.store import Store, StoreError, file_sha256, level_shape
+from exact.dp.store import Store, StoreError, file_sha256
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
 
@@ -281,7 +281,7 @@ def join_parts(store: Store, level, parts) -> float:
     """Copy the parts of a level into its level file, record it complete (checksum,
     radius) in the manifest, then remove the parts; returns the level's radius."""
     k = level.k
-    out = store.open_level(level)
+    out = store.open_level(level, write_empty=False)  # every row comes from a part
     radius = 0.0
     for r0, r1 in parts:
         values, _ = part_paths(store.root, k, r0, r1)
@@ -290,7 +290,7 @@ def join_parts(store: Store, level, parts) -> float:
             rows = np.load(values, mmap_mode="r")
         except (OSError, ValueError, EOFError):
             rows = None
-        want = (r1 - r0, *level_shape(level, store.spec)[1:])
+        want = (r1 - r0, *store.spec.level_shape(level)[1:])
         if (note is None or rows is None or rows.shape != want or rows.dtype != np.float64
                 or file_sha256(values) != note["sha256"]):
             raise StoreError(f"{values}: a part recorded as done is missing or damaged; "

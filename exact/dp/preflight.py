@@ -7,9 +7,9 @@ objective 2 offset_k + 1 leads of each (:func:`exact.kernels.win.lead_offset`). 
 the sum over the levels.  The single-process solver holds the level below in memory and
 the level being built mapped, so its peak is about the largest pair of adjacent levels
 plus a fixed overhead; the constants are fitted on measured peaks (points N = 13: 3.2 GiB,
-N = 14: 15.9 GiB on the 2-core machine; win N = 11: 11.5 GiB; benchmarks/RESULTS.md).  Time is a cost model: about k^2 per matrix game
-(the simplex's pivots times their length), k games per item, one item per antisymmetric
-pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
+N = 14: 15.9 GiB on the 2-core machine; win N = 11: 11.5 GiB; benchmarks/RESULTS.md).
+Time is a cost model: about k^2 per matrix game (the simplex's pivots times their
+length), k games per item, one item per antisymmetric pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
 scaled by the cores available.  Estimates, good to about a factor of 2 (the 2-core
 machine's own speed varied 1.8x between days): they decide whether to start, never what
 is computed.
@@ -103,7 +103,8 @@ def estimate(n: int, objective: str = "points", cores: int | None = None) -> Est
     pair = max((sizes[k - 1] + sizes[k] for k in range(1, n + 1)), default=sizes[0])
     work = sum(level_work(n, k, objective) for k in range(n + 1))
     seconds = work * CORE_SECONDS_PER_UNIT[objective] / cores
-    return Estimate(n, objective, seconds, PAIR_FACTOR[objective] * pair + BASE_MEMORY, sum(sizes), cores)
+    memory = PAIR_FACTOR[objective] * pair + BASE_MEMORY
+    return Estimate(n, objective, seconds, memory, sum(sizes), cores)
 
 
 def memory_total() -> int:

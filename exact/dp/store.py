@@ -65,11 +65,6 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def level_shape(level, spec) -> tuple[int, ...]:
-    """The shape of a level's array that the rules and the objective ``spec`` imply."""
-    return spec.level_shape(level)
-
-
 def spec_of(manifest: dict):
     """The Objective of a store (read_manifest has checked its name)."""
     return objective_for(manifest["objective"])
@@ -216,16 +211,17 @@ class Store:
         radius = self.manifest["levels"][str(k)].get("radius")
         return float("inf") if radius is None else radius
 
-    def open_level(self, level) -> np.ndarray:
+    def open_level(self, level, write_empty: bool = True) -> np.ndarray:
         """The (possibly partial) array of a level being built, mapped read-write.
 
         The file is allocated in full before anything is written through the map (see the
         module docstring: a full disk is an error here, not a SIGBUS later).  Columns of
         identical hands are never computed (their value is 0): they are set to 0 here, so
-        that they are right whatever a crash left in the file.
+        that they are right whatever a crash left in the file.  A new file gets the values
+        that need no game unless ``write_empty`` is False (the caller writes every row).
         """
         path = self.level_path(level.k)
-        shape = level_shape(level, self.spec)
+        shape = self.spec.level_shape(level)
         arr = None
         if self._done_items(level.k) > 0 and path.is_file() and not path.is_symlink():
             try:
@@ -239,7 +235,8 @@ class Store:
             self._remove_level_file(level.k)
             arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=shape)
             self._allocate(path, level.k)
-            self._write_empty(level, arr)
+            if write_empty:  # not when the caller writes every row (a cluster's join)
+                self._write_empty(level, arr)
         else:
             self._allocate(path, level.k)
         if arr.ndim == 2:  # points
@@ -279,7 +276,7 @@ class Store:
         del arr
         path = self.level_path(k)
         self.manifest["levels"][str(k)] = {
-            "shape": list(level_shape(self.levels[k], self.spec)),
+            "shape": list(self.spec.level_shape(self.levels[k])),
             "sha256": file_sha256(path),
             "radius": radius if np.isfinite(radius) else None,
         }
@@ -383,7 +380,7 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
     n = manifest["n"]
     spec = spec_of(manifest)
     for key, entry in manifest["levels"].items():
-        want = list(level_shape(levels[int(key)], spec))
+        want = list(spec.level_shape(levels[int(key)]))
         if entry["shape"] != want:
             raise StoreError(
                 f"{Path(root) / MANIFEST} says N={n} but records level {key} with shape "
@@ -398,7 +395,8 @@ def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
     entry = manifest["levels"].get(str(k))
     if entry is None:
         raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
-    return open_checked_level(Path(root) / f"level-{k}.npy", level_shape(levels[k], spec_of(manifest)),
+    shape = spec_of(manifest).level_shape(levels[k])
+    return open_checked_level(Path(root) / f"level-{k}.npy", shape,
                               entry["sha256"] if verify else None, in_memory)
 
 
