@@ -247,8 +247,12 @@ def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
             browser.find_element(By.CSS_SELECTOR, f'button[data-role="{role}"][data-card="{card}"]').click()
     browser.find_element(By.CSS_SELECTOR, 'button[data-role="upcard"][data-card="2"]').click()
     browser.find_element(By.ID, "solve").click()
-    bars = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mine-mix g"))
-    shown = {g.get_attribute("data-card"): float(g.get_attribute("data-p")) for g in bars}
+    # Read the drawn bars in one script call: element handles go stale if the chart is
+    # redrawn between finding and reading them.
+    shown = wait_for(browser, lambda d: d.execute_script(
+        "const bars = document.querySelectorAll('#mine-mix g');"
+        "return bars.length ? Object.fromEntries([...bars].map("
+        "(g) => [g.dataset.card, Number(g.dataset.p)])) : null;"))
     api = client.get("/api/strategy", params=POSITIONS[0]).json()
     assert shown == api["mine"]
     assert "mine=1,3,5" in browser.current_url and "upcard=2" in browser.current_url
