@@ -29,7 +29,10 @@ Invariants (what makes ``kill -9`` at any moment harmless):
   level it would skip (readable, right shape, right checksum) and recomputes a damaged one
   from the level below; a manifest that contradicts N is refused without writing anything.
 
-Only the level being built and the one below it are mapped into memory.
+Only the level being built and the one below it are mapped into memory, both as file
+mappings (the one below copy-on-write, never written): their pages are the system's page
+cache, not the process's own memory, so a machine whose memory holds the two levels solves
+without rereading, and one that holds less still solves, rereading pages from disk.
 """
 
 from __future__ import annotations
@@ -83,12 +86,18 @@ def unreadable_reason(exc: OSError) -> str:
 
 
 def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
-                       in_memory: bool = False) -> np.ndarray:
-    """A level file opened read-only (mapped, or read into memory) after checking that it
-    is readable, holds float64 values of ``shape``, and (when ``sha256`` is given) matches
-    that checksum.  StoreError naming what is wrong otherwise."""
+                       mode: str = "r") -> np.ndarray:
+    """A level file opened after checking that it is readable, holds float64 values of
+    ``shape``, and (when ``sha256`` is given) matches that checksum.  StoreError naming
+    what is wrong otherwise.
+
+    ``mode`` is numpy's ``mmap_mode``: "r" maps it read-only; "c" maps it copy-on-write,
+    the way the solver reads the level below: writable, so the kernels keep their one
+    compiled specialisation, yet nothing is copied (they never write it) and its pages
+    are the file's page cache, which the system may drop and reread, never private memory.
+    """
     try:
-        arr = np.load(path, mmap_mode=None if in_memory else "r")
+        arr = np.load(path, mmap_mode=mode)
     except OSError as exc:
         raise StoreError(f"{path} {unreadable_reason(exc)}") from None
     except (ValueError, EOFError):
@@ -166,7 +175,7 @@ class Store:
         """None if the completed level k is intact (readable, right shape and checksum);
         else what is wrong with it."""
         try:
-            self.load_level(k, verify=True, in_memory=False)
+            self.load_level(k, verify=True, mode="r")
         except StoreError as exc:
             return str(exc)
         return None
@@ -283,10 +292,10 @@ class Store:
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
 
-    def load_level(self, k: int, verify: bool = True, in_memory: bool = True) -> np.ndarray:
-        """A completed level (by default read into memory: the level below the one being
-        built)."""
-        return load_level(self.root, self.manifest, self.levels, k, verify, in_memory)
+    def load_level(self, k: int, verify: bool = True, mode: str = "c") -> np.ndarray:
+        """A completed level, by default mapped copy-on-write as the level below the one
+        being built (:func:`open_checked_level`)."""
+        return load_level(self.root, self.manifest, self.levels, k, verify, mode)
 
     # -- the level sink of exact.dp.drivers.solve_float_levels --------------------------------
 
@@ -389,15 +398,15 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
 
 
 def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
-               in_memory: bool = False) -> np.ndarray:
-    """A completed level, memory-mapped read-only (or read into memory), after checking
-    its shape against N and (with ``verify``) its checksum."""
+               mode: str = "r") -> np.ndarray:
+    """A completed level, memory-mapped (``mode`` as in :func:`open_checked_level`) after
+    checking its shape against N and (with ``verify``) its checksum."""
     entry = manifest["levels"].get(str(k))
     if entry is None:
         raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
     shape = spec_of(manifest).level_shape(levels[k])
     return open_checked_level(Path(root) / f"level-{k}.npy", shape,
-                              entry["sha256"] if verify else None, in_memory)
+                              entry["sha256"] if verify else None, mode)
 
 
 def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None,
