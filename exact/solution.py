@@ -193,8 +193,15 @@ class Solution:
         """The largest |lead| at the start that the solution covers (win objective)."""
         return getattr(self.objective_spec, "handicap", 0)
 
+    @property
+    def order(self):
+        """Who orders the prizes (:class:`exact.game.orders.PrizeOrder`)."""
+        return self.objective_spec.order
+
     def __repr__(self) -> str:
         extra = f", handicap={self.handicap}" if self.handicap else ""
+        if self.order.name != "random":
+            extra += f", order={self.order.name!r}"
         return (f"Solution(n={self.n}, objective={self.objective!r}, "
                 f"arithmetic={self.arithmetic!r}{extra})")
 
@@ -204,6 +211,9 @@ class Solution:
         """The validated position and lead; GopsInputError for anything impossible."""
         mine, theirs, deck = validate_position(mine, theirs, deck, upcard, n=self.n)
         lead = self.objective_spec.check_lead(lead, self.n, deck)
+        if upcard is not None and upcard not in self.order.next_prizes(deck):
+            raise GopsInputError(f"in the {self.order.name} prize order the next prize is "
+                                 f"{self.order.next_prizes(deck)[0]}, not {upcard}")
         # A value needs its own level; a strategy only the level below (after the bids).
         most = len(self.levels) - (1 if upcard is None else 0)
         if len(deck) > most and self.objective_spec.decided(deck, lead) is None:
@@ -295,8 +305,30 @@ class Solution:
         A = self._matrix(mine, theirs, deck, upcard, lead)
         return equilibrium_strategy(self._arith, A, self._arith.solve(A), mine, theirs, upcard)
 
+    def prize_values(self, mine, theirs, deck, lead=None) -> dict[int, Number]:
+        """{upcard u: f_u}, the value of the game once u is turned up, for every prize the
+        order can turn up next: under a controlled order, the chooser takes the best.
+
+        If I choose the prizes of the 4-card game, I turn up the 2 first:
+
+        >>> import exact
+        >>> sol = exact.solve(4, arithmetic="rational", order="controlled-by-me")
+        >>> cards = {1, 2, 3, 4}
+        >>> sol.prize_values(cards, cards, cards)
+        {1: Fraction(1, 54), 2: Fraction(148116, 1307731), 3: Fraction(8318, 118427), 4: Fraction(0, 1)}
+        """
+        mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
+        values = {}
+        for u in self.order.next_prizes(deck):
+            A = self._matrix(mine, theirs, deck, u, lead)
+            value, _, _ = self._arith.solve(A)
+            values[u] = self._arith.number(value)
+        return values
+
     def first_move_table(self, lead=None) -> dict[int, dict[int, Number]]:
-        """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2);
-        ``lead``: a starting lead (win objective)."""
+        """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2),
+        for every upcard the prize order can turn up first; ``lead``: a starting lead (win
+        objective)."""
         cards = set(range(1, self.n + 1))
-        return {u: self.strategy(cards, cards, cards, u, lead).mine for u in sorted(cards)}
+        return {u: self.strategy(cards, cards, cards, u, lead).mine
+                for u in self.order.next_prizes(cards)}

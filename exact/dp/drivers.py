@@ -113,7 +113,8 @@ def solve_rational_levels(objective: Objective, levels, progress=None, on_record
     Every record (one per antisymmetric pair, :meth:`Objective.records`) is solved exactly
     and verified, game by game, and handed to ``on_record(level, p, r, lead, value, games)``
     (lead None for objectives without one), where ``games`` lists (upcard,
-    ExactEquilibrium) in increasing upcard order: so nothing but the values is kept.
+    ExactEquilibrium) in increasing upcard order (the upcards the prize order can turn up):
+    so nothing but the values is kept.
     """
     paths = Counter({"basis": 0, "simplex": 0})
     values = [objective.exact_level(levels[0])]
@@ -126,13 +127,11 @@ def solve_rational_levels(objective: Objective, levels, progress=None, on_record
         for r in range(level.prize_sets):
             for p, lead in objective.records(level, r):
                 games = []
-                total = fmpq(0)
-                for m in range(k):
+                for m in objective.order.upcard_indices(k):
                     eq = objective.solve_exact_game(objective.matrix(level, below, r, p, m, lead))
                     paths[eq.path] += 1
                     games.append((int(level.prize_card[r, m]), eq))
-                    total += eq.value
-                value = total / k
+                value = objective.order.combine([eq.value for _, eq in games])
                 objective.put(out, level, r, p, lead, value)
                 if on_record is not None:
                     on_record(level, p, r, lead, value, games)

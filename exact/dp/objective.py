@@ -33,6 +33,7 @@ import numpy as np
 from flint import fmpq
 
 from exact.game.encoding import Level
+from exact.game.orders import RANDOM, PrizeOrder, order_named
 from exact.errors import GopsInputError
 
 
@@ -49,6 +50,9 @@ class Objective(ABC):
     chunk_items: int
     #: Whether the empty game (level 0) is itself a record (it is certified for points).
     records_empty_game: bool
+    #: Who orders the prizes (exact.game.orders): the mean over the upcards, or one of them,
+    #: or the chooser's best.
+    order: PrizeOrder = RANDOM
 
     # -- float levels ------------------------------------------------------------------
 
@@ -134,15 +138,21 @@ class Objective(ABC):
 
 
 class PointsObjective(Objective):
-    """The expected point difference (Rhoads & Bartholdi 2012, sec 3)."""
+    """The expected point difference (Rhoads & Bartholdi 2012, sec 3), under any prize
+    order (:mod:`exact.game.orders`; default the paper's random order)."""
 
     name = "points"
     has_lead = False
     chunk_items = 1 << 16
     records_empty_game = True
 
+    def __init__(self, order="random"):
+        self.order = order_named(order)
+
     def __repr__(self) -> str:
-        return "PointsObjective()"
+        if self.order is RANDOM:
+            return "PointsObjective()"
+        return f"PointsObjective(order={self.order.name!r})"
 
     def empty_level(self, level):
         return np.zeros((level.prize_sets, level.patterns))
@@ -153,19 +163,21 @@ class PointsObjective(Objective):
     def level_items(self, level):
         from exact.kernels.points import level_items
 
-        return level_items(level)
+        return level_items(level, self.order.code)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.points import solve_level
 
-        radius = solve_level(level, below, out, start, stop, radius_below, row0)
-        return (stop - start) * level.k, radius
+        radius = solve_level(level, below, out, start, stop, radius_below, row0,
+                             self.order.code)
+        return (stop - start) * len(self.order.upcard_indices(level.k)), radius
 
     def exact_level(self, level):
         return np.full((level.prize_sets, level.patterns), fmpq(0), dtype=object)
 
     def records(self, level, r):
-        for p in level.record_patterns:
+        patterns = level.record_patterns if self.order.antisymmetric else range(level.patterns)
+        for p in patterns:
             yield int(p), None
 
     def payoffs(self, n, k, row, cells, lead):
@@ -185,7 +197,8 @@ class PointsObjective(Objective):
 
     def put(self, out, level, r, p, lead, value):
         out[r, p] = value
-        out[r, level.swap[p]] = -value
+        if self.order.antisymmetric:
+            out[r, level.swap[p]] = -value
 
     def get(self, values, level, r, p, lead):
         return values[r, p]
@@ -328,10 +341,14 @@ class WinObjective(Objective):
         return _sign(lead) if abs(lead) > sum(deck) else None
 
 
-def objective_for(name: str, handicap: int = 0) -> Objective:
-    """The Objective called ``name`` ("points" or "win")."""
+def objective_for(name: str, handicap: int = 0, order="random") -> Objective:
+    """The Objective called ``name`` ("points" or "win") under a prize ``order``."""
+    order = order_named(order)
     if name == "points":
-        return PointsObjective()
+        return PointsObjective(order)
+    if order is not RANDOM and name == "win":
+        raise GopsInputError(f"the win objective is solved for the random prize order only, "
+                             f"not {order.name}")
     if name == "win":
         return WinObjective(handicap)
     raise GopsInputError(f"unknown objective {name!r} (choose from points, win)")

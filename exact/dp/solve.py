@@ -106,6 +106,7 @@ def solve(
     progress=None,
     top: int | None = None,
     handicap: int = 0,
+    order: str = "random",
 ) -> Solution:
     """Solve N-card GOPS: every canonical subgame value, bottom-up.
 
@@ -114,7 +115,9 @@ def solve(
     optional callable ``(level, items_done)`` called as work advances; ``top`` stops after
     the subgames with ``top`` cards in hand (default: the whole game); ``handicap`` (win
     only) solves every lead reachable from a starting lead in [-handicap, handicap]
-    (default 0: the real game).
+    (default 0: the real game); ``order``: who orders the prizes (:mod:`exact.game.orders`:
+    "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; the
+    points objective only).
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
@@ -127,7 +130,7 @@ def solve(
     n = check_options(n, objective, arithmetic, top, handicap)
     t0 = time.perf_counter()
     levels = build_levels(n, top)
-    spec = objective_for(objective, handicap)
+    spec = objective_for(objective, handicap, order)
     if arithmetic == "float":
         sink, games = solve_float_levels(spec, levels, progress)
         values, extra, radii = sink.values, {}, sink.radii

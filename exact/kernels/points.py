@@ -10,6 +10,10 @@ evaluated on canonical subgames (see :mod:`exact.game.encoding`): level k is a f
 pattern of each pair {p, swap(p)} is solved; the other gets the negated value, and patterns
 with identical hands are 0 (antisymmetry).
 
+Prize orders (:mod:`exact.game.orders`): a known order solves only the game of the upcard
+it turns up, f = f_u; a controlled one takes the chooser's max (or min) of the f_u over
+every pattern, there being no antisymmetry.  The paper's mean is the default.
+
 The level kernel runs over "items" (prize rank r, canonical pattern q) in parallel blocks
 (numba ``prange``); the Python driver feeds it chunks of items so that it can show progress.
 
@@ -55,9 +59,24 @@ def block_bounds(start, total, nblocks, b):
     return start + total * b // nblocks, start + total * (b + 1) // nblocks
 
 
+# The prize orders' codes (exact.game.orders.PrizeOrder.code), as numba constants.
+RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME, CONTROLLED_BY_THEM = 0, 1, 2, 3, 4
+
+
+@numba.njit(cache=True, nogil=True)
+def upcard_range(order, k):
+    """The upcards (by rank in the prize set) whose games an item solves: the one a known
+    order turns up, or all k (exact.game.orders.PrizeOrder.upcard_indices)."""
+    if order == ASCENDING:
+        return 0, 1
+    if order == DESCENDING:
+        return k - 1, k
+    return 0, k
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_card, below, out,
-                row0, nthreads, radius_below, radius):
+                row0, nthreads, radius_below, radius, order):
     """Solve items start..stop-1 of a level into ``out`` (prize-set-major values; row
     ``r - row0`` of ``out`` holds prize set r); block b writes its largest certified item
     error into ``radius[b]`` (module docstring).
@@ -74,43 +93,68 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
     ncanon = canon.shape[0]
     total = stop - start
     nblocks = min(total, 64 * nthreads)
+    m_lo, m_hi = upcard_range(order, k)
     for b in prange(nblocks):
         A, x, y, work = game_buffers(k)
         lo, hi = block_bounds(start, total, nblocks, b)
         acc = np.zeros(hi - lo)
-        err = np.zeros(hi - lo)  # sum of the games' value errors of each item
+        if order == CONTROLLED_BY_ME:
+            acc[:] = -np.inf
+        elif order == CONTROLLED_BY_THEM:
+            acc[:] = np.inf
+        err = np.zeros(hi - lo)  # sum (random) or largest of the games' value errors
         big = np.zeros(hi - lo)  # largest |game value| of each item
         worst = 0.0
         seg = lo
         while seg < hi:  # the block's items of prize set r: seg..seg_end-1
             r = seg // ncanon
             seg_end = min(hi, (r + 1) * ncanon)
-            for m in range(k):
+            for m in range(m_lo, m_hi):
                 for t in range(seg, seg_end):
                     fill_matrix(A, k, canon[t % ncanon], r, m, child, sign, prize_child,
                                 prize_card, below)
                     v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
-                    acc[t - lo] += v
-                    err[t - lo] += e
-                    big[t - lo] = max(big[t - lo], abs(v))
+                    i = t - lo
+                    if order == RANDOM:
+                        acc[i] += v
+                        err[i] += e
+                        big[i] = max(big[i], abs(v))
+                    else:  # one upcard, or the chooser's best: f = max or min of the f_u
+                        acc[i] = max(acc[i], v) if order == CONTROLLED_BY_ME else (
+                            min(acc[i], v) if order == CONTROLLED_BY_THEM else v)
+                        err[i] = max(err[i], e) if e == e and err[i] == err[i] else np.nan
             for t in range(seg, seg_end):
                 p = canon[t % ncanon]
-                value = acc[t - lo] / k
+                i = t - lo
+                if order == RANDOM:
+                    value = acc[i] / k
+                    e = err[i] / k + radius_below + 3.0 * gamma(k) * big[i]
+                else:  # |max_u v_u - max_u v*_u| <= max_u |v_u - v*_u|: no rounding
+                    value = acc[i]
+                    e = err[i] + radius_below
                 out[r - row0, p] = value
-                out[r - row0, swap[p]] = -value
-                e = err[t - lo] / k + radius_below + 3.0 * gamma(k) * big[t - lo]
+                if order <= DESCENDING:  # the antisymmetric orders (exact.game.orders)
+                    out[r - row0, swap[p]] = -value
                 worst = max(worst, e) if e == e else np.inf
             seg = seg_end
         radius[b] = worst * (1.0 + 2.0 ** -20)
 
 
-def level_items(level: Level) -> int:
-    """Number of kernel items (prize set, canonical pattern) of a level."""
-    return level.prize_sets * int(level.canonical_patterns.shape[0])
+def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
+    """The patterns an item solves (int32): one of each antisymmetric pair, or, for a
+    controlled prize order (no antisymmetry), every pattern, identical hands included."""
+    if order <= DESCENDING:
+        return level.canonical_patterns
+    return np.arange(level.patterns, dtype=np.int32)
+
+
+def level_items(level: Level, order: int = RANDOM) -> int:
+    """Number of kernel items (prize set, solved pattern) of a level."""
+    return level.prize_sets * int(solved_patterns(level, order).shape[0])
 
 
 def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, stop: int,
-                radius_below: float = 0.0, row0: int = 0) -> float:
+                radius_below: float = 0.0, row0: int = 0, order: int = RANDOM) -> float:
     """Solve items [start, stop) of ``level`` into ``out`` from the level below; returns a
     certified bound on the error of every value written, given the bound ``radius_below``
     of the level below (module docstring).  ``out`` holds the level's prize sets from
@@ -119,7 +163,8 @@ def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, st
     Both arrays are passed to the kernel as plain writable ndarrays: numba compiles a
     separate specialisation for read-only arrays whose floating-point code differs in the
     last bit, and a store (memory-mapped) solve must give the same bits as an in-memory
-    one.  Pass a writable ``below`` to avoid a copy on every call.
+    one.  Pass a writable ``below`` to avoid a copy on every call.  ``order``: the code of
+    the prize order (:mod:`exact.game.orders`; default the paper's random order).
     """
     below = np.asarray(below)
     if not below.flags.writeable:
@@ -130,9 +175,9 @@ def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, st
     nthreads = numba.get_num_threads()
     radius = np.zeros(min(stop - start, 64 * nthreads))
     solve_items(
-        start, stop, level.canonical_patterns, level.k, level.child, level.sign,
+        start, stop, solved_patterns(level, order), level.k, level.child, level.sign,
         level.swap, level.prize_child, level.prize_card, below, out, row0, nthreads,
-        float(radius_below), radius,
+        float(radius_below), radius, order,
     )
     return float(radius.max())
 

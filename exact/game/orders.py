@@ -1,0 +1,108 @@
+"""Who orders the prizes: the prize order as a rule of the game.
+
+The "Psychological JuJitsu" rules shuffle the prizes (``random``: each remaining prize is
+the next upcard with equal probability; Rhoads & Bartholdi 2012 solve this game).  OpenSpiel's
+goofspiel also deals them in a known sequence (``ascending``: the smallest remaining prize
+next; ``descending``: the largest), and the rules write-up proposes a player who chooses
+the next prize, knowing everything (``controlled-by-me``: the row player, whose values
+these are; ``controlled-by-them``: the column player).
+
+With f_u(V, Y, P) the value of the matrix game once prize u is turned up, the value of a
+state before the upcard is
+
+    random              f = (1/k) sum_{u in P} f_u
+    ascending           f = f_{min P}
+    descending          f = f_{max P}
+    controlled-by-me    f = max_{u in P} f_u        (the chooser maximises)
+    controlled-by-them  f = min_{u in P} f_u
+
+The first three are symmetric between the players: f(Y, V, P) = -f(V, Y, P), so one
+pattern of each antisymmetric pair is solved.  A controlled order is not (the chooser is
+one of them); instead the two controlled games mirror each other,
+f_by_them(V, Y, P) = -f_by_me(Y, V, P), which the tests check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exact.errors import GopsInputError
+
+
+@dataclass(frozen=True)
+class PrizeOrder:
+    """One prize order.  ``code`` is its number inside the numba kernels."""
+
+    name: str
+    code: int
+    #: Whether f(Y, V, P) = -f(V, Y, P) (one pattern of each pair is solved).
+    antisymmetric: bool
+    description: str
+
+    def next_prizes(self, deck) -> list[int]:
+        """The prizes that can be turned up next from ``deck`` (ascending)."""
+        deck = sorted(deck)
+        if self.name == "ascending":
+            return deck[:1]
+        if self.name == "descending":
+            return deck[-1:]
+        return deck
+
+    def upcard_indices(self, k: int) -> range:
+        """Which upcards of a prize set of k cards (by rank, smallest first) count."""
+        if self.name == "ascending":
+            return range(0, 1)
+        if self.name == "descending":
+            return range(k - 1, k)
+        return range(k)
+
+    def combine(self, values: list):
+        """f from the values f_u of the upcards of :meth:`upcard_indices`, in that order
+        (the recursion in the module docstring; exact for fmpq, as the kernels for float)."""
+        if self.name == "random":
+            total = values[0] * 0
+            for v in values:
+                total += v
+            return total / len(values)
+        if self.name == "controlled-by-me":
+            return max(values)
+        if self.name == "controlled-by-them":
+            return min(values)
+        (value,) = values
+        return value
+
+    @property
+    def chooser(self) -> str | None:
+        """Who picks the next prize: "me", "them", or None (chance or a known sequence)."""
+        return {"controlled-by-me": "me", "controlled-by-them": "them"}.get(self.name)
+
+
+RANDOM = PrizeOrder("random", 0, True, "shuffled: each remaining prize equally likely next")
+ASCENDING = PrizeOrder("ascending", 1, True, "the smallest remaining prize next")
+DESCENDING = PrizeOrder("descending", 2, True, "the largest remaining prize next")
+CONTROLLED_BY_ME = PrizeOrder("controlled-by-me", 3, False,
+                              "I choose the next prize, knowing everything")
+CONTROLLED_BY_THEM = PrizeOrder("controlled-by-them", 4, False,
+                                "they choose the next prize, knowing everything")
+
+ORDERS = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME,
+                              CONTROLLED_BY_THEM)}
+
+
+def order_named(name) -> PrizeOrder:
+    """The PrizeOrder called ``name`` (a PrizeOrder is returned as it is).
+
+    >>> order_named("descending").next_prizes({3, 1, 2})
+    [3]
+    >>> order_named("sorted")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: unknown prize order 'sorted' (choose from random, ascending, descending, controlled-by-me, controlled-by-them)
+    """
+    if isinstance(name, PrizeOrder):
+        return name
+    try:
+        return ORDERS[name]
+    except (KeyError, TypeError):
+        raise GopsInputError(f"unknown prize order {name!r} (choose from "
+                             f"{', '.join(ORDERS)})") from None

@@ -1,0 +1,122 @@
+"""Prize orders (exact.game.orders): ascending, descending, controlled by either player,
+against the brute-force references of tests/reference_orders.py."""
+
+from __future__ import annotations
+
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import exact
+from exact.errors import GopsInputError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_orders import exact_value, float_value  # noqa: E402
+
+ORDERS = ["random", "ascending", "descending", "controlled-by-me", "controlled-by-them"]
+NEW_ORDERS = ORDERS[1:]
+#: The float solver against HiGHS (both float; HiGHS at 1e-10 feasibility tolerances).
+TOL = 1e-8
+
+
+def positions(n: int, k: int):
+    """Every raw position (V, Y, P) of k cards each drawn from 1..n."""
+    subsets = [frozenset(c) for c in combinations(range(1, n + 1), k)]
+    for V in subsets:
+        for Y in subsets:
+            for P in subsets:
+                yield V, Y, P
+
+
+@pytest.mark.parametrize("order", NEW_ORDERS)
+def test_float_values_match_highs_reference(order):
+    """Every position of 4-card GOPS, and the start of the 5-card game."""
+    sol4 = exact.solve(4, order=order)
+    failures = []
+    for k in range(1, 5):
+        for V, Y, P in positions(4, k):
+            got, want = sol4.value(V, Y, P), float_value(order, V, Y, P)
+            if not abs(got - want) <= TOL:
+                failures.append(f"{sorted(V)} {sorted(Y)} {sorted(P)}: {got} != {want}")
+    full = frozenset(range(1, 6))
+    got, want = exact.solve(5, order=order).value(full, full, full), float_value(order, full, full, full)
+    if not abs(got - want) <= TOL:
+        failures.append(f"N=5 start: {got} != {want}")
+    assert not failures, "\n".join(failures[:10])
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_rational_values_equal_independent_exact_reference(order):
+    """Every position of 3-card GOPS and every full-hands position of 4-card GOPS, `==`."""
+    sol3 = exact.solve(3, arithmetic="rational", order=order)
+    sol4 = exact.solve(4, arithmetic="rational", order=order)
+    for k in range(1, 4):
+        for V, Y, P in positions(3, k):
+            assert sol3.value(V, Y, P) == exact_value(order, V, Y, P), (V, Y, P)
+    for V, Y, P in positions(4, 4):
+        assert sol4.value(V, Y, P) == exact_value(order, V, Y, P), (V, Y, P)
+
+
+def test_controlled_orders_mirror_each_other():
+    """f_by_them(V, Y, P) = -f_by_me(Y, V, P), exactly in rationals (N = 5) and within the
+    two certified radii in floating point (every stored value of N = 7)."""
+    me = exact.solve(5, arithmetic="rational", order="controlled-by-me")
+    them = exact.solve(5, arithmetic="rational", order="controlled-by-them")
+    for k in (2, 3, 5):
+        for V, Y, P in positions(5, k):
+            if P == frozenset(range(1, 6)) or k < 5:
+                assert them.value(V, Y, P) == -me.value(Y, V, P)
+    me, them = exact.solve(7, order="controlled-by-me"), exact.solve(7, order="controlled-by-them")
+    for k, level in enumerate(me.levels):
+        slack = me.radii[k] + them.radii[k]
+        gap = np.abs(them.values[k] + me.values[k][:, level.swap])
+        assert gap.max() <= slack, (k, gap.max(), slack)
+
+
+@pytest.mark.parametrize("order", NEW_ORDERS)
+def test_float_values_within_certified_radius_of_exact(order):
+    """Every stored float value of 5-card GOPS within its level's radius of the exact one."""
+    fl, ex = exact.solve(5, order=order), exact.solve(5, arithmetic="rational", order=order)
+    for k in range(6):
+        exact_floats = np.vectorize(float, otypes=[float])(ex.values[k])
+        assert np.all(np.abs(fl.values[k] - exact_floats) <= fl.radii[k] + 1e-300), k
+        assert np.isfinite(fl.radii[k])
+
+
+def test_value_of_controlling_the_order():
+    """At the start, controlling the order is worth something, known orders nothing (they
+    are symmetric), and the controller of the order values each prize choice."""
+    full = set(range(1, 6))
+    for order in ("random", "ascending", "descending"):
+        assert exact.solve(5, arithmetic="rational", order=order).value(full, full, full) == 0
+    me = exact.solve(5, arithmetic="rational", order="controlled-by-me")
+    worth = me.value(full, full, full)
+    assert worth > 0
+    choices = me.prize_values(full, full, full)
+    assert sorted(choices) == [1, 2, 3, 4, 5] and max(choices.values()) == worth
+
+
+def test_known_order_fixes_the_upcard():
+    sol = exact.solve(4, order="descending")
+    cards = {1, 2, 3, 4}
+    assert list(sol.first_move_table()) == [4]
+    assert sol.prize_values(cards, cards, cards).keys() == {4}
+    with pytest.raises(GopsInputError, match="descending prize order the next prize is 4, not 2"):
+        sol.strategy(cards, cards, cards, 2)
+    assert list(exact.solve(4, order="ascending").first_move_table()) == [1]
+
+
+def test_known_orders_solve_one_game_per_item():
+    """A known order solves the one game of its upcard: 1/k of the random order's games."""
+    assert exact.solve(6, order="ascending").stats.matrix_games * 6 < \
+        exact.solve(6).stats.matrix_games * 2
+
+
+def test_unknown_order_is_one_line():
+    with pytest.raises(GopsInputError, match="unknown prize order 'shuffled'"):
+        exact.solve(3, order="shuffled")
+    with pytest.raises(GopsInputError, match="win objective is solved for the random"):
+        exact.solve(3, objective="win", order="ascending")
