@@ -12,11 +12,12 @@ from exact.dp.solve import solve
 from exact.dp.variant_solver import solve_variant
 
 
-def load(root, n=None, objective=None):
-    """The Solution kept in a store directory written by ``gops solve N --store DIR``."""
+def load(root, n=None, objective=None, order=None):
+    """The Solution kept in a store directory written by ``gops solve N --store DIR``
+    (``n``, ``objective`` and the prize ``order``, when given, must match it)."""
     from exact.dp.store import load as _load
 
-    return _load(root, n, objective)
+    return _load(root, n, objective, order)
 
 
 def certify(n: int, path, objective: str = "points", progress=None):

@@ -67,6 +67,15 @@ def test_every_level_identical_to_the_single_process_store(client, single, tmp_p
     assert sol.objective == objective and max(sol.radii) < 1e-11
 
 
+@pytest.mark.parametrize("order", ["controlled-by-me", "descending"])
+def test_prize_orders_on_the_cluster_identical_to_the_single_process_store(client, tmp_path,
+                                                                           order):
+    solve_into_store(6, tmp_path / "s", order=order)
+    solve_on_cluster(6, tmp_path / "c", "local:2", part_items=7, client=client, order=order)
+    assert level_hashes(tmp_path / "c", 6) == level_hashes(tmp_path / "s", 6)
+    assert exact.load(tmp_path / "c").order.name == order
+
+
 def test_a_killed_worker_changes_nothing(client, single, tmp_path):
     """SIGKILL one worker process once the level of most work has begun: its parts are
     recomputed elsewhere (Dask) and every level is the same as without a cluster."""

@@ -120,3 +120,55 @@ def test_unknown_order_is_one_line():
         exact.solve(3, order="shuffled")
     with pytest.raises(GopsInputError, match="win objective is solved for the random"):
         exact.solve(3, objective="win", order="ascending")
+
+
+# -- stores and the command line -------------------------------------------------------------
+
+def test_store_keeps_the_order_and_refuses_another(tmp_path):
+    from exact.dp.store import StoreError, solve_into_store
+
+    solve_into_store(6, tmp_path / "s", order="controlled-by-them", chunk_items=50)
+    stored = exact.load(tmp_path / "s")
+    fresh = exact.solve(6, order="controlled-by-them")
+    assert stored.order.name == "controlled-by-them"
+    for k in range(7):  # bit-identical to the in-memory solve, identical hands included
+        assert np.array_equal(stored.values[k], fresh.values[k])
+    with pytest.raises(StoreError, match="holds the controlled-by-them prize order, not random"):
+        exact.load(tmp_path / "s", order="random")
+    with pytest.raises(StoreError, match="order=controlled-by-them, not N=6 objective=points order=random"):
+        solve_into_store(6, tmp_path / "s")
+
+
+def run(*args):
+    from click.testing import CliRunner
+
+    from exact.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_table_of_a_controlled_order_names_the_best_first_prize():
+    import json
+
+    out = run("table", 4, "--order", "controlled-by-me", "--quiet", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["order"] == "controlled-by-me" and sorted(data["by_upcard"]) == ["1", "2", "3", "4"]
+    best = max(data["prize_values"].values())
+    ex = exact.solve(4, arithmetic="rational", order="controlled-by-me")
+    cards = {1, 2, 3, 4}
+    assert abs(best - float(ex.value(cards, cards, cards))) < TOL
+    text = run("table", 4, "--order", "controlled-by-me", "--quiet").output
+    assert "I turn up the best for me, 2" in text
+
+
+def test_cli_known_order_and_refusals():
+    out = run("table", 4, "--order", "ascending", "--quiet")
+    assert out.exit_code == 0 and "bid\\up       1\n" in out.output
+    bad = run("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1,
+              "--order", "descending")
+    assert bad.exit_code == 2 and "the next prize is 2, not 1" in bad.output
+    win = run("table", 4, "--objective", "win", "--order", "ascending")
+    assert win.exit_code == 2 and "applies to the points objective only" in win.output
+    solved = run("solve", 5, "--order", "controlled-by-me", "--quiet")
+    assert solved.exit_code == 0 and "value at the start: +0.303195" in solved.output

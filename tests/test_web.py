@@ -248,13 +248,18 @@ def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
     browser.find_element(By.CSS_SELECTOR, 'button[data-role="upcard"][data-card="2"]').click()
     browser.find_element(By.ID, "solve").click()
     # Read the drawn bars in one script call: element handles go stale if the chart is
-    # redrawn between finding and reading them.
-    shown = wait_for(browser, lambda d: d.execute_script(
-        "const bars = document.querySelectorAll('#mine-mix g');"
-        "return bars.length ? Object.fromEntries([...bars].map("
-        "(g) => [g.dataset.card, Number(g.dataset.p)])) : null;"))
+    # redrawn between finding and reading them.  The chart first shows the position before
+    # the clicks (its own mix): wait until it shows the API's mix of the clicked position.
     api = client.get("/api/strategy", params=POSITIONS[0]).json()
-    assert shown == api["mine"]
+
+    def shown(d):
+        mix = d.execute_script(
+            "const bars = document.querySelectorAll('#mine-mix g');"
+            "return bars.length ? Object.fromEntries([...bars].map("
+            "(g) => [g.dataset.card, Number(g.dataset.p)])) : null;")
+        return mix if mix == api["mine"] else None
+
+    assert wait_for(browser, shown) == api["mine"]
     assert "mine=1,3,5" in browser.current_url and "upcard=2" in browser.current_url
     assert "2/3" in browser.find_element(By.ID, "exact").get_attribute("value")
     browser.save_screenshot(str(ARTIFACTS / "explore.png"))

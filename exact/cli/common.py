@@ -86,12 +86,12 @@ class ProgressBar:
             self.bar = None
 
 
-def solve_with_progress(n, arithmetic="float", top=None, quiet=False):
+def solve_with_progress(n, arithmetic="float", top=None, quiet=False, order="random"):
     from exact.dp.solve import solve
 
     bar = ProgressBar(enabled=not quiet)
     try:
-        return solve(n, arithmetic=arithmetic, progress=bar, top=top)
+        return solve(n, arithmetic=arithmetic, progress=bar, top=top, order=order)
     finally:
         bar.close()
 
@@ -106,16 +106,16 @@ def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handic
         bar.close()
 
 
-def load_or_solve(n, store_dir, quiet, top=None, objective="points"):
-    """The float Solution of N-card GOPS (points objective, or win for the real game):
-    from a store when given, else solved now."""
+def load_or_solve(n, store_dir, quiet, top=None, objective="points", order="random"):
+    """The float Solution of N-card GOPS (points objective under a prize ``order``, or win
+    for the real game): from a store when given, else solved now."""
     if store_dir is None:
         if objective == "win":
             return solve_win_with_progress(n, top=top, quiet=quiet)
-        return solve_with_progress(n, top=top, quiet=quiet)
+        return solve_with_progress(n, top=top, quiet=quiet, order=order)
     from exact.dp.store import load
 
-    return load(store_dir, n=n, objective=objective)
+    return load(store_dir, n=n, objective=objective, order=order)
 
 
 def presolve_variant(variant: str, n: int, arithmetic: str):
@@ -237,7 +237,15 @@ class OneLineErrorGroup(click.Group):
 
 
 def objective_options(command):
-    """--objective points|win and --lead L (win only; exit 2 otherwise): exact/cli/objectives.py."""
+    """--objective points|win, --lead L (win only; exit 2 otherwise) and --order (the
+    prize order, exact.game.orders; points only): exact/cli/objectives.py."""
+    from exact.game.orders import ORDERS
+
+    command = click.option(
+        "--order", type=click.Choice(list(ORDERS)), default="random", show_default=True,
+        help="Who orders the prizes: shuffled (the standard game), a known ascending or "
+             "descending sequence, or chosen by me or by them before each round "
+             "(points objective).")(command)
     command = click.option(
         "--lead", type=INTEGER, default=None,
         help="My points minus theirs so far, a head start included (--objective win only; "
@@ -245,6 +253,12 @@ def objective_options(command):
     return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
                         show_default=True,
                         help="Maximise the expected point difference or P(win) - P(loss).")(command)
+
+
+def check_order(objective: str, order: str) -> None:
+    """Only the points objective is solved under another prize order than random."""
+    if order != "random" and objective != "points":
+        raise GopsInputError(f"--order {order} applies to the points objective only")
 
 
 def check_objective(n: int, objective: str, lead, store_dir=None) -> int:
@@ -308,11 +322,13 @@ def presolve(n: int, arithmetic: str, objective: str = "points") -> None:
 
 
 def certified_columns(solution, lead=None) -> dict:
-    """{upcard: CertifiedGame} of the first move (exact.analysis.certified)."""
+    """{upcard: CertifiedGame} of the first move (exact.analysis.certified), for every
+    upcard the prize order can turn up first."""
     from exact.analysis.certified import certify_strategy
 
     root = set(range(1, solution.n + 1))
-    return {u: certify_strategy(solution, root, root, root, u, lead) for u in sorted(root)}
+    return {u: certify_strategy(solution, root, root, root, u, lead)
+            for u in solution.order.next_prizes(root)}
 
 
 def print_certified_table(table: dict, games: dict) -> None:

@@ -23,6 +23,7 @@ from exact.cli.common import (
     NumberArgumentsCommand,
     objective_options,
     check_objective,
+    check_order,
     WIN_UNITS,
     format_table,
     print_strategy,
@@ -43,38 +44,49 @@ from exact.cli.limits import check_command_n, objective_flag
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_options
 @one_line_errors
-def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead):
+def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead, order):
     """Solve N-card GOPS (floating point) and print a summary."""
     from exact.dp.solve import check_options
 
+    check_order(objective, order)
     if cluster is not None and store_dir is None:
         raise GopsInputError("--cluster needs --store DIR (the workers share the store)")
     if chunk_items is not None and chunk_items < 1:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
     check_command_n(n, "solve", objective_flag(objective), store_dir and "--store")
     if store_dir is not None:
-        return solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet)
+        return solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, order)
     if objective != "points" or lead is not None:
         return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
     from exact.kernels.points import warm_up
 
     check_options(n, "points", "float")
     jit = warm_up()
-    sol = solve_with_progress(n, quiet=quiet)
+    sol = solve_with_progress(n, quiet=quiet, order=order)
     print_points_summary(n, sol, sol.stats, jit)
 
 
 def print_points_summary(n, sol, st, jit, store_dir=None):
-    click.echo(f"N={n} objective=points arithmetic=float")
+    order = sol.order
+    named = "" if order.name == "random" else f" order={order.name}"
+    click.echo(f"N={n} objective=points{named} arithmetic=float")
     if store_dir is not None:
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
     click.echo(f"canonical subgames: {st.subgames:,}")
-    click.echo(f"matrix games solved: {st.matrix_games:,} (antisymmetric halves skipped)")
+    skipped = ("antisymmetric halves skipped" if order.antisymmetric
+               else "every pattern: a chooser of the prizes breaks the antisymmetry")
+    click.echo(f"matrix games solved: {st.matrix_games:,} ({skipped})")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
     print_radius(sol)
     root = set(range(1, n + 1))
-    click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
+    if order.antisymmetric:
+        click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
+        return
+    lo, hi = sol.enclosure(root, root, root)
+    click.echo(f"value at the start: {sol.value(root, root, root):+.6f}, exact value in "
+               f"[{lo:.12f}, {hi:.12f}] (my expected point difference when "
+               f"{'I' if order.chooser == 'me' else 'they'} choose every prize)")
 
 
 def print_radius(sol) -> None:
@@ -117,7 +129,7 @@ def print_win_summary(n, sol, st, jit, lead=0, store_dir=None):
                f"({WIN_UNITS}{note})")
 
 
-def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet):
+def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, order="random"):
     """``gops solve N --store DIR [--objective win] [--cluster SPEC]``: a pre-flight
     estimate (refused if this machine cannot hold it), then the solve, resumable."""
     from exact.dp.cluster import parse_cluster
@@ -143,12 +155,14 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet):
         bar = ProgressBar(enabled=not quiet, leave=True)
         try:
             games = solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
-                                     objective=objective, on_repair=report_repair).games
+                                     objective=objective, on_repair=report_repair,
+                                     order=order).games
         finally:
             bar.close()
     else:
-        games = solve_cluster_with_progress(n, store_dir, cluster, objective, chunk_items, quiet)
-    sol = load(store_dir, n=n, objective=objective)
+        games = solve_cluster_with_progress(n, store_dir, cluster, objective, chunk_items, quiet,
+                                            order)
+    sol = load(store_dir, n=n, objective=objective, order=order)
     st = SolveStats(subgames=sol.objective_spec.subgames(sol.levels), matrix_games=games,
                     seconds=time.perf_counter() - t0, peak_memory_bytes=peak_memory_bytes())
     if objective == "points":
@@ -166,7 +180,8 @@ def warm_up_kernels(objective: str) -> float:
     return warm_up()
 
 
-def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, quiet) -> int:
+def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, quiet,
+                                order="random") -> int:
     """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
     left for the other levels from the cost model of exact.dp.preflight) and a summary;
     returns the games solved."""
@@ -198,7 +213,7 @@ def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, qu
                    f"({level['games'] / max(seconds, 1e-9):,.0f} games/s){eta}", err=True)
 
     _, report = solve_on_cluster(n, store_dir, cluster, objective, part_items,
-                                 progress=progress, on_repair=report_repair)
+                                 progress=progress, on_repair=report_repair, order=order)
     if not quiet:
         click.echo(f"gops: {report.workers} Dask workers solved {len(report.levels)} levels "
                    f"now: {report.games:,} games in {report.seconds:.1f} s", err=True)
@@ -222,10 +237,13 @@ def report_repair(k, what):
               help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
 @one_line_errors
-def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead):
+def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead, order):
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from exact.dp.solve import check_options
 
+    check_order(objective, order)
+    if with_ranges and order != "random":
+        raise GopsInputError("--ranges covers the random prize order only")
     check_command_n(n, "table", objective_flag(objective), store_dir and "--store")
     win = objective != "points" or lead is not None
     if win:
@@ -240,9 +258,10 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
     else:
         if store_dir is None:
             check_options(n, "points", "float")
-        sol = load_or_solve(n, store_dir, quiet)
+        sol = load_or_solve(n, store_dir, quiet, order=order)
     root = set(range(1, n + 1))
-    strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
+    strategies = {u: sol.strategy(root, root, root, u, lead)
+                  for u in sol.order.next_prizes(root)}
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
     games = certified_columns(sol, lead) if certified else None
@@ -253,16 +272,29 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
         exact_ = n <= SOLVE_MAX_N["points", "rational"]
         ranges = first_move_ranges(
             solve_with_progress(n, arithmetic="rational", quiet=quiet) if exact_ else sol)
+    chooser = sol.order.chooser
     if as_json:
         from exact.views import table_json
 
-        click.echo(json.dumps(table_json(n, sol.objective, lead if win else None, table, gap,
-                                         ranges_json(ranges) if with_ranges else None,
-                                         games if certified else None)))
+        out = table_json(n, sol.objective, lead if win else None, table, gap,
+                         ranges_json(ranges) if with_ranges else None,
+                         games if certified else None)
+        if sol.order.name != "random":
+            out["order"] = sol.order.name
+        if chooser:
+            out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
+        click.echo(json.dumps(out))
         return
     at = f", starting {lead:+d} points ahead" if win and lead else ""
+    at += "" if sol.order.name == "random" else f", {sol.order.name} prize order"
     click.echo(f"First move of {n}-card GOPS, {sol.objective} objective{at}: P(bid | upcard)")
     click.echo(format_table(n, table))
+    if chooser:
+        best = max if chooser == "me" else min
+        pick = best(strategies, key=lambda u: strategies[u].value)
+        click.echo(f"value of each first prize (f_u; {'I' if chooser == 'me' else 'they'} "
+                   f"turn up the {'best' if chooser == 'me' else 'worst'} for me, {pick}): "
+                   + "  ".join(f"{u}: {s.value:+.6f}" for u, s in strategies.items()))
     click.echo(
         f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
     )
@@ -287,11 +319,12 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead)
 @objective_options
 @one_line_errors
 def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certified, objective,
-             lead):
+             lead, order):
     """The equilibrium at any position once the upcard is turned."""
     from exact.game.rules import validate_position
     from exact.dp.solve import check_options
 
+    check_order(objective, order)
     if certified and exact_:
         raise GopsInputError("--certified proves float results; --exact ones are exact already")
     if objective != "points" or lead is not None:
@@ -312,9 +345,9 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certifie
     top = len(d) - 1
     check_options(n, "points", arithmetic, top)
     if exact_:
-        sol = solve_with_progress(n, arithmetic=arithmetic, top=top)
+        sol = solve_with_progress(n, arithmetic=arithmetic, top=top, order=order)
     else:
-        sol = load_or_solve(n, store_dir, quiet=False, top=top)
+        sol = load_or_solve(n, store_dir, quiet=False, top=top, order=order)
     st = sol.strategy(m, t, d, upcard)
     game = certify_strategy(sol, m, t, d, upcard) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference",

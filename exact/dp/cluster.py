@@ -121,7 +121,8 @@ def _cached(key, make):
 
 
 def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
-               radius_below: float, below_sha256: str, threads: int | None) -> dict:
+               radius_below: float, below_sha256: str, threads: int | None,
+               order: str = "random") -> dict:
     """Solve rows [r0, r1) of level k of the store at ``root`` into their part file, and
     return the part's note (also written next to it).  Runs on a Dask worker.
 
@@ -133,7 +134,7 @@ def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
 
     if threads:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    spec = objective_for(objective)
+    spec = objective_for(objective, order=order)
     levels = _cached(("levels", n), lambda: build_levels(n))
     level = levels[k]
     values, note = part_paths(root, k, r0, r1)
@@ -203,14 +204,16 @@ def worker_threads(spec: str) -> int | None:
 
 def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
                      part_items: int | None = None, progress=None, on_repair=None,
-                     client=None, threads: int | None = None) -> tuple[Store, ClusterReport]:
+                     client=None, threads: int | None = None,
+                     order: str = "random") -> tuple[Store, ClusterReport]:
     """Solve n-card GOPS into the store at ``root`` on a Dask cluster (``local:W`` or a
     scheduler address), resuming whatever the store holds.  ``progress(k, done, total,
     games)`` is called once per level before its first part and after each part.
 
     ``client``: an existing ``dask.distributed.Client`` to use instead of connecting
     (tests, benchmarks); it is left open, and each task then uses ``threads`` numba
-    threads (default: all the worker's cores).
+    threads (default: all the worker's cores).  ``order``: the prize order
+    (:mod:`exact.game.orders`).
     """
     from dask.distributed import as_completed
 
@@ -222,7 +225,7 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
         client, local = connect(cluster)  # first: an unreachable scheduler writes nothing
     try:
         levels = build_levels(n)
-        store = Store(root, n, objective, levels=levels, on_repair=on_repair)
+        store = Store(root, n, objective, levels=levels, on_repair=on_repair, order=order)
         spec = store.spec
         report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
         radius_below = 0.0
@@ -246,8 +249,8 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
                 progress(k, done, len(parts), 0)
             below_sha256 = store.manifest["levels"][str(k - 1)]["sha256"]
             futures = [client.submit(solve_part, str(root), n, objective, k, r0, r1,
-                                     radius_below, below_sha256, threads, pure=False,
-                                     retries=3)
+                                     radius_below, below_sha256, threads, order,
+                                     pure=False, retries=3)
                        for r0, r1 in todo]
             for future in as_completed(futures):
                 note = _result(future, k)

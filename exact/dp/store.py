@@ -3,7 +3,7 @@
 Layout of a store directory::
 
     manifest.json      {"format": "gops-store", "version": 1, "n": N, "objective": ...,
-                        "arithmetic": "float", "chunk_items": C,
+                        ["order": O,] "arithmetic": "float", "chunk_items": C,
                         "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k}}}
     level-K.npy        float64 array of level K: values[prize rank, pattern rank] for the
                        points objective, values[prize rank, pattern rank, L + offset_K]
@@ -50,6 +50,7 @@ from exact.dp.drivers import solve_float_levels
 from exact.game.encoding import MAX_CARDS, build_levels
 from exact.errors import GopsInputError
 from exact.dp.objective import objective_for
+from exact.game.orders import ORDERS
 
 FORMAT = "gops-store"
 VERSION = 1
@@ -68,9 +69,14 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
+def order_of(manifest: dict) -> str:
+    """The prize order of a store (exact.game.orders); absent means the paper's random."""
+    return manifest.get("order", "random")
+
+
 def spec_of(manifest: dict):
     """The Objective of a store (read_manifest has checked its name)."""
-    return objective_for(manifest["objective"])
+    return objective_for(manifest["objective"], order=order_of(manifest))
 
 
 def unreadable_reason(exc: OSError) -> str:
@@ -128,11 +134,13 @@ class Store:
     """
 
     def __init__(self, root, n: int, objective: str = "points",
-                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None, on_repair=None):
+                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None, on_repair=None,
+                 order: str = "random"):
         self.root = Path(root)
         self.n = n
         self.objective = objective
-        self.spec = objective_for(objective)
+        self.spec = objective_for(objective, order=order)
+        self.order = self.spec.order.name
         self.chunk_items = chunk_items
         self.levels = build_levels(n) if levels is None else levels
         self.on_repair = on_repair
@@ -141,8 +149,12 @@ class Store:
     # -- manifest ------------------------------------------------------------------------
 
     def _fresh_manifest(self) -> dict:
-        return {"format": FORMAT, "version": VERSION, "n": self.n, "objective": self.objective,
-                "arithmetic": "float", "chunk_items": self.chunk_items, "levels": {}}
+        manifest = {"format": FORMAT, "version": VERSION, "n": self.n,
+                    "objective": self.objective}
+        if self.order != "random":  # a store of the paper's game says nothing (version 1)
+            manifest["order"] = self.order
+        return {**manifest, "arithmetic": "float", "chunk_items": self.chunk_items,
+                "levels": {}}
 
     def _read_or_create_manifest(self) -> dict:
         if self.root.exists() and not self.root.is_dir():
@@ -156,10 +168,12 @@ class Store:
             atomic_write_text(path, json.dumps(manifest, indent=1))
             return manifest
         manifest = read_manifest(self.root)
-        if manifest["n"] != self.n or manifest["objective"] != self.objective:
+        if (manifest["n"], manifest["objective"], order_of(manifest)) != (
+                self.n, self.objective, self.order):
             raise StoreError(
-                f"{self.root} holds N={manifest['n']} objective={manifest['objective']}, "
-                f"not N={self.n} objective={self.objective}"
+                f"{self.root} holds N={manifest['n']} objective={manifest['objective']} "
+                f"order={order_of(manifest)}, not N={self.n} objective={self.objective} "
+                f"order={self.order}"
             )
         check_manifest_shapes(self.root, manifest, self.levels)
         self.chunk_items = manifest["chunk_items"]
@@ -248,7 +262,7 @@ class Store:
                 self._write_empty(level, arr)
         else:
             self._allocate(path, level.k)
-        if arr.ndim == 2:  # points
+        if arr.ndim == 2 and self.spec.order.antisymmetric:  # points: identical hands are 0
             arr[:, level.swap == np.arange(level.patterns)] = 0.0
         return arr
 
@@ -365,6 +379,7 @@ def read_manifest(root) -> dict:
         and manifest.get("version") == VERSION
         and isinstance(manifest.get("n"), int)
         and manifest.get("objective") in ("points", "win")
+        and manifest.get("order", "random") in ORDERS
         and isinstance(manifest.get("chunk_items"), int)
         and manifest["chunk_items"] > 0
         and isinstance(manifest.get("levels"), dict)
@@ -410,7 +425,7 @@ def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
 
 
 def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None,
-                     objective: str = "points", on_repair=None) -> Store:
+                     objective: str = "points", on_repair=None, order: str = "random") -> Store:
     """Solve n-card GOPS into the store at ``root``, resuming whatever is already there.
 
     ``progress(level, items)`` is called after each checkpointed chunk (also for the
@@ -419,7 +434,8 @@ def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None
     returned store's ``games`` counts the matrix games solved by this call.
     """
     levels = build_levels(n)
-    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
+    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair,
+                  order)
     _, store.games = solve_float_levels(store.spec, levels, progress, sink=store,
                                         chunk_items=store.chunk_items)
     return store
@@ -443,10 +459,11 @@ class StoredValues:
         return self._levels[k]
 
 
-def load(root, n: int | None = None, objective: str | None = None):
+def load(root, n: int | None = None, objective: str | None = None, order: str | None = None):
     """The Solution kept in a store directory, without solving anything.
 
-    ``n`` and ``objective``, when given, must match the store (StoreError otherwise).
+    ``n``, ``objective`` and ``order``, when given, must match the store (StoreError
+    otherwise).
     Levels are checked against their checksums as they are first used.
     """
     from exact.solution import Solution
@@ -456,17 +473,21 @@ def load(root, n: int | None = None, objective: str | None = None):
         raise StoreError(f"{root} holds N={manifest['n']}, not N={n}")
     if objective is not None and manifest["objective"] != objective:
         raise StoreError(f"{root} holds objective {manifest['objective']}, not {objective}")
+    if order is not None and order_of(manifest) != order:
+        raise StoreError(f"{root} holds the {order_of(manifest)} prize order, not {order}")
     if manifest.get("arithmetic") != "float":
         raise StoreError(f"{root}: unsupported arithmetic in the manifest")
     n = manifest["n"]
     missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
     if missing:
         win = " --objective win" if manifest["objective"] == "win" else ""
+        if order_of(manifest) != "random":
+            win += f" --order {order_of(manifest)}"
         raise StoreError(f"{root} is incomplete (level {missing[0]} of {n} missing): "
                          f"rerun `gops solve {n}{win} --store {root}` to resume")
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
     radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
-    return Solution(n, manifest["objective"], "float", levels,
+    return Solution(n, spec_of(manifest), "float", levels,
                     StoredValues(root, manifest, levels),
                     radii=[float("inf") if r is None else r for r in radii])
