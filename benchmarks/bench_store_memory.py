@@ -107,9 +107,12 @@ def main():
             digests = level_digests(root / "store") if r["rc"] == 0 else None
         finally:
             shutil.rmtree(root, ignore_errors=True)
-        if baseline is None:
+        first = baseline is None
+        if first:
             baseline = digests
-        same = ("identical to the reference" if digests and digests == baseline
+        same = ("the baseline" if first and digests else
+                f"identical to the {'reference' if args.reference else 'baseline'}"
+                if digests and digests == baseline
                 else f"FAILED (exit {r['rc']}): {r['error']}" if digests is None else "DIFFERENT")
         print(f"{limit if limit else 'none':>9} {r['seconds']:>8.1f} "
               f"{r.get('RssAnon', 0) / GIB:>13.2f} {r.get('RssFile', 0) / GIB:>13.2f} "

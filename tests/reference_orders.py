@@ -118,3 +118,28 @@ def exact_value(order: str, V: frozenset, Y: frozenset, P: frozenset) -> Fractio
         return Fraction(0)
     f = lambda v, y, p: exact_value(order, v, y, p)  # noqa: E731
     return combine(order, P, lambda u: exact_game_value(matrix(V, Y, P, u, f)))
+
+
+# -- the win objective: f = sign(L) at the end, L my lead (tests/reference_win.py) ----------
+
+def win_matrix(V, Y, P, L, u, f):
+    return [[f(V - {a}, Y - {b}, P - {u}, L + u * _sign(a - b)) for b in sorted(Y)]
+            for a in sorted(V)]
+
+
+@lru_cache(maxsize=None)
+def win_float_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int) -> float:
+    """P(win) - P(loss) in floating point (HiGHS), no decided-lead shortcut."""
+    if not P:
+        return float(_sign(L))
+    f = lambda v, y, p, lead: win_float_value(order, v, y, p, lead)  # noqa: E731
+    return combine(order, P, lambda u: reference_game(win_matrix(V, Y, P, L, u, f))[0])
+
+
+@lru_cache(maxsize=None)
+def win_exact_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int) -> Fraction:
+    """P(win) - P(loss) in exact rationals."""
+    if not P:
+        return Fraction(_sign(L))
+    f = lambda v, y, p, lead: win_exact_value(order, v, y, p, lead)  # noqa: E731
+    return combine(order, P, lambda u: exact_game_value(win_matrix(V, Y, P, L, u, f)))

@@ -74,6 +74,25 @@ def test_nash_conv_of_the_win_solution_is_zero(ops):
     assert abs(ops.nash_conv(exact.solve(4, objective="win"))) < 1e-9
 
 
+@pytest.mark.parametrize("objective", ["points", "win"])
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_nash_conv_is_zero_under_openspiels_known_prize_orders(ops, objective, order):
+    """points_order ascending and descending, both returns types, by OpenSpiel's code;
+    the uniform policy there is exploitable."""
+    from open_spiel.python.policy import UniformRandomPolicy
+
+    sol = exact.solve(4, objective, order=order)
+    game = ops.goofspiel_game(4, objective, order=order)
+    assert ops.goofspiel_game(4, objective, False, order).get_parameters()["points_order"] == order
+    assert abs(ops.nash_conv(sol)) < 1e-9
+    assert ops.nash_conv(sol, UniformRandomPolicy(game)) > 0.1
+
+
+def test_controlled_orders_have_no_openspiel_game(ops):
+    with pytest.raises(GopsInputError, match="no prize order 'controlled-by-me'"):
+        ops.nash_conv(exact.solve(3, order="controlled-by-me"))
+
+
 def test_nash_conv_of_an_exact_solution_is_zero(ops):
     assert abs(ops.nash_conv(exact.solve(3, arithmetic="rational"))) < 1e-12
 

@@ -118,8 +118,6 @@ def test_known_orders_solve_one_game_per_item():
 def test_unknown_order_is_one_line():
     with pytest.raises(GopsInputError, match="unknown prize order 'shuffled'"):
         exact.solve(3, order="shuffled")
-    with pytest.raises(GopsInputError, match="win objective is solved for the random"):
-        exact.solve(3, objective="win", order="ascending")
 
 
 # -- stores and the command line -------------------------------------------------------------
@@ -168,7 +166,30 @@ def test_cli_known_order_and_refusals():
     bad = run("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1,
               "--order", "descending")
     assert bad.exit_code == 2 and "the next prize is 2, not 1" in bad.output
-    win = run("table", 4, "--objective", "win", "--order", "ascending")
+    win = run("table", 4, "--objective", "win", "--order", "controlled-by-them")
     assert win.exit_code == 2 and "applies to the points objective only" in win.output
     solved = run("solve", 5, "--order", "controlled-by-me", "--quiet")
     assert solved.exit_code == 0 and "value at the start: +0.303195" in solved.output
+
+
+# -- the win objective under the known orders ------------------------------------------------
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_win_objective_under_known_orders_matches_references(order):
+    from reference_orders import win_exact_value, win_float_value
+
+    fl, ex = exact.solve(4, "win", order=order), exact.solve(4, "win", "rational", order=order)
+    for k in range(1, 5):
+        for V, Y, P in positions(4, k):
+            played = 10 - sum(P)
+            for L in range(-played, played + 1, max(1, played)):  # -played, 0, played
+                want = win_exact_value(order, V, Y, P, L)
+                assert ex.value(V, Y, P, lead=L) == want, (V, Y, P, L)
+                assert abs(fl.value(V, Y, P, lead=L) - win_float_value(order, V, Y, P, L)) <= TOL
+                lo, hi = fl.enclosure(V, Y, P, lead=L)
+                assert lo <= want <= hi
+
+
+def test_win_objective_refuses_controlled_orders():
+    with pytest.raises(GopsInputError, match="not controlled-by-me"):
+        exact.solve(3, objective="win", order="controlled-by-me")

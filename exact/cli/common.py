@@ -96,12 +96,14 @@ def solve_with_progress(n, arithmetic="float", top=None, quiet=False, order="ran
         bar.close()
 
 
-def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handicap=0):
+def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handicap=0,
+                            order="random"):
     from exact.dp.solve import solve
 
     bar = ProgressBar(enabled=not quiet)
     try:
-        return solve(n, "win", arithmetic, progress=bar, top=top, handicap=handicap)
+        return solve(n, "win", arithmetic, progress=bar, top=top, handicap=handicap,
+                     order=order)
     finally:
         bar.close()
 
@@ -111,7 +113,7 @@ def load_or_solve(n, store_dir, quiet, top=None, objective="points", order="rand
     for the real game): from a store when given, else solved now."""
     if store_dir is None:
         if objective == "win":
-            return solve_win_with_progress(n, top=top, quiet=quiet)
+            return solve_win_with_progress(n, top=top, quiet=quiet, order=order)
         return solve_with_progress(n, top=top, quiet=quiet, order=order)
     from exact.dp.store import load
 
@@ -256,8 +258,8 @@ def objective_options(command):
 
 
 def check_order(objective: str, order: str) -> None:
-    """Only the points objective is solved under another prize order than random."""
-    if order != "random" and objective != "points":
+    """The win objective is solved under the symmetric prize orders only."""
+    if order.startswith("controlled") and objective != "points":
         raise GopsInputError(f"--order {order} applies to the points objective only")
 
 

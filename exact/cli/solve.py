@@ -57,7 +57,7 @@ def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead, order):
     if store_dir is not None:
         return solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, order)
     if objective != "points" or lead is not None:
-        return solve_win(n, objective, lead, store_dir, chunk_items, quiet)
+        return solve_win(n, objective, lead, store_dir, chunk_items, quiet, order)
     from exact.kernels.points import warm_up
 
     check_options(n, "points", "float")
@@ -98,7 +98,7 @@ def print_radius(sol) -> None:
         click.echo("no certified radius (a store written before radii were kept)")
 
 
-def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
+def solve_win(n, objective, lead, store_dir, chunk_items, quiet, order="random"):
     """``gops solve N --objective win [--lead L]``."""
     from exact.dp.solve import check_options
     from exact.kernels.win import warm_up
@@ -108,12 +108,13 @@ def solve_win(n, objective, lead, store_dir, chunk_items, quiet):
         raise GopsInputError("--chunk-items applies to --store only")
     check_options(n, "win", "float", handicap=abs(lead))
     jit = warm_up()
-    sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
+    sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead), order=order)
     print_win_summary(n, sol, sol.stats, jit, lead)
 
 
 def print_win_summary(n, sol, st, jit, lead=0, store_dir=None):
-    click.echo(f"N={n} objective=win arithmetic=float")
+    named = "" if sol.order.name == "random" else f" order={sol.order.name}"
+    click.echo(f"N={n} objective=win{named} arithmetic=float")
     if store_dir is not None:
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
     click.echo("canonical subgames (pattern, prizes, lead), undecided and reachable: "
@@ -252,9 +253,9 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
             raise GopsInputError("--ranges applies to the points objective only")
         if store_dir is None:
             check_options(n, "win", "float", handicap=abs(lead))
-            sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead))
+            sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead), order=order)
         else:
-            sol = load_or_solve(n, store_dir, quiet, objective="win")
+            sol = load_or_solve(n, store_dir, quiet, objective="win", order=order)
     else:
         if store_dir is None:
             check_options(n, "points", "float")
@@ -329,7 +330,7 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certifie
         raise GopsInputError("--certified proves float results; --exact ones are exact already")
     if objective != "points" or lead is not None:
         return strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir,
-                            objective, lead, certified)
+                            objective, lead, certified, order)
     arithmetic = "rational" if exact_ else "float"
     if store_dir is not None:
         if exact_:
@@ -355,7 +356,7 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certifie
 
 
 def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead,
-                 certified=False):
+                 certified=False, order="random"):
     """``gops strategy ... --objective win [--lead L]``."""
     from exact.game.rules import validate_position
     from exact.dp.solve import check_options
@@ -376,7 +377,7 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     if store_dir is not None:  # the real game: every reachable lead, no handicap
         from exact.dp.store import load
 
-        sol = load(store_dir, n=n, objective="win")
+        sol = load(store_dir, n=n, objective="win", order=order)
         st = sol.strategy(m, t, d, upcard, lead)
         game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
         print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
@@ -390,7 +391,7 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
     if abs(lead) > sum(d):
         top = 0  # decided: nothing to solve
     check_options(n, "win", arithmetic, top, handicap)
-    sol = solve_win_with_progress(n, arithmetic, top=top, handicap=handicap)
+    sol = solve_win_with_progress(n, arithmetic, top=top, handicap=handicap, order=order)
     st = sol.strategy(m, t, d, upcard, lead)
     game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,

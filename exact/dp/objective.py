@@ -219,14 +219,19 @@ class WinObjective(Objective):
     chunk_items = 1 << 14
     records_empty_game = False
 
-    def __init__(self, handicap: int = 0, zero_lead: bool = False):
+    def __init__(self, handicap: int = 0, zero_lead: bool = False, order="random"):
         self.handicap = handicap
+        self.order = order_named(order)
+        if not self.order.antisymmetric:  # the kernel's antisymmetry in (pattern, lead)
+            raise GopsInputError(f"the win objective is solved for the random, ascending and "
+                                 f"descending prize orders, not {self.order.name}")
         # Identical hands at lead 0 are worth 0 by antisymmetry; ``zero_lead`` makes them
         # records anyway (their equilibria are wanted by the certificate writer).
         self.zero_lead = zero_lead
 
     def __repr__(self) -> str:
-        return f"WinObjective(handicap={self.handicap})"
+        order = "" if self.order is RANDOM else f", order={self.order.name!r}"
+        return f"WinObjective(handicap={self.handicap}{order})"
 
     def offset(self, level: Level) -> int:
         from exact.kernels.win import lead_offset
@@ -255,7 +260,7 @@ class WinObjective(Objective):
         from exact.kernels.win import solve_win_level
 
         return solve_win_level(level, below, out, self.handicap, start, stop, radius_below,
-                               row0)
+                               row0, self.order.code)
 
     def exact_level(self, level):
         template = self.empty_level(level)
@@ -343,12 +348,8 @@ class WinObjective(Objective):
 
 def objective_for(name: str, handicap: int = 0, order="random") -> Objective:
     """The Objective called ``name`` ("points" or "win") under a prize ``order``."""
-    order = order_named(order)
     if name == "points":
         return PointsObjective(order)
-    if order is not RANDOM and name == "win":
-        raise GopsInputError(f"the win objective is solved for the random prize order only, "
-                             f"not {order.name}")
     if name == "win":
-        return WinObjective(handicap)
+        return WinObjective(handicap, order=order)
     raise GopsInputError(f"unknown objective {name!r} (choose from points, win)")

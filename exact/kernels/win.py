@@ -50,7 +50,7 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.points import block_bounds
+from exact.kernels.points import DESCENDING, RANDOM, block_bounds, upcard_range
 from exact.kernels.bounds import gamma, certified_game
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
 
@@ -120,8 +120,9 @@ def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None)) -> n
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb,
-               radius_below):
-    """f(pattern p, prize set r, lead): the mean over the upcards of the game values, and
+               radius_below, order):
+    """f(pattern p, prize set r, lead): the mean over the upcards of the game values (or,
+    under a known prize ``order``, the one game of its upcard: exact.game.orders), and
     a certified bound on its error given the bound ``radius_below`` of the level below
     (as in :mod:`exact.kernels.points`: decided entries are exact, the others within
     radius_below).
@@ -133,7 +134,8 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
     acc = 0.0
     err = 0.0
     big = 0.0
-    for m in range(k):
+    m_lo, m_hi = upcard_range(order, k)
+    for m in range(m_lo, m_hi):
         u = prize_card[r, m]
         rc = prize_child[r, m]
         for i in range(k):
@@ -149,6 +151,8 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
         acc += g
         err += e
         big = max(big, abs(g))
+    if order != RANDOM:  # one game: its value and bound as they are
+        return min(1.0, max(-1.0, acc)), err + radius_below
     v = acc / k
     e = err / k + radius_below + 3.0 * gamma(k) * big
     return min(1.0, max(-1.0, v)), e
@@ -162,7 +166,8 @@ def _store(out, r, p, q, lead, off, v):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, prize_card,
-                    limits, below, offb, out, row0, off, games, nthreads, radius_below, radius):
+                    limits, below, offb, out, row0, off, games, nthreads, radius_below, radius,
+                    order):
     """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
     pattern patterns[t % len(patterns)]), every undecided reachable lead; row ``r - row0``
     of ``out`` holds prize set r.
@@ -179,6 +184,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
     npat = patterns.shape[0]
     total = stop - start
     nblocks = min(total, 64 * nthreads)
+    per_value = upcard_range(order, k)[1] - upcard_range(order, k)[0]  # games per value
     for b in prange(nblocks):
         A, x, y, work = game_buffers(k)
         count = 0
@@ -199,9 +205,9 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             while a < bb:
                 mid = (a + bb) // 2
                 v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                  prize_card, below, offb, radius_below)
+                                  prize_card, below, offb, radius_below, order)
                 worst = max(worst, e) if e == e else np.inf
-                count += k
+                count += per_value
                 _store(out, w, p, q, mid, off, v)
                 if v >= 1.0:
                     bb = mid
@@ -216,9 +222,9 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
                 v = out[w, p, mid + off]
                 if v != v:
                     v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                      prize_card, below, offb, radius_below)
+                                      prize_card, below, offb, radius_below, order)
                     worst = max(worst, e) if e == e else np.inf
-                    count += k
+                    count += per_value
                     _store(out, w, p, q, mid, off, v)
                 if v <= -1.0:
                     a = mid
@@ -232,9 +238,9 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             for lead in range(lose_to + 1, win_from):
                 if out[w, p, lead + off] != out[w, p, lead + off]:
                     v, e = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
-                                      prize_card, below, offb, radius_below)
+                                      prize_card, below, offb, radius_below, order)
                     worst = max(worst, e) if e == e else np.inf
-                    count += k
+                    count += per_value
                     _store(out, w, p, q, lead, off, v)
         games[b] = count
         radius[b] = worst * (1.0 + 2.0 ** -20)
@@ -247,11 +253,14 @@ def level_items(level: Level) -> int:
 
 def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
                     start: int, stop: int, radius_below: float = 0.0,
-                    row0: int = 0) -> tuple[int, float]:
+                    row0: int = 0, order: int = RANDOM) -> tuple[int, float]:
     """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved
     and a certified bound on the error of every value written, given the bound
     ``radius_below`` of the level below.  ``out`` holds the level's prize sets from
-    ``row0`` on (all of them by default)."""
+    ``row0`` on (all of them by default).  ``order``: the code of a symmetric prize order
+    (random, ascending, descending: exact.game.orders)."""
+    if order > DESCENDING:
+        raise ValueError("the win kernel solves the symmetric prize orders only")
     if stop <= start:
         return 0, 0.0
     nthreads = numba.get_num_threads()
@@ -262,6 +271,7 @@ def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: 
         level.prize_child, level.prize_card, lead_limits(level, handicap), below,
         lead_offset(level.n, level.k - 1, handicap), out, row0,
         lead_offset(level.n, level.k, handicap), games, nthreads, float(radius_below), radius,
+        order,
     )
     return int(games.sum()), float(radius.max())
 

@@ -2,7 +2,8 @@
 
 OpenSpiel's ``goofspiel(num_cards=N, points_order=random, returns_type=point_difference,
 imp_info=False)`` is this game (tied bids discard the prize); ``returns_type=win_loss`` is
-the win objective.  Its card actions are 0-based bid indices (card = action + 1).  Note
+the win objective, and ``points_order=ascending`` / ``descending`` are the known prize
+orders of :mod:`exact.game.orders` (a solution solved with that order).  Its card actions are 0-based bid indices (card = action + 1).  Note
 that OpenSpiel's ``point_difference`` return of a player is his points minus the average
 of both players' points, i.e. *half* the point difference, so a NashConv measured in that
 game is in half-points.
@@ -62,14 +63,19 @@ def _check_solution(solution) -> str:
     return objective
 
 
-def goofspiel_game(n: int, objective: str = "points", turn_based: bool = True):
-    """OpenSpiel's goofspiel matching N-card GOPS for ``objective`` ("points" or "win")."""
+def goofspiel_game(n: int, objective: str = "points", turn_based: bool = True,
+                   order: str = "random"):
+    """OpenSpiel's goofspiel matching N-card GOPS for ``objective`` ("points" or "win")
+    under the prize ``order`` (random, ascending or descending: OpenSpiel's points_order)."""
     pyspiel = _pyspiel()
     if objective not in _RETURNS_TYPE:
         raise GopsInputError(f"objective must be 'points' or 'win', got {objective!r}")
+    if order not in ("random", "ascending", "descending"):
+        raise GopsInputError(f"OpenSpiel's goofspiel has no prize order {order!r} (its "
+                             "points_order is random, ascending or descending)")
     game = pyspiel.load_game("goofspiel", {
         "num_cards": int(n),
-        "points_order": "random",
+        "points_order": order,
         "returns_type": _RETURNS_TYPE[objective],
         "imp_info": False,
     })
@@ -119,7 +125,7 @@ def solution_policy(solution, game=None):
     objective = _check_solution(solution)
     policy = _policy_module()
     if game is None:
-        game = goofspiel_game(solution.n, objective)
+        game = goofspiel_game(solution.n, objective, order=solution.order.name)
     win = objective == "win"
 
     class SolutionPolicy(policy.Policy):
@@ -161,7 +167,7 @@ def nash_conv(solution, policy=None) -> float:
     _pyspiel()
     from open_spiel.python.algorithms import exploitability
 
-    game = goofspiel_game(solution.n, objective)
+    game = goofspiel_game(solution.n, objective, order=solution.order.name)
     if policy is None:
         policy = solution_policy(solution, game)
     return float(exploitability.nash_conv(game, policy))
