@@ -108,3 +108,88 @@ def test_a_bad_policy_has_a_clearly_positive_nash_conv(ops):
 def test_truncated_solution_is_refused(ops):
     with pytest.raises(GopsInputError, match="whole game"):
         ops.solution_policy(exact.solve(4, top=2))
+
+
+# -- our own NashConv (exact.play.exploitability) against OpenSpiel's ------------------------
+
+def perturbed_policy(ops, sol, game, weight=0.3):
+    """The equilibrium mixed with the uniform policy: a position-based policy that is
+    neither (its NashConv is strictly between 0 and the uniform's)."""
+    from open_spiel.python.policy import Policy
+
+    eq = ops.solution_policy(sol, game)
+
+    class Perturbed(Policy):
+        def __init__(self):
+            super().__init__(game, [0, 1])
+
+        def action_probabilities(self, state, player_id=None):
+            probs = eq.action_probabilities(state, player_id)
+            return {a: (1 - weight) * p + weight / len(probs) for a, p in probs.items()}
+
+    return Perturbed()
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+@pytest.mark.parametrize("order", ["random", "ascending", "descending"])
+def test_our_nash_conv_equals_openspiels(ops, objective, order):
+    from open_spiel.python.algorithms import exploitability
+    from open_spiel.python.policy import UniformRandomPolicy
+
+    from exact.play.exploitability import nash_conv
+
+    sol = exact.solve(4, objective, order=order)
+    game = ops.goofspiel_game(4, objective, order=order)
+    policies = {"uniform": UniformRandomPolicy(game), "equilibrium": ops.solution_policy(sol, game),
+                "perturbed": perturbed_policy(ops, sol, game)}
+    for name, policy in policies.items():
+        theirs = exploitability.nash_conv(game, policy)
+        for by_position in (False, True):
+            assert nash_conv(game, policy, by_position) == pytest.approx(theirs, abs=1e-12), name
+    assert nash_conv(game, policies["perturbed"]) > 1e-3
+
+
+def test_our_nash_conv_of_a_history_dependent_policy(ops):
+    """A tabular policy with its own random mix at every information state: the full walk
+    agrees with OpenSpiel; keyed by position (documented as wrong for such policies) not."""
+    import numpy as np
+    from open_spiel.python.algorithms import exploitability
+    from open_spiel.python.policy import TabularPolicy
+
+    from exact.play.exploitability import nash_conv
+
+    game = ops.goofspiel_game(4)
+    policy = TabularPolicy(game)
+    rng = np.random.default_rng(7)
+    table = rng.random(policy.action_probability_array.shape) * policy.legal_actions_mask
+    policy.action_probability_array[:] = table / table.sum(axis=1, keepdims=True)
+    theirs = exploitability.nash_conv(game, policy)
+    assert nash_conv(game, policy) == pytest.approx(theirs, abs=1e-12)
+    assert abs(nash_conv(game, policy, by_position=True) - theirs) > 1e-6
+
+
+def test_our_nash_conv_in_rationals_and_at_n5(ops):
+    from fractions import Fraction
+
+    from open_spiel.python.policy import UniformRandomPolicy
+
+    from exact.play.exploitability import nash_conv
+
+    from open_spiel.python.policy import Policy
+
+    game3 = ops.goofspiel_game(3)
+
+    class ExactUniform(Policy):
+        def __init__(self):
+            super().__init__(game3, [0, 1])
+
+        def action_probabilities(self, state, player_id=None):
+            legal = state.legal_actions()
+            return {a: Fraction(1, len(legal)) for a in legal}
+
+    assert nash_conv(game3, ExactUniform(), arithmetic="rational") == Fraction(4, 3)
+    game5 = ops.goofspiel_game(5)
+    perturbed = perturbed_policy(ops, exact.solve(5), game5)
+    fast = nash_conv(game5, perturbed, by_position=True)
+    assert 0.01 < fast < nash_conv(game5, UniformRandomPolicy(game5), by_position=True)
+    assert nash_conv(game5, perturbed) == pytest.approx(fast, abs=1e-12)  # the full walk
