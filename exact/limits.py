@@ -42,6 +42,9 @@ OPTIMAL_BOT_MAX_N = 10
 #: The optimal bots play the exact equilibrium up to these N (float above).
 EXACT_OPTIMAL_MAX_N = 6
 EXACT_OPTIMAL_WIN_MAX_N = 5
+#: The fixed-bid game (exact.analysis.fixed_bids): double oracle, one LP and one
+#: assignment per iteration; the iterations and the restricted LPs grow with N.
+FIXED_BIDS_MAX_N = 12
 #: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
 #: seconds to about a minute each; "standard" cross-checks the fast solver.
 VARIANT_MAX_N = {

@@ -7,7 +7,8 @@ Exit codes: see :mod:`exact.cli.common`.
 
 import click
 
-from exact.cli import audit, bots, certify, objectives, play, serve, solve, variants
+from exact.cli import (audit, bots, certify, fixed_bids, objectives, play, serve, solve,
+                       variants)
 from exact.cli.common import OneLineErrorGroup
 
 
@@ -19,7 +20,8 @@ def main():
 
 for command in (solve.solve, solve.table, solve.strategy, certify.certify, certify.check,
                 certify.reproduce, solve.count, audit.audit, play.play, bots.tournament,
-                bots.evaluate, objectives.compare_objectives, variants.variant, serve.serve):
+                bots.evaluate, objectives.compare_objectives, variants.variant, serve.serve,
+                fixed_bids.fixed_bids):
     main.add_command(command)
 
 __all__ = ["main"]

@@ -47,7 +47,7 @@ import numpy as np
 from flint import fmpq, fmpz, fmpz_mat
 
 from exact.errors import SolverError
-from exact.kernels.matrix_game import solve_game
+from exact.kernels.matrix_game import KMAX, solve_game
 
 #: A float probability above this counts as "in the support" of the guess.
 SUPPORT_TOL = 1e-9
@@ -197,9 +197,12 @@ def solve_exact_game(A) -> ExactEquilibrium:
     (1/7, [3/7, 4/7], [2/7, 5/7])
     """
     game = IntegerGame(A)
-    _, xf, yf = solve_game(to_float_matrix(A))
-    S = [i for i, p in enumerate(xf) if p > SUPPORT_TOL]
-    T = [j for j, q in enumerate(yf) if q > SUPPORT_TOL]
+    if len(A) > KMAX:  # beyond the float kernel (a restricted fixed-bid game): simplex only
+        S, T = [], [0]
+    else:
+        _, xf, yf = solve_game(to_float_matrix(A))
+        S = [i for i, p in enumerate(xf) if p > SUPPORT_TOL]
+        T = [j for j, q in enumerate(yf) if q > SUPPORT_TOL]
     if len(S) == len(T):
         guess = _from_supports(game, S, T)
         if guess is not None and verify_integer(game, *guess):
