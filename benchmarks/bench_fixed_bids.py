@@ -1,0 +1,56 @@
+"""The fixed-bid game: double oracle's cost by N, and the value of adaptivity.
+
+For each N: float double oracle (iterations, support of the equilibrium, the best reply's
+gain, seconds; median of --repeats), the exact solve (N <= 7: seconds, support), and the
+adaptivity gain: what the GOPS equilibrium gains against the fixed-bid equilibrium
+played as a bot in the real game (exact with the rational GOPS solution for N <= 5, float
+with its error bound above; N <= 8).
+
+    python benchmarks/bench_fixed_bids.py --max-n 12 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import exact
+from exact.analysis.fixed_bids import (ADAPTIVITY_MAX_N, EXACT_MAX_N, adaptivity_gain,
+                                       solve_fixed_bids)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-n", type=int, default=10)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    print("N | iterations | support | best reply gains | float s | exact s (support) | "
+          "adaptivity gain (points per game)")
+    print("---|---|---|---|---|---|---")
+    for n in range(2, args.max_n + 1):
+        runs = []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            eq = solve_fixed_bids(n)
+            runs.append(time.perf_counter() - t0)
+        exact_text, gain_text = "", ""
+        if n <= EXACT_MAX_N:
+            t0 = time.perf_counter()
+            ex = solve_fixed_bids(n, "rational")
+            exact_text = f"{time.perf_counter() - t0:.2f} ({len(ex.mix)})"
+        if n <= ADAPTIVITY_MAX_N:
+            if n <= 5:
+                gain, _ = adaptivity_gain(ex, exact.solve(n, arithmetic="rational"))
+                gain_text = f"{float(gain):.6f} (exact: {len(str(gain))} characters)"
+            else:
+                gain, bound = adaptivity_gain(eq, exact.solve(n))
+                gain_text = f"{gain:.6f} (within {bound:.0e})"
+        print(f"{n} | {eq.iterations} | {len(eq.mix)} | {eq.exploitability:.1e} | "
+              f"{statistics.median(runs):.2f} | {exact_text} | {gain_text}", flush=True)
+
+
+if __name__ == "__main__":
+    t0 = time.time()
+    main()
+    print(f"(benchmark wall time {time.time() - t0:.0f} s)")
