@@ -193,3 +193,62 @@ def test_win_objective_under_known_orders_matches_references(order):
 def test_win_objective_refuses_controlled_orders():
     with pytest.raises(GopsInputError, match="not controlled-by-me"):
         exact.solve(3, objective="win", order="controlled-by-me")
+
+
+# -- exact evaluation of bots under a known order ---------------------------------------------
+
+def test_evaluate_under_a_known_order_matches_a_direct_recursion():
+    """gops evaluate's recursion with the prizes ascending, against a few lines here: the
+    optimal bot (the ascending equilibrium, exact) against the uniformly random bot."""
+    from fractions import Fraction
+    from functools import lru_cache
+
+    from exact.analysis.evaluate import evaluate
+    from exact.play.bots import make_bot
+
+    sol = exact.solve(4, arithmetic="rational", order="ascending")
+
+    @lru_cache(maxsize=None)
+    def mean(V, Y, P):
+        if not P:
+            return Fraction(0)
+        u = min(P)
+        x = sol.strategy(set(V), set(Y), set(P), u).mine
+        return sum(x[a] * Fraction(1, len(Y)) * (u * ((a > b) - (a < b)) + mean(V - {a}, Y - {b}, P - {u}))
+                   for a in V for b in Y)
+
+    full = frozenset(range(1, 5))
+    ev = evaluate(4, make_bot("optimal", 4, order="ascending"), make_bot("random", 4),
+                  order="ascending")
+    assert ev.exact and ev.expected_difference == mean(full, full, full) > 0
+    assert sum(ev.distribution.values()) == 1
+    with pytest.raises(GopsInputError, match="not controlled-by-me"):
+        evaluate(3, make_bot("random", 3), make_bot("random", 3), order="controlled-by-me")
+    out = run("evaluate", 4, "--bots", "optimal,upcard", "--order", "descending")
+    assert out.exit_code == 0 and "the prizes in descending order" in out.output
+
+
+def test_play_with_every_order():
+    import re
+
+    from click.testing import CliRunner
+
+    from exact.cli import main
+
+    def play(order, keys):
+        out = CliRunner().invoke(main, ["play", "4", "--order", order, "--seed", "3"],
+                                 input="".join(f"{k}\n" for k in keys))
+        assert out.exit_code == 0, out.output
+        return out.output, [int(u) for u in re.findall(r"Round \d of 4: the (\d+) is up", out.output)]
+
+    text, prizes = play("descending", [1, 2, 3])
+    assert prizes == [4, 3, 2, 1] and "the largest remaining prize next" in text
+    assert play("ascending", [1, 2, 3])[1] == [1, 2, 3, 4]
+    # I choose the 2 and bid 1; choose the 2 again (gone: asked again), the 3, bid 2;
+    # choose the 4, bid 3; the last prize and bid play themselves.
+    text, prizes = play("controlled-by-me", [2, 1, 2, 3, 2, 4, 3])
+    assert prizes == [2, 3, 4, 1] and "'2' is not a prize left" in text
+    # The computer chooses its best first prize: the 2, worth most to the chooser at N = 4.
+    text, prizes = play("controlled-by-them", [1, 2, 3])
+    assert prizes[0] == 2 and "The computer chooses the next prize: the 2." in text
+    assert sorted(prizes) == [1, 2, 3, 4]

@@ -46,6 +46,7 @@ from flint import fmpq
 from exact.play.bots import Bot, OptimalBot
 from exact.errors import GopsInputError
 from exact.solution import to_fraction
+from exact.game.orders import order_named
 from exact.game.rules import Position
 from exact.limits import EVALUATE_MAX_N, check_n
 
@@ -137,12 +138,18 @@ def _check_entry(card, p, hand, who):
         raise GopsInputError(f"{who} gave card {card} the negative probability {p}")
 
 
-def evaluate(n: int, bot_a: Bot, bot_b: Bot) -> Evaluation:
-    """The exact outcome distribution of ``bot_a`` (player 0) against ``bot_b`` (player 1).
+def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluation:
+    """The exact outcome distribution of ``bot_a`` (player 0) against ``bot_b`` (player 1),
+    the prizes turned in ``order`` (random, ascending or descending: exact.game.orders;
+    a controlled order would need a bot that chooses the prizes).
 
     Raises GopsInputError for a bad n or a bot returning an invalid mix.
     """
     n = check_n(n, EVALUATE_MAX_N, what=" to evaluate")
+    order = order_named(order)
+    if order.chooser is not None:
+        raise GopsInputError(f"evaluate plays the random, ascending and descending prize "
+                             f"orders, not {order.name} (no bot chooses prizes)")
     bots = (bot_a, bot_b)
     is_exact = all(b.exact for b in bots)
     keyed_on_lead = any(b.uses_lead for b in bots)
@@ -161,13 +168,14 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot) -> Evaluation:
         hit = memo.get(key)
         if hit is not None:
             return hit
-        k = len(deck)
-        if k == 0:
+        if not deck:
             memo[key] = {0: one}
             return memo[key]
+        upcards = order.next_prizes(deck)
+        k = len(upcards)  # each equally likely
         points = (lead, 0) if lead >= 0 else (0, -lead)
         out: dict[int, object] = {}
-        for u in sorted(deck):
+        for u in upcards:
             pos = Position._unchecked((h0, h1), deck, u, points, n)
             x = read_mix(bots[0].mix(pos, 0), h0, who[0])
             y = read_mix(bots[1].mix(pos, 1), h1, who[1])

@@ -40,9 +40,12 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
 @click.option("--float", "use_float", is_flag=True,
               help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); "
                    "much faster.")
+@click.option("--order", type=click.Choice(["random", "ascending", "descending"]),
+              default="random", show_default=True,
+              help="The prize order (optimal bots play that order's equilibrium).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
-def evaluate(n, bots, use_float, as_json):
+def evaluate(n, bots, use_float, as_json, order):
     """Exact expected point difference and win/draw/loss of bot A against bot B.
 
     Every prize order and every bid of both bots' mixes is enumerated (no sampling).
@@ -65,14 +68,15 @@ def evaluate(n, bots, use_float, as_json):
             objective = "win" if x == "optimal-win" else "points"
             most = EXACT_OPTIMAL_WIN_MAX_N if objective == "win" else EXACT_OPTIMAL_MAX_N
             arithmetic = "float" if use_float or n > most else "rational"
-            presolve(n, arithmetic, objective)
-            made.append(make_bot(x, n, arithmetic=arithmetic))
+            presolve(n, arithmetic, objective, order)
+            made.append(make_bot(x, n, arithmetic=arithmetic, order=order))
         else:
             made.append(make_bot(x, n))
-    ev = run_evaluation(n, *made)
+    ev = run_evaluation(n, *made, order=order)
     if as_json:
         out = {
             "n": n,
+            **({} if order == "random" else {"order": order}),
             "bots": list(ev.bots),
             "exact": ev.exact,
             "expected_difference": _num(ev.expected_difference, ev.exact),
@@ -86,7 +90,9 @@ def evaluate(n, bots, use_float, as_json):
         click.echo(json.dumps(out))
         return
     a, b = ev.bots
-    click.echo(f"{a} (player 0) against {b} (player 1), {n}-card GOPS: every prize order, "
+    prizes = ("every prize order" if order == "random" else
+              f"the prizes in {order} order")
+    click.echo(f"{a} (player 0) against {b} (player 1), {n}-card GOPS: {prizes}, "
                f"every bid ({ev.states:,} positions)")
     click.echo(f"expected point difference  {_show(ev.expected_difference, signed=True)}")
     click.echo(f"P(win)                     {_show(ev.win)}")

@@ -312,13 +312,13 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         print_certified_strategy(certified, *hands)
 
 
-def presolve(n: int, arithmetic: str, objective: str = "points") -> None:
+def presolve(n: int, arithmetic: str, objective: str = "points", order: str = "random") -> None:
     """Solve n-card GOPS for an optimal bot (cached by exact.play.bots) with a progress bar."""
     from exact.play.bots import solution_for
 
     bar = ProgressBar()
     try:
-        solution_for(n, arithmetic, progress=bar, objective=objective)
+        solution_for(n, arithmetic, progress=bar, objective=objective, order=order)
     finally:
         bar.close()
 

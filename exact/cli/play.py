@@ -14,6 +14,7 @@ from exact.cli.common import (
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
+from exact.game.orders import ORDERS
 from exact.game.rules import parse_integer
 from exact.play.bots import face_up_reply
 
@@ -33,6 +34,10 @@ from exact.play.bots import face_up_reply
               help="The two bots of a three-player variant [default: upcard+1,upcard].")
 @click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
               default=None, help="Play from a store of `gops solve N --store DIR` (either objective).")
+@click.option("--order", type=click.Choice(list(ORDERS)), default="random", show_default=True,
+              help="Who orders the prizes: shuffled, ascending, descending, or chosen before "
+                   "each round by you (controlled-by-me) or by the computer "
+                   "(controlled-by-them); the computer plays that game's equilibrium.")
 @click.option("--seed", "seed", type=INTEGER, default=None,
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
@@ -42,7 +47,7 @@ from exact.play.bots import face_up_reply
                    "to bid face up from this round on; the computer then answers each bid "
                    "it sees.")
 @one_line_errors
-def play(n, objective, variant, opponents, store, seed, reveal, declarations):
+def play(n, objective, variant, opponents, store, order, seed, reveal, declarations):
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
@@ -56,13 +61,23 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
     if declarations and (variant != "standard" or objective != "points"):
         raise GopsInputError("--declarations plays the standard game with the points "
                              "objective only")
-    computers = _computers(n, objective, rules, opponents, store)
+    prize_order = ORDERS[order]
+    if order != "random" and variant != "standard":
+        raise GopsInputError("--order plays the standard game only")
+    if prize_order.chooser and objective != "points":
+        raise GopsInputError(f"--order {order} applies to the points objective only")
+    # The computer sees the game from the other seat: who chooses is mirrored.
+    seen = {"controlled-by-me": "controlled-by-them",
+            "controlled-by-them": "controlled-by-me"}.get(order, order)
+    computers = _computers(n, objective, rules, opponents, store, seen)
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     rng = random.Random(seed)
     pos = start(rules, n)
     order = list(range(1, n + 1))
     rng.shuffle(order)
+    if prize_order.name in ("ascending", "descending"):
+        order.sort(reverse=prize_order.name == "descending")
     dummy_order = list(range(1, n + 1))
     if rules.dummy:
         rng.shuffle(dummy_order)
@@ -84,13 +99,21 @@ def play(n, objective, variant, opponents, store, seed, reveal, declarations):
     if objective == "win":
         click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
                    "not for points.")
+    if prize_order.name != "random":
+        click.echo(f"Prize order: {prize_order.description.replace('I choose', 'you choose')}"
+                   .replace("they choose", "the computer chooses") + ".")
     if declarations:
         click.echo("Face-up declarations: type d<card> (e.g. d5) to bid that card face up "
                    "and every later bid too; the winner scores the number of face-up rounds "
                    "(1 if you never declare).")
     declared = None  # the round from which your bids are face up
     won: list[list[str]] = [[] for _ in short]
-    for rnd, prize in enumerate(order[:rounds], 1):
+    for rnd in range(1, rounds + 1):
+        prize = _next_prize(prize_order, pos, order[rnd - 1], computers[0])
+        if prize is None:
+            click.echo(f"Game abandoned in round {rnd}: score {_scores(short, pos.points)}.")
+            return
+        order[order.index(prize)], order[rnd - 1] = order[rnd - 1], prize
         pos = pos.turn_up(prize)
         click.echo("")
         click.echo(f"Round {rnd} of {rounds}: the {prize} is up.")
@@ -200,7 +223,40 @@ VARIANT_RULES = {
 }
 
 
-def _computers(n: int, objective: str, rules, opponents: str | None, store: str | None):
+def _next_prize(prize_order, pos, shuffled: int, computer):
+    """The next prize: the shuffled deck's, or the one a controller chooses (you, asked;
+    the computer, the prize worth most to it: its controlled-by-me solution's best f_u).
+    None if you quit."""
+    if prize_order.chooser is None or len(pos.deck) == 1:
+        return shuffled
+    if prize_order.chooser == "them":
+        values = computer.solution.prize_values(pos.hands[1], pos.hands[0], pos.deck)
+        prize = max(values, key=values.get)
+        click.echo(f"The computer chooses the next prize: the {prize}.")
+        return prize
+    while True:
+        click.echo(f"Choose the next prize ({_cards(pos.deck)}): ", nl=False)
+        line = sys.stdin.readline()
+        if line and not sys.stdin.isatty():
+            click.echo(line.rstrip("\n"))  # scripted input: keep the transcript readable
+        text = line.strip()
+        if not line or text.lower() in ("q", "quit", "exit"):
+            if not line:
+                click.echo("")
+                click.echo("End of input.")
+            return None
+        try:
+            prize = parse_integer(text)
+        except GopsInputError:
+            prize = None
+        if prize in pos.deck:
+            return prize
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        click.echo(f"{shown!r} is not a prize left; type one of {_cards(pos.deck)}.")
+
+
+def _computers(n: int, objective: str, rules, opponents: str | None, store: str | None,
+               order: str = "random"):
     """The computer players: one optimal bot (solved with a progress bar, or read from a
     store), or the two bots of a three-player variant."""
     from exact.play.bots import make_bot, parse_bot_list
@@ -210,7 +266,7 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
         if opponents is not None:
             raise GopsInputError("--opponents is for the three-player variants; the "
                                  "two-player game is played against the optimal bot")
-        return [_computer(n, objective, rules.name, store)]
+        return [_computer(n, objective, rules.name, store, order)]
     if objective != "points" or store is not None:
         raise GopsInputError(f"the {rules.name} variant is played against bots: no "
                              "--objective win or --store")
@@ -224,9 +280,9 @@ def _computers(n: int, objective: str, rules, opponents: str | None, store: str 
     return [make_bot(x, n) for x in names]
 
 
-def _computer(n: int, objective: str, variant: str, store: str | None):
+def _computer(n: int, objective: str, variant: str, store: str | None, order: str = "random"):
     """The optimal bot of a two-player game, solved (with a progress bar) or loaded from a
-    store."""
+    store; ``order`` the prize order as the computer sees it."""
     from exact.play.bots import OptimalBot, VariantOptimalBot, WinOptimalBot, solution_for
 
     if store is not None:
@@ -235,7 +291,8 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
                                  "solve the variants on the fly")
         import exact
 
-        sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective)
+        sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective,
+                         order=order)
         return WinOptimalBot(sol) if objective == "win" else OptimalBot(sol)
     if variant != "standard":
         if objective != "points":
@@ -244,10 +301,10 @@ def _computer(n: int, objective: str, variant: str, store: str | None):
         n = check_command_n(n, "play", f"--variant {variant}")
         return VariantOptimalBot(presolve_variant(variant, n, "float"))
     check_command_n(n, "play", objective_flag(objective))
-    presolve(n, "float", objective)
+    presolve(n, "float", objective, order)
     if objective == "win":
-        return WinOptimalBot(solution_for(n, "float", objective="win"))
-    return OptimalBot(solution_for(n, "float"))
+        return WinOptimalBot(solution_for(n, "float", objective="win", order=order))
+    return OptimalBot(solution_for(n, "float", order=order))
 
 
 def _won(prizes: list[str]) -> str:

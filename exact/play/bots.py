@@ -164,25 +164,27 @@ SOLUTIONS_KEPT = 3
 
 
 def solution_for(n: int, arithmetic: str, progress=None, objective: str = "points",
-                 variant: str = "standard"):
+                 variant: str = "standard", order: str = "random"):
     """The solution used by optimal bots, solved once and cached.
 
     ``objective`` "points" or "win" (standard game); ``variant`` "twelve" or "dummy" gives
     the :class:`~exact.dp.variant_solver.VariantSolution` of that variant (points only).
     ``progress`` is handed to the solver: ``progress(level, items)`` for the standard
-    game, ``progress(states)`` for a variant.
+    game, ``progress(states)`` for a variant; ``order``: the prize order (exact.game.orders)
+    of the standard game.
     """
     from exact.dp.solve import solve
     from exact.dp.variant_solver import solve_variant
 
-    key = (n, arithmetic, objective, variant)
+    key = (n, arithmetic, objective, variant, order)
     if key not in _SOLUTIONS:
         if variant != "standard":
             if objective != "points":
                 raise GopsInputError(f"the {variant} variant is solved for points only")
             sol = solve_variant(variant, n, arithmetic, progress=progress)
         else:
-            sol = solve(n, objective=objective, arithmetic=arithmetic, progress=progress)
+            sol = solve(n, objective=objective, arithmetic=arithmetic, progress=progress,
+                        order=order)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
             del _SOLUTIONS[next(iter(_SOLUTIONS))]
         _SOLUTIONS[key] = sol
@@ -299,18 +301,20 @@ def _clean(mix: dict[int, float]) -> dict[int, float]:
     return {c: p / total for c, p in clipped.items()}
 
 
-def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard") -> Bot:
+def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard",
+             order: str = "random") -> Bot:
     if variant != "standard":
         return VariantOptimalBot(solution_for(n, arithmetic or "float", variant=variant))
     if arithmetic is None:
         arithmetic = "rational" if n <= EXACT_OPTIMAL_MAX_N else "float"
-    return OptimalBot(solution_for(n, arithmetic))
+    return OptimalBot(solution_for(n, arithmetic, order=order))
 
 
-def _optimal_win(n: int, arithmetic: str | None = None, **_) -> WinOptimalBot:
+def _optimal_win(n: int, arithmetic: str | None = None, order: str = "random",
+                 **_) -> WinOptimalBot:
     if arithmetic is None:
         arithmetic = "rational" if n <= EXACT_OPTIMAL_WIN_MAX_N else "float"
-    return WinOptimalBot(solution_for(n, arithmetic, objective="win"))
+    return WinOptimalBot(solution_for(n, arithmetic, objective="win", order=order))
 
 
 #: The registry: name -> factory(n, **options) -> Bot.  Extend it with
