@@ -17,23 +17,11 @@ import time
 
 import exact
 from exact.play.exploitability import nash_conv
-from exact.play.openspiel import goofspiel_game, solution_policy
+from exact.play.openspiel import goofspiel_game, mixed_with_uniform, solution_policy
 
 
 def perturbed(sol, game, weight=0.3):
-    from open_spiel.python.policy import Policy
-
-    eq = solution_policy(sol, game)
-
-    class Perturbed(Policy):
-        def __init__(self):
-            super().__init__(game, [0, 1])
-
-        def action_probabilities(self, state, player_id=None):
-            probs = eq.action_probabilities(state, player_id)
-            return {a: (1 - weight) * p + weight / len(probs) for a, p in probs.items()}
-
-    return Perturbed()
+    return mixed_with_uniform(solution_policy(sol, game), game, weight)
 
 
 def timed(fn, repeats):

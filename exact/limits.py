@@ -44,7 +44,7 @@ EXACT_OPTIMAL_MAX_N = 6
 EXACT_OPTIMAL_WIN_MAX_N = 5
 #: The fixed-bid game (exact.analysis.fixed_bids): double oracle, one LP and one
 #: assignment per iteration; the iterations and the restricted LPs grow with N (N = 16:
-#: about a minute on 2 cores, benchmarks/RESULTS.md).
+#: 38 s on 2 cores, benchmarks/RESULTS.md).
 FIXED_BIDS_MAX_N = 16
 #: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
 #: seconds to about a minute each; "standard" cross-checks the fast solver.

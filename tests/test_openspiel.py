@@ -115,19 +115,7 @@ def test_truncated_solution_is_refused(ops):
 def perturbed_policy(ops, sol, game, weight=0.3):
     """The equilibrium mixed with the uniform policy: a position-based policy that is
     neither (its NashConv is strictly between 0 and the uniform's)."""
-    from open_spiel.python.policy import Policy
-
-    eq = ops.solution_policy(sol, game)
-
-    class Perturbed(Policy):
-        def __init__(self):
-            super().__init__(game, [0, 1])
-
-        def action_probabilities(self, state, player_id=None):
-            probs = eq.action_probabilities(state, player_id)
-            return {a: (1 - weight) * p + weight / len(probs) for a, p in probs.items()}
-
-    return Perturbed()
+    return ops.mixed_with_uniform(ops.solution_policy(sol, game), game, weight)
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])

@@ -156,6 +156,23 @@ def solution_policy(solution, game=None):
     return SolutionPolicy()
 
 
+def mixed_with_uniform(policy, game, weight: float):
+    """``policy`` mixed with the uniform policy: (1 - weight) p(a) + weight / (legal
+    actions) at every state.  Mixing an equilibrium this way gives a policy that is neither
+    optimal nor uniform (tests and benchmarks of NashConv)."""
+    base = _policy_module()
+
+    class MixedWithUniform(base.Policy):
+        def __init__(self):
+            super().__init__(game, [0, 1])
+
+        def action_probabilities(self, state, player_id=None):
+            probs = policy.action_probabilities(state, player_id)
+            return {a: (1 - weight) * p + weight / len(probs) for a, p in probs.items()}
+
+    return MixedWithUniform()
+
+
 def nash_conv(solution, policy=None) -> float:
     """OpenSpiel's ``exploitability.nash_conv`` of ``solution`` (or of ``policy``, a Policy
     for the same turn-based game) in the matching goofspiel: 0 at an equilibrium.
