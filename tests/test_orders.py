@@ -252,3 +252,11 @@ def test_play_with_every_order():
     text, prizes = play("controlled-by-them", [1, 2, 3])
     assert prizes[0] == 2 and "The computer chooses the next prize: the 2." in text
     assert sorted(prizes) == [1, 2, 3, 4]
+
+
+def test_preflight_counts_each_orders_games():
+    from exact.dp.preflight import estimate
+
+    base = estimate(12).seconds
+    assert estimate(12, order="controlled-by-them").seconds == pytest.approx(2 * base)
+    assert estimate(12, order="ascending").seconds < base / 6  # one game of k per item

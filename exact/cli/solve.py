@@ -145,7 +145,7 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
                              "--lead, then read any lead with `gops strategy --store DIR --lead L`")
     if cluster is not None:
         parse_cluster(cluster)
-    est = estimate(n, objective)
+    est = estimate(n, objective, order=order)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
         where = "this machine" if cluster is None else "one machine like this one"
@@ -189,7 +189,7 @@ def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, qu
     from exact.dp.cluster import solve_on_cluster
     from exact.dp.preflight import level_work
 
-    work = [level_work(n, k, objective) for k in range(n + 1)]
+    work = [level_work(n, k, objective, order) for k in range(n + 1)]
     t0 = time.perf_counter()
     level = {}  # the level in progress: k, start time, parts done before, games
     finished = [0.0]  # units of work done by this run
