@@ -135,6 +135,10 @@ def test_store_keeps_the_order_and_refuses_another(tmp_path):
         exact.load(tmp_path / "s", order="random")
     with pytest.raises(StoreError, match="order=controlled-by-them, not N=6 objective=points order=random"):
         solve_into_store(6, tmp_path / "s")
+    solve_into_store(5, tmp_path / "w", objective="win", order="controlled-by-me", chunk_items=7)
+    stored, fresh = exact.load(tmp_path / "w"), exact.solve(5, "win", order="controlled-by-me")
+    for k in range(6):
+        assert np.array_equal(stored.values[k], fresh.values[k], equal_nan=True)
 
 
 def run(*args):
@@ -166,16 +170,19 @@ def test_cli_known_order_and_refusals():
     bad = run("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1,
               "--order", "descending")
     assert bad.exit_code == 2 and "the next prize is 2, not 1" in bad.output
-    win = run("table", 4, "--objective", "win", "--order", "controlled-by-them")
-    assert win.exit_code == 2 and "applies to the points objective only" in win.output
+    win = run("table", 4, "--objective", "win", "--order", "controlled-by-them", "--quiet")
+    assert win.exit_code == 0 and "win objective, controlled-by-them prize order" in win.output
+    assert "they turn up the worst for me" in win.output
+    ranges = run("table", 4, "--order", "ascending", "--ranges")
+    assert ranges.exit_code == 2 and "--ranges covers the random prize order only" in ranges.output
     solved = run("solve", 5, "--order", "controlled-by-me", "--quiet")
     assert solved.exit_code == 0 and "value at the start: +0.303195" in solved.output
 
 
 # -- the win objective under the known orders ------------------------------------------------
 
-@pytest.mark.parametrize("order", ["ascending", "descending"])
-def test_win_objective_under_known_orders_matches_references(order):
+@pytest.mark.parametrize("order", NEW_ORDERS)
+def test_win_objective_under_new_orders_matches_references(order):
     from reference_orders import win_exact_value, win_float_value
 
     fl, ex = exact.solve(4, "win", order=order), exact.solve(4, "win", "rational", order=order)
@@ -190,9 +197,17 @@ def test_win_objective_under_known_orders_matches_references(order):
                 assert lo <= want <= hi
 
 
-def test_win_objective_refuses_controlled_orders():
-    with pytest.raises(GopsInputError, match="not controlled-by-me"):
-        exact.solve(3, objective="win", order="controlled-by-me")
+def test_win_controlled_orders_mirror_each_other():
+    """f_by_them(V, Y, P, L) = -f_by_me(Y, V, P, -L) on every stored entry (N = 6, float:
+    within the two radii)."""
+    me = exact.solve(6, "win", order="controlled-by-me")
+    them = exact.solve(6, "win", order="controlled-by-them")
+    for k, level in enumerate(me.levels):
+        mirrored = -me.values[k][:, level.swap, ::-1]
+        known = ~np.isnan(them.values[k])
+        assert np.array_equal(known, ~np.isnan(mirrored))
+        slack = me.radii[k] + them.radii[k]
+        assert np.abs(them.values[k][known] - mirrored[known]).max(initial=0) <= slack
 
 
 # -- exact evaluation of bots under a known order ---------------------------------------------

@@ -240,14 +240,14 @@ class OneLineErrorGroup(click.Group):
 
 def objective_options(command):
     """--objective points|win, --lead L (win only; exit 2 otherwise) and --order (the
-    prize order, exact.game.orders; points only): exact/cli/objectives.py."""
+    prize order, exact.game.orders): exact/cli/objectives.py."""
     from exact.game.orders import ORDERS
 
     command = click.option(
         "--order", type=click.Choice(list(ORDERS)), default="random", show_default=True,
         help="Who orders the prizes: shuffled (the standard game), a known ascending or "
              "descending sequence, or chosen by me or by them before each round "
-             "(points objective).")(command)
+             "(both objectives).")(command)
     command = click.option(
         "--lead", type=INTEGER, default=None,
         help="My points minus theirs so far, a head start included (--objective win only; "
@@ -255,12 +255,6 @@ def objective_options(command):
     return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
                         show_default=True,
                         help="Maximise the expected point difference or P(win) - P(loss).")(command)
-
-
-def check_order(objective: str, order: str) -> None:
-    """The win objective is solved under the symmetric prize orders only."""
-    if order.startswith("controlled") and objective != "points":
-        raise GopsInputError(f"--order {order} applies to the points objective only")
 
 
 def check_objective(n: int, objective: str, lead, store_dir=None) -> int:

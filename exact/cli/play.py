@@ -64,8 +64,6 @@ def play(n, objective, variant, opponents, store, order, seed, reveal, declarati
     prize_order = ORDERS[order]
     if order != "random" and variant != "standard":
         raise GopsInputError("--order plays the standard game only")
-    if prize_order.chooser and objective != "points":
-        raise GopsInputError(f"--order {order} applies to the points objective only")
     # The computer sees the game from the other seat: who chooses is mirrored.
     seen = {"controlled-by-me": "controlled-by-them",
             "controlled-by-them": "controlled-by-me"}.get(order, order)
@@ -230,7 +228,9 @@ def _next_prize(prize_order, pos, shuffled: int, computer):
     if prize_order.chooser is None or len(pos.deck) == 1:
         return shuffled
     if prize_order.chooser == "them":
-        values = computer.solution.prize_values(pos.hands[1], pos.hands[0], pos.deck)
+        sol = computer.solution
+        lead = {"lead": pos.points[1] - pos.points[0]} if sol.objective == "win" else {}
+        values = sol.prize_values(pos.hands[1], pos.hands[0], pos.deck, **lead)
         prize = max(values, key=values.get)
         click.echo(f"The computer chooses the next prize: the {prize}.")
         return prize

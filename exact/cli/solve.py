@@ -23,7 +23,6 @@ from exact.cli.common import (
     NumberArgumentsCommand,
     objective_options,
     check_objective,
-    check_order,
     WIN_UNITS,
     format_table,
     print_strategy,
@@ -48,7 +47,6 @@ def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead, order):
     """Solve N-card GOPS (floating point) and print a summary."""
     from exact.dp.solve import check_options
 
-    check_order(objective, order)
     if cluster is not None and store_dir is None:
         raise GopsInputError("--cluster needs --store DIR (the workers share the store)")
     if chunk_items is not None and chunk_items < 1:
@@ -242,7 +240,6 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from exact.dp.solve import check_options
 
-    check_order(objective, order)
     if with_ranges and order != "random":
         raise GopsInputError("--ranges covers the random prize order only")
     check_command_n(n, "table", objective_flag(objective), store_dir and "--store")
@@ -325,7 +322,6 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certifie
     from exact.game.rules import validate_position
     from exact.dp.solve import check_options
 
-    check_order(objective, order)
     if certified and exact_:
         raise GopsInputError("--certified proves float results; --exact ones are exact already")
     if objective != "points" or lead is not None:

@@ -222,9 +222,6 @@ class WinObjective(Objective):
     def __init__(self, handicap: int = 0, zero_lead: bool = False, order="random"):
         self.handicap = handicap
         self.order = order_named(order)
-        if not self.order.antisymmetric:  # the kernel's antisymmetry in (pattern, lead)
-            raise GopsInputError(f"the win objective is solved for the random, ascending and "
-                                 f"descending prize orders, not {self.order.name}")
         # Identical hands at lead 0 are worth 0 by antisymmetry; ``zero_lead`` makes them
         # records anyway (their equilibria are wanted by the certificate writer).
         self.zero_lead = zero_lead
@@ -241,12 +238,12 @@ class WinObjective(Objective):
     def empty_level(self, level):
         from exact.kernels.win import empty_level
 
-        return empty_level(level, self.handicap)
+        return empty_level(level, self.handicap, antisymmetric=self.order.antisymmetric)
 
     def empty_rows(self, level, r0, r1):
         from exact.kernels.win import empty_level
 
-        return empty_level(level, self.handicap, slice(r0, r1))
+        return empty_level(level, self.handicap, slice(r0, r1), self.order.antisymmetric)
 
     def level_shape(self, level):
         return (level.prize_sets, level.patterns, 2 * self.offset(level) + 1)
@@ -254,7 +251,7 @@ class WinObjective(Objective):
     def level_items(self, level):
         from exact.kernels.win import level_items
 
-        return level_items(level)
+        return level_items(level, self.order.code)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.win import solve_win_level
@@ -274,9 +271,10 @@ class WinObjective(Objective):
         from exact.kernels.win import lead_limits
 
         lim = int(lead_limits(level, self.handicap)[r])
-        for p in level.record_patterns:
+        mirrored = self.order.antisymmetric
+        for p in level.record_patterns if mirrored else range(level.patterns):
             p = int(p)
-            first = (0 if self.zero_lead else 1) if p == level.swap[p] else -lim
+            first = (0 if self.zero_lead else 1) if p == level.swap[p] and mirrored else -lim
             for lead in range(first, lim + 1):
                 yield p, lead
 
@@ -302,10 +300,12 @@ class WinObjective(Objective):
         return solve_saddle_or_lp(A)  # most games of the win objective have a saddle point
 
     def put(self, out, level, r, p, lead, value):
-        if lead == 0 and p == level.swap[p] and value != 0:  # pragma: no cover - solver bug
-            raise ArithmeticError(f"identical hands at lead 0 valued {value}")
         off = self.offset(level)
         out[r, p, lead + off] = value
+        if not self.order.antisymmetric:  # a chooser of the prizes: no mirror image
+            return
+        if lead == 0 and p == level.swap[p] and value != 0:  # pragma: no cover - solver bug
+            raise ArithmeticError(f"identical hands at lead 0 valued {value}")
         out[r, level.swap[p], off - lead] = -value
 
     def get(self, values, level, r, p, lead):

@@ -50,7 +50,8 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.points import DESCENDING, RANDOM, block_bounds, upcard_range
+from exact.kernels.points import (CONTROLLED_BY_ME, CONTROLLED_BY_THEM, DESCENDING, RANDOM,
+                                  block_bounds, upcard_range)
 from exact.kernels.bounds import gamma, certified_game
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
 
@@ -101,11 +102,13 @@ def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
     return np.minimum(s, handicap + total_points(level.n) - s)
 
 
-def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None)) -> np.ndarray:
+def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None),
+                antisymmetric: bool = True) -> np.ndarray:
     """A level's array before solving (its prize sets ``rows``, by default all): sign(L)
     where decided, NaN elsewhere.
 
-    Identical hands at L = 0 get their value 0 here (antisymmetry).
+    Identical hands at L = 0 get their value 0 here (antisymmetry; not under a controlled
+    prize order, whose chooser has the edge there too).
     """
     off = lead_offset(level.n, level.k, handicap)
     leads = np.arange(-off, off + 1)
@@ -113,8 +116,9 @@ def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None)) -> n
     decided = np.abs(leads)[None, :] > s[:, None]  # (prize sets, leads)
     row = np.where(decided, np.sign(leads)[None, :].astype(np.float64), np.nan)
     out = np.repeat(row[:, None, :], level.patterns, axis=1)
-    self_swapped = np.flatnonzero(np.arange(level.patterns) == level.swap)
-    out[:, self_swapped, off] = 0.0
+    if antisymmetric or level.k == 0:  # the empty game at L = 0 is over: sign(0) = 0
+        self_swapped = np.flatnonzero(np.arange(level.patterns) == level.swap)
+        out[:, self_swapped, off] = 0.0
     return out
 
 
@@ -122,7 +126,8 @@ def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None)) -> n
 def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb,
                radius_below, order):
     """f(pattern p, prize set r, lead): the mean over the upcards of the game values (or,
-    under a known prize ``order``, the one game of its upcard: exact.game.orders), and
+    under a known prize ``order``, the one game of its upcard; under a controlled one, the
+    chooser's max or min: exact.game.orders), and
     a certified bound on its error given the bound ``radius_below`` of the level below
     (as in :mod:`exact.kernels.points`: decided entries are exact, the others within
     radius_below).
@@ -131,7 +136,7 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
     The result is clamped into [-1, 1] (see the module docstring), which moves it towards
     the exact value (in [-1, 1]), never away.
     """
-    acc = 0.0
+    acc = -np.inf if order == CONTROLLED_BY_ME else np.inf if order == CONTROLLED_BY_THEM else 0.0
     err = 0.0
     big = 0.0
     m_lo, m_hi = upcard_range(order, k)
@@ -148,10 +153,15 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
                 else:
                     A[i, j] = below[rc, child[p, i, j], lc + offb]
         g, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
-        acc += g
-        err += e
-        big = max(big, abs(g))
-    if order != RANDOM:  # one game: its value and bound as they are
+        if order == RANDOM:
+            acc += g
+            err += e
+            big = max(big, abs(g))
+        else:  # one game, or the chooser's best (|max v - max v*| <= max |v - v*|)
+            acc = max(acc, g) if order == CONTROLLED_BY_ME else (
+                min(acc, g) if order == CONTROLLED_BY_THEM else g)
+            err = max(err, e) if e == e and err == err else np.nan
+    if order != RANDOM:
         return min(1.0, max(-1.0, acc)), err + radius_below
     v = acc / k
     e = err / k + radius_below + 3.0 * gamma(k) * big
@@ -159,9 +169,11 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _store(out, r, p, q, lead, off, v):
+def _store(out, r, p, q, lead, off, v, mirror):
+    """f(p, L) = v, and with ``mirror`` (a symmetric order) f(swap p, -L) = -v."""
     out[r, p, lead + off] = v
-    out[r, q, off - lead] = -v
+    if mirror:
+        out[r, q, off - lead] = -v
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -185,6 +197,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
     total = stop - start
     nblocks = min(total, 64 * nthreads)
     per_value = upcard_range(order, k)[1] - upcard_range(order, k)[0]  # games per value
+    mirror = order <= DESCENDING  # a symmetric order: each value gives its mirror image
     for b in prange(nblocks):
         A, x, y, work = game_buffers(k)
         count = 0
@@ -196,7 +209,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             p = patterns[t % npat]
             q = swap[p]
             lim = limits[r]
-            first = 1 if q == p else -lim
+            first = 1 if q == p and mirror else -lim
             if first > lim:
                 continue
             # Smallest lead with f = 1 (lim + 1 if none): f < 1 below a, f = 1 from b on.
@@ -208,7 +221,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
                                   prize_card, below, offb, radius_below, order)
                 worst = max(worst, e) if e == e else np.inf
                 count += per_value
-                _store(out, w, p, q, mid, off, v)
+                _store(out, w, p, q, mid, off, v, mirror)
                 if v >= 1.0:
                     bb = mid
                 else:
@@ -225,30 +238,38 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
                                       prize_card, below, offb, radius_below, order)
                     worst = max(worst, e) if e == e else np.inf
                     count += per_value
-                    _store(out, w, p, q, mid, off, v)
+                    _store(out, w, p, q, mid, off, v, mirror)
                 if v <= -1.0:
                     a = mid
                 else:
                     bb = mid - 1
             lose_to = a
             for lead in range(first, lose_to + 1):
-                _store(out, w, p, q, lead, off, -1.0)
+                _store(out, w, p, q, lead, off, -1.0, mirror)
             for lead in range(win_from, lim + 1):
-                _store(out, w, p, q, lead, off, 1.0)
+                _store(out, w, p, q, lead, off, 1.0, mirror)
             for lead in range(lose_to + 1, win_from):
                 if out[w, p, lead + off] != out[w, p, lead + off]:
                     v, e = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
                                       prize_card, below, offb, radius_below, order)
                     worst = max(worst, e) if e == e else np.inf
                     count += per_value
-                    _store(out, w, p, q, lead, off, v)
+                    _store(out, w, p, q, lead, off, v, mirror)
         games[b] = count
         radius[b] = worst * (1.0 + 2.0 ** -20)
 
 
-def level_items(level: Level) -> int:
-    """Kernel items (prize set, pattern p <= swap p) of a level."""
-    return level.prize_sets * int(level.record_patterns.shape[0])
+def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
+    """The patterns of a level's items: p <= swap p under a symmetric prize order (each
+    gives its mirror image), every pattern under a controlled one."""
+    if order <= DESCENDING:
+        return level.record_patterns
+    return np.arange(level.patterns, dtype=np.int32)
+
+
+def level_items(level: Level, order: int = RANDOM) -> int:
+    """Kernel items (prize set, solved pattern) of a level."""
+    return level.prize_sets * int(solved_patterns(level, order).shape[0])
 
 
 def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
@@ -257,17 +278,15 @@ def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: 
     """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved
     and a certified bound on the error of every value written, given the bound
     ``radius_below`` of the level below.  ``out`` holds the level's prize sets from
-    ``row0`` on (all of them by default).  ``order``: the code of a symmetric prize order
-    (random, ascending, descending: exact.game.orders)."""
-    if order > DESCENDING:
-        raise ValueError("the win kernel solves the symmetric prize orders only")
+    ``row0`` on (all of them by default).  ``order``: the code of the prize order
+    (exact.game.orders)."""
     if stop <= start:
         return 0, 0.0
     nthreads = numba.get_num_threads()
     games = np.zeros(min(stop - start, 64 * nthreads), dtype=np.int64)
     radius = np.zeros(games.shape[0])
     solve_win_items(
-        start, stop, level.record_patterns, level.k, level.child, level.sign, level.swap,
+        start, stop, solved_patterns(level, order), level.k, level.child, level.sign, level.swap,
         level.prize_child, level.prize_card, lead_limits(level, handicap), below,
         lead_offset(level.n, level.k - 1, handicap), out, row0,
         lead_offset(level.n, level.k, handicap), games, nthreads, float(radius_below), radius,
