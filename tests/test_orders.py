@@ -237,10 +237,32 @@ def test_evaluate_under_a_known_order_matches_a_direct_recursion():
                   order="ascending")
     assert ev.exact and ev.expected_difference == mean(full, full, full) > 0
     assert sum(ev.distribution.values()) == 1
-    with pytest.raises(GopsInputError, match="not controlled-by-me"):
-        evaluate(3, make_bot("random", 3), make_bot("random", 3), order="controlled-by-me")
     out = run("evaluate", 4, "--bots", "optimal,upcard", "--order", "descending")
     assert out.exit_code == 0 and "the prizes in descending order" in out.output
+
+
+def test_evaluate_the_chooser_of_the_prizes():
+    """Both optimal bots of the controlled game, the chooser taking its best prize: the
+    exact evaluation is the game's value.  A bot that is no optimal chooser chooses
+    uniformly, which makes the controlled order the random one."""
+    from exact.analysis.evaluate import evaluate
+    from exact.play.bots import make_bot
+
+    full = {1, 2, 3, 4}
+    for order, other in (("controlled-by-me", "controlled-by-them"),
+                         ("controlled-by-them", "controlled-by-me")):
+        a = make_bot("optimal", 4, arithmetic="rational", order=order)
+        b = make_bot("optimal", 4, arithmetic="rational", order=other)
+        ev = evaluate(4, a, b, order=order)
+        assert ev.expected_difference == a.solution.value(full, full, full)
+    shuffled = evaluate(4, make_bot("random", 4), make_bot("upcard", 4))
+    chosen = evaluate(4, make_bot("random", 4), make_bot("upcard", 4), order="controlled-by-me")
+    assert chosen.distribution == shuffled.distribution
+    with pytest.raises(GopsInputError, match="not controlled-by-them"):  # the wrong solution
+        evaluate(4, make_bot("optimal", 4, arithmetic="rational", order="controlled-by-them"),
+                 make_bot("random", 4), order="controlled-by-me")
+    text = run("evaluate", 4, "--bots", "optimal,optimal", "--order", "controlled-by-me").output
+    assert "player 0 chooses the prizes" in text and "148116/1307731" in text
 
 
 def test_play_with_every_order():

@@ -140,16 +140,16 @@ def _check_entry(card, p, hand, who):
 
 def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluation:
     """The exact outcome distribution of ``bot_a`` (player 0) against ``bot_b`` (player 1),
-    the prizes turned in ``order`` (random, ascending or descending: exact.game.orders;
-    a controlled order would need a bot that chooses the prizes).
+    the prizes turned in ``order`` (exact.game.orders): shuffled, a known sequence, or
+    chosen by bot A (controlled-by-me) or B (controlled-by-them) through its
+    ``prize_choice`` (an optimal bot of that order takes its best prize; others choose
+    uniformly).
 
     Raises GopsInputError for a bad n or a bot returning an invalid mix.
     """
     n = check_n(n, EVALUATE_MAX_N, what=" to evaluate")
     order = order_named(order)
-    if order.chooser is not None:
-        raise GopsInputError(f"evaluate plays the random, ascending and descending prize "
-                             f"orders, not {order.name} (no bot chooses prizes)")
+    chooser = {"me": 0, "them": 1}.get(order.chooser)
     bots = (bot_a, bot_b)
     is_exact = all(b.exact for b in bots)
     keyed_on_lead = any(b.uses_lead for b in bots)
@@ -171,17 +171,21 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
         if not deck:
             memo[key] = {0: one}
             return memo[key]
-        upcards = order.next_prizes(deck)
-        k = len(upcards)  # each equally likely
         points = (lead, 0) if lead >= 0 else (0, -lead)
+        if chooser is None:  # each prize the order can turn up, equally likely
+            upcards = [(u, inv[len(order.next_prizes(deck))]) for u in order.next_prizes(deck)]
+        else:
+            before = Position._unchecked((h0, h1), deck, None, points, n)
+            upcards = read_mix(bots[chooser].prize_choice(before, chooser), deck,
+                               f"{who[chooser]} choosing the prize")
         out: dict[int, object] = {}
-        for u in upcards:
+        for u, pu in upcards:
             pos = Position._unchecked((h0, h1), deck, u, points, n)
             x = read_mix(bots[0].mix(pos, 0), h0, who[0])
             y = read_mix(bots[1].mix(pos, 1), h1, who[1])
             rest = deck - {u}
             for a, pa in x:
-                wa = pa * inv[k]
+                wa = pa * pu
                 for b, pb in y:
                     w = wa * pb
                     s = u if a > b else -u if a < b else 0

@@ -15,6 +15,7 @@ from exact.cli.common import (
 from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
+from exact.game.orders import ORDERS, mirrored
 
 
 def _num(x, exact: bool):
@@ -40,9 +41,11 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
 @click.option("--float", "use_float", is_flag=True,
               help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); "
                    "much faster.")
-@click.option("--order", type=click.Choice(["random", "ascending", "descending"]),
-              default="random", show_default=True,
-              help="The prize order (optimal bots play that order's equilibrium).")
+@click.option("--order", type=click.Choice(list(ORDERS)), default="random",
+              show_default=True,
+              help="The prize order; controlled-by-me: bot A chooses each prize, "
+                   "controlled-by-them: bot B (an optimal bot takes its best prize, others "
+                   "choose uniformly); optimal bots play that order's equilibrium.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
 def evaluate(n, bots, use_float, as_json, order):
@@ -63,13 +66,14 @@ def evaluate(n, bots, use_float, as_json, order):
     if len(names) != 2:
         raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
     made = []
-    for x in names:
+    for player, x in enumerate(names):
         if x in OPTIMAL_BOTS:
             objective = "win" if x == "optimal-win" else "points"
             most = EXACT_OPTIMAL_WIN_MAX_N if objective == "win" else EXACT_OPTIMAL_MAX_N
             arithmetic = "float" if use_float or n > most else "rational"
-            presolve(n, arithmetic, objective, order)
-            made.append(make_bot(x, n, arithmetic=arithmetic, order=order))
+            seen = mirrored(order) if player == 1 else order  # B sees the game from its seat
+            presolve(n, arithmetic, objective, seen)
+            made.append(make_bot(x, n, arithmetic=arithmetic, order=seen))
         else:
             made.append(make_bot(x, n))
     ev = run_evaluation(n, *made, order=order)
@@ -90,8 +94,9 @@ def evaluate(n, bots, use_float, as_json, order):
         click.echo(json.dumps(out))
         return
     a, b = ev.bots
-    prizes = ("every prize order" if order == "random" else
-              f"the prizes in {order} order")
+    prizes = {"random": "every prize order", "controlled-by-me": "player 0 chooses the prizes",
+              "controlled-by-them": "player 1 chooses the prizes"}.get(
+        order, f"the prizes in {order} order")
     click.echo(f"{a} (player 0) against {b} (player 1), {n}-card GOPS: {prizes}, "
                f"every bid ({ev.states:,} positions)")
     click.echo(f"expected point difference  {_show(ev.expected_difference, signed=True)}")

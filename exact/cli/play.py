@@ -14,7 +14,7 @@ from exact.cli.common import (
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
-from exact.game.orders import ORDERS
+from exact.game.orders import ORDERS, mirrored
 from exact.game.rules import parse_integer
 from exact.play.bots import face_up_reply
 
@@ -65,9 +65,7 @@ def play(n, objective, variant, opponents, store, order, seed, reveal, declarati
     if order != "random" and variant != "standard":
         raise GopsInputError("--order plays the standard game only")
     # The computer sees the game from the other seat: who chooses is mirrored.
-    seen = {"controlled-by-me": "controlled-by-them",
-            "controlled-by-them": "controlled-by-me"}.get(order, order)
-    computers = _computers(n, objective, rules, opponents, store, seen)
+    computers = _computers(n, objective, rules, opponents, store, mirrored(order))
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     rng = random.Random(seed)

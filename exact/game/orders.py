@@ -89,6 +89,16 @@ ORDERS = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME,
                               CONTROLLED_BY_THEM)}
 
 
+def mirrored(name: str) -> str:
+    """The order as the other player sees it: who chooses is swapped.
+
+    >>> mirrored("controlled-by-me"), mirrored("ascending")
+    ('controlled-by-them', 'ascending')
+    """
+    return {"controlled-by-me": "controlled-by-them",
+            "controlled-by-them": "controlled-by-me"}.get(name, name)
+
+
 def order_named(name) -> PrizeOrder:
     """The PrizeOrder called ``name`` (a PrizeOrder is returned as it is).
 

@@ -98,6 +98,13 @@ class Bot(ABC):
     def mix(self, position: Position, player: int) -> dict[int, Number]:
         """The probability of each card of ``player``'s hand at ``position`` (upcard turned)."""
 
+    def prize_choice(self, position: Position, player: int) -> dict[int, Number]:
+        """Where ``player`` chooses the next prize (a controlled prize order), the
+        probability of each prize of ``position.deck`` (no upcard yet): by default each
+        equally likely, as if the deck were shuffled."""
+        deck = sorted(position.deck)
+        return {u: Fraction(1, len(deck)) for u in deck}
+
     def bid(self, position: Position, player: int, rng: random.Random) -> int:
         """A bid drawn from :meth:`mix` with one ``rng.random()``."""
         mix = self.mix(position, player)
@@ -242,6 +249,21 @@ class OptimalBot(Bot):
             mix = st.mine if self.exact else _clean(st.mine)
             self._cache[key] = mix
         return {order[r - 1]: p for r, p in mix.items()}
+
+    def prize_choice(self, position, player):
+        """The prize worth most to me (``position`` before the upcard): the largest f_u of
+        my solution, which must be that of the order in which I choose (the smallest such
+        prize on a tie)."""
+        if self.solution.order.chooser != "me":
+            raise GopsInputError(f"the {self.name} bot chooses prizes with a solution of the "
+                                 f"controlled-by-me order, not {self.solution.order.name}")
+        mine, theirs = position.hands[player], position.hands[1 - player]
+        lead = {}
+        if self.solution.objective == "win":
+            lead = {"lead": int(position.points[player] - position.points[1 - player])}
+        values = self.solution.prize_values(mine, theirs, position.deck, **lead)
+        best = max(values.values())
+        return {min(u for u, v in values.items() if v == best): Fraction(1)}
 
 
 class WinOptimalBot(OptimalBot):
