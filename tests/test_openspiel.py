@@ -181,3 +181,17 @@ def test_our_nash_conv_in_rationals_and_at_n5(ops):
     fast = nash_conv(game5, perturbed, by_position=True)
     assert 0.01 < fast < nash_conv(game5, UniformRandomPolicy(game5), by_position=True)
     assert nash_conv(game5, perturbed) == pytest.approx(fast, abs=1e-12)  # the full walk
+
+
+def test_our_nash_conv_equals_openspiels_at_n5(ops):
+    """N = 5, the uniform policy: OpenSpiel's own NashConv takes about a minute here."""
+    from open_spiel.python.algorithms import exploitability
+    from open_spiel.python.policy import UniformRandomPolicy
+
+    from exact.play.exploitability import nash_conv
+
+    game = ops.goofspiel_game(5)
+    policy = UniformRandomPolicy(game)
+    theirs = exploitability.nash_conv(game, policy)
+    assert nash_conv(game, policy, by_position=True) == pytest.approx(theirs, abs=1e-12)
+    assert theirs == pytest.approx(4.0, abs=1e-12)
