@@ -117,13 +117,14 @@ def print_win_summary(n, sol, st, jit, lead=0, store_dir=None):
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
     click.echo("canonical subgames (pattern, prizes, lead), undecided and reachable: "
                f"{st.subgames:,}")
+    halves = "antisymmetric halves, " if sol.order.antisymmetric else ""
     click.echo(f"matrix games solved: {st.matrix_games:,} "
-               "(antisymmetric halves, sure wins and sure losses skipped)")
+               f"({halves}sure wins and sure losses skipped)")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
     print_radius(sol)
     root = set(range(1, n + 1))
-    note = "; 0 by symmetry" if lead == 0 else ""
+    note = "; 0 by symmetry" if lead == 0 and sol.order.antisymmetric else ""
     click.echo(f"value at the start, lead {lead}: {sol.value(root, root, root, lead):+.3e} "
                f"({WIN_UNITS}{note})")
 
