@@ -46,6 +46,10 @@ EXACT_OPTIMAL_WIN_MAX_N = 5
 #: assignment per iteration; the iterations and the restricted LPs grow with N (N = 16:
 #: 38 s on 2 cores, benchmarks/RESULTS.md).
 FIXED_BIDS_MAX_N = 16
+#: Its exact solve checks all N! bijections in rationals (N = 7: 0.3 s).
+FIXED_BIDS_EXACT_MAX_N = 7
+#: Its adaptivity gain evaluates a whole game tree per bijection of the mix (N = 8: 29).
+FIXED_BIDS_ADAPTIVITY_MAX_N = 8
 #: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
 #: seconds to about a minute each; "standard" cross-checks the fast solver.
 VARIANT_MAX_N = {

@@ -268,6 +268,7 @@ N_COMMANDS = {
     "tournament": ([], ["--bots", "random,lowest"], (1, 13)),
     "play": ([], [], (1, 10)),
     "variant": (["dummy"], [], (1, 6)),
+    "fixed-bids": ([], [], (1, 16)),
 }
 
 

@@ -103,8 +103,8 @@ def test_cli_fixed_bids():
     assert Fraction(data["adaptivity_gain"]) > 0 and data["adaptivity_error_bound"] == 0
     text = run("fixed-bids", 5).output
     assert "value 0 (symmetric)" in text and "double-oracle iterations" in text
-    for args, message in (((17,), "between 1 and 16 for the fixed-bid game"),
-                          ((8, "--exact"), "between 1 and 7 for the exact fixed-bid game"),
-                          ((9, "--adaptivity"), "between 1 and 8 for --adaptivity")):
+    for args, message in (((17,), "between 1 and 16 for gops fixed-bids (double oracle"),
+                          ((8, "--exact"), "between 1 and 7 for gops fixed-bids --exact"),
+                          ((9, "--adaptivity"), "between 1 and 8 for gops fixed-bids --adaptivity")):
         bad = run("fixed-bids", *args)
         assert bad.exit_code == 2 and message in bad.output, bad.output

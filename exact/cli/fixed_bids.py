@@ -8,6 +8,7 @@ import json
 import click
 
 from exact.cli.common import INTEGER, NumberArgumentsCommand, one_line_errors
+from exact.cli.limits import check_command_n
 from exact.cli.render import fraction_text
 
 
@@ -27,13 +28,14 @@ def fixed_bids(n, exact_, adaptivity, as_json):
     p * sign(my bid - their bid).  The game is symmetric (value 0); the equilibrium is found
     by double oracle, each best reply a linear assignment problem.
     """
-    from exact.analysis.fixed_bids import (ADAPTIVITY_MAX_N, adaptivity_gain,
-                                           solve_fixed_bids)
+    from exact.analysis.fixed_bids import adaptivity_gain, solve_fixed_bids
     from exact.dp.solve import solve
-    from exact.limits import check_n
 
+    check_command_n(n, "fixed-bids")
+    if exact_:
+        check_command_n(n, "fixed-bids", "--exact")
     if adaptivity:  # refuse before the work
-        check_n(n, ADAPTIVITY_MAX_N, what=" for --adaptivity (a game tree per bijection)")
+        check_command_n(n, "fixed-bids", "--adaptivity")
     eq = solve_fixed_bids(n, "rational" if exact_ else "float")
     fmt = fraction_text if eq.exact else (lambda p: f"{p:.6f}")
     mix = sorted(eq.mix.items(), key=lambda item: (-item[1], item[0]))

@@ -34,7 +34,9 @@ def limits() -> dict[tuple[str, ...], Limit]:
     """The table: (command, qualifiers...) -> Limit."""
     from exact.dp.variant_solver import SOLVABLE_VARIANTS
     from exact.limits import (AUDIT_MAX_N, BOUNDS_MAX_N, ENCODING_MAX_N, EVALUATE_MAX_N,
-                              OPTIMAL_BOT_MAX_N, SOLVE_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N)
+                              FIXED_BIDS_ADAPTIVITY_MAX_N, FIXED_BIDS_EXACT_MAX_N,
+                              FIXED_BIDS_MAX_N, OPTIMAL_BOT_MAX_N, SOLVE_MAX_N,
+                              TOURNAMENT_MAX_N, VARIANT_MAX_N)
 
     cards = f"hands are encoded in {ENCODING_MAX_N} bits"
     float_points = Limit(1, SOLVE_MAX_N["points", "float"],
@@ -70,6 +72,11 @@ def limits() -> dict[tuple[str, ...], Limit]:
         ("play", "--objective win"): Limit(1, min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
                                            "the win objective is solved on the fly"),
         ("play", "--store"): read_store,
+        ("fixed-bids",): Limit(1, FIXED_BIDS_MAX_N, "double oracle: N = 16 takes about 40 s"),
+        ("fixed-bids", "--exact"): Limit(1, FIXED_BIDS_EXACT_MAX_N, "all N! bijections are "
+                                         "checked in rationals"),
+        ("fixed-bids", "--adaptivity"): Limit(1, FIXED_BIDS_ADAPTIVITY_MAX_N, "a whole game "
+                                              "tree is evaluated per bijection of the mix"),
     }
     suit = "one suit of a deck"
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):
