@@ -474,7 +474,8 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     if objective is not None and manifest["objective"] != objective:
         raise StoreError(f"{root} holds objective {manifest['objective']}, not {objective}")
     if order is not None and order_of(manifest) != order:
-        raise StoreError(f"{root} holds the {order_of(manifest)} prize order, not {order}")
+        raise StoreError(f"{root} holds the {order_of(manifest)} prize order, not {order} "
+                         f"(read it with --order {order_of(manifest)})")
     if manifest.get("arithmetic") != "float":
         raise StoreError(f"{root}: unsupported arithmetic in the manifest")
     n = manifest["n"]
