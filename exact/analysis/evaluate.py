@@ -173,7 +173,8 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
             return memo[key]
         points = (lead, 0) if lead >= 0 else (0, -lead)
         if chooser is None:  # each prize the order can turn up, equally likely
-            upcards = [(u, inv[len(order.next_prizes(deck))]) for u in order.next_prizes(deck)]
+            prizes = order.next_prizes(deck)
+            upcards = [(u, inv[len(prizes)]) for u in prizes]
         else:
             before = Position._unchecked((h0, h1), deck, None, points, n)
             upcards = read_mix(bots[chooser].prize_choice(before, chooser), deck,
