@@ -6,8 +6,9 @@ subgames (:mod:`exact.game.encoding`), level k computed from level k - 1 only:
     f(state)    = (1/k) sum_{u in P} val(X^u)       the mean over the next upcard u
     X^u_ij      = the entry after I bid my i-th smallest card, they their j-th smallest
 
-An objective says what a state is, what the entry X^u_ij is, and which values need no
-game at all:
+(the mean is the random prize order's; a known order takes the one upcard it turns up,
+a controlled one the chooser's max or min, :mod:`exact.game.orders`).  An objective says
+what a state is, what the entry X^u_ij is, and which values need no game at all:
 
 - points (the paper's): the state is (V, Y, P); X_ij = u sign(V_i - Y_j) + f(child);
   f = 0 when the hands are empty.  Antisymmetry f(Y, V, P) = -f(V, Y, P).
