@@ -9,8 +9,9 @@ level being built, so the levels live in the system's page cache, not in the pro
 whose own memory stays small (0.31 GiB at N = 13); a machine whose memory holds the
 largest pair of adjacent levels never rereads a page, and one that holds 70 % of the pair
 ran N = 13 just as fast (a 1.2 GiB cgroup for a 1.71 GiB pair: 460 s against 479 s
-unlimited; ``benchmarks/bench_store_memory.py``, RESULTS.md).  The estimate states the
-first; the check refuses only below the second.
+unlimited; ``benchmarks/bench_store_memory.py``, RESULTS.md), as did N = 14 in a cgroup of
+exactly that threshold (7.9 GiB: 46.1 minutes, the levels identical).  The estimate
+states the first; the check refuses only below the second.
 Time is a cost model: about k^2 per matrix game (the simplex's pivots times their
 length), k games per item, one item per antisymmetric pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
 scaled by the cores available.  Estimates, good to about a factor of 2 (the 2-core
