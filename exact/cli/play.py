@@ -221,15 +221,13 @@ VARIANT_RULES = {
 
 def _next_prize(prize_order, pos, shuffled: int, computer):
     """The next prize: the shuffled deck's, or the one a controller chooses (you, asked;
-    the computer, the prize worth most to it: its controlled-by-me solution's best f_u).
+    the computer, its bot's ``prize_choice``: the largest f_u of its controlled-by-me
+    solution).
     None if you quit."""
     if prize_order.chooser is None or len(pos.deck) == 1:
         return shuffled
     if prize_order.chooser == "them":
-        sol = computer.solution
-        lead = {"lead": pos.points[1] - pos.points[0]} if sol.objective == "win" else {}
-        values = sol.prize_values(pos.hands[1], pos.hands[0], pos.deck, **lead)
-        prize = max(values, key=values.get)
+        (prize,) = computer.prize_choice(pos, 1)  # the optimal bot's best prize
         click.echo(f"The computer chooses the next prize: the {prize}.")
         return prize
     while True:
