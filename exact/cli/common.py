@@ -109,8 +109,8 @@ def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handic
 
 
 def load_or_solve(n, store_dir, quiet, top=None, objective="points", order="random"):
-    """The float Solution of N-card GOPS (points objective under a prize ``order``, or win
-    for the real game): from a store when given, else solved now."""
+    """The float Solution of N-card GOPS under a prize ``order`` (points, or win for the
+    real game: no handicap): from a store when given, else solved now."""
     if store_dir is None:
         if objective == "win":
             return solve_win_with_progress(n, top=top, quiet=quiet, order=order)
