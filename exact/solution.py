@@ -172,7 +172,7 @@ class Solution:
     """
 
     def __init__(self, n, objective, arithmetic, levels, values, stats=None, handicap: int = 0,
-                 radii=None):
+                 radii=None, store=None):
         self.n = n
         self.objective_spec: Objective = (
             objective if isinstance(objective, Objective) else objective_for(objective, handicap))
@@ -187,6 +187,10 @@ class Solution:
         if radii is None:
             radii = [0.0 if arithmetic == "rational" else float("inf")] * len(levels)
         self.radii: list[float] = list(radii)
+        # The store directory the values are read from (exact.load), or None when they
+        # were computed in this process.  Stored values and radii are as the files say
+        # until re-derived: exact.dp.verify (gops verify).
+        self.store = store
 
     @property
     def handicap(self) -> int:
@@ -202,6 +206,8 @@ class Solution:
         extra = f", handicap={self.handicap}" if self.handicap else ""
         if self.order.name != "random":
             extra += f", order={self.order.name!r}"
+        if self.store is not None:
+            extra += f", store={str(self.store)!r}"
         return (f"Solution(n={self.n}, objective={self.objective!r}, "
                 f"arithmetic={self.arithmetic!r}{extra})")
 

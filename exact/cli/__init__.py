@@ -8,7 +8,7 @@ Exit codes: see :mod:`exact.cli.common`.
 import click
 
 from exact.cli import (audit, bots, certify, fixed_bids, objectives, play, serve, solve,
-                       variants)
+                       variants, verify)
 from exact.cli.common import OneLineErrorGroup
 
 
@@ -21,7 +21,7 @@ def main():
 for command in (solve.solve, solve.table, solve.strategy, certify.certify, certify.check,
                 certify.reproduce, solve.count, audit.audit, play.play, bots.tournament,
                 bots.evaluate, objectives.compare_objectives, variants.variant, serve.serve,
-                fixed_bids.fixed_bids):
+                fixed_bids.fixed_bids, verify.verify):
     main.add_command(command)
 
 __all__ = ["main"]

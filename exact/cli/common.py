@@ -286,13 +286,17 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
 
 
 def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None,
-                   certified=None, hands=None):
-    """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q"."""
+                   certified=None, hands=None, source=None):
+    """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q".
+    ``source``: what an answer read from a store rests on (exact.dp.verify.ReadCheck)."""
     from exact.cli.render import fraction_text
     from exact.views import strategy_json
 
     if as_json:
-        click.echo(json.dumps(strategy_json(st, exact_, json_head, certified, hands)))
+        out = strategy_json(st, exact_, json_head, certified, hands)
+        if source is not None:
+            out["source"] = source.json()
+        click.echo(json.dumps(out))
         return
     fmt = fraction_text if exact_ else (lambda p: f"{p:.6f}")
     click.echo(f"{where}: value {fmt(st.value)} ({units}, this round included)")
@@ -304,6 +308,8 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
     if certified is not None:
         print_certified_strategy(certified, *hands)
+    if source is not None:
+        click.echo(source.describe())
 
 
 def presolve(n: int, arithmetic: str, objective: str = "points", order: str = "random") -> None:

@@ -64,7 +64,7 @@ def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead, order):
     print_points_summary(n, sol, sol.stats, jit)
 
 
-def print_points_summary(n, sol, st, jit, store_dir=None):
+def print_points_summary(n, sol, st, jit, store_dir=None, kept=()):
     order = sol.order
     named = "" if order.name == "random" else f" order={order.name}"
     click.echo(f"N={n} objective=points{named} arithmetic=float")
@@ -76,7 +76,7 @@ def print_points_summary(n, sol, st, jit, store_dir=None):
     click.echo(f"matrix games solved: {st.matrix_games:,} ({skipped})")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
-    print_radius(sol)
+    print_radius(sol, kept)
     root = set(range(1, n + 1))
     if order.antisymmetric:
         click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
@@ -87,13 +87,20 @@ def print_points_summary(n, sol, st, jit, store_dir=None):
                f"{'I' if order.chooser == 'me' else 'they'} choose every prize)")
 
 
-def print_radius(sol) -> None:
-    """The certified radius: the largest over the levels (exact.kernels.bounds)."""
+def print_radius(sol, kept=()) -> None:
+    """The certified radius: the largest over the levels (exact.kernels.bounds), proved by
+    this run unless some levels were ``kept`` as a store held them (then it is the
+    store's claim, and says so)."""
     radius = max(sol.radii)
-    if radius < float("inf"):
+    if not radius < float("inf"):
+        click.echo("no certified radius (a store written before radii were kept)")
+    elif not kept:
         click.echo(f"certified: every stored value within {radius:.1e} of the exact one")
     else:
-        click.echo("no certified radius (a store written before radii were kept)")
+        levels = f"{kept[0]}..{kept[-1]}" if len(kept) > 1 else f"{kept[0]}"
+        click.echo(f"radius: every stored value within {radius:.1e} of the exact one if levels "
+                   f"{levels}, kept as the store held them, are intact: `gops verify "
+                   f"{sol.store}` re-derives them")
 
 
 def solve_win(n, objective, lead, store_dir, chunk_items, quiet, order="random"):
@@ -110,7 +117,7 @@ def solve_win(n, objective, lead, store_dir, chunk_items, quiet, order="random")
     print_win_summary(n, sol, sol.stats, jit, lead)
 
 
-def print_win_summary(n, sol, st, jit, lead=0, store_dir=None):
+def print_win_summary(n, sol, st, jit, lead=0, store_dir=None, kept=()):
     named = "" if sol.order.name == "random" else f" order={sol.order.name}"
     click.echo(f"N={n} objective=win{named} arithmetic=float")
     if store_dir is not None:
@@ -122,7 +129,7 @@ def print_win_summary(n, sol, st, jit, lead=0, store_dir=None):
                f"({halves}sure wins and sure losses skipped)")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
-    print_radius(sol)
+    print_radius(sol, kept)
     root = set(range(1, n + 1))
     note = "; 0 by symmetry" if lead == 0 and sol.order.antisymmetric else ""
     click.echo(f"value at the start, lead {lead}: {sol.value(root, root, root, lead):+.3e} "
@@ -135,7 +142,9 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
     from exact.dp.cluster import parse_cluster
     from exact.dp.preflight import check_fits, estimate
     from exact.dp.solve import SolveStats, peak_memory_bytes
-    from exact.dp.store import load, solve_into_store
+    from exact.dp.store import existing_manifest, load, solve_into_store
+    from exact.game.encoding import build_levels
+    from exact.game.orders import order_named
 
     if objective == "points" and lead is not None:
         raise GopsInputError("--lead applies to --objective win only")
@@ -144,6 +153,8 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
                              "--lead, then read any lead with `gops strategy --store DIR --lead L`")
     if cluster is not None:
         parse_cluster(cluster)
+    # A store of another game is refused before the estimate is printed (nothing written).
+    existing_manifest(store_dir, n, objective, order_named(order).name, build_levels(n))
     est = estimate(n, objective, order=order)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
@@ -154,21 +165,21 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)
         try:
-            games = solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
-                                     objective=objective, on_repair=report_repair,
-                                     order=order).games
+            store = solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
+                                     objective=objective, on_repair=report_repair, order=order)
         finally:
             bar.close()
+        games, kept = store.games, store.kept
     else:
-        games = solve_cluster_with_progress(n, store_dir, cluster, objective, chunk_items, quiet,
-                                            order)
+        games, kept = solve_cluster_with_progress(n, store_dir, cluster, objective, chunk_items,
+                                                  quiet, order)
     sol = load(store_dir, n=n, objective=objective, order=order)
     st = SolveStats(subgames=sol.objective_spec.subgames(sol.levels), matrix_games=games,
                     seconds=time.perf_counter() - t0, peak_memory_bytes=peak_memory_bytes())
     if objective == "points":
-        print_points_summary(n, sol, st, jit, store_dir)
+        print_points_summary(n, sol, st, jit, store_dir, kept)
     else:
-        print_win_summary(n, sol, st, jit, 0, store_dir)
+        print_win_summary(n, sol, st, jit, 0, store_dir, kept)
 
 
 def warm_up_kernels(objective: str) -> float:
@@ -184,7 +195,7 @@ def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, qu
                                 order="random") -> int:
     """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
     left for the other levels from the cost model of exact.dp.preflight) and a summary;
-    returns the games solved."""
+    returns the games solved and the levels kept as the store held them."""
     from exact.dp.cluster import solve_on_cluster
     from exact.dp.preflight import level_work
 
@@ -212,12 +223,12 @@ def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, qu
                    f"{level['games']:,} games in {seconds:.1f} s "
                    f"({level['games'] / max(seconds, 1e-9):,.0f} games/s){eta}", err=True)
 
-    _, report = solve_on_cluster(n, store_dir, cluster, objective, part_items,
-                                 progress=progress, on_repair=report_repair, order=order)
+    store, report = solve_on_cluster(n, store_dir, cluster, objective, part_items,
+                                     progress=progress, on_repair=report_repair, order=order)
     if not quiet:
         click.echo(f"gops: {report.workers} Dask workers solved {len(report.levels)} levels "
                    f"now: {report.games:,} games in {report.seconds:.1f} s", err=True)
-    return report.games
+    return report.games, store.kept
 
 
 def report_repair(k, what):
@@ -261,6 +272,7 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead)
                   for u in sol.order.next_prizes(root)}
+    reads = store_reads(sol, root, root, root, strategies)
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
     games = certified_columns(sol, lead) if certified else None
@@ -282,6 +294,8 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
             out["order"] = sol.order.name
         if chooser:
             out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
+        if reads is not None:
+            out["source"] = reads.json()
         click.echo(json.dumps(out))
         return
     at = f", starting {lead:+d} points ahead" if win and lead else ""
@@ -299,6 +313,8 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
     )
     if certified:
         print_certified_table(table, games)
+    if reads is not None:
+        click.echo(reads.describe())
     if with_ranges:
         click.echo(format_ranges(n, ranges, exact_))
 
@@ -347,9 +363,21 @@ def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certifie
     else:
         sol = load_or_solve(n, store_dir, quiet=False, top=top, order=order)
     st = sol.strategy(m, t, d, upcard)
+    reads = store_reads(sol, m, t, d, [upcard])
     game = certify_strategy(sol, m, t, d, upcard) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference",
-                   certified=game, hands=(m, t))
+                   certified=game, hands=(m, t), source=reads)
+
+
+def store_reads(sol, mine, theirs, deck, upcards):
+    """For a solution read from a store: the values its games after ``upcards`` read,
+    re-derived here from the level below (exact.dp.verify.check_reads; StoreError if the
+    store contradicts itself); None for a solution computed in this process."""
+    if sol.store is None:
+        return None
+    from exact.dp.verify import check_reads, position_reads
+
+    return check_reads(sol, len(deck) - 1, position_reads(sol, mine, theirs, deck, upcards))
 
 
 def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead,
@@ -376,10 +404,11 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
 
         sol = load(store_dir, n=n, objective="win", order=order)
         st = sol.strategy(m, t, d, upcard, lead)
+        reads = store_reads(sol, m, t, d, [upcard])
         game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
         print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
                        json_head={"objective": "win", "lead": lead}, certified=game,
-                       hands=(m, t))
+                       hands=(m, t), source=reads)
         return
     top = len(d) - 1
     # Any possible lead is a position (a handicap included); solve every lead reachable

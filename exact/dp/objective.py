@@ -74,6 +74,12 @@ class Objective(ABC):
         """Kernel items of a level (the unit of chunks and checkpoints)."""
 
     @abstractmethod
+    def item_patterns(self, level: Level) -> np.ndarray:
+        """The pattern of each kernel item of a prize set: item t of the level is (prize
+        rank t // len, pattern item_patterns[t % len]); it also writes the pattern's mirror
+        image under an antisymmetric order."""
+
+    @abstractmethod
     def solve_chunk(self, level: Level, below: np.ndarray, out: np.ndarray, start: int,
                     stop: int, radius_below: float, row0: int = 0) -> tuple[int, float]:
         """Solve kernel items [start, stop) of ``level`` into ``out``; the games solved and
@@ -125,6 +131,11 @@ class Objective(ABC):
     def subgames(self, levels) -> int:
         """Canonical states of the levels (SolveStats.subgames)."""
 
+    @abstractmethod
+    def largest_value(self, n: int) -> float:
+        """The largest |f| of any subgame of the n-card game: a radius this large proves
+        nothing."""
+
     # -- positions ---------------------------------------------------------------------
 
     def check_lead(self, lead, n: int, deck: frozenset) -> int | None:
@@ -166,6 +177,11 @@ class PointsObjective(Objective):
 
         return level_items(level, self.order.code)
 
+    def item_patterns(self, level):
+        from exact.kernels.points import solved_patterns
+
+        return solved_patterns(level, self.order.code)
+
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.points import solve_level
 
@@ -206,6 +222,9 @@ class PointsObjective(Objective):
 
     def subgames(self, levels):
         return sum(lv.subgames for lv in levels)
+
+    def largest_value(self, n):
+        return n * (n + 1) / 2  # every prize won
 
 
 class WinObjective(Objective):
@@ -253,6 +272,11 @@ class WinObjective(Objective):
         from exact.kernels.win import level_items
 
         return level_items(level, self.order.code)
+
+    def item_patterns(self, level):
+        from exact.kernels.win import solved_patterns
+
+        return solved_patterns(level, self.order.code)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.win import solve_win_level
@@ -316,6 +340,9 @@ class WinObjective(Objective):
         from exact.kernels.win import subgame_count
 
         return subgame_count(levels, self.handicap)
+
+    def largest_value(self, n):
+        return 1.0  # a sure win
 
     def check_lead(self, lead, n, deck):
         from exact.kernels.win import total_points

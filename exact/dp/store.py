@@ -41,6 +41,7 @@ import errno
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +92,23 @@ def unreadable_reason(exc: OSError) -> str:
     return reasons.get(exc.errno, f"cannot be read ({exc.strerror or exc})")
 
 
+def require_regular_file(path: Path) -> None:
+    """StoreError unless ``path`` is a regular file (or missing: the caller says so).
+
+    Opening a FIFO for reading blocks until a writer comes, and a device is no level:
+    a store's files are refused before they are opened if they are anything else."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+            "a device or socket"
+        raise StoreError(f"{path} is {kind}, not a regular file: the store was tampered with")
+
+
 def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
                        mode: str = "r") -> np.ndarray:
     """A level file opened after checking that it is readable, holds float64 values of
@@ -102,6 +120,7 @@ def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
     compiled specialisation, yet nothing is copied (they never write it) and its pages
     are the file's page cache, which the system may drop and reread, never private memory.
     """
+    require_regular_file(path)
     try:
         arr = np.load(path, mmap_mode=mode)
     except OSError as exc:
@@ -145,6 +164,8 @@ class Store:
         self.levels = build_levels(n) if levels is None else levels
         self.on_repair = on_repair
         self.manifest = self._read_or_create_manifest()
+        #: Completed levels found intact and kept as stored (not re-derived by this run).
+        self.kept: list[int] = []
 
     # -- manifest ------------------------------------------------------------------------
 
@@ -157,25 +178,16 @@ class Store:
                 "levels": {}}
 
     def _read_or_create_manifest(self) -> dict:
-        if self.root.exists() and not self.root.is_dir():
-            raise StoreError(f"{self.root} is not a directory")
-        path = self.root / MANIFEST
-        if not path.exists():
-            if self.root.exists() and any(self.root.iterdir()):
-                raise StoreError(f"{self.root} is not empty and has no {MANIFEST}: not a store")
-            self.root.mkdir(parents=True, exist_ok=True)
+        manifest = existing_manifest(self.root, self.n, self.objective, self.order, self.levels)
+        if manifest is None:
+            try:  # the store's own folder only: a mistyped parent is an error, not a path
+                self.root.mkdir(exist_ok=True)
+            except FileNotFoundError:
+                raise StoreError(f"{self.root.parent} does not exist: create it first, or "
+                                 "choose another store directory") from None
             manifest = self._fresh_manifest()
-            atomic_write_text(path, json.dumps(manifest, indent=1))
+            atomic_write_text(self.root / MANIFEST, json.dumps(manifest, indent=1))
             return manifest
-        manifest = read_manifest(self.root)
-        if (manifest["n"], manifest["objective"], order_of(manifest)) != (
-                self.n, self.objective, self.order):
-            raise StoreError(
-                f"{self.root} holds N={manifest['n']} objective={manifest['objective']} "
-                f"order={order_of(manifest)}, not N={self.n} objective={self.objective} "
-                f"order={self.order}"
-            )
-        check_manifest_shapes(self.root, manifest, self.levels)
         self.chunk_items = manifest["chunk_items"]
         return manifest
 
@@ -218,9 +230,10 @@ class Store:
         unknown, out of range, or written without a radius (the level is then redone)."""
         path = self._progress_path(k)
         try:
+            require_regular_file(path)
             items, radius = path.read_text().split()
             done, radius = int(items), float(radius)
-        except (OSError, ValueError, UnicodeDecodeError):
+        except (OSError, ValueError, UnicodeDecodeError, StoreError):
             return 0, 0.0
         if not (0 <= done <= self.spec.level_items(self.levels[k]) and radius >= 0.0):
             return 0, 0.0
@@ -320,6 +333,7 @@ class Store:
             return False
         damage = self.damage(level.k)
         if damage is None:
+            self.kept.append(level.k)
             return True
         if self.on_repair is not None:
             self.on_repair(level.k, damage)
@@ -339,6 +353,29 @@ class Store:
     def finish(self, level, out, radius: float) -> np.ndarray:
         self.finish_level(level.k, out, radius)
         return self.load_level(level.k, verify=False)
+
+
+def existing_manifest(root, n: int, objective: str, order: str, levels) -> dict | None:
+    """The manifest of the store at ``root`` if there is one, checked against the game
+    (N, objective, order) and its level shapes; None where a new store may be made (no
+    folder yet, or an empty one).  StoreError otherwise; nothing is written."""
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"{root} is not a directory")
+    if not root.exists() and not root.parent.is_dir():
+        raise StoreError(f"{root.parent} does not exist: create it first, or choose another "
+                         "store directory")
+    if not (root / MANIFEST).exists() and not (root / MANIFEST).is_symlink():
+        if root.exists() and any(root.iterdir()):
+            raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a store")
+        return None
+    manifest = read_manifest(root)
+    if (manifest["n"], manifest["objective"], order_of(manifest)) != (n, objective, order):
+        raise StoreError(
+            f"{root} holds N={manifest['n']} objective={manifest['objective']} "
+            f"order={order_of(manifest)}, not N={n} objective={objective} order={order}")
+    check_manifest_shapes(root, manifest, levels)
+    return manifest
 
 
 def _is_sha256(text) -> bool:
@@ -365,6 +402,7 @@ def read_manifest(root) -> dict:
     path = root / MANIFEST
     if not root.is_dir():
         raise StoreError(f"{root}: no such store directory")
+    require_regular_file(path)
     try:
         manifest = json.loads(path.read_text())
     except FileNotFoundError:
@@ -373,6 +411,8 @@ def read_manifest(root) -> dict:
         raise StoreError(f"{path} {unreadable_reason(exc)}") from None
     except (ValueError, UnicodeDecodeError):
         raise StoreError(f"{path} is corrupted (not JSON)") from None
+    except RecursionError:
+        raise StoreError(f"{path} is corrupted (JSON nested too deeply)") from None
     ok = (
         isinstance(manifest, dict)
         and manifest.get("format") == FORMAT
@@ -381,6 +421,7 @@ def read_manifest(root) -> dict:
         and manifest.get("objective") in ("points", "win")
         and manifest.get("order", "random") in ORDERS
         and isinstance(manifest.get("chunk_items"), int)
+        and not isinstance(manifest["chunk_items"], bool)
         and manifest["chunk_items"] > 0
         and isinstance(manifest.get("levels"), dict)
     )
@@ -464,8 +505,12 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
 
     ``n``, ``objective`` and ``order``, when given, must match the store (StoreError
     otherwise).
-    Levels are checked against their checksums as they are first used.
+    Levels are checked against their checksums as they are first used, and the radii
+    for the crude edits (:func:`exact.dp.verify.check_radii`); the values and radii are
+    otherwise as stored: ``solution.store`` names the directory, and
+    :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them.
     """
+    from exact.dp.verify import check_radii
     from exact.solution import Solution
 
     manifest = read_manifest(root)
@@ -488,7 +533,8 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
                          f"rerun `gops solve {n}{win} --store {root}` to resume")
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
+    check_radii(root, manifest, levels)
     radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
     return Solution(n, spec_of(manifest), "float", levels,
                     StoredValues(root, manifest, levels),
-                    radii=[float("inf") if r is None else r for r in radii])
+                    radii=[float("inf") if r is None else r for r in radii], store=Path(root))

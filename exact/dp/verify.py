@@ -1,0 +1,396 @@
+"""A store re-derived: what makes its values and radii worth believing.
+
+A store's SHA-256 checksums detect accidents, not edits: whoever edits a level file can
+edit the manifest too.  What a store claims (every value of level k within the radius
+r_k of the exact value) is therefore proved here again, from nothing but the level below,
+by the solver's own kernels (:mod:`exact.kernels.points`, :mod:`exact.kernels.win`).
+
+The argument, by induction on k (Rhoads & Bartholdi 2012, sec 3: level k is a function of
+level k - 1 only):
+
+- level 0 is the empty game (points 0, win sign(L)): exact, r_0 = 0;
+- if every stored value of level k - 1 lies within r_{k-1} of the exact one, re-deriving
+  an item of level k from the stored level k - 1 gives values v with |v - f*| <= b, the
+  kernel's certified bound of that item (:mod:`exact.kernels.bounds`); the stored value s
+  then satisfies |s - f*| <= b + |s - v|.
+
+A level *passes* when every stored value is within b of the one re-derived here (a
+stored value farther from it than its own error bound was not written by a solve), when
+every value that needs no game is what the rules say (the empty-level template), and when
+the manifest's radius r_k covers max(b + |s - v|) without being looser than
+``RADIUS_SLACK`` times it (a radius this solver did not write: edited).  Each level is
+checked against the manifest's radius of the level below, so the levels can be verified
+in any order, in any number of runs (``levels=``), on any number of machines; once every
+level has passed, every manifest radius is proved by the induction above.
+
+``sample`` re-derives that many random items per level instead of all: a spot check of a
+downloaded store in seconds, not a proof.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from exact.dp.objective import Objective
+from exact.dp.store import (StoreError, file_sha256, load_level, read_manifest,
+                            check_manifest_shapes, spec_of)
+from exact.game.encoding import Level, build_levels, key_hands, pattern_rank, prize_rank
+
+#: A manifest radius may exceed the radius the stored values need by this factor at most:
+#: the solver writes exactly the largest certified bound of the level's items (the two are
+#: equal bit for bit on a store it wrote), so a looser radius was written by someone else.
+RADIUS_SLACK = 1.0 + 2.0 ** -10
+#: Kernel items re-derived per call of the kernel (a progress update each).
+CHUNK_ITEMS = 1 << 16
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """The first stored value (or radius) of a level that the re-derivation contradicts."""
+
+    k: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"level {self.k}: {self.what}"
+
+
+@dataclass(frozen=True)
+class LevelCheck:
+    """The verdict on one level: ``items`` kernel items re-derived (of ``total``),
+    ``difference`` the largest |stored - re-derived|, ``needed`` the radius the stored
+    values need (max of bound + difference), ``recorded`` the manifest's radius."""
+
+    k: int
+    items: int
+    total: int
+    difference: float
+    needed: float
+    recorded: float | None
+    seconds: float
+    bad: Discrepancy | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.bad is None
+
+
+@dataclass
+class StoreVerdict:
+    """Every level checked by :func:`verify_store`, in order; ``bad`` the first failure."""
+
+    root: Path
+    n: int
+    objective: str
+    order: str
+    sample: int | None
+    checked: list[LevelCheck] = field(default_factory=list)
+
+    @property
+    def bad(self) -> Discrepancy | None:
+        return next((c.bad for c in self.checked if c.bad is not None), None)
+
+    @property
+    def complete(self) -> bool:
+        """Every level 0..n re-derived in full (a proof, not a spot check)."""
+        return self.sample is None and {c.k for c in self.checked} == set(range(self.n + 1))
+
+
+def _same(stored: np.ndarray, derived: np.ndarray, allowed: float) -> np.ndarray:
+    """Where a stored value agrees with the re-derived one: both NaN (never looked up),
+    or both numbers within ``allowed``."""
+    both_nan = np.isnan(stored) & np.isnan(derived)
+    close = np.abs(stored - derived) <= allowed  # False wherever either is NaN
+    return both_nan | close
+
+
+def _difference(stored: np.ndarray, derived: np.ndarray) -> float:
+    d = np.abs(stored - derived)
+    d = d[~np.isnan(d)]
+    return float(d.max()) if d.size else 0.0
+
+
+def _cover(bound: float, difference: float) -> float:
+    """bound + difference rounded up: a radius for stored values ``difference`` away from
+    values within ``bound`` of the exact ones (exactly ``bound`` when they are equal)."""
+    return float(np.nextafter(bound + difference, np.inf)) if difference else bound
+
+
+class LevelVerifier:
+    """Re-derives items of level k of a store from its stored level k - 1."""
+
+    def __init__(self, objective: Objective, level: Level, stored: np.ndarray,
+                 below: np.ndarray | None, radius_below: float):
+        self.objective = objective
+        self.level = level
+        self.stored = stored
+        self.below = below
+        self.radius_below = radius_below
+        self.patterns = objective.item_patterns(level)
+        self.per_row = int(self.patterns.shape[0])
+
+    def rows(self, r0: int, r1: int) -> tuple[np.ndarray, float]:
+        """Prize sets [r0, r1) re-derived (every item of them) and the largest bound."""
+        out = self.objective.empty_rows(self.level, r0, r1)
+        if self.level.k == 0 or self.per_row == 0:
+            return out, 0.0
+        _, bound = self.objective.solve_chunk(self.level, self.below, out, r0 * self.per_row,
+                                              r1 * self.per_row, self.radius_below, row0=r0)
+        return out, bound
+
+    def item(self, t: int) -> tuple[int, np.ndarray, np.ndarray, float]:
+        """Item t re-derived: (prize rank, the pattern columns it writes, their values
+        re-derived (one row), its bound)."""
+        r, p = divmod(t, self.per_row)
+        p = int(self.patterns[p])
+        out = self.objective.empty_rows(self.level, r, r + 1)
+        _, bound = self.objective.solve_chunk(self.level, self.below, out, t, t + 1,
+                                              self.radius_below, row0=r)
+        columns = np.unique([p, int(self.level.swap[p])])
+        return r, columns, out[0, columns], bound
+
+    def describe(self, r: int, p: int, at: tuple[int, ...] = ()) -> str:
+        """A stored entry in words: the prize set, the pattern's hands, the lead."""
+        cards = [c for c in range(1, self.level.n + 1) if int(self.level.prize_masks[r]) >> (c - 1) & 1]
+        mine, theirs = key_hands(int(self.level.pattern_keys[p]))
+        where = (f"prizes {{{', '.join(map(str, cards))}}}, hands of pattern {p} "
+                 f"(mine {list(mine)}, theirs {list(theirs)} by rank)")
+        if at:
+            where += f", lead {at[0] - (self.stored.shape[2] - 1) // 2}"
+        return where
+
+
+def _first_bad(verifier: LevelVerifier, r0: int, stored: np.ndarray, derived: np.ndarray,
+               allowed: float, columns=None) -> str:
+    """Words for the first entry of ``stored`` (rows from r0) that disagrees."""
+    ok = _same(stored, derived, allowed)
+    index = tuple(int(i) for i in np.argwhere(~ok)[0])
+    r = r0 + index[0]
+    p = int(columns[index[1]]) if columns is not None else index[1]
+    s, v = float(stored[index]), float(derived[index])
+    return (f"{verifier.describe(r, p, index[2:])}: stored {s!r}, re-derived {v!r} "
+            f"(at most {allowed:.1e} apart for a value the solver wrote): the store was "
+            "edited or is corrupted")
+
+
+def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int,
+                sample: int | None = None, rng=None, progress=None) -> LevelCheck:
+    """Re-derive level k of the store from its level k - 1 (module docstring)."""
+    t0 = time.perf_counter()
+    level = levels[k]
+    entry = manifest["levels"][str(k)]
+    recorded = entry.get("radius")
+    stored = load_level(root, manifest, levels, k, verify=False, mode="r")
+
+    def verdict(items, total, difference, needed, bad=None):
+        return LevelCheck(k, items, total, difference, needed, recorded,
+                          time.perf_counter() - t0, None if bad is None else Discrepancy(k, bad))
+
+    if file_sha256(root / f"level-{k}.npy") != entry["sha256"]:
+        return verdict(0, 0, 0.0, 0.0, "the level file does not match the manifest's "
+                       "checksum: the store is corrupted")
+    below, radius_below = None, 0.0
+    if k > 0:
+        below = load_level(root, manifest, levels, k - 1, verify=False, mode="c")
+        radius_below = manifest["levels"][str(k - 1)].get("radius")
+        if radius_below is None:
+            return verdict(0, 0, 0.0, 0.0, f"level {k - 1} has no radius (a store written "
+                           "before radii were kept): solve it again")
+    verifier = LevelVerifier(objective, level, stored, below, radius_below)
+    total = level.prize_sets * verifier.per_row if k > 0 else 0
+    difference, needed, items = 0.0, 0.0, 0
+    if sample is None:
+        rows = max(1, CHUNK_ITEMS // max(1, verifier.per_row))
+        for r0 in range(0, level.prize_sets, rows):
+            r1 = min(level.prize_sets, r0 + rows)
+            derived, bound = verifier.rows(r0, r1)
+            got = np.asarray(stored[r0:r1])
+            if not _same(got, derived, bound).all():
+                return verdict(items, total, difference, needed,
+                               _first_bad(verifier, r0, got, derived, bound))
+            d = _difference(got, derived)
+            difference, needed = max(difference, d), max(needed, _cover(bound, d))
+            done = (r1 - r0) * verifier.per_row if k > 0 else 0  # the empty game: no item
+            items += done
+            if progress is not None:
+                progress(level, done, total)
+    else:
+        for t in sorted(rng.choice(total, size=min(sample, total), replace=False)) if total else ():
+            r, columns, derived, bound = verifier.item(int(t))
+            got = np.asarray(stored[r, columns])
+            if not _same(got, derived, bound).all():
+                return verdict(items, total, difference, needed,
+                               _first_bad(verifier, r, got[None], derived[None], bound, columns))
+            d = _difference(got, derived)
+            difference, needed = max(difference, d), max(needed, _cover(bound, d))
+            items += 1
+        if progress is not None:
+            progress(level, items, items)
+    bad = radius_problem(recorded, needed, sample is not None)
+    return verdict(items, total, difference, needed, bad)
+
+
+def radius_problem(recorded: float | None, needed: float, sampled: bool) -> str | None:
+    """What is wrong with a level's recorded radius, given the radius its re-derived items
+    need (all of them, or a sample: then only an understated radius is seen)."""
+    if recorded is None:
+        return "no radius in the manifest (a store written before radii were kept): solve it again"
+    if recorded < needed:
+        return (f"the manifest's radius {recorded:.3e} is below the {needed:.3e} that the "
+                "re-derived values need: the radius was edited")
+    if not sampled and recorded > needed * RADIUS_SLACK:
+        return (f"the manifest's radius {recorded:.3e} is not the {needed:.3e} re-derived "
+                "here: the radius was edited or written by another version")
+    return None
+
+
+def verify_store(root, levels: list[int] | None = None, sample: int | None = None,
+                 seed: int = 0, progress=None, on_level=None) -> StoreVerdict:
+    """Re-derive the levels of the store at ``root`` (all, or those listed) and check every
+    stored value and radius (module docstring); stops at the first level that fails.
+
+    ``progress(level, items, total)`` after each re-derived block; ``on_level(check)``
+    after each level.  StoreError (one line) for a store that cannot be read at all.
+    """
+    root = Path(root)
+    manifest = read_manifest(root)
+    n = manifest["n"]
+    every = build_levels(n)
+    check_manifest_shapes(root, manifest, every)
+    objective = spec_of(manifest)
+    wanted = list(range(n + 1)) if levels is None else sorted(set(levels))
+    outside = [k for k in wanted if not 0 <= k <= n]
+    if outside:
+        raise StoreError(f"{root} holds levels 0 to {n}, not {outside[0]}")
+    missing = [k for k in wanted if str(k) not in manifest["levels"]
+               or (k > 0 and str(k - 1) not in manifest["levels"])]
+    if missing:
+        raise StoreError(f"{root}: level {missing[0]} (or the level below it) is not complete; "
+                         "finish the solve first (rerun it to resume)")
+    verdict = StoreVerdict(root, n, manifest["objective"], manifest.get("order", "random"),
+                           sample)
+    rng = np.random.default_rng(seed)
+    for k in wanted:
+        check = check_level(objective, every, root, manifest, k, sample, rng, progress)
+        verdict.checked.append(check)
+        if on_level is not None:
+            on_level(check)
+        if not check.passed:
+            break
+    return verdict
+
+
+# -- the cheap checks of every answer read from a store --------------------------------------
+
+def check_radii(root, manifest: dict, levels) -> None:
+    """Refuse radii that no solve writes (StoreError, one line): the empty game's must be
+    0; none may reach the largest |value| of the game (it would prove nothing); and each
+    is at least the radius of the level below (every item's bound adds to it,
+    :mod:`exact.kernels.points`) unless the level solved no game (radius 0).  This catches
+    the crude edits; :func:`check_reads` and ``gops verify`` the others."""
+    objective = spec_of(manifest)
+    ceiling = objective.largest_value(manifest["n"])
+    radii = {int(k): entry.get("radius") for k, entry in manifest["levels"].items()}
+    where = Path(root) / "manifest.json"
+    for k in sorted(radii):
+        radius = radii[k]
+        if radius is None:
+            continue
+        if k == 0 and radius != 0.0:
+            raise StoreError(f"{where} gives the empty game (level 0) the radius {radius!r}, "
+                             "not 0: the manifest was edited")
+        if radius >= ceiling:
+            raise StoreError(f"{where} gives level {k} the radius {radius!r}, which proves "
+                             f"nothing (values are at most {ceiling:g} in size): the manifest "
+                             "was edited")
+        below = radii.get(k - 1)
+        if below is not None and 0.0 < radius < below:
+            raise StoreError(f"{where} gives level {k} the radius {radius!r}, below level "
+                             f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
+                             "edited)")
+
+
+@dataclass(frozen=True)
+class ReadCheck:
+    """What an answer read from a store rests on: the ``items`` of level ``k`` it reads
+    were re-derived here from the stored level k - 1 and agree within their bounds (the
+    largest ``bound``), which the stored radius ``radius`` of level k covers; levels
+    k - 1 and below are as stored."""
+
+    root: Path
+    k: int
+    items: int
+    bound: float
+    radius: float
+
+    def describe(self) -> str:
+        if self.k == 0:
+            return (f"read from the store {self.root}: the values it reads are the empty "
+                    "game's, set by the rules")
+        below = "the empty game" if self.k == 1 else f"levels 0..{self.k - 1}"
+        return (f"read from the store {self.root}: the values of level {self.k} it reads "
+                f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} and agree "
+                f"(largest bound {self.bound:.1e}, within the stored radius {self.radius:.1e}); "
+                f"{below} as stored: `gops verify {self.root}` re-derives them")
+
+    def json(self) -> dict:
+        return {"store": str(self.root), "level_read": self.k, "rederived_items": self.items,
+                "largest_bound": self.bound, "stored_radius": self.radius,
+                "unverified_levels": list(range(self.k))}
+
+
+def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
+    """Re-derive the items of level k of a store-backed ``solution`` that hold the values
+    ``reads`` ({prize rank: pattern ranks}) and check them against the store: each stored
+    value within its re-derived bound, each bound within the stored radius of level k.
+    StoreError (one line, naming the value) when the store contradicts itself."""
+    root, manifest = solution.store, solution.values.manifest
+    objective, levels = solution.objective_spec, solution.levels
+    level = levels[k]
+    stored = solution.values[k]
+    radius = manifest["levels"][str(k)].get("radius")
+    if radius is None:
+        raise StoreError(f"{root} has no radius for level {k} (written before radii were "
+                         "kept): solve it again")
+    below = solution.values[k - 1] if k > 0 else None
+    radius_below = manifest["levels"][str(k - 1)].get("radius") if k > 0 else 0.0
+    verifier = LevelVerifier(objective, level, stored, below, radius_below)
+    slot = np.full(level.patterns, -1, dtype=np.int64)
+    slot[verifier.patterns] = np.arange(verifier.per_row)
+    items, largest = 0, 0.0
+    for r, patterns in sorted(reads.items()):
+        todo = set()
+        for p in patterns:
+            q = p if slot[p] >= 0 else int(level.swap[p])
+            if slot[q] >= 0:
+                todo.add(r * verifier.per_row + int(slot[q]))
+            elif not _same(np.asarray(stored[r, p]), objective.empty_rows(level, r, r + 1)[0, p],
+                           0.0).all():  # no item writes it: the rules set it
+                raise StoreError(f"{root}: level {k}, {verifier.describe(r, p)}: a value the "
+                                 "rules fix was changed: the store was edited or is corrupted")
+        for t in sorted(todo):
+            r_, columns, derived, bound = verifier.item(t)
+            got = np.asarray(stored[r_, columns])
+            if not _same(got, derived, bound).all():
+                raise StoreError(f"{root}: level {k}, "
+                                 + _first_bad(verifier, r_, got[None], derived[None], bound,
+                                              columns))
+            if bound > radius:
+                raise StoreError(f"{root}: level {k}: "
+                                 + radius_problem(radius, bound, sampled=True))
+            items, largest = items + 1, max(largest, bound)
+    return ReadCheck(Path(root), k, items, largest, radius)
+
+
+def position_reads(solution, mine, theirs, deck, upcards) -> dict[int, set[int]]:
+    """{prize rank: pattern ranks} of level len(deck) - 1 that the games of a position read
+    after each of ``upcards`` (Solution.strategy's matrices: the children of every pair
+    of bids)."""
+    below = solution.levels[len(deck) - 1]
+    children = {pattern_rank(below, set(mine) - {a}, set(theirs) - {b})
+                for a in mine for b in theirs}
+    return {prize_rank(set(deck) - {u}): children for u in upcards}
