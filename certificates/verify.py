@@ -26,6 +26,9 @@ extra or duplicated record and a wrong count, raises ``InvalidCertificate`` (1).
 
 from __future__ import annotations
 
+import fcntl
+import os
+import stat
 from typing import Callable, NamedTuple
 
 from .bounds import BOUND_MAGIC, verify_bound_stream
@@ -253,6 +256,47 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
 
 
 def verify_file(path, progress: Callable | None = None) -> Summary:
-    """Open ``path`` and :func:`verify_stream` it (OSError propagates)."""
-    with open(path, "rb") as fh:
+    """Open ``path`` (:func:`open_certificate`) and :func:`verify_stream` it (OSError
+    propagates)."""
+    with open_certificate(path) as fh:
         return verify_stream(ObjectStream(fh), progress)
+
+
+#: Paths of descriptors this process was handed (``<(zstd -dc f)`` is /dev/fd/63).
+_HANDED = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
+
+
+def open_certificate(path):
+    """``path`` opened for binary reading, never blocking on the open: a regular file, or a
+    pipe or device this process was handed (its standard input, /dev/fd/N).  Anything else
+    (a FIFO, which would wait forever for a writer; a terminal, a folder) is an
+    UnreadableCertificate "PATH is not a regular file", refused before it is opened and
+    checked again once open (it opens with O_NONBLOCK)."""
+    before = os.stat(path)
+    handed = os.fspath(path).startswith(_HANDED) or _same_file(before, 0)
+    _regular_or_handed(path, before.st_mode, handed)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        _regular_or_handed(path, os.fstat(fd).st_mode, handed)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _same_file(st: os.stat_result, fd: int) -> bool:
+    try:
+        return os.path.samestat(st, os.fstat(fd))
+    except OSError:  # no such descriptor
+        return False
+
+
+def _regular_or_handed(path, mode: int, handed: bool) -> None:
+    if stat.S_ISREG(mode) or handed and not stat.S_ISDIR(mode):
+        return
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+             (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"))
+    what = next((name for test, name in kinds if test(mode)), "a special file")
+    raise UnreadableCertificate(f"{path} is not a regular file ({what}); a certificate "
+                                "is read from a file or from standard input")

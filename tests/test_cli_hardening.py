@@ -248,6 +248,24 @@ def test_parse_integer():
         parse_integer("1" * 5000)
 
 
+@pytest.mark.parametrize("cards", ["2, 4", "2 ,4", " 2,4", "2,4 ", "2,\t4"])
+def test_cards_allow_no_spaces_as_n_does(cards):
+    code, out, err = run("strategy", "--mine", cards, "--theirs", "1,3", "--deck", "1,2",
+                         "--upcard", "1")
+    assert_one_line(code, out, err, NOT_A_NUMBER)
+    token = [t for t in cards.split(",") if t.strip() != t][0]
+    assert f"bad card {token!r}" in err
+
+
+@pytest.mark.parametrize("card, n", [("99999999999999999999", ""), ("53", ""), ("6", "5")])
+def test_a_card_out_of_range_is_named(card, n):
+    extra = ["--n", n] if n else []
+    code, out, err = run("strategy", "--mine", f"2,4,{card}", "--theirs", "1,3,5",
+                         "--deck", "1,2,3", "--upcard", "1", *extra)
+    assert_one_line(code, out, err, f"my hand: card {card} is outside 1..{n or 52}")
+    assert "N must" not in err
+
+
 def test_play_prompt_uses_the_same_parser():
     result = CliRunner().invoke(main, ["play", "2", "--seed", "1"], input="１\n1\n")
     assert result.exit_code == 0, result.output

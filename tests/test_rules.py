@@ -266,7 +266,7 @@ def test_validate_position_ok():
         (([], [], []), {}, "n must be given"),
         (([1], [1], [1]), {"n": 0}, "N must be between 1 and 52"),
         (([1], [1], [1]), {"n": 53}, "N must be between 1 and 52"),
-        (([53], [1], [1]), {}, "N must be between 1 and 52"),
+        (([53], [1], [1]), {}, "my hand: card 53 is outside 1..52"),
         (([1], [1], [1]), {"n": "3"}, "N must be an integer"),
     ],
 )
@@ -278,10 +278,9 @@ def test_validate_position_errors(args, kwargs, match):
 
 def test_parse_cards():
     assert parse_cards("2,4") == (2, 4)
-    assert parse_cards(" 2 , 4\t,13 ") == (2, 4, 13)
+    assert parse_cards("2,4,13") == (2, 4, 13)
     assert parse_cards("7") == (7,)
     assert parse_cards("") == ()
-    assert parse_cards("   ") == ()
 
 
 @pytest.mark.parametrize(
@@ -295,7 +294,9 @@ def test_parse_cards():
         ("-1", "bad card '-1'"),
         ("0", "bad card '0'"),
         ("1.5", "bad card '1.5'"),
-        ("2,\n", "bad card ''"),
+        ("2,\n", r"bad card '\\n'"),
+        ("2, 4", "bad card ' 4'"),
+        ("   ", "bad card '   '"),
         ("1" * 5000, r"bad card '1{20}\.\.\.'"),
         ("2,3,2", "card 2 appears more than once"),
     ],
@@ -312,6 +313,6 @@ def test_parse_cards_rejects_non_string():
 
 
 def test_parse_then_validate_round_trip():
-    mine, theirs, deck = validate_position(parse_cards("1,3"), parse_cards("2, 3"), parse_cards("4,1"), n=4)
+    mine, theirs, deck = validate_position(parse_cards("1,3"), parse_cards("2,3"), parse_cards("4,1"), n=4)
     pos = Position((mine, theirs), deck, None, (0, 0), 4)
     assert pos.legal_bids(0) == (1, 3) and pos.legal_bids(1) == (2, 3)

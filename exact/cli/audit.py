@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 
 import click
 
+from exact.errors import GopsInputError
 from exact.cli.common import (
     EXIT_CHECK_FAILED,
     one_line_errors,
@@ -62,6 +65,20 @@ def format_report(report, reference_seconds: float) -> str:
     return "\n".join(lines)
 
 
+def _regular_file(path) -> None:
+    """Refuse, before it is opened, a certificate that is not a regular file: opening a
+    FIFO would wait forever for a writer (a missing file is left to the reader's error)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        what = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) \
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
+        raise GopsInputError(f"{path} is not a regular file ({what}); --certificate reads a "
+                             "certificate file")
+
+
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
@@ -80,6 +97,8 @@ def audit(n, as_json, tol, certificate, quiet):
     from exact.analysis.audit import run_audit
 
     check_command_n(n, "audit")
+    if certificate is not None:
+        _regular_file(certificate)
     reading = _ByteProgress(enabled=not quiet) if certificate else ProgressBar(enabled=not quiet)
     auditing = ProgressBar(enabled=not quiet)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -25,7 +26,9 @@ from exact.cli.limits import check_command_n, objective_flag
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
-              help="Certificate file to write (atomically).")
+              help="Certificate file to write (atomically); - (or /dev/stdout) writes it to "
+              "standard output.")
+@click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--objective", type=click.Choice(["points", "win"]), default="points",
               show_default=True, help="What the certified values are (FORMAT.md).")
@@ -34,49 +37,87 @@ from exact.cli.limits import check_command_n, objective_flag
               "strategies it used and its certified radii (points, N <= 9; FORMAT.md, "
               "'Bound certificates').")
 @one_line_errors
-def certify(n, output, quiet, objective, bounds):
+def certify(n, output, force, quiet, objective, bounds):
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7), or with
     --bounds solve it in floating point and write the bound certificate of its certified
-    radii (N <= 9).  Both are checked by gops check."""
+    radii (N <= 9).  Both are checked by gops check.
+
+    An existing file is overwritten only with --force; with -o - the certificate goes to
+    standard output and the summary to stderr."""
     from exact.certificate.writer import certify as write
 
     if bounds:
-        _certify_bounds(n, output, quiet, objective)
+        _certify_bounds(n, output, quiet, objective, force)
         return
     check_command_n(n, "certify", objective_flag(objective))
+    target = _output(output, force)
     bar = ProgressBar(enabled=not quiet)
     try:
-        sol = write(n, output, objective, progress=bar)
+        sol = write(n, target, objective, progress=bar)
     finally:
         bar.close()
     st = sol.stats
-    click.echo(f"wrote {output}: N={n}, {st.extra['records']:,} records, "
-               f"{st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s")
+    say, size = _summary(output, st.extra["certificate_bytes"])
+    say(f"wrote {output}: N={n}, {st.extra['records']:,} records, {size}{st.seconds:.2f} s")
     paths = st.extra["paths"]
     saddle = f"{paths['saddle']:,} pure saddle points, " if "saddle" in paths else ""
-    click.echo(f"exact matrix games: {saddle}{paths.get('basis', 0):,} from the float basis "
-               f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback")
+    say(f"exact matrix games: {saddle}{paths.get('basis', 0):,} from the float basis "
+        f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback")
 
 
-def _certify_bounds(n, output, quiet, objective):
+def _output(output: str, force: bool, regular: bool = False) -> str:
+    """Where the writer writes ``-o output``, checked before any solve: an existing file
+    needs --force (gops certify and gops reproduce alike); a FIFO, a folder... are refused
+    (exact.atomic.output_kind); ``regular``: a file only, not standard output or a device."""
+    import os
+
+    from exact.atomic import output_kind
+
+    kind = output_kind(output)
+    if regular and kind not in ("file", "new"):
+        raise GopsInputError(f"{output} is not a regular file; gops reproduce reads its "
+                             "certificate back: pass -o FILE")
+    if (kind == "file" or kind == "new" and os.path.lexists(output)) and not force:
+        raise GopsInputError(f"{output} exists; pass --force to overwrite it, or -o FILE to "
+                             "write the certificate elsewhere")
+    if kind == "stdout":
+        return "/dev/stdout"  # the writers stat their file; exact.atomic writes sys.stdout
+    if os.fspath(Path(output)) == "-":
+        return os.path.abspath(output)  # ./- is a file named "-", not standard output
+    return output
+
+
+def _summary(output: str, size: int):
+    """(click.echo, on stderr when the certificate itself goes to standard output; the
+    size "N bytes, " of a file, "" where a device or a pipe cannot tell it)."""
+    from exact.atomic import output_kind
+
+    kind = output_kind(output)
+    size_text = f"{size:,} bytes, " if kind in ("file", "new") else ""
+    return (lambda line: click.echo(line, err=kind == "stdout")), size_text
+
+
+def _certify_bounds(n, output, quiet, objective, force=False):
     """gops certify N --bounds: the float solve and its bound certificate."""
     from exact.certificate.bounds_writer import certify_bounds
 
     if objective != "points":
         raise GopsInputError("bound certificates are written for the points objective only")
     check_command_n(n, "certify", "--bounds")
+    target = _output(output, force)
     bar = ProgressBar(enabled=not quiet)
     try:
-        sol = certify_bounds(n, output, progress=bar)
+        sol = certify_bounds(n, target, progress=bar)
     finally:
         bar.close()
     extra = sol.stats.extra
-    click.echo(f"wrote {output}: N={n} bound certificate, {extra['records']:,} records, "
-               f"{extra['certificate_bytes']:,} bytes, {sol.stats.seconds:.2f} s")
+    say, size = _summary(output, extra["certificate_bytes"])
+    say(f"wrote {output}: N={n} bound certificate, {extra['records']:,} records, "
+        f"{size}{sol.stats.seconds:.2f} s")
     same = ("yes" if not extra["mismatches"]
             else f"no, {extra['mismatches']:,} records differ (the checker judges the bound)")
-    click.echo(f"certified radii: largest {max(sol.radii):.3e} (level "
-               f"{sol.radii.index(max(sol.radii))}); strategies recomputed bit for bit: {same}")
+    say(f"certified radii: largest {max(sol.radii):.3e} (level "
+        f"{sol.radii.index(max(sol.radii))}); strategies recomputed bit for bit: {same}")
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -119,15 +160,11 @@ def level_printer():
 @one_line_errors
 def reproduce(output, force):
     """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
-    import os
-
     from certificates import check as check_certificate
 
     from exact.certificate.writer import certify as write
 
-    if os.path.lexists(output) and not force:
-        raise GopsInputError(f"{output} exists; pass --force to overwrite it, or -o FILE to "
-                             "write the certificate elsewhere")
+    output = _output(output, force, regular=True)
     t0 = time.perf_counter()
     sol = write(5, output)
     click.echo(f"solved 5-card GOPS exactly and wrote its certificate {output} "

@@ -93,6 +93,7 @@ def _validate(
         n = max(h0 | h1 | d, default=0)
         if n < 1:
             raise GopsInputError("n must be given when there are no cards")
+        n = min(n, RULES_MAX_N)  # a larger card is out of range, named below
     n = check_n(n)
     for what, cards in ((names[0], h0), (names[1], h1), ("deck", d)):
         bad = sorted(c for c in cards if not 1 <= c <= n)
@@ -414,20 +415,20 @@ def parse_integer(text: str, what: str = "") -> int:
 
 
 def parse_cards(text: str) -> tuple[int, ...]:
-    """Parse a comma-separated card list such as ``"2, 4"`` into ``(2, 4)``.
+    """Parse a comma-separated card list such as ``"2,4"`` into ``(2, 4)``.
 
-    Whitespace around the commas is ignored and an empty (or blank) string gives ``()``.
-    Each card is read by :func:`parse_integer` (ASCII digits) and must be at least 1; a
-    bad token or a repeated card raises :class:`~exact.errors.GopsInputError` naming the
-    token.  Range checks against ``n`` are left to :func:`validate_position`.
+    The list is split on ``,`` and each card is read by :func:`parse_integer`, the rule of
+    every number (ASCII digits, no spaces: ``"2, 4"`` is refused as ``' 4'``, as N ``' 5'``
+    is); the empty string gives ``()``.  Each card must be at least 1; a bad token or a
+    repeated card raises :class:`~exact.errors.GopsInputError` naming the token.  Range
+    checks against ``n`` are left to :func:`validate_position`.
     """
     if not isinstance(text, str):
         raise GopsInputError(f"card list must be a string, got {type(text).__name__}")
-    if not text.strip():
+    if not text:
         return ()
     cards: list[int] = []
-    for raw in text.split(","):
-        token = raw.strip()
+    for token in text.split(","):
         c = parse_integer(token, "bad card")
         if c < 1:
             raise GopsInputError(f"bad card {token!r}: cards are numbered from 1")
