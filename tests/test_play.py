@@ -108,6 +108,12 @@ def test_play_from_a_store(tmp_path):
     code, out = play(5, "1\n2\n3\n4\n", "--store", tmp_path / "s5")
     assert code == 0, out
     assert len(BID_LINE.findall(out)) == 5 and FINAL_LINE.search(out)
+    # It says where its numbers come from: level 4 re-derived here (5 prize sets x 10
+    # pairs of different hands: gops count 5 has 21 patterns, one of identical hands), the
+    # rest as stored.
+    assert out.startswith(f"the computer's first move is read from the store {tmp_path / 's5'}: "
+                          "the values of level 4 it reads (50 kernel items) were re-derived")
+    assert f"levels 0..3 as stored: `gops verify {tmp_path / 's5'}`" in out.splitlines()[0]
     code, out = play(6, "", "--store", tmp_path / "s5")
     assert code == 2 and out.count("\n") == 1 and "N=5" in out
     code, out = play(5, "", "--store", tmp_path / "s5", "--objective", "win")

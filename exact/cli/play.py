@@ -51,7 +51,7 @@ def play(n, objective, variant, opponents, store, order, seed, reveal, declarati
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
-    up to 13 from --store.  In the three-player variants the two computer players are
+    up to 16 from --store.  In the three-player variants the two computer players are
     bots (no equilibrium is computed for three players).  Type a card number to bid; the
     last round plays itself.  End of input or "q" quits.
     """
@@ -287,8 +287,15 @@ def _computer(n: int, objective: str, variant: str, store: str | None, order: st
                                  "solve the variants on the fly")
         import exact
 
+        from exact.dp.verify import check_reads, position_reads
+
         sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective,
                          order=order)
+        cards = set(range(1, sol.n + 1))
+        reads = check_reads(sol, sol.n - 1, position_reads(sol, cards, cards, cards,
+                                                           sol.order.next_prizes(cards)))
+        click.echo(f"the computer's first move is {reads.describe()}; later rounds read "
+                   "the store as it is")
         return WinOptimalBot(sol) if objective == "win" else OptimalBot(sol)
     if variant != "standard":
         if objective != "points":

@@ -36,7 +36,7 @@ def parse_levels(text: str | None) -> list[int] | None:
               help="Re-derive K random items of every level (a spot check in seconds, "
                    "not a proof).")
 @click.option("--seed", type=INTEGER, default=0, show_default=True,
-              help="Seed of the --sample draw.")
+              help="Random seed of the --sample draw.")
 @click.option("--levels", "levels_text", default=None, metavar="A-B",
               help="Only these levels (K or A-B); the rest can be verified by other runs.")
 @click.option("--quiet", is_flag=True, help="No progress and no line per level.")
