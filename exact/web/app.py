@@ -12,13 +12,37 @@ their answers with :mod:`exact.views`.
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure
 
-Bad input is HTTP 400 with {"error": "<the one line the CLI would print>"}; a position
-of an N being solved waits for that one solve (one lock per game).
+Bad input is HTTP 400 with {"error": "<the one line the CLI would print>"}.
+
+Load (a server must survive its clients):
+
+- Solutions are kept in a cache bounded in bytes (least recently used dropped first; a
+  Solution weighs its value arrays' ``nbytes``), ``WEB_CACHE_BYTES`` by default.
+- A solve on the fly may take at most ``WEB_SOLVE_MAX_BYTES`` of values (and the cache's
+  size): points up to N = 10, win up to N = 9 at every lead and N = 10 at lead 0 only
+  (1.13 GiB; every lead would be 1.54 GiB).  A request beyond is HTTP 400 saying what is
+  served and why.  A win table with a lead is solved once for every lead, so leads
+  1..55 make one solve, not 55.
+- Small solves (estimated under ``INLINE_MAX_SECONDS`` by the cost model of
+  :mod:`exact.dp.preflight`: points N <= 9, win N <= 7, exact N <= 5) are made in the
+  request's thread; larger ones by a fixed number of daemon solver threads (the numba
+  kernels release the GIL) with a bounded queue.  A request that would queue beyond it
+  is HTTP 503 with ``Retry-After`` (seconds, from the cost model) and a JSON error.
+  Requests waiting for a solve hold no thread (they await its future), so cheap
+  requests (info, the page, cached or small games) are never queued behind one.
+- Concurrent requests for one game wait for one solve.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
+import os
+import queue
+import sys
 import threading
+from collections import OrderedDict
+from concurrent.futures import Future
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -27,64 +51,303 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from exact.errors import GopsInputError
+from exact.errors import GopsInputError, SolverError
 from exact.limits import ENCODING_MAX_N, check_n
 from exact.views import fraction_text, strategy_json, table_json
 
 STATIC = Path(__file__).parent / "static"
-#: Solved on the fly (and kept) up to this N, both objectives: float N = 10 takes about 4 s
-#: (points) and 40 s (win) on 2 cores; larger N come from stores (--store).
+GIB = 2 ** 30
+#: Solved on the fly up to this N (within WEB_SOLVE_MAX_BYTES); larger N come from stores
+#: (--store).  Float N = 10 takes about 3 s (points) and 40 to 80 s (win) on 2 cores.
 WEB_SOLVE_MAX_N = 10
+#: The values one solve on the fly may fill: win N = 10 at lead 0 holds 1.13 GiB, at every
+#: lead 1.54 GiB, win N = 9 at every lead 0.22 GiB (solve_size).
+WEB_SOLVE_MAX_BYTES = int(1.25 * GIB)
+#: The solutions kept, by their values' bytes (``gops serve --cache-mib``).
+WEB_CACHE_BYTES = 2 * GIB
+#: Solver threads (each solve already uses every core) and solves that may wait for them.
+WEB_SOLVERS = 1
+WEB_QUEUE = 4
+#: A solve the cost model puts under this is made in the request's own thread (points
+#: N = 9 is 0.4 s by the model, 0.6 s measured; win N = 8 is 1.0 s by the model).
+INLINE_MAX_SECONDS = 0.5
 #: The exact equilibrium of a position is shown up to this N (the game solved once in
-#: rational arithmetic: about a second at N = 5; N = 6 takes 16 s and its fractions have
-#: up to 17,419 digits).
+#: rational arithmetic: 0.12 s at N = 5; N = 6 takes 16 s and its fractions have up to
+#: 17,419 digits).
 EXACT_MAX_N = 5
 
 
-class Solutions:
-    """The solutions the server answers from: solved on the fly (N <= WEB_SOLVE_MAX_N) or
-    read from stores, each made once; concurrent requests for one wait for it."""
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the kernels of both objectives, so that no
+    request waits for the compiler; seconds spent (0.3 s from the cache, 10 to 20 s cold)."""
+    from exact.kernels import points, win
 
-    def __init__(self, stores=()):
+    return points.warm_up() + win.warm_up()
+
+
+def all_leads(n: int) -> int:
+    """The handicap that covers every lead of N cards: all its prize points."""
+    return n * (n + 1) // 2
+
+
+def solve_size(n: int, objective: str, handicap: int = 0) -> tuple[int, float]:
+    """Bytes of values and estimated seconds (exact.dp.preflight's cost model, this
+    machine's cores) of a float solve of N cards.
+
+    >>> [round(solve_size(10, "win", h)[0] / 2 ** 30, 2) for h in (0, all_leads(10))]
+    [1.13, 1.54]
+    """
+    from math import comb
+
+    from exact.dp.preflight import CORE_SECONDS_PER_UNIT
+    from exact.game.encoding import pattern_count
+    from exact.kernels.win import lead_offset
+
+    cells = work = 0
+    for k in range(n + 1):
+        level = comb(n, k) * pattern_count(n, k)
+        if objective == "win":
+            level *= 2 * lead_offset(n, k, handicap) + 1
+        cells += level
+        work += level * k ** 3 / 2
+    return 8 * cells, work * CORE_SECONDS_PER_UNIT[objective] / (os.cpu_count() or 1)
+
+
+def solution_bytes(solution) -> int:
+    """What a Solution weighs: its value arrays' nbytes (exact fractions counted one by
+    one; they are kept for N <= EXACT_MAX_N only)."""
+    total = 0
+    for values in solution.values:
+        total += values.nbytes
+        if values.dtype == object:
+            total += sum(sys.getsizeof(x) + sys.getsizeof(getattr(x, "numerator", 0))
+                         + sys.getsizeof(getattr(x, "denominator", 0)) for x in values.flat)
+    return total
+
+
+class Busy(Exception):
+    """Every solver thread is busy and the queue is full: HTTP 503 with Retry-After."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Pending(Exception):
+    """The solution ``key`` is being made by another thread: the endpoint awaits ``future``
+    (holding no thread) and then asks again with the solution pinned."""
+
+    def __init__(self, key, future: Future):
+        super().__init__(key)
+        self.key, self.future = key, future
+
+
+class SolverPool:
+    """``workers`` daemon threads that make queued solutions, at most ``limit`` waiting.
+
+    Daemon threads: stopping the server abandons their solves (nothing of them is kept).
+    """
+
+    def __init__(self, workers: int = WEB_SOLVERS, limit: int = WEB_QUEUE):
+        self.workers, self.limit = workers, limit
+        self.running = self.queued = 0
+        self._seconds = 0.0  # the cost model's seconds of the jobs running and queued
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, make, seconds: float) -> Future:
+        """A future of ``make()``, or Busy when every thread is busy and ``limit`` jobs
+        already wait."""
+        with self._lock:
+            if self.running + self.queued >= self.workers + self.limit:
+                retry = max(1, math.ceil(self._seconds / self.workers))
+                raise Busy(f"the server is busy: {self.running} solve(s) running and "
+                           f"{self.queued} queued, the most it queues (gops serve --solvers, "
+                           f"--queue); retry in about {retry} s", retry)
+            self.queued += 1
+            self._seconds += seconds
+            if len(self._threads) < self.workers:
+                thread = threading.Thread(target=self._work, daemon=True,
+                                          name=f"gops-solver-{len(self._threads)}")
+                self._threads.append(thread)
+                thread.start()
+        future: Future = Future()
+        self._jobs.put((make, seconds, future))
+        return future
+
+    def _work(self):
+        while True:
+            make, seconds, future = self._jobs.get()
+            with self._lock:
+                self.queued -= 1
+                self.running += 1
+            try:
+                future.set_result(make())
+            except BaseException as exc:  # handed to the requests waiting for it
+                future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self.running -= 1
+                    self._seconds -= seconds
+
+
+def _covers(have, want) -> bool:
+    """Solution key ``have`` = (n, objective, arithmetic, handicap) answers ``want``: the
+    same game, at least its leads."""
+    return have[:3] == want[:3] and have[3] >= want[3]
+
+
+class Solutions:
+    """The solutions the server answers from: read from stores, or solved on the fly
+    (within the size limits) and kept in an LRU cache of ``cache_bytes``; each made once,
+    concurrent requests for one wait for it (module docstring)."""
+
+    def __init__(self, stores=(), cache_bytes: int = WEB_CACHE_BYTES,
+                 solvers: int = WEB_SOLVERS, queue_limit: int = WEB_QUEUE):
         from exact.dp.store import read_manifest
 
         self.stores = {}
         for path in stores:
             manifest = read_manifest(path)
             self.stores[manifest["n"], manifest["objective"]] = str(path)
-        self._solutions: dict = {}
-        self._locks: dict = {}
+        self.cache_bytes = cache_bytes
+        self.solve_max_bytes = min(WEB_SOLVE_MAX_BYTES, cache_bytes)
+        self.pool = SolverPool(solvers, queue_limit)
+        self._cache: OrderedDict = OrderedDict()  # key -> (Solution, bytes), oldest use first
+        self.cached_bytes = 0
+        self._reserved = 0  # bytes of the solves under way
+        self._stored: dict = {}  # (n, objective) -> Solution read from a store (memory-mapped)
+        self._making: dict = {}  # key -> Future of the solution being made
         self._guard = threading.Lock()
         self.solves = 0  # games solved on the fly (tests count them)
+        self.limits = {o: self._largest(o) for o in ("points", "win")}
+
+    def _largest(self, objective: str) -> dict:
+        """The largest N solved on the fly at lead 0 and at every lead."""
+        def top(handicap_of):
+            return max((n for n in range(1, WEB_SOLVE_MAX_N + 1) if solve_size(
+                n, objective, handicap_of(n))[0] <= self.solve_max_bytes), default=0)
+
+        out = {"max_n": top(lambda n: 0)}
+        if objective == "win":
+            out["max_n_every_lead"] = top(all_leads)
+        return out
+
+    def served(self) -> str:
+        """What is solved on the fly, in words (for the errors)."""
+        top, every = self.limits["win"]["max_n"], self.limits["win"]["max_n_every_lead"]
+        leads = (f"N <= {top} at every lead" if top == every
+                 else f"N <= {every} at every lead, N <= {top} at lead 0")
+        return f"points N <= {self.limits['points']['max_n']}, win {leads}"
 
     def available(self) -> dict:
-        on_the_fly = list(range(1, WEB_SOLVE_MAX_N + 1))
-        return {objective: sorted(set(on_the_fly) | {n for n, o in self.stores if o == objective})
+        return {objective: sorted(set(range(1, self.limits[objective]["max_n"] + 1))
+                                  | {n for n, o in self.stores if o == objective})
                 for objective in ("points", "win")}
 
-    def get(self, n: int, objective: str, arithmetic: str = "float", handicap: int = 0):
-        """The solution of N cards (``handicap``: starting leads up to it are solved, win
-        objective; as ``gops table --lead`` does)."""
-        key = (n, objective, arithmetic, handicap)
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            if key not in self._solutions:
-                self._solutions[key] = self._make(n, objective, arithmetic, handicap)
-        return self._solutions[key]
-
-    def _make(self, n: int, objective: str, arithmetic: str, handicap: int):
-        import exact
-
-        if arithmetic == "rational":
-            return exact.solve(n, objective=objective, arithmetic="rational")
-        if (n, objective) in self.stores and handicap == 0:
-            return exact.load(self.stores[n, objective], n=n, objective=objective)
+    def _check_size(self, n: int, objective: str, handicap: int):
         stored = ", ".join(str(m) for m, o in sorted(self.stores) if o == objective)
         check_n(n, WEB_SOLVE_MAX_N, what=f" to solve on the fly for the {objective} objective"
                 + (f" (stores served: N = {stored})" if stored else " (serve a store with --store)"))
-        self.solves += 1
-        return exact.solve(n, objective=objective, handicap=handicap)
+        size, seconds = solve_size(n, objective, handicap)
+        if size > self.solve_max_bytes:
+            what = " with a lead (solved for every lead)" if handicap else ""
+            raise GopsInputError(
+                f"the {objective} objective at N = {n}{what} is not solved on the fly here: it "
+                f"needs {size / GIB:.2f} GiB of values (about {seconds:.0f} s), more than the "
+                f"{self.solve_max_bytes / GIB:.2f} GiB one solve may take; served without a "
+                f"store: {self.served()}")
+
+    def get(self, n: int, objective: str, arithmetic: str = "float", handicap: int = 0,
+            pinned: dict | None = None):
+        """The solution of N cards (``handicap``: starting leads up to it are solved, win
+        objective; as ``gops table --lead`` does), from ``pinned`` (key -> solution, this
+        request's) or the cache, else made here (small) or raised as Pending (large)."""
+        import exact
+
+        pinned = {} if pinned is None else pinned
+        store = arithmetic == "float" and handicap == 0 and (n, objective) in self.stores
+        if store:
+            key = (n, objective, "store", 0)
+            make, seconds, size = (lambda: exact.load(self.stores[n, objective], n=n,
+                                                      objective=objective)), 0.0, 0
+        elif arithmetic == "rational":
+            check_n(n, EXACT_MAX_N, what=" in exact arithmetic on this server")
+            key = (n, objective, arithmetic, 0)
+            make, seconds, size = (lambda: exact.solve(n, objective=objective,
+                                                       arithmetic="rational")), 0.0, 0
+        else:
+            handicap = all_leads(n) if handicap else 0  # one solve for every lead
+            self._check_size(n, objective, handicap)
+            key = (n, objective, arithmetic, handicap)
+            size, seconds = solve_size(n, objective, handicap)
+            make = lambda: exact.solve(n, objective=objective, handicap=handicap)  # noqa: E731
+        for have, solution in pinned.items():
+            if _covers(have, key):
+                return solution
+        with self._guard:
+            found = self._lookup(key)
+            if found is not None:
+                pinned[found[0]] = found[1]
+                return found[1]
+            for have, future in self._making.items():
+                if _covers(have, key):
+                    raise Pending(have, future)
+            job = lambda: self._make(key, make, size, store)  # noqa: E731
+            if seconds > INLINE_MAX_SECONDS:
+                self._making[key] = self.pool.submit(job, seconds)  # Busy if full
+                raise Pending(key, self._making[key])
+            future = self._making[key] = Future()
+        try:  # a small one: made in this thread
+            solution = job()
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        future.set_result(solution)
+        pinned[key] = solution
+        return solution
+
+    def _lookup(self, key):
+        """(key, solution) of a kept solution that answers ``key`` (marked as used)."""
+        if key[2] == "store":
+            return (key, self._stored[key[:2]]) if key[:2] in self._stored else None
+        for have in self._cache:
+            if _covers(have, key):
+                self._cache.move_to_end(have)
+                return have, self._cache[have][0]
+        return None
+
+    def _evict(self, room: int):
+        """Drop the least recently used solutions until ``room`` more bytes fit."""
+        while self._cache and self.cached_bytes + self._reserved + room > self.cache_bytes:
+            _, (_, size) = self._cache.popitem(last=False)
+            self.cached_bytes -= size
+
+    def _make(self, key, make, size: int, store: bool):
+        with self._guard:
+            self._evict(size)
+            self._reserved += size
+        try:
+            solution = make()
+        except BaseException:
+            with self._guard:
+                self._reserved -= size
+                self._making.pop(key, None)
+            raise
+        with self._guard:  # kept and no longer being made in one step: no second solve
+            self._reserved -= size
+            self._making.pop(key, None)
+            if store:
+                self._stored[key[:2]] = solution
+            else:
+                self.solves += key[2] == "float"
+                weight = solution_bytes(solution)
+                self._evict(weight)
+                if weight <= self.cache_bytes:
+                    self._cache[key] = (solution, weight)
+                    self.cached_bytes += weight
+        return solution
 
 
 # -- query parameters ----------------------------------------------------------------------
@@ -119,7 +382,14 @@ def _objective(request: Request) -> tuple[str, int | None]:
     return objective, (0 if objective == "win" and lead is None else lead)
 
 
-def _position(request: Request, solutions: Solutions):
+def _solution(request: Request, n: int, objective: str, arithmetic: str = "float",
+              handicap: int = 0):
+    """Solutions.get with this request's pinned solutions (see _api)."""
+    return request.app.state.solutions.get(n, objective, arithmetic, handicap,
+                                           pinned=request.state.pinned)
+
+
+def _position(request: Request):
     """(solution, mine, theirs, deck, upcard, lead, objective) of a position query."""
     from exact.game.rules import validate_position
 
@@ -128,7 +398,7 @@ def _position(request: Request, solutions: Solutions):
     mine, theirs, deck = _cards(request, "mine"), _cards(request, "theirs"), _cards(request, "deck")
     upcard = _integer(request, "upcard")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    sol = solutions.get(n, objective)
+    sol = _solution(request, n, objective)
     return sol, m, t, d, upcard, lead, objective
 
 
@@ -139,7 +409,7 @@ def _head(objective, lead):
 
 
 def strategy(request: Request) -> dict:
-    sol, m, t, d, u, lead, objective = _position(request, request.app.state.solutions)
+    sol, m, t, d, u, lead, objective = _position(request)
     return strategy_json(sol.strategy(m, t, d, u, lead), False, _head(objective, lead))
 
 
@@ -147,7 +417,7 @@ def position(request: Request) -> dict:
     from exact.analysis.certified import certify_strategy
     from exact.views import certified_json
 
-    sol, m, t, d, u, lead, objective = _position(request, request.app.state.solutions)
+    sol, m, t, d, u, lead, objective = _position(request)
     st = sol.strategy(m, t, d, u, lead)
     out = strategy_json(st, False, _head(objective, lead))
     A = sol.matrix(m, t, d, u, lead)
@@ -157,7 +427,7 @@ def position(request: Request) -> dict:
     game = certify_strategy(sol, m, t, d, u, lead)
     out["certified"] = certified_json(game, m, t)
     if sol.n <= EXACT_MAX_N:
-        exact_sol = request.app.state.solutions.get(sol.n, objective, "rational")
+        exact_sol = _solution(request, sol.n, objective, "rational")
         out["exact"] = _exact(exact_sol.strategy(m, t, d, u, lead))
     return out
 
@@ -176,7 +446,7 @@ def table(request: Request) -> dict:
     n = check_n(_integer(request, "n"), ENCODING_MAX_N)
     objective, lead = _objective(request)
     handicap = abs(check_lead(n, lead, "--lead")) if lead else 0
-    sol = request.app.state.solutions.get(n, objective, handicap=handicap)
+    sol = _solution(request, n, objective, handicap=handicap)
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     gap = max(s.gap for s in strategies.values())
@@ -186,8 +456,15 @@ def table(request: Request) -> dict:
 
 def info(request: Request) -> dict:
     solutions = request.app.state.solutions
+    pool = solutions.pool
     return {"solvable": solutions.available(), "solve_max_n": WEB_SOLVE_MAX_N,
-            "stores": [{"n": n, "objective": o} for n, o in sorted(solutions.stores)]}
+            "stores": [{"n": n, "objective": o} for n, o in sorted(solutions.stores)],
+            "solves": solutions.solves,
+            "limits": solutions.limits | {
+                "served": solutions.served(), "solve_max_bytes": solutions.solve_max_bytes,
+                "cache_bytes": solutions.cache_bytes, "cached_bytes": solutions.cached_bytes,
+                "solvers": pool.workers, "queue": pool.limit, "running": pool.running,
+                "queued": pool.queued}}
 
 
 class CliJSON(JSONResponse):
@@ -201,15 +478,29 @@ class CliJSON(JSONResponse):
 
 
 def _api(handler):
-    """A JSON endpoint: 400 with the CLI's one-line message for bad input, run in a worker
-    thread (solving blocks)."""
+    """A JSON endpoint: the handler runs in a worker thread; 400 with the CLI's one-line
+    message for bad input; 503 with Retry-After when the solvers are full.  A solution
+    being made elsewhere is awaited here, holding no thread, then the handler runs again
+    with it pinned (a position needs at most two: float and exact)."""
     from starlette.concurrency import run_in_threadpool
 
     async def endpoint(request: Request):
+        request.state.pinned = {}
         try:
-            return CliJSON(await run_in_threadpool(handler, request))
+            for _ in range(4):
+                try:
+                    return CliJSON(await run_in_threadpool(handler, request))
+                except Pending as pending:  # shield: a client leaving cancels no solve
+                    solution = await asyncio.shield(asyncio.wrap_future(pending.future))
+                    request.state.pinned[pending.key] = solution
+            raise SolverError("a request kept waiting for solutions")
         except GopsInputError as exc:
             return CliJSON({"error": str(exc)}, status_code=400)
+        except Busy as exc:
+            return CliJSON({"error": str(exc)}, status_code=503,
+                           headers={"Retry-After": str(exc.retry_after)})
+        except asyncio.CancelledError:  # the server stops (uvicorn's graceful timeout)
+            return CliJSON({"error": "the server is stopping"}, status_code=503)
 
     return endpoint
 
@@ -218,8 +509,10 @@ async def index(request: Request):
     return FileResponse(STATIC / "index.html")
 
 
-def create_app(stores=()) -> Starlette:
-    """The app of ``gops serve``; ``stores``: store directories to answer from."""
+def create_app(stores=(), cache_bytes: int = WEB_CACHE_BYTES, solvers: int = WEB_SOLVERS,
+               queue_limit: int = WEB_QUEUE) -> Starlette:
+    """The app of ``gops serve``; ``stores``: store directories to answer from; the cache
+    in bytes, the solver threads and the solves that may wait for them."""
     app = Starlette(routes=[
         Route("/", index),
         Route("/api/info", _api(info)),
@@ -228,5 +521,5 @@ def create_app(stores=()) -> Starlette:
         Route("/api/table", _api(table)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
-    app.state.solutions = Solutions(stores)
+    app.state.solutions = Solutions(stores, cache_bytes, solvers, queue_limit)
     return app
