@@ -368,14 +368,15 @@ def test_cli_table_json_win():
     ("solve", 4, "--lead", 0),
     ("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1, "--lead", 1),
     ("table", 4, "--objective", "win", "--ranges"),
-    ("solve", 4, "--objective", "win", "--lead", 2, "--store", "somewhere"),
+    ("solve", 4, "--objective", "win", "--lead", 2, "--store", "{tmp}/store"),
     ("table", 11, "--objective", "win"),
     ("table", 4, "--objective", "money"),
 ], ids=["table-lead-points", "solve-lead-points", "strategy-lead-points", "ranges-win",
         "store-win-lead", "too-big", "bad-objective"])
-def test_cli_bad_objective_options_exit_2(args):
-    code, out = run(*args)
+def test_cli_bad_objective_options_exit_2(args, tmp_path):
+    code, out = run(*(str(a).replace("{tmp}", str(tmp_path)) for a in args))
     assert code == 2 and out.count("\n") == 1 and out.startswith("gops: error:")
+    assert not any(tmp_path.iterdir())  # refused before anything is written
 
 
 def test_cli_solve_and_compare_objectives():
