@@ -8,7 +8,8 @@ one solver thread, four queued solves) in a fresh process, then:
 
 1. idle: every client makes 4 cheap requests back to back (the baseline);
 2. mixed: every client makes ``--requests`` requests spread over about ``--spread``
-   seconds (random pauses), 15 % of them expensive: tables that need a solve on the
+   seconds (random pauses), 15 % of them expensive (each waits in a thread of its own
+   while the client goes on, as the page's requests do): tables that need a solve on the
    solver thread (points N = 10, win N = 8 and 9 at a lead, win N = 9 and N = 10 at
    lead 0), win N = 10 at a lead (refused: 400), and a strategy of N = 9 (points, a
    small solve made in the request's thread the first time).  Cheap: /api/info, the page
@@ -98,7 +99,9 @@ class Run:
         except urllib.error.HTTPError as exc:
             exc.read()
             status = exc.code
-        except OSError as exc:  # refused, reset, timed out
+        except TimeoutError:  # at the deadline
+            status = "timed out"
+        except OSError as exc:  # refused, reset
             status = f"failed: {type(exc).__name__}"
         seconds = time.perf_counter() - t0
         with self.lock:
@@ -125,13 +128,19 @@ class Run:
 
 
 def client(run: Run, rng: random.Random, requests: int, spread: float):
+    """A page's user: its expensive requests wait in the background (as the page's do)
+    while it goes on with cheap ones."""
+    waiting = []
     for _ in range(requests):
         time.sleep(rng.uniform(0, 2 * spread / requests))
         if rng.random() < EXPENSIVE_SHARE:
             path = rng.choice(EXPENSIVE).format(lead=rng.randint(1, 12))
-            run.get(path, "expensive")
+            waiting.append(threading.Thread(target=run.get, args=(path, "expensive")))
+            waiting[-1].start()
         else:
             run.get(rng.choice(CHEAP), "cheap")
+    for t in waiting:
+        t.join()
 
 
 def one_run(args, seed: int) -> dict:
@@ -169,6 +178,7 @@ def one_run(args, seed: int) -> dict:
                         if st.isdigit() and int(st) >= 500 and st != "503")
     failed = sum(n for st, n in statuses.items() if st.startswith("failed"))
     expensive = Counter(str(st) for k, _, _, st in records if k == "expensive")
+    cheap_timed_out = sum(1 for k, _, _, st in records if k != "expensive" and st == "timed out")
     return {
         "startup s": run.startup, "mixed wall s": wall,
         "idle p50 ms": percentile(ms["idle"], 0.5), "idle p99 ms": percentile(ms["idle"], 0.99),
@@ -178,6 +188,7 @@ def one_run(args, seed: int) -> dict:
         "cheap, none in flight p50 ms": percentile(ms["cheap"], 0.5),
         "peak RSS GiB": peak / 2 ** 30, "solves": solves,
         "expensive 200": expensive["200"], "expensive 400": expensive["400"],
+        "expensive timed out": expensive["timed out"], "cheap timed out": cheap_timed_out,
         "503": statuses["503"], "5xx but 503": server_errors, "failed": failed,
         "abandoned": statuses["abandoned"], "requests": len(records), "stop s": stop,
         "statuses": dict(statuses),

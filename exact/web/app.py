@@ -26,7 +26,7 @@ Load (a server must survive its clients):
 - Small solves (estimated under ``INLINE_MAX_SECONDS`` by the cost model of
   :mod:`exact.dp.preflight`: points N <= 9, win N <= 7, exact N <= 5) are made in the
   request's thread; larger ones by a fixed number of daemon solver threads (the numba
-  kernels release the GIL) with a bounded queue.  A request that would queue beyond it
+  kernels release the GIL; the threads are niced, SOLVER_NICE) with a bounded queue.  A request that would queue beyond it
   is HTTP 503 with ``Retry-After`` (seconds, from the cost model) and a JSON error.
   Requests waiting for a solve hold no thread (they await its future), so cheap
   requests (info, the page, cached or small games) are never queued behind one.
@@ -68,6 +68,9 @@ WEB_CACHE_BYTES = 2 * GIB
 #: Solver threads (each solve already uses every core) and solves that may wait for them.
 WEB_SOLVERS = 1
 WEB_QUEUE = 4
+#: The solver threads' niceness (Linux: per thread, inherited by the kernels' OpenMP
+#: threads that they start): a solve takes the cores only when the requests leave them.
+SOLVER_NICE = 10
 #: A solve the cost model puts under this is made in the request's own thread (points
 #: N = 9 is 0.4 s by the model, 0.6 s measured; win N = 8 is 1.0 s by the model).
 INLINE_MAX_SECONDS = 0.5
@@ -177,6 +180,10 @@ class SolverPool:
         return future
 
     def _work(self):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SOLVER_NICE)
+        except (AttributeError, OSError):  # not Linux: the solver keeps the priority
+            pass
         while True:
             make, seconds, future = self._jobs.get()
             with self._lock:
