@@ -82,15 +82,15 @@ def limits() -> dict[tuple[str, ...], Limit]:
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):
         low = 2 if variant == "twelve" else 1
         flag = () if variant == "standard" else (f"--variant {variant}",)
-        table["tournament", *flag] = Limit(low, TOURNAMENT_MAX_N, suit)
+        table[("tournament", *flag)] = Limit(low, TOURNAMENT_MAX_N, suit)
         if variant in ("three", "three-third"):
-            table["play", *flag] = Limit(low, TOURNAMENT_MAX_N, f"{suit}; the others are bots")
+            table[("play", *flag)] = Limit(low, TOURNAMENT_MAX_N, f"{suit}; the others are bots")
             continue
         optimal = OPTIMAL_BOT_MAX_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
-        table["tournament", *flag, "with an optimal bot"] = Limit(
+        table[("tournament", *flag, "with an optimal bot")] = Limit(
             low, optimal, "the optimal bot's equilibrium is solved on the fly")
         if variant != "standard":
-            table["play", *flag] = Limit(low, optimal, "the equilibrium is solved on the fly")
+            table[("play", *flag)] = Limit(low, optimal, "the equilibrium is solved on the fly")
     for variant in SOLVABLE_VARIANTS:
         low = 2 if variant == "twelve" else 1
         table["variant", variant] = Limit(
