@@ -6,7 +6,7 @@
 Each run starts the real server (``gops serve --port 0``, default limits: a 2 GiB cache,
 one solver thread, four queued solves) in a fresh process, then:
 
-1. idle: every client makes 4 cheap requests back to back (the baseline);
+1. idle: every client makes 4 cheap requests over about 10 s (the baseline);
 2. mixed: every client makes ``--requests`` requests spread over about ``--spread``
    seconds (random pauses), 15 % of them expensive (each waits in a thread of its own
    while the client goes on, as the page's requests do): tables that need a solve on the
@@ -21,13 +21,17 @@ the run stops by itself at ``--deadline`` seconds (abandoned requests are counte
 prints, per run and as medians over the runs: p50/p99 of the cheap requests idle and while
 an expensive request was in flight (client side), the server's peak RSS (VmHWM), the
 answers by status (503: intended, the solver queue full; any other 5xx or a failed
-connection is an error) and how long the server took to stop on SIGTERM.
+connection is an error) and how long the server took to stop on SIGTERM.  The clients'
+threads share one interpreter (their GIL adds to their latencies), so one more client, a
+probe in a process of its own, asks for a cheap request every 0.2 s during the mixed
+phase.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -143,19 +147,50 @@ def client(run: Run, rng: random.Random, requests: int, spread: float):
         t.join()
 
 
+def idle_client(run: Run, rng: random.Random, requests: int = 4, spread: float = 10.0):
+    """The baseline: the same pace as the mixed phase, cheap requests only."""
+    for _ in range(requests):
+        time.sleep(rng.uniform(0, 2 * spread / requests))
+        run.get(rng.choice(CHEAP), "idle")
+
+
+def probe(base: str, stop, results):
+    """One more user, in a process of its own (no other client's threads), asking for a
+    cheap request every 0.2 s during the mixed phase: milliseconds of those answered."""
+    ms, paths = [], [p for p in CHEAP if p != "/api/info"]
+    while not stop.is_set():
+        for path in paths:
+            t0 = time.perf_counter()
+            try:
+                with urllib.request.urlopen(base + path, timeout=60) as r:
+                    r.read()
+                ms.append(1000 * (time.perf_counter() - t0))
+            except OSError:
+                ms.append(float("inf"))
+            time.sleep(0.2)
+            if stop.is_set():
+                break
+    results.put(ms)
+
+
 def one_run(args, seed: int) -> dict:
     run = Run(args.deadline)
     try:
         rng = random.Random(seed)
         for path in CHEAP:  # their small games solved and kept before the baseline
             run.get(path, "first")
-        idle = [threading.Thread(target=lambda r=random.Random(rng.random()): [
-            run.get(r.choice(CHEAP), "idle") for _ in range(4)]) for _ in range(args.clients)]
+        idle = [threading.Thread(target=idle_client, args=(run, random.Random(rng.random())))
+                for _ in range(args.clients)]
         for t in idle:
             t.start()
         for t in idle:
             t.join()
         t0 = time.perf_counter()
+        results: multiprocessing.Queue = multiprocessing.Queue()
+        stop_probe = multiprocessing.Event()
+        probe_process = multiprocessing.Process(target=probe, args=(
+            run.base, stop_probe, results))
+        probe_process.start()
         clients = [threading.Thread(target=client, args=(
             run, random.Random(rng.random()), args.requests, args.spread))
             for _ in range(args.clients)]
@@ -164,6 +199,9 @@ def one_run(args, seed: int) -> dict:
         for t in clients:
             t.join(max(0.0, run.end - time.monotonic()) + 5)
         wall = time.perf_counter() - t0
+        stop_probe.set()
+        probed = results.get(timeout=60)
+        probe_process.join(10)
         with urllib.request.urlopen(run.base + "/api/info", timeout=30) as r:
             solves = json.load(r)["solves"]
         peak = run.peak_rss()
@@ -185,6 +223,8 @@ def one_run(args, seed: int) -> dict:
         "during p50 ms": percentile(ms["cheap-during"], 0.5),
         "during p99 ms": percentile(ms["cheap-during"], 0.99),
         "during n": len(ms["cheap-during"]),
+        "probe p50 ms": percentile(probed, 0.5), "probe p99 ms": percentile(probed, 0.99),
+        "probe n": len(probed),
         "cheap, none in flight p50 ms": percentile(ms["cheap"], 0.5),
         "peak RSS GiB": peak / 2 ** 30, "solves": solves,
         "expensive 200": expensive["200"], "expensive 400": expensive["400"],
