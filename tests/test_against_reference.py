@@ -11,18 +11,15 @@ in the session, so the whole N = 5 tree is solved by the oracle only once
 
 from __future__ import annotations
 
-import sys
 from functools import lru_cache
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import exact
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import reference_game, reference_matrix, reference_value  # noqa: E402
+from reference import reference_game, reference_matrix, reference_value
 
 TOL = 1e-9
 

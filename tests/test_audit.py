@@ -1,9 +1,7 @@
 """The audit (float solver judged against the exact solution) and the optimal-set ranges."""
 
 import json
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,9 +17,8 @@ from exact.dp.objective import objective_for
 from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, simplex_max
 from exact.solution import to_fraction
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import reference_game  # noqa: E402
-from test_paper import TABLE_1  # noqa: E402  (Rhoads & Bartholdi 2012, Table 1)
+from reference import reference_game
+from test_paper import TABLE_1  # Rhoads & Bartholdi 2012, Table 1
 
 #: What the float solver must achieve against the exact one for N <= 5.
 AUDIT_TOL = 1e-10

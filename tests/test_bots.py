@@ -1,10 +1,8 @@
 """Bots (exact.play.bots): fixed rules, the random and optimal mixes, sampling, the registry."""
 
 import random
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +11,7 @@ from exact.play.bots import BOTS, Bot, OptimalBot, make_bot, parse_bot_list, reg
 from exact.errors import GopsInputError
 from exact.game.rules import Position, new_game
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import reference_game, reference_matrix  # noqa: E402
+from reference import reference_game, reference_matrix
 
 
 def position(hand0, hand1, deck, upcard, n):

@@ -2,10 +2,8 @@
 third, independent oracle), the paper's worked example, and the exact matrix-game solver's
 verification and fallback."""
 
-import sys
 from fractions import Fraction
 from math import gcd
-from pathlib import Path
 
 import pytest
 import sympy
@@ -16,8 +14,7 @@ import exact
 from exact.dp.exact_game import exact_simplex, solve_exact_game
 from exact.solution import to_fraction
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_paper import TABLE_1  # noqa: E402  (Rhoads & Bartholdi 2012, Table 1)
+from test_paper import TABLE_1  # Rhoads & Bartholdi 2012, Table 1
 
 #: Float solver versus exact values.
 FLOAT_TOL = 1e-12

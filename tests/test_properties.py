@@ -19,16 +19,13 @@ The oracle is slow (tens of ms per new position with 3 cards in hand), so its po
 have at most ``REFERENCE_K`` cards in hand.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import reference_matrix, reference_value  # noqa: E402
+from reference import reference_matrix, reference_value
 
 N = 7
 #: Largest hand of the positions given to the brute-force oracle.

@@ -7,15 +7,12 @@ matrix games, symmetry of the game).
 
 from __future__ import annotations
 
-import sys
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import (  # noqa: E402
+from reference import (
     reference_game,
     reference_matrix,
     reference_strategy,

@@ -7,10 +7,8 @@ exact equilibrium conditions on exact matrices, and on hand-worked positions.
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 from itertools import combinations
-from pathlib import Path
 
 import pytest
 
@@ -19,9 +17,8 @@ from exact.errors import GopsInputError
 from exact.dp.variant_solver import VariantSolution, check_variant_options, solve_variant
 from exact.limits import VARIANT_MAX_N
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_variants import reference_variant_matrix, reference_variant_value  # noqa: E402
-from reference import reference_game  # noqa: E402
+from reference_variants import reference_variant_matrix, reference_variant_value
+from reference import reference_game
 
 #: Float solver vs the HiGHS reference (both float64, errors ~1e-13 per game).
 TOL = 1e-9
