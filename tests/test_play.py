@@ -10,6 +10,8 @@ from exact.cli import main
 BID_LINE = re.compile(r"You bid (\d+), the computer bid (\d+): (.*)\.")
 ROUND_LINE = re.compile(r"Round (\d+) of (\d+): the (\d+) is up\.")
 FINAL_LINE = re.compile(r"Final score: you (\d+) \(.*\), computer (\d+) \(.*\)\. (.*)\.")
+#: --reveal prints each probability with 4 decimals.
+SHOWN_ROUNDING = 0.5e-4
 
 
 def play(n, stdin, *extra):
@@ -65,14 +67,32 @@ def test_quit():
     assert code == 0 and "Game abandoned in round 1" in out
 
 
-def test_reveal_shows_the_mix():
+def test_reveal_shows_the_equilibrium_mix_of_each_round():
+    """Each round's revealed mix is the computer's equilibrium at that round's position,
+    re-derived here from the transcript with the rational solution (as the column player
+    would see it from its own seat: its hand is "mine")."""
+    import exact
+
     code, out = play(4, "1\n2\n3\n", "--reveal")
-    assert code == 0
-    mixes = re.findall(r"the computer's equilibrium mix was  (.*)", out)
-    assert len(mixes) == 4
-    for line in mixes:
-        probs = [float(x) for x in re.findall(r"\d+: ([0-9.]+)", line)]
-        assert sum(probs) == pytest.approx(1, abs=1e-3)
+    assert code == 0, out
+    prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
+    bids = [(int(m.group(1)), int(m.group(2))) for m in BID_LINE.finditer(out)]
+    shown = [{int(c): float(p) for c, p in re.findall(r"(\d+): ([0-9.]+)", line)}
+             for line in re.findall(r"the computer's equilibrium mix was  (.*)", out)]
+    assert len(prizes) == len(bids) == len(shown) == 4
+    sol = exact.solve(4, arithmetic="rational")
+    you, computer, deck = {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4}
+    uniform = {c: 1 / 4 for c in computer}
+    for prize, (mine, theirs), mix in zip(prizes, bids, shown):
+        expected = sol.strategy(computer, you, deck, prize).mine
+        assert set(mix) <= computer  # only cards it holds, each shown with p > 0
+        for card, p in expected.items():
+            assert mix.get(card, 0.0) == pytest.approx(float(p), abs=SHOWN_ROUNDING)
+        assert theirs in mix  # the card it bid was one its mix plays
+        you, computer, deck = you - {mine}, computer - {theirs}, deck - {prize}
+    # The first round's mix is not the uniform one (it would be, if --reveal showed the
+    # random bot's mix): the equilibrium at N = 4 avoids some card of the first round.
+    assert any(abs(shown[0].get(c, 0.0) - q) > SHOWN_ROUNDING for c, q in uniform.items())
 
 
 def test_same_seed_same_game():
