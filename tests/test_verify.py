@@ -313,3 +313,15 @@ def test_a_loaded_solution_names_its_store(pristine):
     assert sol.store == pristine / "points"
     assert repr(sol) == f"Solution(n={N}, objective='points', arithmetic='float', store={str(pristine / 'points')!r})"
     assert exact.solve(3).store is None
+
+
+def test_verify_on_a_dask_cluster_finds_the_same_edit(store):
+    """Every level's parts at once on a 2-worker LocalCluster: levels 0..3 pass with the
+    radii they recorded, level 4 (edited, checksum recomputed) fails as it does here."""
+    old = edit_level(store, 4)
+    verdict = verify_store(store, cluster="local:2")
+    assert [c.k for c in verdict.checked] == [0, 1, 2, 3, 4]
+    recorded = manifest(store)["levels"]
+    assert all(c.needed == recorded[str(c.k)]["radius"] for c in verdict.checked[:4])
+    assert f"stored {old + 0.5!r}, re-derived {old!r}" in str(verdict.bad)
+    assert str(verdict.bad) == str(verify_store(store).bad)

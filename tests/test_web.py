@@ -144,6 +144,18 @@ def test_a_store_is_served_beyond_the_on_the_fly_limit(tmp_path):
     assert c.get("/api/info").json()["stores"] == [{"n": 6, "objective": "win"}]
     r = c.get("/api/table", params={"n": 6, "objective": "win"})
     assert r.status_code == 200 and app.state.solutions.solves == 0
+    # It says it comes from the store: level 5 (6 prize sets x 21 record patterns of
+    # pairs, identical hands included) re-derived here, levels 0..4 as stored.
+    source = r.json()["source"]
+    assert source["store"] == str(tmp_path / "s6") and source["level_read"] == 5
+    assert source["unverified_levels"] == [0, 1, 2, 3, 4]
+    assert source["largest_bound"] <= source["stored_radius"]
+    assert source["text"].startswith(f"read from the store {tmp_path / 's6'}: the values of level 5")
+    cards = "1,2,3,4,5,6"
+    r = c.get("/api/strategy", params={"n": 6, "objective": "win", "mine": cards,
+                                       "theirs": cards, "deck": cards, "upcard": 6})
+    assert r.json()["source"]["level_read"] == 5
+    assert "source" not in c.get("/api/table", params={"n": 5}).json()  # solved here
     result = CliRunner().invoke(main, ["serve", "--store", str(tmp_path / "nowhere")])
     assert result.exit_code == 2 and result.output.count("\n") == 1
 

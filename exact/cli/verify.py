@@ -39,9 +39,12 @@ def parse_levels(text: str | None) -> list[int] | None:
               help="Random seed of the --sample draw.")
 @click.option("--levels", "levels_text", default=None, metavar="A-B",
               help="Only these levels (K or A-B); the rest can be verified by other runs.")
+@click.option("--cluster", "cluster", default=None, metavar="SPEC",
+              help="Re-derive on Dask: local:W (W worker processes here) or tcp://HOST:PORT "
+                   "(the store on a shared file system).")
 @click.option("--quiet", is_flag=True, help="No progress and no line per level.")
 @one_line_errors
-def verify(store_dir, sample, seed, levels_text, quiet):
+def verify(store_dir, sample, seed, levels_text, cluster, quiet):
     """Re-derive every level of a store from the level below and check each value and
     radius (exit 0 verified, 1 a value or radius contradicted, 2 unreadable).
 
@@ -54,6 +57,10 @@ def verify(store_dir, sample, seed, levels_text, quiet):
     """
     if sample is not None and sample < 1:
         raise GopsInputError(f"--sample must be at least 1, got {sample}")
+    if cluster is not None:
+        from exact.dp.cluster import parse_cluster
+
+        parse_cluster(cluster)
     from exact.kernels.points import warm_up as warm_points
     from exact.kernels.win import warm_up as warm_win
 
@@ -62,7 +69,7 @@ def verify(store_dir, sample, seed, levels_text, quiet):
     progress = BarProgress(bar)
     try:
         verdict = verify_store(store_dir, parse_levels(levels_text), sample, seed, progress,
-                               None if quiet else level_line(bar))
+                               None if quiet else level_line(bar), cluster)
     finally:
         bar.close()
     bad = verdict.bad

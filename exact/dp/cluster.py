@@ -96,7 +96,7 @@ def read_note(root, k: int, r0: int, r1: int) -> dict | None:
     _, note = part_paths(root, k, r0, r1)
     try:
         data = json.loads(note.read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     ok = (isinstance(data, dict) and isinstance(data.get("games"), int)
           and isinstance(data.get("radius"), (int, float)) and data["radius"] >= 0.0

@@ -64,6 +64,11 @@ class StoreError(GopsInputError):
     """A store that cannot be used: missing, corrupted, truncated, or for another game."""
 
 
+class NotRegularFile(StoreError):
+    """A store file that is a FIFO, a device or a folder: tampered with, never repaired
+    (opening it could block, writing it could reach a device)."""
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` by ``text`` all at once (:mod:`exact.atomic`)."""
     with atomic_file(path, "w") as fh:
@@ -106,7 +111,7 @@ def require_regular_file(path: Path) -> None:
     if not stat.S_ISREG(mode):
         kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
             "a device or socket"
-        raise StoreError(f"{path} is {kind}, not a regular file: the store was tampered with")
+        raise NotRegularFile(f"{path} is {kind}, not a regular file: the store was tampered with")
 
 
 def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
@@ -202,6 +207,8 @@ class Store:
         else what is wrong with it."""
         try:
             self.load_level(k, verify=True, mode="r")
+        except NotRegularFile:
+            raise  # refused, not recomputed: see NotRegularFile
         except StoreError as exc:
             return str(exc)
         return None
@@ -257,6 +264,7 @@ class Store:
         that need no game unless ``write_empty`` is False (the caller writes every row).
         """
         path = self.level_path(level.k)
+        require_regular_file(path)
         shape = self.spec.level_shape(level)
         arr = None
         if self._done_items(level.k) > 0 and path.is_file() and not path.is_symlink():

@@ -37,7 +37,7 @@ import numpy as np
 
 from exact.dp.objective import Objective
 from exact.dp.store import (StoreError, file_sha256, load_level, read_manifest,
-                            check_manifest_shapes, spec_of)
+                            check_manifest_shapes, require_regular_file, spec_of)
 from exact.game.encoding import Level, build_levels, key_hands, pattern_rank, prize_rank
 
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
@@ -177,61 +177,163 @@ def _first_bad(verifier: LevelVerifier, r0: int, stored: np.ndarray, derived: np
             "edited or is corrupted")
 
 
-def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int,
-                sample: int | None = None, rng=None, progress=None) -> LevelCheck:
-    """Re-derive level k of the store from its level k - 1 (module docstring)."""
-    t0 = time.perf_counter()
-    level = levels[k]
-    entry = manifest["levels"][str(k)]
-    recorded = entry.get("radius")
+@dataclass(frozen=True)
+class PartCheck:
+    """Prize sets [r0, r1) of level k re-derived: ``items`` kernel items, the largest
+    |stored - re-derived| and bound + difference, or ``bad``, the first disagreement."""
+
+    k: int
+    r0: int
+    r1: int
+    items: int
+    difference: float
+    needed: float
+    bad: str | None = None
+
+
+def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
+    """Re-derive every item of prize sets [r0, r1) and compare the whole rows (the values
+    the rules fix included) with the stored ones."""
+    k = verifier.level.k
+    derived, bound = verifier.rows(r0, r1)
+    got = np.asarray(verifier.stored[r0:r1])
+    if not _same(got, derived, bound).all():
+        return PartCheck(k, r0, r1, 0, 0.0, 0.0, _first_bad(verifier, r0, got, derived, bound))
+    d = _difference(got, derived)
+    items = (r1 - r0) * verifier.per_row if k > 0 else 0  # the empty game: no item
+    return PartCheck(k, r0, r1, items, d, _cover(bound, d))
+
+
+def row_blocks(level: Level, per_row: int, items: int = CHUNK_ITEMS) -> list[tuple[int, int]]:
+    """Blocks [r0, r1) of whole prize sets of about ``items`` kernel items each."""
+    rows = max(1, items // max(1, per_row))
+    return [(r0, min(level.prize_sets, r0 + rows)) for r0 in range(0, level.prize_sets, rows)]
+
+
+def open_level_pair(objective: Objective, levels, root: Path, manifest: dict,
+                    k: int) -> LevelVerifier:
+    """The verifier of level k: the stored level k and, mapped copy-on-write, k - 1 with
+    the manifest's radius (StoreError if it has none)."""
     stored = load_level(root, manifest, levels, k, verify=False, mode="r")
-
-    def verdict(items, total, difference, needed, bad=None):
-        return LevelCheck(k, items, total, difference, needed, recorded,
-                          time.perf_counter() - t0, None if bad is None else Discrepancy(k, bad))
-
-    if file_sha256(root / f"level-{k}.npy") != entry["sha256"]:
-        return verdict(0, 0, 0.0, 0.0, "the level file does not match the manifest's "
-                       "checksum: the store is corrupted")
     below, radius_below = None, 0.0
     if k > 0:
         below = load_level(root, manifest, levels, k - 1, verify=False, mode="c")
         radius_below = manifest["levels"][str(k - 1)].get("radius")
         if radius_below is None:
-            return verdict(0, 0, 0.0, 0.0, f"level {k - 1} has no radius (a store written "
-                           "before radii were kept): solve it again")
-    verifier = LevelVerifier(objective, level, stored, below, radius_below)
+            raise StoreError(f"level {k - 1} of {root} has no radius (a store written before "
+                             "radii were kept): solve it again")
+    return LevelVerifier(objective, levels[k], stored, below, radius_below)
+
+
+def checksum_problem(root: Path, manifest: dict, k: int) -> str | None:
+    """Whether level k's file has the manifest's checksum (StoreError if it is no regular
+    file: reading a FIFO would block)."""
+    path = root / f"level-{k}.npy"
+    require_regular_file(path)
+    if file_sha256(path) != manifest["levels"][str(k)]["sha256"]:
+        return "the level file does not match the manifest's checksum: the store is corrupted"
+    return None
+
+
+def level_verdict(k: int, total: int, parts: list[PartCheck], recorded, sampled: bool,
+                  seconds: float) -> LevelCheck:
+    """One level's verdict from its parts (in row order): the first bad part, else the
+    radius the parts need against the recorded one."""
+    items = sum(p.items for p in parts)
+    difference = max((p.difference for p in parts), default=0.0)
+    needed = max((p.needed for p in parts), default=0.0)
+    bad = next((p.bad for p in parts if p.bad is not None), None)
+    if bad is None:
+        bad = radius_problem(recorded, needed, sampled)
+    return LevelCheck(k, items, total, difference, needed, recorded, seconds,
+                      None if bad is None else Discrepancy(k, bad))
+
+
+def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int,
+                sample: int | None = None, rng=None, progress=None) -> LevelCheck:
+    """Re-derive level k of the store from its level k - 1 (module docstring)."""
+    t0 = time.perf_counter()
+    recorded = manifest["levels"][str(k)].get("radius")
+    bad = checksum_problem(root, manifest, k)
+    if bad is not None:
+        return LevelCheck(k, 0, 0, 0.0, 0.0, recorded, 0.0, Discrepancy(k, bad))
+    verifier = open_level_pair(objective, levels, root, manifest, k)
+    level = verifier.level
     total = level.prize_sets * verifier.per_row if k > 0 else 0
-    difference, needed, items = 0.0, 0.0, 0
+    parts = []
     if sample is None:
-        rows = max(1, CHUNK_ITEMS // max(1, verifier.per_row))
-        for r0 in range(0, level.prize_sets, rows):
-            r1 = min(level.prize_sets, r0 + rows)
-            derived, bound = verifier.rows(r0, r1)
-            got = np.asarray(stored[r0:r1])
-            if not _same(got, derived, bound).all():
-                return verdict(items, total, difference, needed,
-                               _first_bad(verifier, r0, got, derived, bound))
-            d = _difference(got, derived)
-            difference, needed = max(difference, d), max(needed, _cover(bound, d))
-            done = (r1 - r0) * verifier.per_row if k > 0 else 0  # the empty game: no item
-            items += done
+        for r0, r1 in row_blocks(level, verifier.per_row):
+            parts.append(check_rows(verifier, r0, r1))
+            if parts[-1].bad is not None:
+                break
             if progress is not None:
-                progress(level, done, total)
+                progress(level, parts[-1].items, total)
     else:
         for t in sorted(rng.choice(total, size=min(sample, total), replace=False)) if total else ():
             r, columns, derived, bound = verifier.item(int(t))
-            got = np.asarray(stored[r, columns])
+            got = np.asarray(verifier.stored[r, columns])
             if not _same(got, derived, bound).all():
-                return verdict(items, total, difference, needed,
-                               _first_bad(verifier, r, got[None], derived[None], bound, columns))
+                parts.append(PartCheck(k, r, r + 1, 0, 0.0, 0.0, _first_bad(
+                    verifier, r, got[None], derived[None], bound, columns)))
+                break
             d = _difference(got, derived)
-            difference, needed = max(difference, d), max(needed, _cover(bound, d))
-            items += 1
+            parts.append(PartCheck(k, r, r + 1, 1, d, _cover(bound, d)))
         if progress is not None:
-            progress(level, items, items)
-    bad = radius_problem(recorded, needed, sample is not None)
-    return verdict(items, total, difference, needed, bad)
+            progress(level, len(parts), len(parts))
+    return level_verdict(k, total, parts, recorded, sample is not None, time.perf_counter() - t0)
+
+
+def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> PartCheck:
+    """Rows [r0, r1) of level k of the store at ``root`` re-derived: a Dask task (the
+    store on a file system every worker mounts at the same path)."""
+    import numba
+
+    if threads:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    root = Path(root)
+    manifest = read_manifest(root)
+    levels = build_levels(manifest["n"])
+    verifier = open_level_pair(spec_of(manifest), levels, root, manifest, k)
+    return check_rows(verifier, r0, r1)
+
+
+def check_levels_on_cluster(objective: Objective, levels, root: Path, manifest: dict,
+                            wanted: list[int], cluster: str, on_level=None) -> list[LevelCheck]:
+    """Every part of every wanted level at once on Dask (each level needs only the stored
+    level below and its manifest radius, so all levels run side by side); the verdicts
+    in level order."""
+    from exact.dp.cluster import connect, worker_threads
+
+    client, local = connect(cluster)
+    threads = worker_threads(cluster)
+    checks = []
+    try:
+        futures, t0 = {}, time.perf_counter()
+        for k in wanted:
+            per_row = int(objective.item_patterns(levels[k]).shape[0])
+            futures[k] = [client.submit(verify_part, str(root.resolve()), k, r0, r1, threads,
+                                        pure=False, retries=3)
+                          for r0, r1 in row_blocks(levels[k], per_row)]
+        for k in wanted:
+            recorded = manifest["levels"][str(k)].get("radius")
+            bad = checksum_problem(root, manifest, k)
+            per_row = int(objective.item_patterns(levels[k]).shape[0])
+            total = levels[k].prize_sets * per_row if k > 0 else 0
+            if bad is not None:
+                check = LevelCheck(k, 0, total, 0.0, 0.0, recorded, 0.0, Discrepancy(k, bad))
+            else:
+                parts = [f.result() for f in futures[k]]
+                check = level_verdict(k, total, parts, recorded, False, time.perf_counter() - t0)
+            checks.append(check)
+            if on_level is not None:
+                on_level(check)
+            if not check.passed:
+                break
+    finally:
+        client.close()
+        if local is not None:
+            local.close()
+    return checks
 
 
 def radius_problem(recorded: float | None, needed: float, sampled: bool) -> str | None:
@@ -249,9 +351,12 @@ def radius_problem(recorded: float | None, needed: float, sampled: bool) -> str 
 
 
 def verify_store(root, levels: list[int] | None = None, sample: int | None = None,
-                 seed: int = 0, progress=None, on_level=None) -> StoreVerdict:
+                 seed: int = 0, progress=None, on_level=None,
+                 cluster: str | None = None) -> StoreVerdict:
     """Re-derive the levels of the store at ``root`` (all, or those listed) and check every
     stored value and radius (module docstring); stops at the first level that fails.
+    ``cluster``: run the parts on Dask (``local:W`` or a scheduler address,
+    :mod:`exact.dp.cluster`) instead of in this process.
 
     ``progress(level, items, total)`` after each re-derived block; ``on_level(check)``
     after each level.  StoreError (one line) for a store that cannot be read at all.
@@ -273,6 +378,12 @@ def verify_store(root, levels: list[int] | None = None, sample: int | None = Non
                          "finish the solve first (rerun it to resume)")
     verdict = StoreVerdict(root, n, manifest["objective"], manifest.get("order", "random"),
                            sample)
+    if cluster is not None:
+        if sample is not None:
+            raise StoreError("--sample runs here: drop --cluster (a sample takes seconds)")
+        verdict.checked = check_levels_on_cluster(objective, every, root, manifest, wanted,
+                                                  cluster, on_level)
+        return verdict
     rng = np.random.default_rng(seed)
     for k in wanted:
         check = check_level(objective, every, root, manifest, k, sample, rng, progress)

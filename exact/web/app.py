@@ -415,9 +415,21 @@ def _head(objective, lead):
     return {"objective": "win", "lead": lead} if objective == "win" else None
 
 
+def _with_source(out: dict, sol, mine, theirs, deck, upcards) -> dict:
+    """An answer read from a store says so: the values its games read, re-derived here
+    from the level below (exact.dp.verify.check_reads), and the levels taken as stored."""
+    if sol.store is not None:
+        from exact.dp.verify import check_reads, position_reads
+
+        reads = check_reads(sol, len(deck) - 1, position_reads(sol, mine, theirs, deck, upcards))
+        out["source"] = reads.json() | {"text": reads.describe()}
+    return out
+
+
 def strategy(request: Request) -> dict:
     sol, m, t, d, u, lead, objective = _position(request)
-    return strategy_json(sol.strategy(m, t, d, u, lead), False, _head(objective, lead))
+    out = strategy_json(sol.strategy(m, t, d, u, lead), False, _head(objective, lead))
+    return _with_source(out, sol, m, t, d, [u])
 
 
 def position(request: Request) -> dict:
@@ -436,7 +448,7 @@ def position(request: Request) -> dict:
     if sol.n <= EXACT_MAX_N:
         exact_sol = _solution(request, sol.n, objective, "rational")
         out["exact"] = _exact(exact_sol.strategy(m, t, d, u, lead))
-    return out
+    return _with_source(out, sol, m, t, d, [u])
 
 
 def _exact(st) -> dict:
@@ -457,8 +469,9 @@ def table(request: Request) -> dict:
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     gap = max(s.gap for s in strategies.values())
-    return table_json(n, sol.objective, lead if objective == "win" else None,
-                      {u: s.mine for u, s in strategies.items()}, gap)
+    out = table_json(n, sol.objective, lead if objective == "win" else None,
+                     {u: s.mine for u, s in strategies.items()}, gap)
+    return _with_source(out, sol, root, root, root, list(strategies))
 
 
 def info(request: Request) -> dict:
