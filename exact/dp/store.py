@@ -461,6 +461,34 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
                 "or belongs to another game")
 
 
+def check_radii(root, manifest: dict) -> None:
+    """Refuse radii that no solve writes (StoreError, one line): the empty game's must be
+    0; none may reach the largest |value| of the game (it would prove nothing); and each
+    is at least the radius of the level below (every item's bound adds to it,
+    :mod:`exact.kernels.points`) unless the level solved no game (radius 0).  This catches
+    the crude edits; :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
+    objective = spec_of(manifest)
+    ceiling = objective.largest_value(manifest["n"])
+    radii = {int(k): entry.get("radius") for k, entry in manifest["levels"].items()}
+    where = Path(root) / "manifest.json"
+    for k in sorted(radii):
+        radius = radii[k]
+        if radius is None:
+            continue
+        if k == 0 and radius != 0.0:
+            raise StoreError(f"{where} gives the empty game (level 0) the radius {radius!r}, "
+                             "not 0: the manifest was edited")
+        if radius >= ceiling:
+            raise StoreError(f"{where} gives level {k} the radius {radius!r}, which proves "
+                             f"nothing (values are at most {ceiling:g} in size): the manifest "
+                             "was edited")
+        below = radii.get(k - 1)
+        if below is not None and 0.0 < radius < below:
+            raise StoreError(f"{where} gives level {k} the radius {radius!r}, below level "
+                             f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
+                             "edited)")
+
+
 def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
                mode: str = "r") -> np.ndarray:
     """A completed level, memory-mapped (``mode`` as in :func:`open_checked_level`) after
@@ -514,11 +542,10 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     ``n``, ``objective`` and ``order``, when given, must match the store (StoreError
     otherwise).
     Levels are checked against their checksums as they are first used, and the radii
-    for the crude edits (:func:`exact.dp.verify.check_radii`); the values and radii are
+    for the crude edits (:func:`check_radii`); the values and radii are
     otherwise as stored: ``solution.store`` names the directory, and
     :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them.
     """
-    from exact.dp.verify import check_radii
     from exact.solution import Solution
 
     manifest = read_manifest(root)
@@ -541,7 +568,7 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
                          f"rerun `gops solve {n}{win} --store {root}` to resume")
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
-    check_radii(root, manifest, levels)
+    check_radii(root, manifest)
     radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
     return Solution(n, spec_of(manifest), "float", levels,
                     StoredValues(root, manifest, levels),

@@ -397,34 +397,6 @@ def verify_store(root, levels: list[int] | None = None, sample: int | None = Non
 
 # -- the cheap checks of every answer read from a store --------------------------------------
 
-def check_radii(root, manifest: dict, levels) -> None:
-    """Refuse radii that no solve writes (StoreError, one line): the empty game's must be
-    0; none may reach the largest |value| of the game (it would prove nothing); and each
-    is at least the radius of the level below (every item's bound adds to it,
-    :mod:`exact.kernels.points`) unless the level solved no game (radius 0).  This catches
-    the crude edits; :func:`check_reads` and ``gops verify`` the others."""
-    objective = spec_of(manifest)
-    ceiling = objective.largest_value(manifest["n"])
-    radii = {int(k): entry.get("radius") for k, entry in manifest["levels"].items()}
-    where = Path(root) / "manifest.json"
-    for k in sorted(radii):
-        radius = radii[k]
-        if radius is None:
-            continue
-        if k == 0 and radius != 0.0:
-            raise StoreError(f"{where} gives the empty game (level 0) the radius {radius!r}, "
-                             "not 0: the manifest was edited")
-        if radius >= ceiling:
-            raise StoreError(f"{where} gives level {k} the radius {radius!r}, which proves "
-                             f"nothing (values are at most {ceiling:g} in size): the manifest "
-                             "was edited")
-        below = radii.get(k - 1)
-        if below is not None and 0.0 < radius < below:
-            raise StoreError(f"{where} gives level {k} the radius {radius!r}, below level "
-                             f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
-                             "edited)")
-
-
 @dataclass(frozen=True)
 class ReadCheck:
     """What an answer read from a store rests on: the ``items`` of level ``k`` it reads
