@@ -182,11 +182,21 @@ def test_win_store_from_the_command_line(tmp_path):
     root = tmp_path / "w6"
     code, out = run("solve", 6, "--objective", "win", "--store", root, "--quiet")
     assert code == 0, out
-    assert run("table", 6, "--objective", "win", "--store", root, "--json") == \
-        run("table", 6, "--objective", "win", "--json", "--quiet")
+    def answer(*args):
+        """The JSON answer, and what it says of its source (only answers from a store
+        have one: the level they read, re-derived from the level below)."""
+        code, out = run(*args)
+        assert code == 0, out
+        data = json.loads(out)
+        return data, data.pop("source", None)
+
+    stored, source = answer("table", 6, "--objective", "win", "--store", root, "--json")
+    assert (stored, source["level_read"]) == (answer("table", 6, "--objective", "win", "--json",
+                                                     "--quiet")[0], 5)
     pos = ["strategy", "--mine", "1,3,5", "--theirs", "2,4,5", "--deck", "1,2,5",
            "--upcard", "2", "--n", "6", "--objective", "win", "--lead", "-2", "--json"]
-    assert run(*pos, "--store", root) == run(*pos)
+    stored, source = answer(*pos, "--store", root)
+    assert (stored, source["level_read"], source["unverified_levels"]) == (answer(*pos)[0], 2, [0, 1])
     sol, ref = exact.load(root), exact.solve(6, objective="win")
     for k in range(7):
         assert np.array_equal(np.asarray(sol.values[k]), ref.values[k], equal_nan=True)

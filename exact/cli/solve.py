@@ -143,7 +143,6 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
     from exact.dp.preflight import check_fits, estimate
     from exact.dp.solve import SolveStats, peak_memory_bytes
     from exact.dp.store import existing_manifest, load, solve_into_store
-    from exact.game.encoding import build_levels
     from exact.game.orders import order_named
 
     if objective == "points" and lead is not None:
@@ -154,7 +153,7 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
     if cluster is not None:
         parse_cluster(cluster)
     # A store of another game is refused before the estimate is printed (nothing written).
-    existing_manifest(store_dir, n, objective, order_named(order).name, build_levels(n))
+    existing_manifest(store_dir, n, objective, order_named(order).name)
     est = estimate(n, objective, order=order)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:

@@ -363,9 +363,10 @@ class Store:
         return self.load_level(level.k, verify=False)
 
 
-def existing_manifest(root, n: int, objective: str, order: str, levels) -> dict | None:
+def existing_manifest(root, n: int, objective: str, order: str, levels=None) -> dict | None:
     """The manifest of the store at ``root`` if there is one, checked against the game
-    (N, objective, order) and its level shapes; None where a new store may be made (no
+    (N, objective, order) and its level shapes (``levels``, built here only when there is a
+    manifest to check: N = 16 takes minutes); None where a new store may be made (no
     folder yet, or an empty one).  StoreError otherwise; nothing is written."""
     root = Path(root)
     if root.exists() and not root.is_dir():
@@ -382,7 +383,7 @@ def existing_manifest(root, n: int, objective: str, order: str, levels) -> dict 
         raise StoreError(
             f"{root} holds N={manifest['n']} objective={manifest['objective']} "
             f"order={order_of(manifest)}, not N={n} objective={objective} order={order}")
-    check_manifest_shapes(root, manifest, levels)
+    check_manifest_shapes(root, manifest, build_levels(n) if levels is None else levels)
     return manifest
 
 
