@@ -16,8 +16,12 @@ import statistics
 import time
 
 import exact
-from exact.analysis.fixed_bids import (ADAPTIVITY_MAX_N, EXACT_MAX_N, adaptivity_gain,
-                                       solve_fixed_bids)
+from exact.analysis.fixed_bids import (
+    ADAPTIVITY_MAX_N,
+    EXACT_MAX_N,
+    adaptivity_gain,
+    solve_fixed_bids,
+)
 
 
 def main():

@@ -83,8 +83,9 @@ def main():
         a, b = rows[-2], rows[-1]
         per_game = b["seconds"] / b["matrix_games"]
         growth = (b["seconds"] / b["matrix_games"]) / (a["seconds"] / a["matrix_games"])
-        from exact.game.encoding import pattern_count
         from math import comb
+
+        from exact.game.encoding import pattern_count
 
         print("projection (time per matrix game grows by the last measured factor "
               f"{growth:.2f} per N; largest two levels in memory, all levels on disk):")

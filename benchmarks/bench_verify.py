@@ -97,7 +97,7 @@ def main() -> None:
     med = statistics.median
     print(f"\n| N = {n} | median of {args.repeats} | runs |\n|---|---|---|")
     for name, runs in ((f"gops solve {n} --store (baseline)", solve),
-                       (f"gops verify (every level re-derived)", full),
+                       ("gops verify (every level re-derived)", full),
                        (f"gops verify --sample {args.sample}", sample)):
         print(f"| {name} | {med(runs):.1f} s | {', '.join(f'{x:.1f}' for x in runs)} |")
     print(f"| verify / solve | {med(full) / med(solve):.2f} | |")

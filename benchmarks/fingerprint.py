@@ -11,9 +11,9 @@ revision, check it out with ``git worktree add`` and put that folder first on PY
     diff old.txt new.txt
 """
 import argparse
+import hashlib
 import json
 import re
-import hashlib
 import shutil
 import subprocess
 import sys

@@ -15,8 +15,8 @@ with limits), :mod:`.decoding` (Integers, Rationals, vectors, records),
 :mod:`.verdict` (``check``), :mod:`.cli` (``main``, run by ``python -m certificates``).
 """
 
-from .errors import CertificateError, InvalidCertificate, UnreadableCertificate
 from .cli import main
+from .errors import CertificateError, InvalidCertificate, UnreadableCertificate
 from .verdict import Verdict, check
 
 __all__ = [

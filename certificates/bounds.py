@@ -47,8 +47,9 @@ Everything else reuses the version-1 checker: the msgpack stream and its limits
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from gmpy2 import mpq
 

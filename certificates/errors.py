@@ -24,7 +24,7 @@ class CertificateError(Exception):
 
     code: int = EXIT_UNREADABLE
 
-    def within(self, context: str) -> "CertificateError":
+    def within(self, context: str) -> CertificateError:
         """The same error with ``context`` prefixed to its message.
 
         >>> str(InvalidCertificate("x is negative").within("level 2"))

@@ -13,7 +13,7 @@ code with the solver's ``exact/game/encoding.py``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import comb
 from typing import NamedTuple
 
@@ -215,7 +215,7 @@ def check_lead(mine: int, theirs: int, prizes: int, lead: int, n: int) -> None:
         raise InvalidCertificate(f"lead {lead} < 0 with identical hands (L >= 0 is recorded)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def prize_sum_counts(n: int, k: int) -> dict:
     """How many k-card prize sets among 1..n have each sum: {sum: count}.
 

@@ -16,9 +16,9 @@ code  verdict       meaning
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 from .errors import CertificateError
 from .spec import EXIT_UNREADABLE, EXIT_VALID

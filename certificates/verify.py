@@ -29,7 +29,8 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from .bounds import BOUND_MAGIC, verify_bound_stream
 from .decoding import (

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from exact.errors import GopsInputError
 
-
 _serial = itertools.count()
 
 #: The names of standard output: written straight to sys.stdout, never renamed over.

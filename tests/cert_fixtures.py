@@ -14,7 +14,7 @@ so tamper tests edit plain ints.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 from math import comb, lcm
 
@@ -102,14 +102,14 @@ def payoff(V: tuple, Y: tuple, P: tuple, u: int):
     ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def game(V: tuple, Y: tuple, P: tuple, u: int):
     """(X, x, y, v) for hands V, Y (sorted tuples), prizes P and upcard u."""
     X = payoff(V, Y, P, u)
     return (X, *solve_matrix_game(X))
 
 
-@lru_cache(maxsize=None)
+@cache
 def value(V: tuple, Y: tuple, P: tuple) -> Fraction:
     """f(V, Y, P): mean over the upcards u of the matrix game values."""
     if not P:

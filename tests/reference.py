@@ -27,8 +27,8 @@ the prize is discarded. Every matrix game is solved by linear programming with
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Iterable
+from collections.abc import Iterable
+from functools import cache
 
 import numpy as np
 from scipy.optimize import linprog
@@ -168,7 +168,7 @@ def _matrix(V: frozenset, Y: frozenset, P: frozenset, u: int) -> np.ndarray:
     return X
 
 
-@lru_cache(maxsize=None)
+@cache
 def _f(V: frozenset, Y: frozenset, P: frozenset) -> float:
     if not P:
         return 0.0

@@ -22,7 +22,7 @@ candidate checked against every row and column.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 from reference import reference_game
@@ -52,7 +52,7 @@ def matrix(V, Y, P, u, f):
             for a in sorted(V)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def float_value(order: str, V: frozenset, Y: frozenset, P: frozenset) -> float:
     """f(V, Y, P) in floating point (HiGHS)."""
     if not P:
@@ -111,7 +111,7 @@ def exact_game_value(A) -> Fraction:
     raise AssertionError(f"no square kernel found for {A}")  # impossible (Shapley-Snow)
 
 
-@lru_cache(maxsize=None)
+@cache
 def exact_value(order: str, V: frozenset, Y: frozenset, P: frozenset) -> Fraction:
     """f(V, Y, P) in exact rationals."""
     if not P:
@@ -127,7 +127,7 @@ def win_matrix(V, Y, P, L, u, f):
             for a in sorted(V)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def win_float_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int) -> float:
     """P(win) - P(loss) in floating point (HiGHS), no decided-lead shortcut."""
     if not P:
@@ -136,7 +136,7 @@ def win_float_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int
     return combine(order, P, lambda u: reference_game(win_matrix(V, Y, P, L, u, f))[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def win_exact_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int) -> Fraction:
     """P(win) - P(loss) in exact rationals."""
     if not P:

@@ -15,7 +15,7 @@ takes it, a tie discards it.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from reference import reference_game
 
@@ -32,7 +32,7 @@ def round_difference(u: int, a: int, b: int, d: int | None) -> Fraction:
     return Fraction(u, 2) if a > b else Fraction(-u, 2)  # the high player halves with d
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference_variant_value(h0: frozenset, h1: frozenset, dummy: frozenset | None,
                             deck: frozenset) -> float:
     if not h0:

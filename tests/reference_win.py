@@ -21,7 +21,7 @@ matrix game is solved by the row player's linear program with scipy's HiGHS:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy.optimize import linprog
@@ -59,7 +59,7 @@ def win_matrix(V: frozenset, Y: frozenset, P: frozenset, L: int, u: int) -> np.n
                       for b in sorted(Y)] for a in sorted(V)])
 
 
-@lru_cache(maxsize=None)
+@cache
 def win_value(V: frozenset, Y: frozenset, P: frozenset, L: int) -> float:
     """f(V, Y, P, L): P(I win) - P(I lose) under optimal play, before the next upcard."""
     if not P:

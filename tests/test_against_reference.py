@@ -11,14 +11,13 @@ in the session, so the whole N = 5 tree is solved by the oracle only once
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 import numpy as np
 import pytest
 
 import exact
-
 from reference import reference_game, reference_matrix, reference_value
 
 TOL = 1e-9
@@ -26,7 +25,7 @@ TOL = 1e-9
 MAX_N = 5
 
 
-@lru_cache(maxsize=None)
+@cache
 def _solution(n: int):
     return exact.solve(n)
 

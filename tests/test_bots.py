@@ -7,10 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from exact.play.bots import BOTS, Bot, OptimalBot, make_bot, parse_bot_list, register_bot
 from exact.errors import GopsInputError
 from exact.game.rules import Position, new_game
-
+from exact.play.bots import BOTS, Bot, OptimalBot, make_bot, parse_bot_list, register_bot
 from reference import reference_game, reference_matrix
 
 

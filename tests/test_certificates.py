@@ -855,7 +855,7 @@ def test_wide_nesting_budget(objs3, tmp_path):
     level2 = b"\xdc\x00\x40" + leaf * 64
     level1 = b"\xdc\x00\x40" + level2 * 64
     top = b"\xdc\x00\x40" + level1 * 64
-    assert 64**2 > MAX_CONTAINERS_PER_OBJECT
+    assert MAX_CONTAINERS_PER_OBJECT < 64**2
     assert_unreadable(check(write(tmp_path, prefix_then(objs3, top))), "arrays and maps")
 
 

@@ -113,7 +113,6 @@ def test_exact_strategy_prints_numbers_beyond_4300_digits(solved_exact):
     from fractions import Fraction
 
     from click.testing import CliRunner
-
     from flint import fmpz
 
     from exact.cli import main

@@ -12,11 +12,11 @@ from itertools import permutations
 import pytest
 from click.testing import CliRunner
 
-from exact.play.bots import BOTS, Bot, OptimalBot, make_bot
+from exact.analysis.evaluate import evaluate
 from exact.cli import main
 from exact.errors import GopsInputError
-from exact.analysis.evaluate import evaluate
 from exact.game.rules import new_game
+from exact.play.bots import BOTS, Bot, OptimalBot, make_bot
 from exact.play.tournament import tournament, wilson_interval
 
 NAMES = list(BOTS)

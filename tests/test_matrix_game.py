@@ -19,8 +19,14 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
 from exact.errors import GopsInputError
+from exact.kernels.matrix_game import (
+    KMAX,
+    WORK_SIZE,
+    solve_game,
+    solve_game_into,
+    strategy_guarantees,
+)
 from exact.kernels.points import fill_matrix
-from exact.kernels.matrix_game import KMAX, WORK_SIZE, solve_game, solve_game_into, strategy_guarantees
 
 #: Agreement of our value with HiGHS (HiGHS itself is only accurate to ~1e-10 here).
 TOL_HIGHS = 1e-9

@@ -163,11 +163,9 @@ def test_our_nash_conv_of_a_history_dependent_policy(ops):
 def test_our_nash_conv_in_rationals_and_by_position_at_n5(ops):
     from fractions import Fraction
 
-    from open_spiel.python.policy import UniformRandomPolicy
+    from open_spiel.python.policy import Policy, UniformRandomPolicy
 
     from exact.play.exploitability import nash_conv
-
-    from open_spiel.python.policy import Policy
 
     game3 = ops.goofspiel_game(3)
 

@@ -13,12 +13,11 @@ from itertools import combinations
 import pytest
 
 import exact
-from exact.errors import GopsInputError
 from exact.dp.variant_solver import VariantSolution, check_variant_options, solve_variant
+from exact.errors import GopsInputError
 from exact.limits import VARIANT_MAX_N
-
-from reference_variants import reference_variant_matrix, reference_variant_value
 from reference import reference_game
+from reference_variants import reference_variant_matrix, reference_variant_value
 
 #: Float solver vs the HiGHS reference (both float64, errors ~1e-13 per game).
 TOL = 1e-9

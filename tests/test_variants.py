@@ -6,7 +6,6 @@ from fractions import Fraction
 
 import pytest
 
-from exact.play.bots import make_bot
 from exact.errors import GopsInputError, InvalidMoveError
 from exact.game.rules import play_game
 from exact.game.variants import (
@@ -17,6 +16,7 @@ from exact.game.variants import (
     resolve_round,
     start,
 )
+from exact.play.bots import make_bot
 
 F = Fraction
 

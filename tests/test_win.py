@@ -7,7 +7,7 @@ import importlib
 import itertools
 import json
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 import exact
 from exact.cli import main
-
 from reference_win import win_value
 
 #: Float tolerance of values and of the guarantees of float strategies.
@@ -271,8 +270,8 @@ def test_win_certificate_options(tmp_path):
 def test_exact_records_expose_equilibria():
     """on_record receives every solved (pattern, prizes, lead) with verified equilibria."""
     from exact.dp.drivers import solve_rational_levels
-    from exact.game.encoding import build_levels
     from exact.dp.objective import WinObjective
+    from exact.game.encoding import build_levels
 
     records = []
 
@@ -306,7 +305,7 @@ def test_best_response_matches_raw_recursion():
     n = 4
     points = exact.solve(n)
 
-    @lru_cache(maxsize=None)
+    @cache
     def g(V, Y, P, lead):
         if not P:
             return float(sign(lead)), float(lead == 0)

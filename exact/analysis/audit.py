@@ -46,9 +46,9 @@ import numpy as np
 from flint import fmpz
 
 from exact.certificate.reader import ExactValues, Rational, read_certificate
-from exact.game.encoding import build_levels
-from exact.errors import GopsInputError
 from exact.dp.objective import PointsObjective
+from exact.errors import GopsInputError
+from exact.game.encoding import build_levels
 from exact.kernels.matrix_game import solve_game
 
 POINTS = PointsObjective()

@@ -43,8 +43,12 @@ from itertools import permutations
 import numpy as np
 
 from exact.errors import GopsInputError
-from exact.limits import (FIXED_BIDS_ADAPTIVITY_MAX_N, FIXED_BIDS_EXACT_MAX_N, FIXED_BIDS_MAX_N,
-                          check_n)
+from exact.limits import (
+    FIXED_BIDS_ADAPTIVITY_MAX_N,
+    FIXED_BIDS_EXACT_MAX_N,
+    FIXED_BIDS_MAX_N,
+    check_n,
+)
 
 #: A best reply must gain more than this (in points) to enter the restricted set.
 GAIN_TOL = 1e-9

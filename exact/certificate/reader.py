@@ -19,8 +19,8 @@ import msgpack
 import numpy as np
 from flint import fmpz
 
-from exact.game.encoding import KEY_SHIFT, Level, build_levels
 from exact.errors import GopsInputError
+from exact.game.encoding import KEY_SHIFT, Level, build_levels
 
 MAGIC = "GOPS-CERTIFICATE"
 VERSION = 1
@@ -41,7 +41,7 @@ class Rational:
     p: fmpz
     q: fmpz
 
-    def __neg__(self) -> "Rational":
+    def __neg__(self) -> Rational:
         return Rational(-self.p, self.q)
 
 

@@ -7,8 +7,18 @@ Exit codes: see :mod:`exact.cli.common`.
 
 import click
 
-from exact.cli import (audit, bots, certify, fixed_bids, objectives, play, serve, solve,
-                       variants, verify)
+from exact.cli import (
+    audit,
+    bots,
+    certify,
+    fixed_bids,
+    objectives,
+    play,
+    serve,
+    solve,
+    variants,
+    verify,
+)
 from exact.cli.common import OneLineErrorGroup
 
 

@@ -9,15 +9,15 @@ import sys
 
 import click
 
-from exact.errors import GopsInputError
 from exact.cli.common import (
     EXIT_CHECK_FAILED,
-    one_line_errors,
-    ProgressBar,
     INTEGER,
     NumberArgumentsCommand,
+    ProgressBar,
+    one_line_errors,
 )
 from exact.cli.limits import check_command_n
+from exact.errors import GopsInputError
 
 
 class _ByteProgress:

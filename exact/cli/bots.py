@@ -10,7 +10,11 @@ from fractions import Fraction
 import click
 
 from exact.cli.common import (
-    INTEGER, NumberArgumentsCommand, one_line_errors, presolve, presolve_variant,
+    INTEGER,
+    NumberArgumentsCommand,
+    one_line_errors,
+    presolve,
+    presolve_variant,
 )
 from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
@@ -56,9 +60,9 @@ def evaluate(n, bots, use_float, as_json, order):
     bot is exact for N <= 6 (minutes at N = 6 against a mixing bot; --float is faster),
     optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
     """
+    from exact.analysis.evaluate import evaluate as run_evaluation
     from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
     from exact.play.bots import make_bot, parse_bot_list
-    from exact.analysis.evaluate import evaluate as run_evaluation
     from exact.play.tournament import OPTIMAL_BOTS
 
     n = check_command_n(n, "evaluate")

@@ -8,19 +8,18 @@ from pathlib import Path
 
 import click
 
-from exact.errors import GopsInputError
-
 from exact.cli.common import (
-    EXIT_CHECK_FAILED,
     EXIT_BAD_INPUT,
-    fail,
-    one_line_errors,
-    ProgressBar,
+    EXIT_CHECK_FAILED,
     INTEGER,
     NumberArgumentsCommand,
+    ProgressBar,
+    fail,
     format_table,
+    one_line_errors,
 )
 from exact.cli.limits import check_command_n, objective_flag
+from exact.errors import GopsInputError
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -161,7 +160,6 @@ def level_printer():
 def reproduce(output, force):
     """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
     from certificates import check as check_certificate
-
     from exact.certificate.writer import certify as write
 
     output = _output(output, force, regular=True)

@@ -33,10 +33,19 @@ class Limit:
 def limits() -> dict[tuple[str, ...], Limit]:
     """The table: (command, qualifiers...) -> Limit."""
     from exact.dp.variant_solver import SOLVABLE_VARIANTS
-    from exact.limits import (AUDIT_MAX_N, BOUNDS_MAX_N, ENCODING_MAX_N, EVALUATE_MAX_N,
-                              FIXED_BIDS_ADAPTIVITY_MAX_N, FIXED_BIDS_EXACT_MAX_N,
-                              FIXED_BIDS_MAX_N, OPTIMAL_BOT_MAX_N, SOLVE_MAX_N,
-                              TOURNAMENT_MAX_N, VARIANT_MAX_N)
+    from exact.limits import (
+        AUDIT_MAX_N,
+        BOUNDS_MAX_N,
+        ENCODING_MAX_N,
+        EVALUATE_MAX_N,
+        FIXED_BIDS_ADAPTIVITY_MAX_N,
+        FIXED_BIDS_EXACT_MAX_N,
+        FIXED_BIDS_MAX_N,
+        OPTIMAL_BOT_MAX_N,
+        SOLVE_MAX_N,
+        TOURNAMENT_MAX_N,
+        VARIANT_MAX_N,
+    )
 
     cards = f"hands are encoded in {ENCODING_MAX_N} bits"
     float_points = Limit(1, SOLVE_MAX_N["points", "float"],

@@ -6,15 +6,14 @@ import time
 
 import click
 
-from exact.errors import GopsInputError
-
 from exact.cli.common import (
-    one_line_errors,
-    ProgressBar,
     INTEGER,
     NumberArgumentsCommand,
+    ProgressBar,
+    one_line_errors,
 )
 from exact.cli.limits import check_command_n
+from exact.errors import GopsInputError
 
 
 def _mix(strategy_mine: dict) -> str:
@@ -44,8 +43,8 @@ def compare_objectives(n, upcard, quiet):
     best-responding.  float64 throughout; N <= 10 (N = 9 takes about a minute of CPU,
     N = 10 several).
     """
-    from exact.dp.solve import check_options, solve
     from exact.analysis.win_exploit import best_response_to_points
+    from exact.dp.solve import check_options, solve
 
     check_command_n(n, "compare-objectives")
     check_options(n, "win", "float")

@@ -9,14 +9,13 @@ import json
 import click
 
 from exact.cli.common import (
-    one_line_errors,
-    presolve_variant,
     INTEGER,
     NumberArgumentsCommand,
     format_table,
+    one_line_errors,
+    presolve_variant,
 )
 from exact.cli.limits import check_command_n
-
 
 #: How each solvable variant is named in the table's title.
 TITLES = {

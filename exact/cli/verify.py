@@ -6,8 +6,14 @@ import sys
 
 import click
 
-from exact.cli.common import (EXIT_CHECK_FAILED, EXIT_OK, INTEGER, NumberArgumentsCommand,
-                              ProgressBar, fail, one_line_errors)
+from exact.cli.common import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    INTEGER,
+    NumberArgumentsCommand,
+    ProgressBar,
+    one_line_errors,
+)
 from exact.dp.drivers import bar_units
 from exact.dp.verify import LevelCheck, StoreVerdict, verify_store
 from exact.errors import GopsInputError

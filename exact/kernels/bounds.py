@@ -63,8 +63,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from exact.kernels.matrix_game import (KMAX, NO_REFCOUNT, _stack_matrix, _stack_vector,
-                                       solve_game_into)
+from exact.kernels.matrix_game import (
+    KMAX,
+    NO_REFCOUNT,
+    _stack_matrix,
+    _stack_vector,
+    solve_game_into,
+)
 
 EPS = 2.0 ** -53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).

@@ -37,7 +37,7 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.bounds import gamma, certified_game
+from exact.kernels.bounds import certified_game, gamma
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
 
 

@@ -50,10 +50,16 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.points import (CONTROLLED_BY_ME, CONTROLLED_BY_THEM, DESCENDING, RANDOM,
-                                  block_bounds, upcard_range)
-from exact.kernels.bounds import gamma, certified_game
+from exact.kernels.bounds import certified_game, gamma
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
+from exact.kernels.points import (
+    CONTROLLED_BY_ME,
+    CONTROLLED_BY_THEM,
+    DESCENDING,
+    RANDOM,
+    block_bounds,
+    upcard_range,
+)
 
 
 def total_points(n: int) -> int:

@@ -54,16 +54,15 @@ exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, optimal-
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Union
 
 from exact.errors import GopsInputError
-from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
 from exact.game.rules import Position
+from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
 
 __all__ = [
     "BOTS",

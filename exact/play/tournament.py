@@ -30,11 +30,11 @@ import math
 import random
 from dataclasses import dataclass
 
-from exact.play.bots import Bot, make_bot
 from exact.errors import GopsInputError
 from exact.game.rules import play_game
-from exact.limits import OPTIMAL_BOT_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N, check_n
 from exact.game.variants import play_variant
+from exact.limits import OPTIMAL_BOT_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N, check_n
+from exact.play.bots import Bot, make_bot
 
 __all__ = ["PairResult", "TripleResult", "Z95", "mean_interval", "three_player_tournament",
            "tournament", "wilson_interval"]
