@@ -138,7 +138,7 @@ def product_limit() -> list:
 def scaled_values() -> list:
     objs = cf.certificate_objects(4)
     rng = random.Random(3)
-    for i, o in enumerate(objs):
+    for o in objs:
         if type(o) is list:
             F = factor(rng, MILLION_DIGIT_BITS)
             o[3] = [o[3][0] * F, o[3][1] * F]

@@ -68,7 +68,8 @@ def projection(rate_per_core: float, efficiency: float, objective: str, sizes) -
         cells = []
         for m, c in sizes:
             seconds = work * scale / (rate_per_core * m * c * efficiency)
-            cells.append(f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min")
+            cells.append(f"{seconds / 3600:.1f} h" if seconds >= 3600
+                         else f"{seconds / 60:.0f} min")
         rows.append(f"| {n} | {obj} | {work:.2e} | {disk:,.0f} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -88,13 +89,14 @@ def main():
         for n in (int(x) for x in args.n.split(",")):
             single, one, many = [], [], []
             for rep in range(args.repeats):
+                # B023: each fn runs within the iteration that makes it.
                 for label, runs, fn in (
                     ("single", single, lambda root: (timed(lambda: solve_into_store(
-                        n, root, objective=args.objective)), None)),
-                    ("1 worker", one, lambda root: cluster_run(n, args.objective, 1, root,
+                        n, root, objective=args.objective)), None)),  # noqa: B023
+                    ("1 worker", one, lambda root: cluster_run(n, args.objective, 1, root,  # noqa: B023
                                                                args.part_items)),
                     (f"{cores} workers", many, lambda root: cluster_run(
-                        n, args.objective, cores, root, args.part_items)),
+                        n, args.objective, cores, root, args.part_items)),  # noqa: B023
                 ):
                     root = tmp / f"{label.replace(' ', '-')}-{n}-{rep}"
                     seconds, report = fn(root)

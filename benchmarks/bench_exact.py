@@ -29,7 +29,8 @@ n, path = int(sys.argv[1]), sys.argv[2]
 t = time.perf_counter(); exact.solve(n); t_float = time.perf_counter() - t
 t = time.perf_counter(); sol = exact.certify(n, path); t_exact = time.perf_counter() - t
 print(json.dumps({"float": t_float, "exact": t_exact, "paths": sol.stats.extra["paths"],
-                  "bytes": sol.stats.extra["certificate_bytes"], "peak": sol.stats.peak_memory_bytes}))
+                  "bytes": sol.stats.extra["certificate_bytes"],
+                  "peak": sol.stats.peak_memory_bytes}))
 """
 
 CHECK = """

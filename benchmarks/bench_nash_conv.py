@@ -49,16 +49,17 @@ def main():
     for n in (int(x) for x in args.n.split(",")):
         game = goofspiel_game(n)
         sol = exact.solve(n)
-        # A fresh policy for every run: the equilibrium's policy caches its mixes.
-        policies = {"uniform": lambda: UniformRandomPolicy(game),
-                    "equilibrium": lambda: solution_policy(sol, game),
-                    "perturbed": lambda: perturbed(sol, game)}
+        # A fresh policy for every run: the equilibrium's policy caches its mixes.  (B023:
+        # every lambda here runs within the iteration that makes it.)
+        policies = {"uniform": lambda: UniformRandomPolicy(game),  # noqa: B023
+                    "equilibrium": lambda: solution_policy(sol, game),  # noqa: B023
+                    "perturbed": lambda: perturbed(sol, game)}  # noqa: B023
         for name in args.policies.split(","):
             fresh = policies[name]
-            theirs, t_theirs = timed(lambda: exploitability.nash_conv(game, fresh()),
+            theirs, t_theirs = timed(lambda: exploitability.nash_conv(game, fresh()),  # noqa: B023
                                      args.openspiel_repeats)
-            ours, t_walk = timed(lambda: nash_conv(game, fresh()), args.repeats)
-            keyed, t_keyed = timed(lambda: nash_conv(game, fresh(), by_position=True),
+            ours, t_walk = timed(lambda: nash_conv(game, fresh()), args.repeats)  # noqa: B023
+            keyed, t_keyed = timed(lambda: nash_conv(game, fresh(), by_position=True),  # noqa: B023
                                    args.repeats)
             assert abs(ours - theirs) < 1e-12 and abs(keyed - theirs) < 1e-12, (ours, theirs)
             print(f"{n} | {name} | {theirs:.12g} | {ours:.12g} | {t_theirs:.2f} | "

@@ -47,7 +47,8 @@ reference_variant_value(hand, hand, suit if variant == "dummy" else None, suit)
 print(time.perf_counter() - t)
 """
 
-#: (variant, arithmetic, N values); the largest of each is the solver's limit (exact.limits.VARIANT_MAX_N).
+#: (variant, arithmetic, N values); the largest of each is the solver's limit
+#: (exact.limits.VARIANT_MAX_N).
 CASES = [
     ("twelve", "float", (5, 6, 7, 8, 9)),
     ("twelve", "rational", (5, 6, 7)),

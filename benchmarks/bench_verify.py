@@ -74,7 +74,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sample", type=int, default=1000)
-    ap.add_argument("--root", default=None, help="Folder for the stores (default: a temporary one).")
+    ap.add_argument("--root", default=None,
+                    help="Folder for the stores (default: a temporary one).")
     args = ap.parse_args()
     base = Path(args.root or tempfile.mkdtemp(prefix="bench-verify-"))
     n = args.n

@@ -61,7 +61,8 @@ def claims(n, games):
     out = []
     g = games[n]
     out.append(("upcard N: never N-1, N-2",
-                min((is_zero(g, n - 1), is_zero(g, n - 2)), key=["refuted", "open", "proved"].index)))
+                min((is_zero(g, n - 1), is_zero(g, n - 2)),
+                    key=["refuted", "open", "proved"].index)))
     if n % 2 == 0:
         out.append(("upcard N, N even: never 1", is_zero(g, 1)))
     return out

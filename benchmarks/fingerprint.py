@@ -24,10 +24,13 @@ COMMANDS = [
     "table 5 --json --objective win --lead 2", "table 5 --json --ranges",
     "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json",
     "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json --exact",
-    "strategy --mine 1,3,5,6 --theirs 2,4,5,6 --deck 1,2,5,6 --upcard 6 --n 6 --json --objective win --lead 1",
-    "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json --exact --objective win --lead -1",
+    "strategy --mine 1,3,5,6 --theirs 2,4,5,6 --deck 1,2,5,6 --upcard 6 --n 6 --json"
+    " --objective win --lead 1",
+    "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json --exact"
+    " --objective win --lead -1",
     "audit 5 --json --quiet", "evaluate 4 --json --bots optimal,upcard",
-    "evaluate 4 --json --bots optimal-win,random", "evaluate 5 --json --bots optimal,lowest --float",
+    "evaluate 4 --json --bots optimal-win,random",
+    "evaluate 5 --json --bots optimal,lowest --float",
     "variant twelve 5 --json", "variant dummy 4 --json", "variant twelve 4 --json --exact",
     "compare-objectives 5 --quiet", "compare-objectives 6 --upcard 3 --quiet",
 ]
