@@ -38,8 +38,9 @@ cofactors: at most six integers of that size are alive, whatever k is.
 
 Cost at N = 7, where the largest numerators have ~6.3e6 bits (1.9 million digits): per
 column, about three products per distinct denominator for L_j and its cofactors, two
-products p_i (L_j / q) and n_i Z_ij per support entry, at most one more for e L_j; games with identical hands, the root among them, skip the row tests when they
-are provably the column tests mirrored (:func:`antisymmetric_mirror`).
+products p_i (L_j / q) and n_i Z_ij per support entry, at most one more for e L_j; games
+with identical hands, the root among them, skip the row tests when they are provably the
+column tests mirrored (:func:`antisymmetric_mirror`).
 """
 
 from __future__ import annotations
@@ -114,10 +115,11 @@ def check_size(bits: int, what: str) -> None:
     """Refuse (exit 2) an integer of more than ``MAX_PRODUCT_BITS`` bits *before* it is
     computed: ``bits`` is an upper bound on its bit length, from its factors' lengths.
 
-    >>> check_size(MAX_PRODUCT_BITS + 1, "column 1")
+    >>> check_size(MAX_PRODUCT_BITS + 1, "column 1")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    certificates.errors.UnreadableCertificate: column 1 needs integers of up to 2,147,483,649 bits, beyond the checker's limit of 2,147,483,648 bits (FORMAT.md, "Limits")
+    certificates.errors.UnreadableCertificate: column 1 needs integers of up to 2,147,483,649
+    bits, beyond the checker's limit of 2,147,483,648 bits (FORMAT.md, "Limits")
     """
     if bits > MAX_PRODUCT_BITS:
         raise UnreadableCertificate(
@@ -137,7 +139,7 @@ def sum_bits(entries, weights) -> int:
     """
     dens = set()
     top = 0
-    for (w, p, q), n in zip(entries, weights):
+    for (_w, p, q), n in zip(entries, weights):
         if p and q != 1:
             dens.add(q)
         top = max(top, n.bit_length() + max(p.bit_length(), 5))

@@ -203,10 +203,11 @@ def check_lead(mine: int, theirs: int, prizes: int, lead: int, n: int) -> None:
     (f(V, V, P, -L) = -f(V, V, P, L) gives the others).  A lead of any size (an Integer
     of up to 64 MiB) is compared, never turned to decimal text.
 
-    >>> check_lead(1, 1, 1, 2**20000, 3)
+    >>> check_lead(1, 1, 1, 2**20000, 3)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    certificates.errors.InvalidCertificate: lead ~3.98027684e+6020 (about 6,021 digits) is outside -1..1
+    certificates.errors.InvalidCertificate: lead ~3.98027684e+6020 (about 6,021 digits) is
+    outside -1..1
     """
     limit = lead_limit(n, prizes)
     if not -limit <= lead <= limit:

@@ -149,6 +149,7 @@ def format_rational(q, factor=1) -> str:
         if len(num_text) + len(den_text) <= EXACT_CHARS:
             return str(q)
         return f"{approximate(num, den)} ({len(num_text)}-digit/{len(den_text)}-digit fraction)"
-    digits = _digits(_approximate(num)), _digits(_WIDE.multiply(_approximate(den), _approximate(factor)))
+    digits = (_digits(_approximate(num)),
+              _digits(_WIDE.multiply(_approximate(den), _approximate(factor))))
     return (f"~{_approximate(num, den, factor):g} "
             f"(a fraction of about {digits[0]:,}/{digits[1]:,} digits)")

@@ -94,7 +94,8 @@ def read_header(obj) -> tuple[int, str]:
         )
     header = keyed_map(obj, "header", HEADER_KEYS)
     if string(header["rules"], "header rules") != RULES:
-        raise UnreadableCertificate(f"unsupported rules {brief(header['rules'])}, expected {RULES!r}")
+        raise UnreadableCertificate(
+            f"unsupported rules {brief(header['rules'])}, expected {RULES!r}")
     objective = string(header["objective"], "header objective")
     if objective not in OBJECTIVES:
         raise UnreadableCertificate(
