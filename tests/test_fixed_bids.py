@@ -1,5 +1,6 @@
 """The fixed-bid game (exact.analysis.fixed_bids) against a brute-force LP over every
-bijection, and the value of adaptivity."""
+bijection, and what our GOPS equilibrium gains against its equilibrium (the value of
+adaptivity itself: tests/test_adaptivity.py)."""
 
 from __future__ import annotations
 
@@ -100,11 +101,21 @@ def test_cli_fixed_bids():
     mix = {tuple(m["bids"]): Fraction(m["p"]) for m in data["mix"]}
     bijections, M = brute_matrix(4)
     assert guarantee(mix, bijections, M) == 0 and data["exploitability"] == "0"
-    assert Fraction(data["adaptivity_gain"]) > 0 and data["adaptivity_error_bound"] == 0
+    # The value of adaptivity (the adaptive-against-committed game, tests/test_adaptivity.py)
+    # and, labelled apart, what our GOPS equilibrium gains against the printed mix.
+    assert Fraction(data["adaptivity_value"]) == Fraction(262577461, 338197176)
+    assert sum(Fraction(m["p"]) for m in data["committed_optimal_mix"]) == 1
+    assert Fraction(data["best_reply_gain_against_this_mix"]) == Fraction(25, 24)
+    assert Fraction(data["our_equilibrium_gain"]) > 0
+    assert data["our_equilibrium_gain_error_bound"] == 0
+    text = run("fixed-bids", 4, "--exact", "--adaptivity").output
+    assert "value of adaptivity: 262577461/338197176 = 0.776403" in text
+    assert "against our equilibrium: our GOPS equilibrium gains" in text
     text = run("fixed-bids", 5).output
     assert "value 0 (symmetric)" in text and "double-oracle iterations" in text
     for args, message in (((17,), "between 1 and 16 for gops fixed-bids (double oracle"),
                           ((8, "--exact"), "between 1 and 7 for gops fixed-bids --exact"),
-                          ((9, "--adaptivity"), "between 1 and 8 for gops fixed-bids --adaptivity")):
+                          ((9, "--adaptivity"),
+                           "between 1 and 8 for gops fixed-bids --adaptivity")):
         bad = run("fixed-bids", *args)
         assert bad.exit_code == 2 and message in bad.output, bad.output

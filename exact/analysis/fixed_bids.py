@@ -24,10 +24,15 @@ rationals (:func:`exact.dp.exact_game.solve_exact_game`, verified), and the exac
 checked against every one of the N! bijections; a bijection that gains is added to S and
 the exact solve repeated, so an exact result is an exact, verified equilibrium.
 
-The value of adaptivity: the GOPS equilibrium (random prize order) played against the
-fixed-bid equilibrium as a bot in the real game, that bot drawing its bijection from x
-before the first prize: E = sum_s x_s E[GOPS equilibrium vs the pure bijection s], each
-term an exact evaluation of the whole game tree (:mod:`exact.analysis.evaluate`).
+What our GOPS equilibrium gains against it (:func:`adaptivity_gain`): the GOPS equilibrium
+(random prize order) played against the fixed-bid equilibrium as a bot in the real game,
+that bot drawing its bijection from x before the first prize: E = sum_s x_s E[GOPS
+equilibrium vs the pure bijection s], each term an exact evaluation of the whole game tree
+(:mod:`exact.analysis.evaluate`).  E depends on which optimal GOPS equilibrium and which
+fixed-bid equilibrium are played (at N = 5 another exactly optimal GOPS equilibrium gains
+0.398303 instead of 0.397573), so it is not a property of the game.  The value of
+adaptivity, which is one (the value of the game "adaptive against committed"), is
+:mod:`exact.analysis.adaptivity`.
 
 scipy (HiGHS for the restricted LPs, the Hungarian-type solver for the replies) is used
 because both are well-kept, exact-enough float solvers that a hand-written simplex and
@@ -184,7 +189,8 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
     """(E, bound): E[points of the GOPS equilibrium (``solution``: points objective, random
     prize order) minus those of the fixed-bid equilibrium played as a bot] in the real
     game, over all prize orders and every bid (module docstring), and a bound on its float
-    rounding error (0 when both are exact)."""
+    rounding error (0 when both are exact).  What *this* pair of equilibria gives, not the
+    value of adaptivity (:func:`exact.analysis.adaptivity.solve_adaptivity`)."""
     from exact.analysis.evaluate import evaluate
     from exact.play.bots import FixedRuleBot, OptimalBot
 

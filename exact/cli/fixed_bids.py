@@ -17,8 +17,10 @@ from exact.cli.render import fraction_text
 @click.option("--exact", "exact_", is_flag=True,
               help="Exact rationals, verified against all N! bijections (N <= 7).")
 @click.option("--adaptivity", is_flag=True,
-              help="Also what the GOPS equilibrium gains against this one played as a bot "
-                   "in the real game (exact evaluation; N <= 8).")
+              help="Also the value of adaptivity: the value of the game of an adaptive GOPS "
+                   "player against one who commits to every bid up front (exact, verified; "
+                   "N <= 5), and what our GOPS equilibrium gains against this fixed-bid mix "
+                   "in the real game (depends on the equilibrium; N <= 8).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
 def fixed_bids(n, exact_, adaptivity, as_json):
@@ -27,7 +29,12 @@ def fixed_bids(n, exact_, adaptivity, as_json):
     A strategy is a bijection prize -> bid card; the payoff is the sum over the prizes p of
     p * sign(my bid - their bid).  The game is symmetric (value 0); the equilibrium is found
     by double oracle, each best reply a linear assignment problem.
+
+    --adaptivity: the value of adaptivity is the value of the zero-sum game "adaptive GOPS
+    player against committed player" (unique, as every game value is) minus the fixed-bid
+    game's 0: what being able to adapt is worth against the best committed player.
     """
+    from exact.analysis.adaptivity import ADAPTIVITY_VALUE_MAX_N, best_reply, solve_adaptivity
     from exact.analysis.fixed_bids import adaptivity_gain, solve_fixed_bids
     from exact.dp.solve import solve
 
@@ -39,17 +46,28 @@ def fixed_bids(n, exact_, adaptivity, as_json):
     eq = solve_fixed_bids(n, "rational" if exact_ else "float")
     fmt = fraction_text if eq.exact else (lambda p: f"{p:.6f}")
     mix = sorted(eq.mix.items(), key=lambda item: (-item[1], item[0]))
-    gain = None
+    gain = value = reply = None
     if adaptivity:
         sol = solve(n, arithmetic="rational" if exact_ and n <= 6 else "float")
         gain = adaptivity_gain(eq, sol)
+        if n <= ADAPTIVITY_VALUE_MAX_N:
+            value = solve_adaptivity(n)
+            if eq.exact:  # an adaptive best reply to this very mix (exact DP)
+                reply = best_reply(n, eq.mix)[0]
     if as_json:
         out = {"n": n, "exact": eq.exact, "value": 0, "iterations": eq.iterations,
                "exploitability": fmt(eq.exploitability) if eq.exact else eq.exploitability,
                "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix]}
-        if gain is not None:
-            out["adaptivity_gain"] = (fraction_text(gain[0]) if gain[1] == 0 else gain[0])
-            out["adaptivity_error_bound"] = gain[1]
+        if adaptivity:
+            out["adaptivity_value"] = None if value is None else fraction_text(value.value)
+            out["adaptivity_value_float"] = None if value is None else float(value.value)
+            out["committed_optimal_mix"] = None if value is None else [
+                {"bids": list(s), "p": fraction_text(p)} for s, p in
+                sorted(value.committed.items(), key=lambda item: (-item[1], item[0]))]
+            out["best_reply_gain_against_this_mix"] = (None if reply is None
+                                                       else fraction_text(reply))
+            out["our_equilibrium_gain"] = (fraction_text(gain[0]) if gain[1] == 0 else gain[0])
+            out["our_equilibrium_gain_error_bound"] = gain[1]
         click.echo(json.dumps(out))
         return
     click.echo(f"The {n}-card fixed-bid game: value 0 (symmetric); an equilibrium mixes "
@@ -62,8 +80,25 @@ def fixed_bids(n, exact_, adaptivity, as_json):
     else:
         click.echo(f"float64; the best reply (a linear assignment) gains {eq.exploitability:.1e} "
                    f"after {eq.iterations} double-oracle iterations")
-    if gain is not None:
-        value, bound = gain
-        exactness = "exact" if bound == 0 else f"float, within {bound:.1e}"
-        click.echo(f"adaptivity: the GOPS equilibrium gains {fmt(value) if bound == 0 else f'{value:.6f}'}"
-                   f" points per game against it in the real game ({exactness})")
+    if not adaptivity:
+        return
+    if value is not None:
+        click.echo(f"value of adaptivity: {fraction_text(value.value)} = {float(value.value):.6f} "
+                   "points per game (exact, verified)")
+        click.echo("  the value of the zero-sum game \"adaptive GOPS player against a player "
+                   "who commits to every bid up front\"")
+        click.echo("  minus the fixed-bid game's 0; unique, as every game value is (the "
+                   f"committed player's optimal mix uses {len(value.committed)} bijections)")
+    else:
+        click.echo(f"value of adaptivity: computed for N <= {ADAPTIVITY_VALUE_MAX_N} only "
+                   "(one LP over every state of the adaptive player)")
+    if reply is not None:
+        click.echo(f"an adaptive best reply to the fixed-bid mix above gains {fraction_text(reply)}"
+                   f" = {float(reply):.6f} (exact)")
+    g, bound = gain
+    text = f"{fraction_text(g)} = {float(g):.6f} (exact)" if bound == 0 else \
+        f"{g:.6f} (float, within {bound:.1e})"
+    click.echo(f"against our equilibrium: our GOPS equilibrium gains {text} against the "
+               "fixed-bid mix above;")
+    click.echo("  it depends on which optimal GOPS equilibrium is played (N = 5: 0.397573 for "
+               "ours, 0.398303 for another), so it is not a property of the game")
