@@ -23,7 +23,8 @@ def integer_text(a: int) -> str:
 def fraction_text(x) -> str:
     """``str(Fraction(x))`` ("p/q", or "p" for an integer) for numbers of any length.
 
-    >>> fraction_text(Fraction(-3, 6)), fraction_text(Fraction(4)), len(fraction_text(Fraction(10**5000, 3)))
+    >>> (fraction_text(Fraction(-3, 6)), fraction_text(Fraction(4)),
+    ...  len(fraction_text(Fraction(10**5000, 3))))
     ('-1/2', '4', 5003)
     """
     x = Fraction(x)

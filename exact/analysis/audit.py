@@ -339,7 +339,8 @@ def _judge_game(level, r, p, m, float_below, below_fixed, below_exact, below_val
     rows = [i for i in range(k) if row_hi[i] >= max(row_lo)]
     cols = [j for j in range(k) if col_lo[j] <= min(col_hi)]
     below = below_values[rc]
-    entries = [[_shift(below[child[i, j]], u * int(sign[i, j])) for j in range(k)] for i in range(k)]
+    entries = [[_shift(below[child[i, j]], u * int(sign[i, j])) for j in range(k)]
+               for i in range(k)]
     num, den = _exact_exploitability(entries, a, S, b, T, rows, cols)
     if num < 0:
         raise AssertionError("negative exploitability: the exact values are inconsistent")

@@ -11,7 +11,8 @@ Take the supports S, T of the float equilibrium (|S| = |T| = s) and solve, in ba
 arithmetic over the whole box (python-flint's ``arb_mat.solve``: the result contains the
 solution for every matrix in the balls), the two square indifference systems
 
-    sum_{i in S} x_i A_ij = v  (j in T),  sum x = 1;   sum_{j in T} A_ij y_j = w  (i in S),  sum y = 1.
+    sum_{i in S} x_i A_ij = v  (j in T),  sum x = 1;
+    sum_{j in T} A_ij y_j = w  (i in S),  sum y = 1.
 
 Then verify, over the whole box:
   (a) x_i > 0 on S and y_j > 0 on T;

@@ -110,7 +110,8 @@ def read_certificate(path, progress=None) -> ExactValues:
         except (msgpack.OutOfData, StopIteration):
             raise GopsInputError(f"{path}: not a readable certificate: truncated") from None
         except (ValueError, TypeError, KeyError, IndexError, msgpack.UnpackException) as exc:
-            raise GopsInputError(f"{path}: not a readable certificate: {type(exc).__name__}: {exc}") from None
+            raise GopsInputError(
+                f"{path}: not a readable certificate: {type(exc).__name__}: {exc}") from None
 
 
 def _read(unpacker, path, report) -> ExactValues:

@@ -85,7 +85,8 @@ def _regular_file(path) -> None:
 @click.option("--tol", type=float, default=1e-9, show_default=True,
               help="Largest value error and exploitability accepted (exit 1 beyond).")
 @click.option("--certificate", type=click.Path(dir_okay=False),
-              help="Read the exact values from this certificate instead of solving (check it first).")
+              help="Read the exact values from this certificate instead of solving "
+                   "(check it first).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @one_line_errors
 def audit(n, as_json, tol, certificate, quiet):

@@ -76,8 +76,9 @@ def limits() -> dict[tuple[str, ...], Limit]:
         ("compare-objectives",): Limit(1, SOLVE_MAX_N["win", "float"],
                                        "the win objective is solved: N = 10 takes minutes"),
         ("evaluate",): Limit(1, EVALUATE_MAX_N, "every prize order and every bid is enumerated"),
-        ("play",): Limit(1, OPTIMAL_BOT_MAX_N, f"solved on the fly; up to {SOLVE_MAX_N['points', 'float']} from "
-                                           "a store: gops solve N --store DIR, then --store DIR"),
+        ("play",): Limit(1, OPTIMAL_BOT_MAX_N,
+                         f"solved on the fly; up to {SOLVE_MAX_N['points', 'float']} from "
+                         "a store: gops solve N --store DIR, then --store DIR"),
         ("play", "--objective win"): Limit(1, min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
                                            "the win objective is solved on the fly"),
         ("play", "--store"): read_store,
@@ -115,10 +116,11 @@ def check_command_n(n: int, command: str, *qualifiers: str | None) -> int:
 
     >>> check_command_n(5, "evaluate")
     5
-    >>> check_command_n(0, "variant", "twelve", None)
+    >>> check_command_n(0, "variant", "twelve", None)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: N must be between 2 and 9 for gops variant twelve (float64 recursion over every state), got 0
+    exact.errors.GopsInputError: N must be between 2 and 9 for gops variant twelve (float64
+    recursion over every state), got 0
     """
     key = (command, *(q for q in qualifiers if q))
     limit = limits()[key]

@@ -46,10 +46,11 @@ bot a position whose points are ``(lead, 0)`` or ``(0, -lead)``.
 {4: Fraction(1, 1)}
 >>> make_bot("random", 5).bid(pos, 1, random.Random(7)) in {1, 2, 3, 4, 5}
 True
->>> make_bot("clever", 5)
+>>> make_bot("clever", 5)  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, optimal-win, random, upcard, upcard+1, lowest, highest)
+exact.errors.GopsInputError: unknown bot 'clever' (choose from optimal, optimal-win, random,
+upcard, upcard+1, lowest, highest)
 """
 
 from __future__ import annotations
@@ -58,7 +59,6 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Union
 
 from exact.errors import GopsInputError
 from exact.game.rules import Position
@@ -79,7 +79,7 @@ __all__ = [
     "solution_for",
 ]
 
-Number = Union[float, Fraction]
+Number = float | Fraction
 
 
 

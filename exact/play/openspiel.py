@@ -3,10 +3,10 @@
 OpenSpiel's ``goofspiel(num_cards=N, points_order=random, returns_type=point_difference,
 imp_info=False)`` is this game (tied bids discard the prize); ``returns_type=win_loss`` is
 the win objective, and ``points_order=ascending`` / ``descending`` are the known prize
-orders of :mod:`exact.game.orders` (a solution solved with that order).  Its card actions are 0-based bid indices (card = action + 1).  Note
-that OpenSpiel's ``point_difference`` return of a player is his points minus the average
-of both players' points, i.e. *half* the point difference, so a NashConv measured in that
-game is in half-points.
+orders of :mod:`exact.game.orders` (a solution solved with that order).  Its card actions
+are 0-based bid indices (card = action + 1).  Note that OpenSpiel's ``point_difference``
+return of a player is his points minus the average of both players' points, i.e. *half*
+the point difference, so a NashConv measured in that game is in half-points.
 
 OpenSpiel's policy tables file simultaneous-move states under player 0 only, so
 :func:`solution_policy` serves the game wrapped by ``pyspiel.convert_to_turn_based`` (P0
