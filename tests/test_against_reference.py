@@ -127,7 +127,8 @@ def test_strategies_guarantee_reference_value(k):
             worst_for_me = float((x @ X).min())
             best_for_me = float((X @ y).max())
             if worst_for_me < ref_v - TOL:
-                failures.append(f"{where}: my strategy guarantees only {worst_for_me!r} < {ref_v!r}")
+                failures.append(
+                    f"{where}: my strategy guarantees only {worst_for_me!r} < {ref_v!r}")
             if best_for_me > ref_v + TOL:
                 failures.append(f"{where}: their strategy concedes {best_for_me!r} > {ref_v!r}")
         # f(V, Y, P) is the mean of the f_u.

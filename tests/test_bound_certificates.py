@@ -146,7 +146,7 @@ def proven_excess(objs):
     the claimed values of level k - 1: the least radius of level k is this + r_{k-1}."""
     out = {}
     below = None
-    for k, (h, recs) in sorted(levels(objs).items()):
+    for k, (_h, recs) in sorted(levels(objs).items()):
         current, worst = {}, mpq(0)
         for t in recs:
             mine, theirs, prizes, value, games = objs[t]
@@ -224,7 +224,7 @@ def mixed_games(objs, k):
     """(record index, game index) of level-k games whose x has two positive entries."""
     out = []
     for t in levels(objs)[k][1]:
-        for m, (u, xs, ys) in enumerate(objs[t][4]):
+        for m, (_u, xs, _ys) in enumerate(objs[t][4]):
             if sum(1 for b in xs if to_float(b) > 0) >= 2:
                 out.append((t, m))
     return out

@@ -89,7 +89,8 @@ NEAR_DEGENERATE_GOPS_GAMES = [
 ]
 
 
-@pytest.mark.parametrize("rows", NEAR_DEGENERATE_GOPS_GAMES, ids=["strategy-off", "value-off", "support-off"])
+@pytest.mark.parametrize("rows", NEAR_DEGENERATE_GOPS_GAMES,
+                         ids=["strategy-off", "value-off", "support-off"])
 def test_certified_game_polishes_a_near_degenerate_game(rows):
     """The polish turns a loose bound into a tight one, the returned strategies prove the
     returned bound, and the exact value of the float matrix (an exact rational LP) lies

@@ -154,7 +154,7 @@ def test_leads_and_decided_children(objs4):
         rec = objs4[i]
         lim = lead_limit(4, rec[2])
         assert -lim <= rec[3] <= lim and (rec[0] != rec[1] or rec[3] >= 0)
-        for u, x, y, v in rec[5]:
+        for u, x, _y, v in rec[5]:
             X = matrix(table, rec, u)
             xs = [Fraction(a, x[1]) for a in x[0]]
             assert min(sum(p * X[r][c] for r, p in enumerate(xs)) for c in range(len(X))) \

@@ -70,20 +70,20 @@ def test_count_total_n5():
         pytest.param(["table", "14"], "between 1 and 13", id="n-too-big-float"),
         pytest.param(["count", "--", "-3"], "between 1 and", id="count-negative"),
         pytest.param(["certify", "8", "-o", "x.cert"], "between 1 and 7", id="n-too-big-exact"),
-        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1", "--deck", "1,2", "--upcard", "1"],
-                     "differ in size", id="hands-of-different-sizes"),
-        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2,3", "--upcard", "1"],
-                     "deck", id="deck-size"),
-        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2", "--upcard", "5"],
-                     "upcard", id="upcard-not-in-deck"),
-        pytest.param(["strategy", "--mine", "2,x", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
-                     "bad card", id="malformed-list"),
-        pytest.param(["strategy", "--mine", "2,2", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
-                     "more than once", id="repeated-card"),
-        pytest.param(["strategy", "--mine", "2,9", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1",
-                      "--n", "5"], "9", id="card-out-of-range"),
-        pytest.param(["strategy", "--mine", "0,2", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
-                     "bad card", id="card-zero"),
+        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1", "--deck", "1,2",
+                      "--upcard", "1"], "differ in size", id="hands-of-different-sizes"),
+        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2,3",
+                      "--upcard", "1"], "deck", id="deck-size"),
+        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2",
+                      "--upcard", "5"], "upcard", id="upcard-not-in-deck"),
+        pytest.param(["strategy", "--mine", "2,x", "--theirs", "1,3", "--deck", "1,2",
+                      "--upcard", "1"], "bad card", id="malformed-list"),
+        pytest.param(["strategy", "--mine", "2,2", "--theirs", "1,3", "--deck", "1,2",
+                      "--upcard", "1"], "more than once", id="repeated-card"),
+        pytest.param(["strategy", "--mine", "2,9", "--theirs", "1,3", "--deck", "1,2",
+                      "--upcard", "1", "--n", "5"], "9", id="card-out-of-range"),
+        pytest.param(["strategy", "--mine", "0,2", "--theirs", "1,3", "--deck", "1,2",
+                      "--upcard", "1"], "bad card", id="card-zero"),
         pytest.param(["strategy", "--mine", "1,2,3,4,5,6,7,8,9", "--theirs", "1,2,3,4,5,6,7,8,9",
                       "--deck", "1,2,3,4,5,6,7,8,9", "--upcard", "1", "--exact"],
                      "at most 7", id="exact-too-big"),
@@ -146,7 +146,7 @@ def test_variant_command_text_and_json():
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["bids"] == [2, 3, 4] and data["value"] == "0" and data["exact"]
-    for u, probs in data["by_upcard"].items():
+    for probs in data["by_upcard"].values():
         assert sum(Fraction(p) for p in probs) == 1
     text = CliRunner().invoke(main, ["variant", "dummy", "3"])
     assert text.exit_code == 0 and "First move of 3-card GOPS with a random dummy" in text.output

@@ -359,7 +359,8 @@ INTERNAL = re.compile(r"\bthe seed\b(?! of)|\bseed's|\bseed \d{3}|/seeds/|\bthe 
 
 def test_sources_are_named_by_title():
     hits = []
-    for path in sorted((ROOT / "exact").glob("*.py")) + sorted((ROOT / "notebooks").glob("*.ipynb")):
+    sources = sorted((ROOT / "exact").glob("*.py")) + sorted((ROOT / "notebooks").glob("*.ipynb"))
+    for path in sources:
         for i, line in enumerate(path.read_text().splitlines(), 1):
             if INTERNAL.search(line):
                 hits.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")

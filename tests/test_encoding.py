@@ -28,7 +28,8 @@ def test_count_matches_brute_force(n):
 
 
 def test_counts_from_closed_form():
-    """exact/game/encoding.py: patterns with t shared cards number (2k-t)!/(t!(k-t)!^2), 2k - t <= N."""
+    """exact/game/encoding.py: patterns with t shared cards number (2k-t)!/(t!(k-t)!^2),
+    2k - t <= N."""
     from math import factorial
 
     n = 9

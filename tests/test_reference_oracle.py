@@ -76,7 +76,8 @@ def test_2x2_known_value():
     [
         pytest.param([[5]], 5, id="1x1"),
         pytest.param([[1, 2], [3, 4]], 3, id="saddle"),
-        pytest.param([[2, -1, 0], [-1, 2, 0]], 0, id="2x3-safe-col"),  # column 3 holds the row player to 0
+        # column 3 holds the row player to 0
+        pytest.param([[2, -1, 0], [-1, 2, 0]], 0, id="2x3-safe-col"),
         pytest.param([[1, -1], [-1, 1], [-5, -5]], 0, id="3x2-matching-pennies-plus-bad-row"),
     ],
 )

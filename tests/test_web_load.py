@@ -101,7 +101,8 @@ def test_a_full_solver_queue_is_503_with_retry_after_and_cheap_requests_still_an
             r = c.get("/api/table", params={"n": 8, "objective": "win"})
             assert r.status_code == 503
             assert int(r.headers["Retry-After"]) == 30  # the blocking job's 30 model seconds
-            assert r.json()["error"].startswith("the server is busy: 1 solve(s) running and 0 queued")
+            assert r.json()["error"].startswith(
+                "the server is busy: 1 solve(s) running and 0 queued")
             # small games are made in the request's own thread, cached ones answered at once
             assert c.get("/api/table", params={"n": 5}).status_code == 200
             assert c.get("/api/info").status_code == 200

@@ -1,6 +1,6 @@
 """The win/loss objective (exact/dp/objective.py, exact/kernels/win.py, exact/dp/drivers.py,
-exact/solution.py, exact/analysis/win_exploit.py): payoff +1 / 0 / -1 for ending ahead / level / behind, the state
-carrying my lead L."""
+exact/solution.py, exact/analysis/win_exploit.py): payoff +1 / 0 / -1 for ending ahead /
+level / behind, the state carrying my lead L."""
 
 import doctest
 import importlib
