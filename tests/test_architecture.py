@@ -1,6 +1,7 @@
 """The import rules of ARCHITECTURE.md, read from the source (every import, lazy ones too)."""
 
 import ast
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,19 @@ def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
         assert module.split(".")[0] not in {"click", "tqdm"}, f"{path.name} imports {module}"
 
 
-COMMANDS = ["audit", "bots", "certify", "objectives", "play", "serve", "solve", "variants"]
+#: The modules of exact/cli that command modules share (and the ``python -m`` entry point);
+#: every other module there is a command module, found by walking the package, so that a
+#: new command is covered without being named here.
+SHARED = {"common", "limits", "render", "__main__"}
+COMMANDS = sorted(m.name for m in pkgutil.iter_modules([str(ROOT / "exact" / "cli")])
+                  if m.name not in SHARED)
+
+
+def test_the_command_modules_are_found_and_registered():
+    assert {"audit", "fixed_bids", "solve", "verify"} <= set(COMMANDS)
+    registered = imported_modules(ROOT / "exact" / "cli" / "__init__.py")
+    missing = {c for c in COMMANDS if f"exact.cli.{c}" not in registered}
+    assert not missing, f"exact/cli/__init__.py does not import {missing}"
 
 
 @pytest.mark.parametrize("name", COMMANDS)
