@@ -75,7 +75,7 @@ class BoundSummary(NamedTuple):
 
     n: int
     records: int
-    root_value: object  # mpq
+    root_value: mpq
     objective: str
     radii: tuple
 
@@ -291,6 +291,8 @@ def check_record(obj, k: int, n: int, below: ScaledLevel | None, r_below, r_k,
             return
         if len(games) != k:
             raise InvalidCertificate(f"games has {len(games)} entries, expected {k}")
+        if below is None:  # level 0 has only identical (empty) hands, returned above
+            raise InvalidCertificate("distinct hands with no level below")
     upcards = cards(prizes)
     lo_sum = hi_sum = mpq(0)
     for m, g in enumerate(games):

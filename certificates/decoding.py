@@ -45,15 +45,15 @@ class Rational(NamedTuple):
     :mod:`.minimax`).  Compare Rationals by cross multiplication, never by their fields.
     """
 
-    num: object  # mpz
-    den: object  # mpz
+    num: mpz
+    den: mpz
 
 
 class Vector(NamedTuple):
     """``(n_1/d, ..., n_k/d)`` as its integer numerators and common denominator."""
 
     nums: list
-    d: object  # mpz
+    d: mpz
 
 
 class Game(NamedTuple):
@@ -190,7 +190,7 @@ def record_key(obj, where: str, win: bool = False) -> tuple:
     (3, 1, 6, -2)
     """
     fields = array(obj, where, 6 if win else 5)
-    key = (
+    key: tuple[int, ...] = (
         small_int(fields[0], f"{where} mine"),
         small_int(fields[1], f"{where} theirs"),
         small_int(fields[2], f"{where} prizes"),
@@ -206,7 +206,7 @@ def record(obj, win: bool = False) -> Record:
     key = record_key(obj, "record", win)
     games = array(obj[-1], "games")
     return Record(
-        *key[:3],
+        key[0], key[1], key[2],
         rational(obj[-2], "value"),
         [game(g, f"games[{m}]") for m, g in enumerate(games)],
         key[3] if win else None,

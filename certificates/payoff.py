@@ -53,8 +53,8 @@ def payoff_matrix(mine: int, theirs: int, prizes: int, u: int, values: dict) -> 
         out = []
         for c in row:
             value = get((c.mine, c.theirs, rest))
-            if value is None:
-                child_value(values, c.mine, c.theirs, rest, c.negate)  # raises: missing
+            if value is None:  # missing: child_value raises the checker's error
+                value = child_value(values, c.mine, c.theirs, rest, False)
             p, q = value
             out.append((u * c.sign, -p if c.negate else p, q))
         matrix.append(out)

@@ -92,7 +92,10 @@ class ObjectStream:
         out = dict(pairs)
         if len(out) != len(pairs):
             seen = set()
-            key = next(key for key, _ in pairs if key in seen or seen.add(key))
+            for key, _ in pairs:  # the first key seen twice
+                if key in seen:
+                    break
+                seen.add(key)
             raise UnreadableCertificate(
                 f"a map has the key {brief(key)} twice (a certificate has one reading)"
             )

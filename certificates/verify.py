@@ -32,7 +32,9 @@ import stat
 from collections.abc import Callable
 from typing import NamedTuple
 
-from .bounds import BOUND_MAGIC, verify_bound_stream
+from gmpy2 import mpq
+
+from .bounds import BOUND_MAGIC, BoundSummary, verify_bound_stream
 from .decoding import (
     Game,
     Record,
@@ -73,7 +75,7 @@ class Summary(NamedTuple):
 
     n: int
     records: int
-    root_value: object  # mpq (0 in a valid certificate)
+    root_value: mpq  # 0 in a valid certificate
     objective: str = "points"
 
 
@@ -199,9 +201,10 @@ def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str,
         key = record_key(obj, "record", win)
     where = f"level {k}, {describe(*key)}"
     with located(where):
-        check_record_key(*key[:3], k, n)
+        mine, theirs, prizes = key[:3]
+        check_record_key(mine, theirs, prizes, k, n)
         if win:
-            check_lead(*key, n)
+            check_lead(mine, theirs, prizes, key[3], n)
         if key in current:
             raise InvalidCertificate("duplicate: this record appears twice in the level")
         rec = record(obj, win)
@@ -219,7 +222,8 @@ def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str,
 # ---------------------------------------------------------------------------------------
 
 
-def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Summary:
+def verify_stream(stream: ObjectStream,
+                  progress: Callable | None = None) -> Summary | BoundSummary:
     """Check a whole certificate; return its :class:`Summary` or raise a CertificateError.
 
     ``progress(k, n, records_of_level)`` is called after each level is verified.  A
@@ -257,7 +261,7 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
     return Summary(n, total, as_mpq(root_value), objective)
 
 
-def verify_file(path, progress: Callable | None = None) -> Summary:
+def verify_file(path, progress: Callable | None = None) -> Summary | BoundSummary:
     """Open ``path`` (:func:`open_certificate`) and :func:`verify_stream` it (OSError
     propagates)."""
     with open_certificate(path) as fh:
