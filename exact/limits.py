@@ -59,11 +59,12 @@ VARIANT_MAX_N = {
 }
 
 
-def check_n(n, high: int = RULES_MAX_N, low: int = 1, what: str = "") -> int:
+def check_n(n: object, high: int = RULES_MAX_N, low: int = 1, what: str = "") -> int:
     """``n`` as an int if it is an integer in ``low..high``; else a one-line
     GopsInputError "N must be between LOW and HIGH{what}, got N"."""
     if isinstance(n, bool) or not isinstance(n, Integral):
         raise GopsInputError(f"N must be an integer, got {n!r}")
-    if not low <= n <= high:
-        raise GopsInputError(f"N must be between {low} and {high}{what}, got {n}")
-    return int(n)
+    value = int(n)
+    if not low <= value <= high:
+        raise GopsInputError(f"N must be between {low} and {high}{what}, got {value}")
+    return value

@@ -123,7 +123,7 @@ def exact_reference(n: int, progress=None) -> ExactValues:
 
     n = check_options(n, "points", "rational")
     levels = build_levels(n)
-    supports = [{} for _ in levels]
+    supports: list[dict] = [{} for _ in levels]
 
     def on_record(level, p, r, lead, value, games):
         supports[level.k][(r, p)] = [(_mask(eq.x_num), _mask(eq.y_num)) for _, eq in games]
@@ -228,6 +228,7 @@ def _exact_exploitability(entries, a, S, b, T, rows, cols) -> tuple:
         c = _weighted_sum([(a[i], entries[i][j]) for i in range(k) if a[i]], S)
         if best_col is None or c[0] * best_col[1] < best_col[0] * c[1]:
             best_col = c
+    assert best_row is not None and best_col is not None  # rows and cols are never empty
     return best_row[0] * best_col[1] - best_col[0] * best_row[1], best_row[1] * best_col[1]
 
 

@@ -41,6 +41,7 @@ assignment would only repeat; every exact claim is re-verified in rationals.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import permutations
@@ -72,7 +73,7 @@ class FixedBidEquilibrium:
     against it (0 exactly when ``exact``)."""
 
     n: int
-    mix: dict[tuple[int, ...], float | Fraction]
+    mix: Mapping[tuple[int, ...], float | Fraction]
     exact: bool
     exploitability: float | Fraction
     iterations: int
@@ -143,10 +144,12 @@ def exact_gain(n: int, mix: dict) -> tuple[Fraction, tuple[int, ...]]:
     """The most a pure reply gains against an exact ``mix``, and such a reply, over all N!
     bijections (exact rationals)."""
     w = reply_weights(n, mix, Fraction)
-    best, arg = None, None
-    for s in permutations(range(1, n + 1)):
+    replies = permutations(range(1, n + 1))
+    arg = next(replies)
+    best = sum(w[p][arg[p] - 1] for p in range(n))
+    for s in replies:
         gain = sum(w[p][s[p] - 1] for p in range(n))
-        if best is None or gain > best:
+        if gain > best:
             best, arg = gain, s
     return best, arg
 
@@ -178,11 +181,16 @@ def solve_fixed_bids(n: int, arithmetic: str = "float", progress=None,
         return FixedBidEquilibrium(n, mix, False, max(gain, 0.0), iteration)
     while True:  # exact: solve the restricted game exactly, check every bijection
         mix = _restricted_exact(strategies)
-        gain, reply = exact_gain(n, mix)
-        if gain <= 0:
-            return FixedBidEquilibrium(n, mix, True, gain, iteration)
+        gap, reply = exact_gain(n, mix)
+        if gap <= 0:
+            return FixedBidEquilibrium(n, mix, True, gap, iteration)
         strategies.append(reply)
         iteration += 1
+
+
+def _bid_for_prize(bids: tuple[int, ...]) -> Callable[[frozenset[int], int], int]:
+    """The rule of a fixed bijection: bid ``bids[upcard - 1]``, whatever the hand."""
+    return lambda hand, upcard: bids[upcard - 1]
 
 
 def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
@@ -204,8 +212,7 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
     exact_ = equilibrium.exact and solution.arithmetic == "rational"
     total, bound = (Fraction(0) if exact_ else 0.0), 0.0
     for s, p in equilibrium.mix.items():
-        bot = FixedRuleBot("fixed " + ",".join(map(str, s)),
-                           lambda hand, upcard, s=s: s[upcard - 1])
+        bot = FixedRuleBot("fixed " + ",".join(map(str, s)), _bid_for_prize(s))
         ev = evaluate(equilibrium.n, optimal, bot)
         total += p * ev.expected_difference
         bound += float(p) * ev.error_bound

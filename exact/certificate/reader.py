@@ -126,7 +126,8 @@ def _read(unpacker, path, report) -> ExactValues:
     if not isinstance(n, int) or not 1 <= n <= 16:
         raise GopsInputError(f"bad N {n!r}")
     levels = build_levels(n)
-    values, supports = [], []
+    values: list[np.ndarray] = []
+    supports: list[dict] = []
     for level in levels:
         level_header = unpacker.unpack()
         if not isinstance(level_header, dict) or level_header.get("level") != level.k:

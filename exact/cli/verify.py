@@ -30,10 +30,10 @@ def parse_levels(text: str | None) -> list[int] | None:
     low, _, high = text.partition("-")
     if not (low.isascii() and low.isdigit()) or (high and not (high.isascii() and high.isdigit())):
         raise GopsInputError(f"--levels takes K or A-B (levels, e.g. 12-14), got {text!r}")
-    low, high = int(low), int(high or low)
-    if low > high:
+    first, last = int(low), int(high or low)
+    if first > last:
         raise GopsInputError(f"--levels {text}: the first level is above the last")
-    return list(range(low, high + 1))
+    return list(range(first, last + 1))
 
 
 @click.command(cls=NumberArgumentsCommand)

@@ -87,6 +87,8 @@ fastmath: it makes results depend on the alignment of the data, i.e. on the call
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 from numba import types as _nbtypes
@@ -128,7 +130,7 @@ WORK_SIZE = _TSIZE + 4 * KMAX + _WMAX
 # incref/decref calls at every call: ~10% of the solver's time, and 2/3 of the cost of the
 # bounds of the win objective before they were compiled so).  error_model="numpy": no
 # zero-division checks (every divisor is provably non-zero, or a NaN is wanted).
-NO_REFCOUNT = {"error_model": "numpy"}
+NO_REFCOUNT: dict[str, Any] = {"error_model": "numpy"}
 if hasattr(numba.core.options.DefaultOptions, "_nrt"):
     NO_REFCOUNT["_nrt"] = False
 

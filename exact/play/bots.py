@@ -59,10 +59,15 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from exact.errors import GopsInputError
 from exact.game.rules import Position
 from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
+
+if TYPE_CHECKING:  # the solvers are imported when first needed (import time)
+    from exact import Solution
+    from exact.dp.variant_solver import VariantSolution
 
 __all__ = [
     "BOTS",
@@ -164,13 +169,14 @@ def _highest(hand, upcard):
     return max(hand)
 
 
-_SOLUTIONS: dict = {}
+_SOLUTIONS: dict[tuple, Solution | VariantSolution] = {}
 #: Solutions kept by :func:`solution_for` (the oldest is dropped beyond this).
 SOLUTIONS_KEPT = 3
 
 
 def solution_for(n: int, arithmetic: str, progress=None, objective: str = "points",
-                 variant: str = "standard", order: str = "random"):
+                 variant: str = "standard",
+                 order: str = "random") -> Solution | VariantSolution:
     """The solution used by optimal bots, solved once and cached.
 
     ``objective`` "points" or "win" (standard game); ``variant`` "twelve" or "dummy" gives
@@ -184,6 +190,7 @@ def solution_for(n: int, arithmetic: str, progress=None, objective: str = "point
 
     key = (n, arithmetic, objective, variant, order)
     if key not in _SOLUTIONS:
+        sol: Solution | VariantSolution
         if variant != "standard":
             if objective != "points":
                 raise GopsInputError(f"the {variant} variant is solved for points only")

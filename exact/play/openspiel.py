@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from exact.errors import GopsError, GopsInputError
 
@@ -160,7 +161,7 @@ def mixed_with_uniform(policy, game, weight: float):
     """``policy`` mixed with the uniform policy: (1 - weight) p(a) + weight / (legal
     actions) at every state.  Mixing an equilibrium this way gives a policy that is neither
     optimal nor uniform (tests and benchmarks of NashConv)."""
-    base = _policy_module()
+    base: Any = _policy_module()  # open_spiel.python.policy, untyped
 
     class MixedWithUniform(base.Policy):
         def __init__(self):

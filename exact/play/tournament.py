@@ -179,12 +179,12 @@ def tournament(
 class TripleResult:
     """G games of three bots in a three-player variant; seats rotate every game."""
 
-    bots: tuple[str, str, str]
+    bots: tuple[str, ...]  # the three bots
     games: int
-    wins: tuple[int, int, int]  # games each bot ended with strictly the most points
+    wins: tuple[int, ...]  # games each bot ended with strictly the most points
     shared: int  # games where two or three bots tied for the most points
     win_intervals: tuple[tuple[float, float], ...]  # Wilson 95%, one per bot
-    mean_points: tuple[float, float, float]
+    mean_points: tuple[float, ...]  # one per bot
 
 
 def three_player_tournament(
