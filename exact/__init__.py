@@ -7,7 +7,7 @@
 """
 
 from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
-from exact.solution import Solution, SolveStats, Strategy
+from exact.dp.solution import Solution, SolveStats, Strategy
 from exact.dp.solve import solve
 from exact.dp.variant_solver import solve_variant
 

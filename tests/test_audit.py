@@ -11,12 +11,12 @@ from scipy.optimize import linprog
 import exact
 import exact.analysis.audit as audit_module
 from exact.analysis.audit import audit, certificate_reference, exact_reference
-from exact.cli import main
-from exact.errors import GopsInputError, SolverError
-from exact.dp.objective import objective_for
 from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, simplex_max
+from exact.cli import main
+from exact.dp.objective import objective_of
+from exact.game.spec import GameSpec
+from exact.errors import GopsInputError, SolverError
 from exact.solution import to_fraction
-
 from reference import reference_game
 from test_paper import TABLE_1  # Rhoads & Bartholdi 2012, Table 1
 
@@ -29,7 +29,7 @@ RANGE_TOL = 1e-8
 #: Table 1 prints four decimals: an exact entry lies within half a unit of the fourth.
 PAPER_HALF_UNIT = Fraction(1, 20000)
 
-POINTS = objective_for("points")
+POINTS = objective_of(GameSpec.parse(1))
 
 
 def record_patterns(level):
@@ -119,7 +119,7 @@ def test_perturbed_float_value_is_caught(reference, solved):
     good = solved(5)
     values = [v.copy() for v in good.values]
     values[3][4, 7] += PERTURBATION
-    bad = exact.Solution(5, "points", "float", good.levels, values)
+    bad = exact.Solution(GameSpec.parse(5), good.levels, values)
     report = audit(reference(5), bad)
     assert not report.ok
     assert report.levels[3].max_value_error == pytest.approx(PERTURBATION, rel=1e-6)
@@ -151,7 +151,7 @@ def test_cli_audit_exit_codes(monkeypatch, solved):
     values = [v.copy() for v in good.values]
     values[2][0, 1] += PERTURBATION
     monkeypatch.setattr(audit_module, "solve_float",
-                        lambda n: exact.Solution(n, "points", "float", good.levels, values))
+                        lambda n: exact.Solution(GameSpec.parse(n), good.levels, values))
     code, out = run("audit", 4, "--quiet")
     assert code == 1
     assert "FAILED" in out.splitlines()[-1]

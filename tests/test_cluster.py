@@ -22,6 +22,7 @@ from exact.dp.cluster import parse_cluster, parts_dir, solve_on_cluster
 from exact.dp.preflight import check_fits, estimate
 from exact.dp.store import solve_into_store
 from exact.errors import GopsInputError
+from exact.game.spec import GameSpec
 
 distributed = pytest.importorskip("distributed")
 
@@ -50,7 +51,7 @@ def single(tmp_path_factory):
     def get(objective, n):
         if (objective, n) not in made:
             root = tmp_path_factory.mktemp(f"single-{objective}-{n}")
-            solve_into_store(n, root, objective=objective)
+            solve_into_store(GameSpec.parse(n, objective), root)
             made[objective, n] = level_hashes(root, n)
         return made[objective, n]
 
@@ -60,7 +61,7 @@ def single(tmp_path_factory):
 @pytest.mark.parametrize("objective,n", [("points", 5), ("points", 9), ("win", 5), ("win", 7)])
 def test_every_level_identical_to_the_single_process_store(client, single, tmp_path,
                                                            objective, n):
-    store, report = solve_on_cluster(n, tmp_path / "c", "local:2", objective,
+    store, report = solve_on_cluster(GameSpec.parse(n, objective), tmp_path / "c", "local:2",
                                      part_items=10 if n <= 5 else 3000, client=client)
     assert level_hashes(tmp_path / "c", n) == single(objective, n)
     assert not any(parts_dir(tmp_path / "c", k).exists() for k in range(n + 1))
@@ -72,8 +73,8 @@ def test_every_level_identical_to_the_single_process_store(client, single, tmp_p
 @pytest.mark.parametrize("order", ["controlled-by-me", "descending"])
 def test_prize_orders_on_the_cluster_identical_to_the_single_process_store(client, tmp_path,
                                                                            order):
-    solve_into_store(6, tmp_path / "s", order=order)
-    solve_on_cluster(6, tmp_path / "c", "local:2", part_items=7, client=client, order=order)
+    solve_into_store(GameSpec.parse(6, order=order), tmp_path / "s")
+    solve_on_cluster(GameSpec.parse(6, order=order), tmp_path / "c", "local:2", part_items=7, client=client)
     assert level_hashes(tmp_path / "c", 6) == level_hashes(tmp_path / "s", 6)
     assert exact.load(tmp_path / "c").order.name == order
 
@@ -90,7 +91,7 @@ def test_a_killed_worker_changes_nothing(client, single, tmp_path):
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    solve_on_cluster(9, tmp_path / "c", "local:2", part_items=300, progress=progress,
+    solve_on_cluster(GameSpec.parse(9), tmp_path / "c", "local:2", part_items=300, progress=progress,
                      client=client)
     assert killed
     assert level_hashes(tmp_path / "c", 9) == single("points", 9)
@@ -150,14 +151,14 @@ def test_preflight_refuses_what_this_machine_cannot_hold(tmp_path):
 
 
 def test_preflight_names_what_is_short():
-    est = estimate(14)
+    est = estimate(GameSpec.parse(14))
     pair = (4.51 + 5.41) * 2**30  # levels 8 and 9 of the 14-card game
     assert abs(est.memory_bytes - pair - 2**30) < 0.01 * 2**30
     assert abs(est.minimum_bytes - 0.7 * pair - 2**30) < 0.01 * 2**30
     with pytest.raises(GopsInputError, match="memory: at least 8 GiB needed, 6 GiB here"):
         check_fits(est, "/nonexistent/store", memory=6 * 2**30, free=10**12)
     check_fits(est, "/nonexistent/store", memory=9 * 2**30, free=10**12)
-    check_fits(estimate(15), "/nonexistent/store", memory=64 * 2**30, free=10**12)
+    check_fits(estimate(GameSpec.parse(15)), "/nonexistent/store", memory=64 * 2**30, free=10**12)
     with pytest.raises(GopsInputError, match="disk: about 14.4 GB more needed"):
         check_fits(est, "/nonexistent/store", memory=64 * 2**30, free=10**9)
     check_fits(est, "/nonexistent/store", cluster=True, memory=2**30, free=10**12)
@@ -213,18 +214,18 @@ def test_a_damaged_part_is_refused_at_the_join(client, tmp_path):
     from exact.dp.store import Store, StoreError
 
     root = tmp_path / "s"
-    solve_into_store(6, root)
-    store = Store(root, 6)
+    solve_into_store(GameSpec.parse(6), root)
+    store = Store(root, GameSpec.parse(6))
     store.forget_level(6)
     level = store.levels[6]
     sha = store.manifest["levels"]["5"]["sha256"]
-    parts = parts_of(level, store.spec.level_items(level) // level.prize_sets, 1)
+    parts = parts_of(level, store.objective.level_items(level) // level.prize_sets, 1)
     parts_dir(root, 6).mkdir()
     for r0, r1 in parts:
-        solve_part(str(root), 6, "points", 6, r0, r1, store.radius(5), sha, 1)
+        solve_part(str(root), GameSpec.parse(6).to_json(), 6, r0, r1, store.radius(5), sha, 1)
     values, _ = part_paths(root, 6, *parts[0])
     data = bytearray(values.read_bytes())
     data[-1] ^= 1
     values.write_bytes(bytes(data))
     with pytest.raises(StoreError, match="missing or damaged"):
-        solve_on_cluster(6, root, "local:2", client=client)
+        solve_on_cluster(GameSpec.parse(6), root, "local:2", client=client)

@@ -3,6 +3,7 @@ against the brute-force references of tests/reference_orders.py."""
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 import exact
 from exact.errors import GopsInputError
-
+from exact.game.spec import GameSpec
 from reference_orders import exact_value, float_value
 
 ORDERS = ["random", "ascending", "descending", "controlled-by-me", "controlled-by-them"]
@@ -64,7 +65,7 @@ def test_controlled_orders_mirror_each_other():
     them = exact.solve(5, arithmetic="rational", order="controlled-by-them")
     for k in (2, 3, 5):
         for V, Y, P in positions(5, k):
-            if P == frozenset(range(1, 6)) or k < 5:
+            if frozenset(range(1, 6)) == P or k < 5:
                 assert them.value(V, Y, P) == -me.value(Y, V, P)
     me, them = exact.solve(7, order="controlled-by-me"), exact.solve(7, order="controlled-by-them")
     for k, level in enumerate(me.levels):
@@ -122,7 +123,7 @@ def test_unknown_order_is_one_line():
 def test_store_keeps_the_order_and_refuses_another(tmp_path):
     from exact.dp.store import StoreError, solve_into_store
 
-    solve_into_store(6, tmp_path / "s", order="controlled-by-them", chunk_items=50)
+    solve_into_store(GameSpec.parse(6, order="controlled-by-them"), tmp_path / "s", chunk_items=50)
     stored = exact.load(tmp_path / "s")
     fresh = exact.solve(6, order="controlled-by-them")
     assert stored.order.name == "controlled-by-them"
@@ -131,8 +132,8 @@ def test_store_keeps_the_order_and_refuses_another(tmp_path):
     with pytest.raises(StoreError, match="holds the controlled-by-them prize order, not random"):
         exact.load(tmp_path / "s", order="random")
     with pytest.raises(StoreError, match="order=controlled-by-them, not N=6 objective=points order=random"):
-        solve_into_store(6, tmp_path / "s")
-    solve_into_store(5, tmp_path / "w", objective="win", order="controlled-by-me", chunk_items=7)
+        solve_into_store(GameSpec.parse(6), tmp_path / "s")
+    solve_into_store(GameSpec.parse(5, "win", "controlled-by-me"), tmp_path / "w", chunk_items=7)
     stored, fresh = exact.load(tmp_path / "w"), exact.solve(5, "win", order="controlled-by-me")
     for k in range(6):
         assert np.array_equal(stored.values[k], fresh.values[k], equal_nan=True)
@@ -213,14 +214,13 @@ def test_evaluate_under_a_known_order_matches_a_direct_recursion():
     """gops evaluate's recursion with the prizes ascending, against a few lines here: the
     optimal bot (the ascending equilibrium, exact) against the uniformly random bot."""
     from fractions import Fraction
-    from functools import lru_cache
 
     from exact.analysis.evaluate import evaluate
     from exact.play.bots import make_bot
 
     sol = exact.solve(4, arithmetic="rational", order="ascending")
 
-    @lru_cache(maxsize=None)
+    @functools.cache
     def mean(V, Y, P):
         if not P:
             return Fraction(0)
@@ -328,5 +328,5 @@ def test_preflight_time_follows_the_games_each_order_solves(order):
         return sum(k * k * g for k, g in enumerate(games_by_level(10, o)))
 
     counted = work(order) / work("random")
-    assert estimate(10, order=order).seconds / estimate(10).seconds == pytest.approx(
+    assert estimate(GameSpec.parse(10, order=order)).seconds / estimate(GameSpec.parse(10)).seconds == pytest.approx(
         counted, rel=MODEL_REL)

@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from exact.cli import main
+from exact.game.spec import GameSpec
 
 BID_LINE = re.compile(r"You bid (\d+), the computer bid (\d+): (.*)\.")
 ROUND_LINE = re.compile(r"Round (\d+) of (\d+): the (\d+) is up\.")
@@ -124,7 +125,7 @@ def test_win_objective_plays_a_whole_game():
 def test_play_from_a_store(tmp_path):
     from exact.dp.store import solve_into_store
 
-    solve_into_store(5, tmp_path / "s5")
+    solve_into_store(GameSpec.parse(5), tmp_path / "s5")
     code, out = play(5, "1\n2\n3\n4\n", "--store", tmp_path / "s5")
     assert code == 0, out
     assert len(BID_LINE.findall(out)) == 5 and FINAL_LINE.search(out)

@@ -16,6 +16,7 @@ import exact
 import exact.game.encoding
 from exact.cli import main
 from exact.dp.store import StoreError, solve_into_store
+from exact.game.spec import GameSpec
 
 
 def assert_same_values(sol, ref):
@@ -25,7 +26,7 @@ def assert_same_values(sol, ref):
 
 @pytest.mark.parametrize("n", [5, 8], ids=lambda n: f"N{n}")
 def test_round_trip(tmp_path, solved, n):
-    solve_into_store(n, tmp_path / "store", chunk_items=3000)
+    solve_into_store(GameSpec.parse(n), tmp_path / "store", chunk_items=3000)
     sol, ref = exact.load(tmp_path / "store"), solved(n)
     assert_same_values(sol, ref)
     cards = set(range(1, n + 1))
@@ -49,7 +50,7 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        solve_into_store(8, root, progress=crash, chunk_items=2000)
+        solve_into_store(GameSpec.parse(8), root, progress=crash, chunk_items=2000)
     done = int((root / "level-6.progress").read_text().split()[0])  # "items radius"
     assert done == 3 * 2000
     canonical = len(exact.game.encoding.build_levels(8)[6].canonical_patterns)
@@ -57,7 +58,7 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
     partial[done // canonical + 1:] = np.nan  # rows beyond the checkpoint: torn writes
     partial.flush()
     del partial
-    solve_into_store(8, root)
+    solve_into_store(GameSpec.parse(8), root)
     assert_same_values(exact.load(root), solved(8))
 
 
@@ -81,7 +82,7 @@ def test_resume_after_kill_9(tmp_path, solved):
 @pytest.fixture
 def store5(tmp_path):
     root = tmp_path / "s5"
-    solve_into_store(5, root)
+    solve_into_store(GameSpec.parse(5), root)
     return root
 
 
@@ -94,7 +95,7 @@ def test_mismatched_n_is_exit_2(store5):
     code, out = run("table", 6, "--store", store5)
     assert code == 2 and "holds N=5, not N=6" in out and out.count("\n") == 1
     with pytest.raises(StoreError):
-        solve_into_store(6, store5)
+        solve_into_store(GameSpec.parse(6), store5)
 
 
 def test_corrupted_level_is_caught_by_checksum(store5):
@@ -132,7 +133,7 @@ def test_not_a_store(tmp_path):
 @pytest.fixture
 def store8(tmp_path):
     root = tmp_path / "s8"
-    solve_into_store(8, root)
+    solve_into_store(GameSpec.parse(8), root)
     return root
 
 
@@ -215,7 +216,7 @@ def test_damaged_level_through_a_symlink_is_not_written_through(store8, tmp_path
     kept = outsider.read_bytes()
     (store8 / "level-5.npy").unlink()
     os.symlink(outsider, store8 / "level-5.npy")
-    solve_into_store(8, store8)
+    solve_into_store(GameSpec.parse(8), store8)
     assert outsider.read_bytes() == kept
     assert not (store8 / "level-5.npy").is_symlink()
 
@@ -260,7 +261,7 @@ def test_really_full_disk(tmp_path, solved):
     # Room for the level files' values as the pre-flight estimate counts them, but not for
     # their headers and page rounding: the estimate lets the solve start and a level's
     # allocation then finds the disk full.
-    pages = -(-estimate(8).disk_bytes // 4096) + 1
+    pages = -(-estimate(GameSpec.parse(8)).disk_bytes // 4096) + 1
     if not small_tmpfs(mnt, f"{pages * 4}k"):
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     try:
@@ -320,8 +321,8 @@ def test_radius_is_kept_and_resumed(tmp_path, solved):
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        solve_into_store(8, root, progress=crash, chunk_items=2000)
-    solve_into_store(8, root)
+        solve_into_store(GameSpec.parse(8), root, progress=crash, chunk_items=2000)
+    solve_into_store(GameSpec.parse(8), root)
     assert exact.load(root).radii == solved(8).radii
     assert all(0 < r < 1e-11 for r in solved(8).radii[1:8])
 
@@ -338,11 +339,11 @@ def test_old_progress_without_radius_redoes_the_level(tmp_path, solved):
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        solve_into_store(8, root, progress=crash, chunk_items=2000)
+        solve_into_store(GameSpec.parse(8), root, progress=crash, chunk_items=2000)
     progress = root / "level-6.progress"
     progress.write_text(progress.read_text().split()[0])
     redone = []
-    solve_into_store(8, root, progress=lambda level, items: redone.append((level.k, items)))
+    solve_into_store(GameSpec.parse(8), root, progress=lambda level, items: redone.append((level.k, items)))
     assert (6, 4000) not in redone  # no resumed items reported
     assert_same_values(exact.load(root), solved(8))
     assert exact.load(root).radii == solved(8).radii

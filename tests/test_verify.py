@@ -18,6 +18,7 @@ import exact
 from exact.cli import main
 from exact.dp.store import StoreError, check_radii, file_sha256, solve_into_store
 from exact.dp.verify import RADIUS_SLACK, verify_store
+from exact.game.spec import GameSpec
 
 N = 7
 ALL = ",".join(str(c) for c in range(1, N + 1))
@@ -29,8 +30,8 @@ STRATEGY = ["strategy", "--mine", ALL, "--theirs", ALL, "--deck", ALL, "--upcard
 def pristine(tmp_path_factory):
     """A points store of N = 7 and a win store of N = 5, solved once for the module."""
     root = tmp_path_factory.mktemp("stores")
-    solve_into_store(N, root / "points", chunk_items=5000)
-    solve_into_store(5, root / "win", objective="win")
+    solve_into_store(GameSpec.parse(N), root / "points", chunk_items=5000)
+    solve_into_store(GameSpec.parse(5, "win"), root / "win")
     return root
 
 

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from exact.cli import main
 from exact.web.app import create_app
+from exact.game.spec import GameSpec
 
 testclient = pytest.importorskip("starlette.testclient")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -138,7 +139,7 @@ def test_concurrent_requests_wait_for_one_solve():
 def test_a_store_is_served_beyond_the_on_the_fly_limit(tmp_path):
     from exact.dp.store import solve_into_store
 
-    solve_into_store(6, tmp_path / "s6", objective="win")
+    solve_into_store(GameSpec.parse(6, "win"), tmp_path / "s6")
     app = create_app([tmp_path / "s6"])
     c = testclient.TestClient(app)
     assert c.get("/api/info").json()["stores"] == [{"n": 6, "objective": "win"}]

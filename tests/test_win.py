@@ -286,7 +286,7 @@ def test_exact_records_expose_equilibria():
 
 
 def test_doctests():
-    for name in ("exact.kernels.win", "exact.dp.objective", "exact.solution",
+    for name in ("exact.kernels.win", "exact.dp.objective", "exact.dp.solution",
                  "exact.analysis.win_exploit", "exact.dp.solve"):
         failed, attempted = doctest.testmod(importlib.import_module(name))
         assert failed == 0 and attempted > 0, name

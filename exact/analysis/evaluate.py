@@ -45,7 +45,7 @@ from flint import fmpq
 
 from exact.play.bots import Bot, OptimalBot
 from exact.errors import GopsInputError
-from exact.solution import to_fraction
+from exact.dp.solution import to_fraction
 from exact.game.orders import order_named
 from exact.game.rules import Position
 from exact.limits import EVALUATE_MAX_N, check_n

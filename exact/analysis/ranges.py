@@ -38,7 +38,7 @@ import numpy as np
 from flint import fmpq
 
 from exact.errors import GopsInputError, SolverError
-from exact.solution import to_fraction
+from exact.dp.solution import to_fraction
 
 Number = Union[float, Fraction]
 

@@ -42,7 +42,8 @@ from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_into
 from exact.kernels.points import fill_matrix
-from exact.solution import Solution
+from exact.dp.solution import Solution
+from exact.game.spec import GameSpec
 
 BOUND_MAGIC = "GOPS-BOUND-CERTIFICATE"
 BOUND_VERSION = 1
@@ -139,4 +140,4 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
              "mismatches": mismatches, "write_seconds": time.perf_counter() - t_write,
              "radii": list(radii)}
     stats = points_stats(levels, t0, extra)
-    return Solution(n, spec, "float", levels, values, stats, radii=radii)
+    return Solution(GameSpec.parse(n), levels, values, stats, radii=radii, objective=spec)

@@ -24,7 +24,8 @@ from exact.dp.drivers import solve_rational_levels
 from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.errors import GopsInputError
 from exact.dp.objective import PointsObjective, WinObjective
-from exact.solution import Solution
+from exact.dp.solution import Solution
+from exact.game.spec import GameSpec
 from exact.dp.solve import check_options, points_stats
 
 FORMAT_VERSION = 1
@@ -128,4 +129,5 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
         fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
     stats = points_stats(levels, t0, extra)
-    return Solution(n, objective, "rational", levels, values, stats)
+    return Solution(GameSpec.parse(n, objective, arithmetic="rational"), levels, values, stats,
+                    objective=spec)

@@ -143,7 +143,7 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
     from exact.dp.preflight import check_fits, estimate
     from exact.dp.solve import SolveStats, peak_memory_bytes
     from exact.dp.store import existing_manifest, load, solve_into_store
-    from exact.game.orders import order_named
+    from exact.game.spec import GameSpec
 
     if objective == "points" and lead is not None:
         raise GopsInputError("--lead applies to --objective win only")
@@ -152,9 +152,10 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
                              "--lead, then read any lead with `gops strategy --store DIR --lead L`")
     if cluster is not None:
         parse_cluster(cluster)
+    game = GameSpec.parse(n, objective, order)
     # A store of another game is refused before the estimate is printed (nothing written).
-    existing_manifest(store_dir, n, objective, order_named(order).name)
-    est = estimate(n, objective, order=order)
+    existing_manifest(store_dir, game)
+    est = estimate(game)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
         where = "this machine" if cluster is None else "one machine like this one"
@@ -164,14 +165,13 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)
         try:
-            store = solve_into_store(n, store_dir, progress=bar, chunk_items=chunk_items,
-                                     objective=objective, on_repair=report_repair, order=order)
+            store = solve_into_store(game, store_dir, progress=bar, chunk_items=chunk_items,
+                                     on_repair=report_repair)
         finally:
             bar.close()
         games, kept = store.games, store.kept
     else:
-        games, kept = solve_cluster_with_progress(n, store_dir, cluster, objective, chunk_items,
-                                                  quiet, order)
+        games, kept = solve_cluster_with_progress(game, store_dir, cluster, chunk_items, quiet)
     sol = load(store_dir, n=n, objective=objective, order=order)
     st = SolveStats(subgames=sol.objective_spec.subgames(sol.levels), matrix_games=games,
                     seconds=time.perf_counter() - t0, peak_memory_bytes=peak_memory_bytes())
@@ -190,15 +190,15 @@ def warm_up_kernels(objective: str) -> float:
     return warm_up()
 
 
-def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, quiet,
-                                order="random") -> int:
+def solve_cluster_with_progress(game, store_dir, cluster, part_items, quiet):
     """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
     left for the other levels from the cost model of exact.dp.preflight) and a summary;
     returns the games solved and the levels kept as the store held them."""
     from exact.dp.cluster import solve_on_cluster
     from exact.dp.preflight import level_work
 
-    work = [level_work(n, k, objective, order) for k in range(n + 1)]
+    n = game.n
+    work = [level_work(game, k) for k in range(n + 1)]
     t0 = time.perf_counter()
     level = {}  # the level in progress: k, start time, parts done before, games
     finished = [0.0]  # units of work done by this run
@@ -222,8 +222,8 @@ def solve_cluster_with_progress(n, store_dir, cluster, objective, part_items, qu
                    f"{level['games']:,} games in {seconds:.1f} s "
                    f"({level['games'] / max(seconds, 1e-9):,.0f} games/s){eta}", err=True)
 
-    store, report = solve_on_cluster(n, store_dir, cluster, objective, part_items,
-                                     progress=progress, on_repair=report_repair, order=order)
+    store, report = solve_on_cluster(game, store_dir, cluster, part_items,
+                                     progress=progress, on_repair=report_repair)
     if not quiet:
         click.echo(f"gops: {report.workers} Dask workers solved {len(report.levels)} levels "
                    f"now: {report.games:,} games in {report.seconds:.1f} s", err=True)

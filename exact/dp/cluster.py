@@ -45,6 +45,7 @@ from exact.atomic import atomic_file
 from exact.dp.store import Store, StoreError, file_sha256
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
+from exact.game.spec import GameSpec
 
 #: Kernel items per part when none is given: small enough for progress every few seconds
 #: and for an even spread over workers, large enough that the per-task overhead
@@ -120,22 +121,23 @@ def _cached(key, make):
     return _WORKER_CACHE[key]
 
 
-def solve_part(root: str, n: int, objective: str, k: int, r0: int, r1: int,
-               radius_below: float, below_sha256: str, threads: int | None,
-               order: str = "random") -> dict:
-    """Solve rows [r0, r1) of level k of the store at ``root`` into their part file, and
-    return the part's note (also written next to it).  Runs on a Dask worker.
+def solve_part(root: str, game: dict, k: int, r0: int, r1: int, radius_below: float,
+               below_sha256: str, threads: int | None) -> dict:
+    """Solve rows [r0, r1) of level k of the store at ``root`` (the game of ``game``,
+    :meth:`exact.game.spec.GameSpec.to_json`) into their part file, and return the part's
+    note (also written next to it).  Runs on a Dask worker.
 
     ``below_sha256``, the checksum the manifest records for level k - 1, names the file
     the worker keeps mapped: a level recomputed since (a damaged one) is mapped anew."""
     import numba
 
-    from exact.dp.objective import objective_for
+    from exact.dp.objective import objective_of
 
     if threads:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    spec = objective_for(objective, order=order)
-    levels = _cached(("levels", n), lambda: build_levels(n))
+    game = GameSpec.from_json(game)
+    spec = objective_of(game)
+    levels = _cached(("levels", game.n), lambda: build_levels(game.n))
     level = levels[k]
     values, note = part_paths(root, k, r0, r1)
     t0 = time.perf_counter()
@@ -202,18 +204,17 @@ def worker_threads(spec: str) -> int | None:
     return None
 
 
-def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
-                     part_items: int | None = None, progress=None, on_repair=None,
-                     client=None, threads: int | None = None,
-                     order: str = "random") -> tuple[Store, ClusterReport]:
-    """Solve n-card GOPS into the store at ``root`` on a Dask cluster (``local:W`` or a
+def solve_on_cluster(game: GameSpec, root, cluster: str, part_items: int | None = None,
+                     progress=None, on_repair=None, client=None,
+                     threads: int | None = None) -> tuple[Store, ClusterReport]:
+    """Solve the game (a float GameSpec without handicap, as every store holds) into the
+    store at ``root`` on a Dask cluster (``local:W`` or a
     scheduler address), resuming whatever the store holds.  ``progress(k, done, total,
     games)`` is called once per level before its first part and after each part.
 
     ``client``: an existing ``dask.distributed.Client`` to use instead of connecting
     (tests, benchmarks); it is left open, and each task then uses ``threads`` numba
-    threads (default: all the worker's cores).  ``order``: the prize order
-    (:mod:`exact.game.orders`).
+    threads (default: all the worker's cores).
     """
     from dask.distributed import as_completed
 
@@ -224,9 +225,9 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
     if own:
         client, local = connect(cluster)  # first: an unreachable scheduler writes nothing
     try:
-        levels = build_levels(n)
-        store = Store(root, n, objective, levels=levels, on_repair=on_repair, order=order)
-        spec = store.spec
+        levels = build_levels(game.n)
+        store = Store(root, game, levels=levels, on_repair=on_repair)
+        spec = store.objective
         report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
         radius_below = 0.0
         for level in levels:
@@ -248,8 +249,8 @@ def solve_on_cluster(n: int, root, cluster: str, objective: str = "points",
             if progress is not None:
                 progress(k, done, len(parts), 0)
             below_sha256 = store.manifest["levels"][str(k - 1)]["sha256"]
-            futures = [client.submit(solve_part, str(root), n, objective, k, r0, r1,
-                                     radius_below, below_sha256, threads, order,
+            futures = [client.submit(solve_part, str(root), game.to_json(), k, r0, r1,
+                                     radius_below, below_sha256, threads,
                                      pure=False, retries=3)
                        for r0, r1 in todo]
             for future in as_completed(futures):
@@ -293,7 +294,7 @@ def join_parts(store: Store, level, parts) -> float:
             rows = np.load(values, mmap_mode="r")
         except (OSError, ValueError, EOFError):
             rows = None
-        want = (r1 - r0, *store.spec.level_shape(level)[1:])
+        want = (r1 - r0, *store.objective.level_shape(level)[1:])
         if (note is None or rows is None or rows.shape != want or rows.dtype != np.float64
                 or file_sha256(values) != note["sha256"]):
             raise StoreError(f"{values}: a part recorded as done is missing or damaged; "

@@ -35,6 +35,7 @@ from flint import fmpq
 
 from exact.game.encoding import Level
 from exact.game.orders import RANDOM, PrizeOrder, order_named
+from exact.game.spec import GameSpec
 from exact.errors import GopsInputError
 
 
@@ -68,6 +69,11 @@ class Objective(ABC):
     def level_shape(self, level: Level) -> tuple[int, ...]:
         """The shape of a float level's array (what a store checks its files against)."""
         return (level.prize_sets, level.patterns)
+
+    def values_per_subgame(self, n: int, k: int) -> int:
+        """Values a level of hands of k cards keeps per canonical subgame (pattern, prize
+        set) of the n-card game: the last axis of :meth:`level_shape`, if any."""
+        return 1
 
     @abstractmethod
     def level_items(self, level: Level) -> int:
@@ -268,6 +274,11 @@ class WinObjective(Objective):
     def level_shape(self, level):
         return (level.prize_sets, level.patterns, 2 * self.offset(level) + 1)
 
+    def values_per_subgame(self, n, k):
+        from exact.kernels.win import lead_offset
+
+        return 2 * lead_offset(n, k, self.handicap) + 1  # every lead L in [-off_k, off_k]
+
     def level_items(self, level):
         from exact.kernels.win import level_items
 
@@ -374,10 +385,12 @@ class WinObjective(Objective):
         return _sign(lead) if abs(lead) > sum(deck) else None
 
 
-def objective_for(name: str, handicap: int = 0, order="random") -> Objective:
-    """The Objective called ``name`` ("points" or "win") under a prize ``order``."""
-    if name == "points":
-        return PointsObjective(order)
-    if name == "win":
-        return WinObjective(handicap, order=order)
-    raise GopsInputError(f"unknown objective {name!r} (choose from points, win)")
+def objective_of(spec: GameSpec) -> Objective:
+    """The Objective of a game (exact.game.spec): its layout, records and kernel.
+
+    >>> objective_of(GameSpec.parse(5, objective="win", handicap=2))
+    WinObjective(handicap=2)
+    """
+    if spec.objective == "win":  # the one place that maps an objective's name to its rules
+        return WinObjective(spec.handicap, order=spec.order)
+    return PointsObjective(spec.order)

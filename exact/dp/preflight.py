@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 
+from exact.dp.objective import objective_of
 from exact.errors import GopsInputError
 from exact.game.encoding import pattern_count
+from exact.game.spec import GameSpec
 
 GIB = 2 ** 30
 #: The process's own memory (Python, numba, the kernels' scratch), with a margin: 0.31 GiB
@@ -84,39 +86,36 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def level_bytes(n: int, k: int, objective: str = "points") -> int:
-    """Bytes of level k's array in a store.
+def level_bytes(game: GameSpec, k: int) -> int:
+    """Bytes of level k's array in a store of the game (its objective's values per
+    subgame: one, or one per lead), computed without building the level.
 
-    >>> level_bytes(13, 7), level_bytes(14, 8)
+    >>> level_bytes(GameSpec.parse(13), 7), level_bytes(GameSpec.parse(14), 8)
     (620601696, 4837929096)
     """
-    cells = comb(n, k) * pattern_count(n, k)
-    if objective == "win":
-        from exact.kernels.win import lead_offset
-
-        cells *= 2 * lead_offset(n, k) + 1
-    return 8 * cells
+    n = game.n
+    return 8 * comb(n, k) * pattern_count(n, k) * objective_of(game).values_per_subgame(n, k)
 
 
-def level_work(n: int, k: int, objective: str = "points", order: str = "random") -> float:
+def level_work(game: GameSpec, k: int) -> float:
     """The cost model's units of work of level k (module docstring): a known prize order
     solves one game per item instead of k, a controlled one every pattern (twice the items;
     exact.game.orders)."""
-    work = level_bytes(n, k, objective) / 8 * k ** 3 / 2
-    if order in ("ascending", "descending"):
-        return work / max(k, 1)
-    return 2 * work if order.startswith("controlled") else work
+    work = level_bytes(game, k) / 8 * k ** 3 / 2
+    order = game.order
+    work *= len(order.upcard_indices(k)) / max(k, 1) if k else 1.0
+    return work if order.antisymmetric else 2 * work
 
 
-def estimate(n: int, objective: str = "points", cores: int | None = None,
-             order: str = "random") -> Estimate:
+def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
     """The :class:`Estimate` of ``gops solve N --store`` (module docstring)."""
+    n = game.n
     cores = cores or os.cpu_count() or 1
-    sizes = [level_bytes(n, k, objective) for k in range(n + 1)]
+    sizes = [level_bytes(game, k) for k in range(n + 1)]
     pair = max((sizes[k - 1] + sizes[k] for k in range(1, n + 1)), default=sizes[0])
-    work = sum(level_work(n, k, objective, order) for k in range(n + 1))
-    seconds = work * CORE_SECONDS_PER_UNIT[objective] / cores
-    return Estimate(n, objective, seconds, pair + BASE_MEMORY, sum(sizes), cores,
+    work = sum(level_work(game, k) for k in range(n + 1))
+    seconds = work * CORE_SECONDS_PER_UNIT[game.objective] / cores
+    return Estimate(n, game.objective, seconds, pair + BASE_MEMORY, sum(sizes), cores,
                     CACHE_FRACTION * pair + BASE_MEMORY)
 
 

@@ -18,10 +18,12 @@ import numpy as np
 from flint import fmpq
 
 from exact.game.encoding import Level, pattern_rank, prize_rank
+from exact.game.orders import RANDOM
 from exact.errors import GopsInputError, SolverError
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import solve_game
-from exact.dp.objective import Objective, objective_for
+from exact.dp.objective import Objective, objective_of
+from exact.game.spec import GameSpec
 from exact.game.rules import validate_position
 
 Number = Union[float, Fraction]
@@ -171,21 +173,21 @@ class Solution:
     exact.errors.GopsInputError: the points objective has no lead (the win objective has one)
     """
 
-    def __init__(self, n, objective, arithmetic, levels, values, stats=None, handicap: int = 0,
-                 radii=None, store=None):
-        self.n = n
-        self.objective_spec: Objective = (
-            objective if isinstance(objective, Objective) else objective_for(objective, handicap))
-        self.objective = self.objective_spec.name
-        self.arithmetic = arithmetic
-        self._arith: Arithmetic = ARITHMETICS[arithmetic]
+    def __init__(self, spec: GameSpec, levels, values, stats=None, radii=None, store=None,
+                 objective: Objective | None = None):
+        #: The game solved (exact.game.spec): N, objective, prize order, handicap, arithmetic.
+        self.spec = spec
+        #: How its levels are laid out and its matrices built (exact.dp.objective); by
+        #: default the spec's own.
+        self.objective_spec: Objective = objective_of(spec) if objective is None else objective
+        self._arith: Arithmetic = ARITHMETICS[spec.arithmetic]
         self.levels: tuple[Level, ...] = levels
         self.values = values
         self.stats: SolveStats | None = stats
         # radii[k] >= |value - exact value| for every subgame of level k (proved by the
         # float drivers, exact.kernels.bounds; 0 in rational arithmetic; inf if unknown).
         if radii is None:
-            radii = [0.0 if arithmetic == "rational" else float("inf")] * len(levels)
+            radii = [0.0 if spec.arithmetic == "rational" else float("inf")] * len(levels)
         self.radii: list[float] = list(radii)
         # The store directory the values are read from (exact.load), or None when they
         # were computed in this process.  Stored values and radii are as the files say
@@ -193,18 +195,31 @@ class Solution:
         self.store = store
 
     @property
+    def n(self) -> int:
+        return self.spec.n
+
+    @property
+    def objective(self) -> str:
+        """The objective's name, "points" or "win"."""
+        return self.spec.objective
+
+    @property
+    def arithmetic(self) -> str:
+        return self.spec.arithmetic
+
+    @property
     def handicap(self) -> int:
         """The largest |lead| at the start that the solution covers (win objective)."""
-        return getattr(self.objective_spec, "handicap", 0)
+        return self.spec.handicap
 
     @property
     def order(self):
         """Who orders the prizes (:class:`exact.game.orders.PrizeOrder`)."""
-        return self.objective_spec.order
+        return self.spec.order
 
     def __repr__(self) -> str:
         extra = f", handicap={self.handicap}" if self.handicap else ""
-        if self.order.name != "random":
+        if self.order is not RANDOM:
             extra += f", order={self.order.name!r}"
         if self.store is not None:
             extra += f", store={str(self.store)!r}"

@@ -9,11 +9,10 @@ import time
 from exact.game.encoding import build_levels
 from exact.limits import ENCODING_MAX_N, SOLVE_MAX_N, check_n
 from exact.errors import GopsInputError
-from exact.dp.objective import objective_for
-from exact.solution import Solution, SolveStats
+from exact.dp.objective import objective_of
+from exact.game.spec import ARITHMETICS, OBJECTIVES, GameSpec
+from exact.dp.solution import Solution, SolveStats
 
-OBJECTIVES = ("points", "win")
-ARITHMETICS = ("float", "rational")
 
 
 def peak_memory_bytes() -> int:
@@ -60,43 +59,44 @@ def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int
 
 def check_options(n, objective: str, arithmetic: str, top: int | None = None,
                   handicap: int = 0) -> int:
-    """Validate the solve options; one-line GopsInputError otherwise.
+    """Validate the solve options; one-line GopsInputError otherwise (the checks of
+    :meth:`GameSpec.parse` and :func:`check_limits`).  Returns N."""
+    return _parse(n, objective, "random", handicap, arithmetic, top).n
+
+
+def _parse(n, objective, order, handicap, arithmetic, top) -> GameSpec:
+    """The checked GameSpec of :func:`solve`'s arguments: a known objective and arithmetic
+    first, then N against their limit (the message names it), then the rest."""
+    if objective in OBJECTIVES and arithmetic in ARITHMETICS and top is None and not (
+            handicap and objective != "win"):
+        check_n(n, SOLVE_MAX_N[objective, arithmetic])
+    return check_limits(GameSpec.parse(n, objective, order, handicap, arithmetic), top)
+
+
+def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
+    """The spec, if its arithmetic can solve it here; one-line GopsInputError otherwise.
 
     The limit of an arithmetic bounds the subgames solved: N itself, or ``top`` (the
     largest hand solved) when a position of a bigger game needs only its last few levels.
-    The limits are ``exact.limits.SOLVE_MAX_N``; ``handicap`` (the largest |lead|
-    at the start) exists for the win objective only and must be 0 otherwise.
+    The limits are ``exact.limits.SOLVE_MAX_N``.
     """
-    if objective not in OBJECTIVES:
-        raise GopsInputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
-    if arithmetic not in ARITHMETICS:
-        raise GopsInputError(f"unknown arithmetic {arithmetic!r} (choose from {', '.join(ARITHMETICS)})")
-    if isinstance(handicap, bool) or not isinstance(handicap, int) or handicap < 0:
-        raise GopsInputError(f"the handicap must be an integer >= 0, got {handicap!r}")
-    if handicap and objective != "win":
-        raise GopsInputError("a lead or handicap applies to the win objective only")
-    limit = SOLVE_MAX_N[objective, arithmetic]
+    limit = SOLVE_MAX_N[spec.objective, spec.arithmetic]
     if top is None:
-        n = check_n(n, limit)
-    else:
-        n = check_n(n, ENCODING_MAX_N)
-        if not 0 <= top <= min(n, limit):
-            raise GopsInputError(
-                f"{arithmetic} arithmetic solves hands of at most {limit} cards"
-                f"{' for the win objective' if objective == 'win' else ''}, got {top}"
-            )
-    check_lead(n, handicap, "the handicap", signed=False)
-    if objective == "win":
+        check_n(spec.n, limit)
+    elif not 0 <= top <= min(spec.n, limit):
+        raise GopsInputError(
+            f"{spec.arithmetic} arithmetic solves hands of at most {limit} cards"
+            f"{' for the win objective' if spec.objective == 'win' else ''}, got {top}")
+    if spec.objective == "win":
         # A few levels of a big game can outweigh a whole small one: bound the entries.
         from exact.kernels.win import win_cells
 
         budget = win_cells(limit) * 5 // 4
-        if win_cells(n, top, handicap) > budget:
-            raise GopsInputError(
-                f"too big for the win objective in {arithmetic} arithmetic: "
-                f"{win_cells(n, top, handicap):,} (subgame, lead) entries, at most {budget:,}"
-            )
-    return n
+        cells = win_cells(spec.n, top, spec.handicap)
+        if cells > budget:
+            raise GopsInputError(f"too big for the win objective in {spec.arithmetic} "
+                                 f"arithmetic: {cells:,} (subgame, lead) entries, at most {budget:,}")
+    return spec
 
 
 def solve(
@@ -125,24 +125,28 @@ def solve(
     >>> solve(4, objective="win").strategy({2, 4}, {1, 3}, {3, 4}, upcard=4).mine
     {2: 0.0, 4: 1.0}
     """
+    return solve_game(_parse(n, objective, order, handicap, arithmetic, top), progress, top)
+
+
+def solve_game(spec: GameSpec, progress=None, top: int | None = None) -> Solution:
+    """:func:`solve` of a checked GameSpec (:func:`check_limits`)."""
     from exact.dp.drivers import solve_float_levels, solve_rational_levels
 
-    n = check_options(n, objective, arithmetic, top, handicap)
     t0 = time.perf_counter()
-    levels = build_levels(n, top)
-    spec = objective_for(objective, handicap, order)
-    if arithmetic == "float":
-        sink, games = solve_float_levels(spec, levels, progress)
+    levels = build_levels(spec.n, top)
+    objective = objective_of(spec)
+    if spec.arithmetic == "float":
+        sink, games = solve_float_levels(objective, levels, progress)
         values, extra, radii = sink.values, {}, sink.radii
     else:
-        values, extra = solve_rational_levels(spec, levels, progress)
+        values, extra = solve_rational_levels(objective, levels, progress)
         games = sum(extra["paths"].values())
         radii = [0.0] * len(levels)  # exact
     stats = SolveStats(
-        subgames=spec.subgames(levels),
+        subgames=objective.subgames(levels),
         matrix_games=games,
         seconds=time.perf_counter() - t0,
         peak_memory_bytes=peak_memory_bytes(),
         extra=extra,
     )
-    return Solution(n, spec, arithmetic, levels, values, stats, radii=radii)
+    return Solution(spec, levels, values, stats, radii=radii, objective=objective)

@@ -50,8 +50,9 @@ from exact.atomic import atomic_file
 from exact.dp.drivers import solve_float_levels
 from exact.game.encoding import MAX_CARDS, build_levels
 from exact.errors import GopsInputError
-from exact.dp.objective import objective_for
-from exact.game.orders import ORDERS
+from exact.dp.objective import Objective, objective_of
+from exact.game.spec import GameSpec
+from exact.game.orders import ORDERS, RANDOM
 
 FORMAT = "gops-store"
 VERSION = 1
@@ -80,9 +81,16 @@ def order_of(manifest: dict) -> str:
     return manifest.get("order", "random")
 
 
-def spec_of(manifest: dict):
-    """The Objective of a store (read_manifest has checked its name)."""
-    return objective_for(manifest["objective"], order=order_of(manifest))
+def game_of(manifest: dict) -> GameSpec:
+    """The game a store holds: the real game (no handicap) in floating point (read_manifest
+    has checked its fields)."""
+    return GameSpec.from_json({"n": manifest["n"], "objective": manifest["objective"],
+                               "order": order_of(manifest), "arithmetic": "float"})
+
+
+def manifest_objective(manifest: dict) -> Objective:
+    """The Objective of a store's levels (their layout and kernel)."""
+    return objective_of(game_of(manifest))
 
 
 def unreadable_reason(exc: OSError) -> str:
@@ -157,16 +165,14 @@ class Store:
     is told of every completed level found damaged (it is then recomputed).
     """
 
-    def __init__(self, root, n: int, objective: str = "points",
-                 chunk_items: int = DEFAULT_CHUNK_ITEMS, levels=None, on_repair=None,
-                 order: str = "random"):
+    def __init__(self, root, game: GameSpec, chunk_items: int = DEFAULT_CHUNK_ITEMS,
+                 levels=None, on_repair=None):
         self.root = Path(root)
-        self.n = n
-        self.objective = objective
-        self.spec = objective_for(objective, order=order)
-        self.order = self.spec.order.name
+        #: The game stored (the real game: no handicap; float).
+        self.game = game
+        self.objective: Objective = objective_of(game)
         self.chunk_items = chunk_items
-        self.levels = build_levels(n) if levels is None else levels
+        self.levels = build_levels(game.n) if levels is None else levels
         self.on_repair = on_repair
         self.manifest = self._read_or_create_manifest()
         #: Completed levels found intact and kept as stored (not re-derived by this run).
@@ -175,15 +181,15 @@ class Store:
     # -- manifest ------------------------------------------------------------------------
 
     def _fresh_manifest(self) -> dict:
-        manifest = {"format": FORMAT, "version": VERSION, "n": self.n,
-                    "objective": self.objective}
-        if self.order != "random":  # a store of the paper's game says nothing (version 1)
-            manifest["order"] = self.order
+        manifest = {"format": FORMAT, "version": VERSION, "n": self.game.n,
+                    "objective": self.game.objective}
+        if self.game.order is not RANDOM:  # a store of the paper's game says nothing (version 1)
+            manifest["order"] = self.game.order.name
         return {**manifest, "arithmetic": "float", "chunk_items": self.chunk_items,
                 "levels": {}}
 
     def _read_or_create_manifest(self) -> dict:
-        manifest = existing_manifest(self.root, self.n, self.objective, self.order, self.levels)
+        manifest = existing_manifest(self.root, self.game, self.levels)
         if manifest is None:
             try:  # the store's own folder only: a mistyped parent is an error, not a path
                 self.root.mkdir(exist_ok=True)
@@ -242,7 +248,7 @@ class Store:
             done, radius = int(items), float(radius)
         except (OSError, ValueError, UnicodeDecodeError, StoreError):
             return 0, 0.0
-        if not (0 <= done <= self.spec.level_items(self.levels[k]) and radius >= 0.0):
+        if not (0 <= done <= self.objective.level_items(self.levels[k]) and radius >= 0.0):
             return 0, 0.0
         return done, radius
 
@@ -265,7 +271,7 @@ class Store:
         """
         path = self.level_path(level.k)
         require_regular_file(path)
-        shape = self.spec.level_shape(level)
+        shape = self.objective.level_shape(level)
         arr = None
         if self._done_items(level.k) > 0 and path.is_file() and not path.is_symlink():
             try:
@@ -283,7 +289,7 @@ class Store:
                 self._write_empty(level, arr)
         else:
             self._allocate(path, level.k)
-        if arr.ndim == 2 and self.spec.order.antisymmetric:  # points: identical hands are 0
+        if arr.ndim == 2 and self.objective.order.antisymmetric:  # points: identical hands are 0
             arr[:, level.swap == np.arange(level.patterns)] = 0.0
         return arr
 
@@ -295,7 +301,7 @@ class Store:
             return
         for r0 in range(0, level.prize_sets, rows):
             r1 = min(level.prize_sets, r0 + rows)
-            arr[r0:r1] = self.spec.empty_rows(level, r0, r1)
+            arr[r0:r1] = self.objective.empty_rows(level, r0, r1)
         arr.flush()
 
     def _allocate(self, path: Path, k: int) -> None:
@@ -320,7 +326,7 @@ class Store:
         del arr
         path = self.level_path(k)
         self.manifest["levels"][str(k)] = {
-            "shape": list(self.spec.level_shape(self.levels[k])),
+            "shape": list(self.objective.level_shape(self.levels[k])),
             "sha256": file_sha256(path),
             "radius": radius if np.isfinite(radius) else None,
         }
@@ -363,7 +369,7 @@ class Store:
         return self.load_level(level.k, verify=False)
 
 
-def existing_manifest(root, n: int, objective: str, order: str, levels=None) -> dict | None:
+def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
     """The manifest of the store at ``root`` if there is one, checked against the game
     (N, objective, order) and its level shapes (``levels``, built here only when there is a
     manifest to check: N = 16 takes minutes); None where a new store may be made (no
@@ -379,11 +385,12 @@ def existing_manifest(root, n: int, objective: str, order: str, levels=None) -> 
             raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a store")
         return None
     manifest = read_manifest(root)
-    if (manifest["n"], manifest["objective"], order_of(manifest)) != (n, objective, order):
+    held = game_of(manifest)
+    if held != game:
         raise StoreError(
-            f"{root} holds N={manifest['n']} objective={manifest['objective']} "
-            f"order={order_of(manifest)}, not N={n} objective={objective} order={order}")
-    check_manifest_shapes(root, manifest, build_levels(n) if levels is None else levels)
+            f"{root} holds N={held.n} objective={held.objective} order={held.order.name}, "
+            f"not N={game.n} objective={game.objective} order={game.order.name}")
+    check_manifest_shapes(root, manifest, build_levels(game.n) if levels is None else levels)
     return manifest
 
 
@@ -452,7 +459,7 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
     """Every completed level's recorded shape must be the one N implies: a manifest that
     says otherwise was edited or belongs to another game (StoreError, nothing written)."""
     n = manifest["n"]
-    spec = spec_of(manifest)
+    spec = manifest_objective(manifest)
     for key, entry in manifest["levels"].items():
         want = list(spec.level_shape(levels[int(key)]))
         if entry["shape"] != want:
@@ -468,7 +475,7 @@ def check_radii(root, manifest: dict) -> None:
     is at least the radius of the level below (every item's bound adds to it,
     :mod:`exact.kernels.points`) unless the level solved no game (radius 0).  This catches
     the crude edits; :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
-    objective = spec_of(manifest)
+    objective = manifest_objective(manifest)
     ceiling = objective.largest_value(manifest["n"])
     radii = {int(k): entry.get("radius") for k, entry in manifest["levels"].items()}
     where = Path(root) / "manifest.json"
@@ -497,24 +504,24 @@ def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
     entry = manifest["levels"].get(str(k))
     if entry is None:
         raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
-    shape = spec_of(manifest).level_shape(levels[k])
+    shape = manifest_objective(manifest).level_shape(levels[k])
     return open_checked_level(Path(root) / f"level-{k}.npy", shape,
                               entry["sha256"] if verify else None, mode)
 
 
-def solve_into_store(n: int, root, progress=None, chunk_items: int | None = None,
-                     objective: str = "points", on_repair=None, order: str = "random") -> Store:
-    """Solve n-card GOPS into the store at ``root``, resuming whatever is already there.
+def solve_into_store(game: GameSpec, root, progress=None, chunk_items: int | None = None,
+                     on_repair=None) -> Store:
+    """Solve the game (a float GameSpec without handicap: a store holds the real game)
+    into the store at ``root``, resuming whatever is already there.
 
     ``progress(level, items)`` is called after each checkpointed chunk (also for the
     items found already done on resume).  A completed level is verified before it is
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
     returned store's ``games`` counts the matrix games solved by this call.
     """
-    levels = build_levels(n)
-    store = Store(root, n, objective, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair,
-                  order)
-    _, store.games = solve_float_levels(store.spec, levels, progress, sink=store,
+    levels = build_levels(game.n)
+    store = Store(root, game, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
+    _, store.games = solve_float_levels(store.objective, levels, progress, sink=store,
                                         chunk_items=store.chunk_items)
     return store
 
@@ -547,7 +554,7 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     otherwise as stored: ``solution.store`` names the directory, and
     :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them.
     """
-    from exact.solution import Solution
+    from exact.dp.solution import Solution
 
     manifest = read_manifest(root)
     if n is not None and manifest["n"] != n:
@@ -571,6 +578,5 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     check_manifest_shapes(root, manifest, levels)
     check_radii(root, manifest)
     radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
-    return Solution(n, spec_of(manifest), "float", levels,
-                    StoredValues(root, manifest, levels),
+    return Solution(game_of(manifest), levels, StoredValues(root, manifest, levels),
                     radii=[float("inf") if r is None else r for r in radii], store=Path(root))

@@ -37,7 +37,7 @@ import numpy as np
 
 from exact.dp.objective import Objective
 from exact.dp.store import (StoreError, file_sha256, load_level, read_manifest,
-                            check_manifest_shapes, require_regular_file, spec_of)
+                            check_manifest_shapes, manifest_objective, require_regular_file)
 from exact.game.encoding import Level, build_levels, key_hands, pattern_rank, prize_rank
 
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
@@ -293,7 +293,7 @@ def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> Par
     root = Path(root)
     manifest = read_manifest(root)
     levels = build_levels(manifest["n"])
-    verifier = open_level_pair(spec_of(manifest), levels, root, manifest, k)
+    verifier = open_level_pair(manifest_objective(manifest), levels, root, manifest, k)
     return check_rows(verifier, r0, r1)
 
 
@@ -366,7 +366,7 @@ def verify_store(root, levels: list[int] | None = None, sample: int | None = Non
     n = manifest["n"]
     every = build_levels(n)
     check_manifest_shapes(root, manifest, every)
-    objective = spec_of(manifest)
+    objective = manifest_objective(manifest)
     wanted = list(range(n + 1)) if levels is None else sorted(set(levels))
     outside = [k for k in wanted if not 0 <= k <= n]
     if outside:

@@ -1,0 +1,113 @@
+"""GameSpec: which game is being solved, described once, checked once, passed whole.
+
+A game of GOPS to solve is N (cards per suit), the objective (``points``: the expected
+point difference of Rhoads & Bartholdi 2012; ``win``: P(win) - P(loss)), who orders the
+prizes (:mod:`exact.game.orders`), the handicap (win only: the largest |lead| at the start
+that is solved for; 0 for the real game) and the arithmetic (``float`` or ``rational``).
+The boundaries (the command line, the web API, ``exact.solve``) parse their arguments into
+one frozen GameSpec with :meth:`GameSpec.parse`; everything below takes the GameSpec and
+never compares or re-validates the strings.  A store's manifest and a cluster task carry
+it as :meth:`to_json`.
+
+>>> spec = GameSpec.parse(8, objective="win", order="descending")
+>>> spec
+GameSpec(n=8, objective='win', order='descending', handicap=0, arithmetic='float')
+>>> GameSpec.from_json(spec.to_json()) == spec
+True
+>>> GameSpec.parse(8, objective="points", handicap=2)
+Traceback (most recent call last):
+...
+exact.errors.GopsInputError: a lead or handicap applies to the win objective only
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exact.errors import GopsInputError
+from exact.game.orders import RANDOM, PrizeOrder, order_named
+from exact.limits import ENCODING_MAX_N, check_n
+
+#: The objectives: what a player maximises (exact.dp.objective builds each).
+OBJECTIVES = ("points", "win")
+#: The arithmetics: float64 with certified radii, or exact rationals.
+ARITHMETICS = ("float", "rational")
+
+
+def _choice(value, choices: tuple[str, ...], what: str) -> str:
+    if value not in choices:
+        raise GopsInputError(f"unknown {what} {value!r} (choose from {', '.join(choices)})")
+    return value
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game to solve (module docstring).  Build it with :meth:`parse` (which checks
+    every field); the fields are then valid by construction."""
+
+    n: int
+    objective: str = "points"
+    order: PrizeOrder = RANDOM
+    handicap: int = 0
+    arithmetic: str = "float"
+
+    def __repr__(self) -> str:
+        return (f"GameSpec(n={self.n}, objective={self.objective!r}, order={self.order.name!r}, "
+                f"handicap={self.handicap}, arithmetic={self.arithmetic!r})")
+
+    @classmethod
+    def parse(cls, n, objective="points", order="random", handicap=0,
+              arithmetic="float") -> GameSpec:
+        """The GameSpec of these arguments, each checked (one-line GopsInputError): N an
+        integer the encoding holds (1..16; each command has its own tighter limit,
+        :mod:`exact.limits`), a known objective, order and arithmetic, and a handicap that
+        is an integer from 0 to all the prize points, for the win objective only."""
+        objective = _choice(objective, OBJECTIVES, "objective")
+        arithmetic = _choice(arithmetic, ARITHMETICS, "arithmetic")
+        if isinstance(handicap, bool) or not isinstance(handicap, int) or handicap < 0:
+            raise GopsInputError(f"the handicap must be an integer >= 0, got {handicap!r}")
+        if handicap and objective != "win":
+            raise GopsInputError("a lead or handicap applies to the win objective only")
+        n = check_n(n, ENCODING_MAX_N)
+        total = n * (n + 1) // 2
+        if handicap > total:
+            raise GopsInputError(f"the handicap must be between 0 and {total} for {n}-card GOPS "
+                                 f"(its prizes are worth {total} points in all), got {handicap!r}")
+        return cls(n, objective, order_named(order), handicap, arithmetic)
+
+    def replace(self, **changes) -> GameSpec:
+        """This spec with some fields changed, checked again by :meth:`parse`.
+
+        >>> GameSpec.parse(5).replace(arithmetic="rational").arithmetic
+        'rational'
+        """
+        fields = {"n": self.n, "objective": self.objective, "order": self.order,
+                  "handicap": self.handicap, "arithmetic": self.arithmetic} | changes
+        return GameSpec.parse(**fields)
+
+    def to_json(self) -> dict:
+        """The spec as JSON-ready data (a store's manifest, a cluster task, a cache key)."""
+        return {"n": self.n, "objective": self.objective, "order": self.order.name,
+                "handicap": self.handicap, "arithmetic": self.arithmetic}
+
+    @classmethod
+    def from_json(cls, data) -> GameSpec:
+        """The spec of :meth:`to_json`'s data; a missing order or handicap is the paper's
+        game (random order, no handicap).  GopsInputError for anything else."""
+        if not isinstance(data, dict) or not isinstance(data.get("n"), int):
+            raise GopsInputError(f"not a game description: {data!r}"[:200])
+        return cls.parse(data["n"], data.get("objective"), data.get("order", "random"),
+                         data.get("handicap", 0), data.get("arithmetic"))
+
+    def describe(self) -> str:
+        """The spec in a few words, as the command line writes it.
+
+        >>> GameSpec.parse(13, objective="win", order="ascending").describe()
+        'N=13 objective=win order=ascending'
+        """
+        text = f"N={self.n} objective={self.objective}"
+        if self.order is not RANDOM:
+            text += f" order={self.order.name}"
+        if self.handicap:
+            text += f" handicap={self.handicap}"
+        return text
