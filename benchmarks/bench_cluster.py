@@ -25,6 +25,7 @@ from pathlib import Path
 from exact.dp.cluster import DEFAULT_PART_ITEMS, solve_on_cluster
 from exact.dp.preflight import CORE_SECONDS_PER_UNIT, estimate, level_bytes, level_work
 from exact.dp.store import solve_into_store
+from exact.game.spec import GameSpec
 
 
 def timed(fn) -> float:
@@ -44,10 +45,10 @@ def cluster_run(n, objective, workers, root, part_items):
     try:
         with distributed.Client(cluster) as client:
             warm = Path(root).with_name(Path(root).name + "-warm")
-            solve_on_cluster(4, warm, "", objective, client=client, threads=1)
+            solve_on_cluster(GameSpec.parse(4, objective), warm, "", client=client, threads=1)
             shutil.rmtree(warm)
             t0 = time.perf_counter()
-            _, report = solve_on_cluster(n, root, "", objective, part_items, client=client,
+            _, report = solve_on_cluster(GameSpec.parse(n, objective), root, "", part_items, client=client,
                                          threads=1)
             return time.perf_counter() - t0, report
     finally:
@@ -62,9 +63,9 @@ def projection(rate_per_core: float, efficiency: float, objective: str, sizes) -
             "|---|---|---|---|" + "---|" * len(sizes)]
     cases = [(15, "points"), (16, "points"), (12, "win"), (13, "win")]
     for n, obj in cases:
-        work = sum(level_work(n, k, obj) for k in range(n + 1))
+        work = sum(level_work(GameSpec.parse(n, obj), k) for k in range(n + 1))
         scale = CORE_SECONDS_PER_UNIT[obj] / CORE_SECONDS_PER_UNIT[objective]
-        disk = sum(level_bytes(n, k, obj) for k in range(n + 1)) / 1e9
+        disk = sum(level_bytes(GameSpec.parse(n, obj), k) for k in range(n + 1)) / 1e9
         cells = []
         for m, c in sizes:
             seconds = work * scale / (rate_per_core * m * c * efficiency)
@@ -92,7 +93,7 @@ def main():
                 # B023: each fn runs within the iteration that makes it.
                 for label, runs, fn in (
                     ("single", single, lambda root: (timed(lambda: solve_into_store(
-                        n, root, objective=args.objective)), None)),  # noqa: B023
+                        GameSpec.parse(n, args.objective), root)), None)),  # noqa: B023
                     ("1 worker", one, lambda root: cluster_run(n, args.objective, 1, root,  # noqa: B023
                                                                args.part_items)),
                     (f"{cores} workers", many, lambda root: cluster_run(
@@ -111,11 +112,11 @@ def main():
               f"| cluster / single | disk GB |")
         print("|---|---|---|---|---|---|---|")
         for n, (s, o, m) in results.items():
-            disk = estimate(n, args.objective).disk_bytes / 1e9
+            disk = estimate(GameSpec.parse(n, args.objective)).disk_bytes / 1e9
             print(f"| {n} | {s:.2f} | {o:.2f} | {m:.2f} | {o / (cores * m):.0%} | "
                   f"{m / s:.2f} | {disk:.2f} |")
         n_top = max(results)
-        work = sum(level_work(n_top, k, args.objective) for k in range(n_top + 1))
+        work = sum(level_work(GameSpec.parse(n_top, args.objective), k) for k in range(n_top + 1))
         rate = work / results[n_top][1]  # units per second of one core (1 worker, 1 thread)
         eff = min(1.0, results[n_top][1] / (cores * results[n_top][2]))
         model = 1 / CORE_SECONDS_PER_UNIT[args.objective]

@@ -28,11 +28,12 @@ CHILD = """
 import json, sys, time
 from exact.kernels.points import warm_up
 from exact.dp.store import solve_into_store
+from exact.game.spec import GameSpec
 from exact.dp.solve import peak_memory_bytes
 from exact.game.encoding import build_levels
 warm_up()
 n, root = int(sys.argv[1]), sys.argv[2]
-t = time.perf_counter(); solve_into_store(n, root); seconds = time.perf_counter() - t
+t = time.perf_counter(); solve_into_store(GameSpec.parse(n), root); seconds = time.perf_counter() - t
 levels = build_levels(n)
 print(json.dumps({"seconds": seconds, "peak": peak_memory_bytes(),
                   "subgames": sum(l.subgames for l in levels),

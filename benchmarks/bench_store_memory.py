@@ -92,11 +92,12 @@ def main():
     if len(limits) > 1 and not os.access(CGROUP_V1, os.W_OK):
         sys.exit(f"memory limits need a writable cgroup v1 hierarchy at {CGROUP_V1} (root)")
     from exact.dp.preflight import estimate, level_bytes
+    from exact.game.spec import GameSpec
 
-    sizes = [level_bytes(args.n, k) for k in range(args.n + 1)]
+    sizes = [level_bytes(GameSpec.parse(args.n), k) for k in range(args.n + 1)]
     pair = max(sizes[k - 1] + sizes[k] for k in range(1, args.n + 1))
     print(f"N = {args.n}: largest pair of adjacent levels {pair / GIB:.2f} GiB; "
-          f"pre-flight estimate: {estimate(args.n).describe()}")
+          f"pre-flight estimate: {estimate(GameSpec.parse(args.n)).describe()}")
     print(f"{'limit GiB':>9} {'wall s':>8} {'peak anon GiB':>13} {'peak file GiB':>13} "
           f"{'cgroup peak GiB':>15} {'major faults':>12}  levels")
     baseline = level_digests(args.reference) if args.reference else None
