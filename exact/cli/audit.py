@@ -89,7 +89,7 @@ def _regular_file(path) -> None:
                    "(check it first).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @one_line_errors
-def audit(n, as_json, tol, certificate, quiet):
+def audit(n: int, as_json: bool, tol: float, certificate: str | None, quiet: bool) -> None:
     """Audit the float solver against the exact solution of N-card GOPS (N <= 7).
 
     Per level: the largest value error, the exact exploitability of the float

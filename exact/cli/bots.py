@@ -52,7 +52,7 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
                    "choose uniformly); optimal bots play that order's equilibrium.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
-def evaluate(n, bots, use_float, as_json, order):
+def evaluate(n: int, bots: str, use_float: bool, as_json: bool, order: str) -> None:
     """Exact expected point difference and win/draw/loss of bot A against bot B.
 
     Every prize order and every bid of both bots' mixes is enumerated (no sampling).
@@ -80,7 +80,7 @@ def evaluate(n, bots, use_float, as_json, order):
             made.append(make_bot(x, n, arithmetic=arithmetic, order=seen))
         else:
             made.append(make_bot(x, n))
-    ev = run_evaluation(n, *made, order=order)
+    ev = run_evaluation(n, made[0], made[1], order=order)
     if as_json:
         out = {
             "n": n,
@@ -135,7 +135,7 @@ def evaluate(n, bots, use_float, as_json, order):
                    "three-third: three players, every triple of bots plays.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @one_line_errors
-def tournament(n, bots, games, seed, variant, as_json):
+def tournament(n: int, bots: str, games: int, seed: int, variant: str, as_json: bool) -> None:
     """Every pair of bots plays G games of N-card GOPS; 95% intervals (Wilson, normal).
 
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import click
@@ -36,7 +37,8 @@ from exact.errors import GopsInputError
               "strategies it used and its certified radii (points, N <= 9; FORMAT.md, "
               "'Bound certificates').")
 @one_line_errors
-def certify(n, output, force, quiet, objective, bounds):
+def certify(n: int, output: str, force: bool, quiet: bool, objective: str,
+            bounds: bool) -> None:
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7), or with
     --bounds solve it in floating point and write the bound certificate of its certified
     radii (N <= 9).  Both are checked by gops check.
@@ -56,6 +58,7 @@ def certify(n, output, force, quiet, objective, bounds):
     finally:
         bar.close()
     st = sol.stats
+    assert st is not None  # a solve records its stats
     say, size = _summary(output, st.extra["certificate_bytes"])
     say(f"wrote {output}: N={n}, {st.extra['records']:,} records, {size}{st.seconds:.2f} s")
     paths = st.extra["paths"]
@@ -122,7 +125,7 @@ def _certify_bounds(n, output, quiet, objective, force=False):
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
-def check(file, quiet):
+def check(file: str, quiet: bool) -> None:
     """Verify a certificate with the independent checker (exit 0 valid, 1 invalid, 2 unreadable).
 
     FILE is an exact certificate (gops certify) or a bound certificate (gops certify
@@ -157,7 +160,7 @@ def level_printer():
               type=click.Path(dir_okay=False), help="Where to write the N=5 certificate.")
 @click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @one_line_errors
-def reproduce(output, force):
+def reproduce(output: str, force: bool) -> None:
     """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
     from certificates import check as check_certificate
     from exact.certificate.writer import certify as write
@@ -165,8 +168,10 @@ def reproduce(output, force):
     output = _output(output, force, regular=True)
     t0 = time.perf_counter()
     sol = write(5, output)
+    st = sol.stats
+    assert st is not None  # a solve records its stats
     click.echo(f"solved 5-card GOPS exactly and wrote its certificate {output} "
-               f"({sol.stats.extra['certificate_bytes']:,} bytes, {sol.stats.seconds:.2f} s)")
+               f"({st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s)")
     verdict = check_certificate(output)
     click.echo(f"independent checker: {verdict.message}")
     if not verdict.ok:
@@ -174,7 +179,7 @@ def reproduce(output, force):
     table = sol.first_move_table()
     click.echo("\nTable 1 (first move, N = 5), from the exact certified equilibrium:")
     click.echo(format_table(5, table))
-    entry = table[1][1]
+    entry = Fraction(table[1][1])  # a Fraction already: the solve is exact
     click.echo("\nThe paper's 0.0470 (upcard 1, bid 1) is exactly p/q with")
     click.echo(f"p = {entry.numerator}")
     click.echo(f"q = {entry.denominator}")

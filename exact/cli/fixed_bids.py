@@ -23,7 +23,7 @@ from exact.cli.render import fraction_text
                    "in the real game (depends on the equilibrium; N <= 8).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
-def fixed_bids(n, exact_, adaptivity, as_json):
+def fixed_bids(n: int, exact_: bool, adaptivity: bool, as_json: bool) -> None:
     """Solve the fixed-bid game: each player fixes a bid for every prize before the first.
 
     A strategy is a bijection prize -> bid card; the payoff is the sum over the prizes p of
@@ -53,12 +53,13 @@ def fixed_bids(n, exact_, adaptivity, as_json):
         if n <= ADAPTIVITY_VALUE_MAX_N:
             value = solve_adaptivity(n)
             if eq.exact:  # an adaptive best reply to this very mix (exact DP)
-                reply = best_reply(n, eq.mix)[0]
+                reply = best_reply(n, dict(eq.mix))[0]
     if as_json:
-        out = {"n": n, "exact": eq.exact, "value": 0, "iterations": eq.iterations,
-               "exploitability": fmt(eq.exploitability) if eq.exact else eq.exploitability,
-               "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix]}
-        if adaptivity:
+        out: dict[str, object] = {
+            "n": n, "exact": eq.exact, "value": 0, "iterations": eq.iterations,
+            "exploitability": fmt(eq.exploitability) if eq.exact else eq.exploitability,
+            "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix]}
+        if gain is not None:  # --adaptivity
             out["adaptivity_value"] = None if value is None else fraction_text(value.value)
             out["adaptivity_value_float"] = None if value is None else float(value.value)
             out["committed_optimal_mix"] = None if value is None else [
@@ -80,7 +81,7 @@ def fixed_bids(n, exact_, adaptivity, as_json):
     else:
         click.echo(f"float64; the best reply (a linear assignment) gains {eq.exploitability:.1e} "
                    f"after {eq.iterations} double-oracle iterations")
-    if not adaptivity:
+    if gain is None:  # no --adaptivity
         return
     if value is not None:
         click.echo(f"value of adaptivity: {fraction_text(value.value)} = {float(value.value):.6f} "

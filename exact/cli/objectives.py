@@ -26,7 +26,7 @@ def _mix(strategy_mine: dict) -> str:
               help="First upcard to look at in detail (default N, the paper's sec 5 example).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @one_line_errors
-def compare_objectives(n, upcard, quiet):
+def compare_objectives(n: int, upcard: int | None, quiet: bool) -> None:
     """How much winning the points-optimal strategy gives away (paper sec 5).
 
     The points player plays this package's equilibrium of the expected point difference
@@ -67,7 +67,7 @@ def compare_objectives(n, upcard, quiet):
     click.echo(f"N={n}: the points-optimal strategy against a best response that plays to win")
     click.echo("P(win) - P(loss) of the first player (the win objective), at the start:")
     click.echo(f"  win-optimal equilibrium (both players):       "
-               f"{round(win.value(root, root, root), 12) + 0.0:+.6f}  (0 by symmetry)")
+               f"{round(float(win.value(root, root, root)), 12) + 0.0:+.6f}  (0 by symmetry)")
     click.echo(f"  points-optimal strategy vs its best response: {g:+.6f}")
     click.echo(f"    P(win) {(1 + g - tie) / 2:.4f}  P(tie) {tie:.4f}  "
                f"P(loss) {(1 - g - tie) / 2:.4f}")
@@ -78,7 +78,7 @@ def compare_objectives(n, upcard, quiet):
     for u in sorted(root):
         _, replies = br.replies(root, root, root, u)
         best = min(replies, key=lambda b: replies[b][0])
-        w = round(win.strategy(root, root, root, u).value, 12) + 0.0  # no "-0.000000"
+        w = round(float(win.strategy(root, root, root, u).value), 12) + 0.0  # no "-0.000000"
         click.echo(f"{u:>4} {best:>11} {replies[best][0]:>+21.6f} {w:>+12.6f}")
     mix, replies = br.replies(root, root, root, upcard)
     click.echo(f"\nupcard {upcard} first:")

@@ -57,7 +57,8 @@ def listening_socket(host: str, port: int):
 @click.option("--queue", "queue_limit", type=INTEGER, default=4, show_default=True,
               help="Solves that may wait for a solver; a request beyond is HTTP 503.")
 @one_line_errors
-def serve(host, port, stores, cache_mib, solvers, queue_limit):
+def serve(host: str, port: int, stores: tuple[str, ...], cache_mib: int, solvers: int,
+          queue_limit: int) -> None:
     """Serve the web page: explore any position, the first move, and play the solution."""
     import signal
 

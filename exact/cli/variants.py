@@ -32,7 +32,7 @@ TITLES = {
               help="Rational arithmetic: every matrix game's equilibrium verified exactly.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
-def variant(variant, n, exact_, as_json):
+def variant(variant: str, n: int, exact_: bool, as_json: bool) -> None:
     """Solve a two-player variant of GOPS and print its first-move table.
 
     The variants of the "Psychological JuJitsu" rules write-up that stay two-player and

@@ -50,7 +50,8 @@ def parse_levels(text: str | None) -> list[int] | None:
                    "(the store on a shared file system).")
 @click.option("--quiet", is_flag=True, help="No progress and no line per level.")
 @one_line_errors
-def verify(store_dir, sample, seed, levels_text, cluster, quiet):
+def verify(store_dir: str, sample: int | None, seed: int, levels_text: str | None,
+           cluster: str | None, quiet: bool) -> None:
     """Re-derive every level of a store from the level below and check each value and
     radius (exit 0 verified, 1 a value or radius contradicted, 2 unreadable).
 
