@@ -6,10 +6,10 @@
 0.047
 """
 
-from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 from exact.dp.solution import Solution, SolveStats, Strategy
 from exact.dp.solve import solve
 from exact.dp.variant_solver import solve_variant
+from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 
 
 def load(root, n=None, objective=None, order=None):

@@ -14,8 +14,8 @@ from exact.analysis.audit import audit, certificate_reference, exact_reference
 from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, simplex_max
 from exact.cli import main
 from exact.dp.objective import objective_of
-from exact.game.spec import GameSpec
 from exact.errors import GopsInputError, SolverError
+from exact.game.spec import GameSpec
 from exact.solution import to_fraction
 from reference import reference_game
 from test_paper import TABLE_1  # Rhoads & Bartholdi 2012, Table 1

@@ -43,12 +43,12 @@ from typing import Union
 
 from flint import fmpq
 
-from exact.play.bots import Bot, OptimalBot
-from exact.errors import GopsInputError
 from exact.dp.solution import to_fraction
+from exact.errors import GopsInputError
 from exact.game.orders import order_named
 from exact.game.rules import Position
 from exact.limits import EVALUATE_MAX_N, check_n
+from exact.play.bots import Bot, OptimalBot
 
 __all__ = ["Evaluation", "evaluate", "rounding_bound"]
 

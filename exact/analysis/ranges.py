@@ -37,8 +37,8 @@ from typing import Union
 import numpy as np
 from flint import fmpq
 
-from exact.errors import GopsInputError, SolverError
 from exact.dp.solution import to_fraction
+from exact.errors import GopsInputError, SolverError
 
 Number = Union[float, Fraction]
 

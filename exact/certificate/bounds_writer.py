@@ -35,15 +35,15 @@ from exact.atomic import atomic_file
 from exact.certificate.writer import RULES
 from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import PointsObjective
+from exact.dp.solution import Solution
 from exact.dp.solve import check_options, points_stats
-from exact.limits import BOUNDS_MAX_N, check_n
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
+from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_into
 from exact.kernels.points import fill_matrix
-from exact.dp.solution import Solution
-from exact.game.spec import GameSpec
+from exact.limits import BOUNDS_MAX_N, check_n
 
 BOUND_MAGIC = "GOPS-BOUND-CERTIFICATE"
 BOUND_VERSION = 1

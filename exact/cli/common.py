@@ -22,7 +22,6 @@ import click
 from exact.errors import GopsError, GopsInputError
 from exact.game.rules import parse_integer
 
-
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -126,8 +125,8 @@ def presolve_variant(variant: str, n: int, arithmetic: str):
     over the first round's upcards on a terminal after 2 s."""
     from tqdm import tqdm
 
-    from exact.play.bots import solution_for
     from exact.dp.variant_solver import check_variant_options
+    from exact.play.bots import solution_for
 
     check_variant_options(variant, n, arithmetic)  # errors before any bar
     bar = tqdm(total=n, desc=f"{variant} N={n}", unit="upcard", delay=2, file=sys.stderr,

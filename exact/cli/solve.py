@@ -8,26 +8,25 @@ import time
 import click
 
 from exact.analysis.certified import certify_strategy
-from exact.errors import GopsInputError
-
 from exact.cli.common import (
-    certified_columns,
-    print_certified_table,
-    one_line_errors,
-    ProgressBar,
-    solve_with_progress,
-    solve_win_with_progress,
-    load_or_solve,
     INTEGER,
-    card_list,
-    NumberArgumentsCommand,
-    objective_options,
-    check_objective,
     WIN_UNITS,
+    NumberArgumentsCommand,
+    ProgressBar,
+    card_list,
+    certified_columns,
+    check_objective,
     format_table,
+    load_or_solve,
+    objective_options,
+    one_line_errors,
+    print_certified_table,
     print_strategy,
+    solve_win_with_progress,
+    solve_with_progress,
 )
 from exact.cli.limits import check_command_n, objective_flag
+from exact.errors import GopsInputError
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -335,8 +334,8 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
 def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certified, objective,
              lead, order):
     """The equilibrium at any position once the upcard is turned."""
-    from exact.game.rules import validate_position
     from exact.dp.solve import check_options
+    from exact.game.rules import validate_position
 
     if certified and exact_:
         raise GopsInputError("--certified proves float results; --exact ones are exact already")
@@ -382,8 +381,8 @@ def store_reads(sol, mine, theirs, deck, upcards):
 def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead,
                  certified=False, order="random"):
     """``gops strategy ... --objective win [--lead L]``."""
-    from exact.game.rules import validate_position
     from exact.dp.solve import check_options
+    from exact.game.rules import validate_position
     from exact.kernels.win import total_points
 
     arithmetic = "rational" if exact_ else "float"

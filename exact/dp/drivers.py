@@ -24,9 +24,9 @@ from collections import Counter
 import numpy as np
 from flint import fmpq
 
-from exact.kernels.points import level_items as bar_units
 from exact.dp.objective import Objective
 from exact.errors import SolverError
+from exact.kernels.points import level_items as bar_units
 
 
 class InMemoryLevels:

@@ -17,14 +17,14 @@ from typing import Union
 import numpy as np
 from flint import fmpq
 
+from exact.dp.objective import Objective, objective_of
+from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import Level, pattern_rank, prize_rank
 from exact.game.orders import RANDOM
-from exact.errors import GopsInputError, SolverError
+from exact.game.rules import validate_position
+from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import solve_game
-from exact.dp.objective import Objective, objective_of
-from exact.game.spec import GameSpec
-from exact.game.rules import validate_position
 
 Number = Union[float, Fraction]
 

@@ -37,11 +37,11 @@ from collections.abc import Callable, Iterable
 
 from flint import fmpq
 
+from exact.dp.solution import ARITHMETICS, Number, Strategy, equilibrium_strategy
 from exact.errors import GopsInputError
 from exact.game.rules import _as_card, _card_set, _fmt
 from exact.game.variants import Variant, get_variant, resolve_round
 from exact.limits import VARIANT_MAX_N, check_n
-from exact.dp.solution import ARITHMETICS, Number, Strategy, equilibrium_strategy
 
 __all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",
            "solve_variant"]

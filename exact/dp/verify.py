@@ -36,8 +36,15 @@ from pathlib import Path
 import numpy as np
 
 from exact.dp.objective import Objective
-from exact.dp.store import (StoreError, file_sha256, load_level, read_manifest,
-                            check_manifest_shapes, manifest_objective, require_regular_file)
+from exact.dp.store import (
+    StoreError,
+    check_manifest_shapes,
+    file_sha256,
+    load_level,
+    manifest_objective,
+    read_manifest,
+    require_regular_file,
+)
 from exact.game.encoding import Level, build_levels, key_hands, pattern_rank, prize_rank
 
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
