@@ -49,6 +49,7 @@ from itertools import permutations
 import numpy as np
 
 from exact.errors import GopsInputError
+from exact.game.orders import RANDOM
 from exact.limits import (
     FIXED_BIDS_ADAPTIVITY_MAX_N,
     FIXED_BIDS_EXACT_MAX_N,
@@ -202,8 +203,7 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
     from exact.analysis.evaluate import evaluate
     from exact.play.bots import FixedRuleBot, OptimalBot
 
-    if solution.n != equilibrium.n or solution.objective != "points" or \
-            solution.order.name != "random":
+    if solution.n != equilibrium.n or solution.spec.has_lead or solution.order is not RANDOM:
         raise GopsInputError("the adaptivity gain needs the points solution of the same N "
                              "with the random prize order")
     check_n(equilibrium.n, ADAPTIVITY_MAX_N, what=" for the adaptivity gain (a game tree "

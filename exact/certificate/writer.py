@@ -92,7 +92,9 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
 
     Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
     """
-    n = check_options(n, objective, "rational")
+    game = GameSpec.parse(check_options(n, objective, "rational"), objective,
+                          arithmetic="rational")
+    n = game.n
     path = Path(path)
     if path.is_dir():
         raise GopsInputError(f"{path} is a directory")
@@ -107,7 +109,7 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
             "objective": objective, "n": n, "root": [full, full, full],
         }))
         current = {"level": None}
-        win = objective == "win"
+        win = game.has_lead
         # Win certificates also carry the identical hands at lead 0 (the root is one).
         spec = WinObjective(zero_lead=True) if win else PointsObjective()
 
@@ -129,5 +131,4 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
         fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
     stats = points_stats(levels, t0, extra)
-    return Solution(GameSpec.parse(n, objective, arithmetic="rational"), levels, values, stats,
-                    objective=spec)
+    return Solution(game, levels, values, stats, objective=spec)

@@ -391,6 +391,6 @@ def objective_of(spec: GameSpec) -> Objective:
     >>> objective_of(GameSpec.parse(5, objective="win", handicap=2))
     WinObjective(handicap=2)
     """
-    if spec.objective == "win":  # the one place that maps an objective's name to its rules
+    if spec.has_lead:
         return WinObjective(spec.handicap, order=spec.order)
     return PointsObjective(spec.order)

@@ -86,8 +86,8 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
     elif not 0 <= top <= min(spec.n, limit):
         raise GopsInputError(
             f"{spec.arithmetic} arithmetic solves hands of at most {limit} cards"
-            f"{' for the win objective' if spec.objective == 'win' else ''}, got {top}")
-    if spec.objective == "win":
+            f"{' for the win objective' if spec.has_lead else ''}, got {top}")
+    if spec.has_lead:
         # A few levels of a big game can outweigh a whole small one: bound the entries.
         from exact.kernels.win import win_cells
 

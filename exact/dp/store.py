@@ -569,11 +569,9 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     n = manifest["n"]
     missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
     if missing:
-        win = " --objective win" if manifest["objective"] == "win" else ""
-        if order_of(manifest) != "random":
-            win += f" --order {order_of(manifest)}"
         raise StoreError(f"{root} is incomplete (level {missing[0]} of {n} missing): "
-                         f"rerun `gops solve {n}{win} --store {root}` to resume")
+                         f"rerun `gops solve {game_of(manifest).command_flags()} --store "
+                         f"{root}` to resume")
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
     check_radii(root, manifest)

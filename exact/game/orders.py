@@ -38,52 +38,48 @@ class PrizeOrder:
     #: Whether f(Y, V, P) = -f(V, Y, P) (one pattern of each pair is solved).
     antisymmetric: bool
     description: str
+    #: Which prize comes next: "any" (chance, or the chooser's pick), "smallest", "largest".
+    next: str = "any"
+    #: Who picks the next prize: "me", "them", or None (chance or a known sequence).
+    chooser: str | None = None
+
+    def upcard_range(self, k: int) -> tuple[int, int]:
+        """[lo, hi): the ranks (smallest first) of the upcards of a prize set of k cards
+        that can come next (the kernels' ``upcard_range``, for every order code)."""
+        return {"smallest": (0, 1), "largest": (k - 1, k)}.get(self.next, (0, k))
 
     def next_prizes(self, deck) -> list[int]:
         """The prizes that can be turned up next from ``deck`` (ascending)."""
         deck = sorted(deck)
-        if self.name == "ascending":
-            return deck[:1]
-        if self.name == "descending":
-            return deck[-1:]
-        return deck
+        lo, hi = self.upcard_range(len(deck))
+        return deck[lo:hi]
 
     def upcard_indices(self, k: int) -> range:
         """Which upcards of a prize set of k cards (by rank, smallest first) count."""
-        if self.name == "ascending":
-            return range(0, 1)
-        if self.name == "descending":
-            return range(k - 1, k)
-        return range(k)
+        return range(*self.upcard_range(k))
 
     def combine(self, values: list):
         """f from the values f_u of the upcards of :meth:`upcard_indices`, in that order
         (the recursion in the module docstring; exact for fmpq, as the kernels for float)."""
-        if self.name == "random":
+        if self.chooser is not None:  # the chooser's best
+            return max(values) if self.chooser == "me" else min(values)
+        if self.next == "any":  # chance: the mean
             total = values[0] * 0
             for v in values:
                 total += v
             return total / len(values)
-        if self.name == "controlled-by-me":
-            return max(values)
-        if self.name == "controlled-by-them":
-            return min(values)
         (value,) = values
         return value
 
-    @property
-    def chooser(self) -> str | None:
-        """Who picks the next prize: "me", "them", or None (chance or a known sequence)."""
-        return {"controlled-by-me": "me", "controlled-by-them": "them"}.get(self.name)
-
 
 RANDOM = PrizeOrder("random", 0, True, "shuffled: each remaining prize equally likely next")
-ASCENDING = PrizeOrder("ascending", 1, True, "the smallest remaining prize next")
-DESCENDING = PrizeOrder("descending", 2, True, "the largest remaining prize next")
+ASCENDING = PrizeOrder("ascending", 1, True, "the smallest remaining prize next", "smallest")
+DESCENDING = PrizeOrder("descending", 2, True, "the largest remaining prize next", "largest")
 CONTROLLED_BY_ME = PrizeOrder("controlled-by-me", 3, False,
-                              "I choose the next prize, knowing everything")
+                              "I choose the next prize, knowing everything", chooser="me")
 CONTROLLED_BY_THEM = PrizeOrder("controlled-by-them", 4, False,
-                                "they choose the next prize, knowing everything")
+                                "they choose the next prize, knowing everything",
+                                chooser="them")
 
 ORDERS = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME,
                               CONTROLLED_BY_THEM)}

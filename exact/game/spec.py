@@ -75,6 +75,12 @@ class GameSpec:
                                  f"(its prizes are worth {total} points in all), got {handicap!r}")
         return cls(n, objective, order_named(order), handicap, arithmetic)
 
+    @property
+    def has_lead(self) -> bool:
+        """Whether a state carries the lead (the win objective: P(win) - P(loss) depends
+        on the points so far)."""
+        return self.objective == "win"
+
     def replace(self, **changes) -> GameSpec:
         """This spec with some fields changed, checked again by :meth:`parse`.
 
@@ -98,6 +104,19 @@ class GameSpec:
             raise GopsInputError(f"not a game description: {data!r}"[:200])
         return cls.parse(data["n"], data.get("objective"), data.get("order", "random"),
                          data.get("handicap", 0), data.get("arithmetic"))
+
+    def command_flags(self) -> str:
+        """N and the options of ``gops solve`` that make this game (defaults left out).
+
+        >>> GameSpec.parse(9, objective="win", order="descending").command_flags()
+        '9 --objective win --order descending'
+        """
+        text = f"{self.n}"
+        if self.has_lead:
+            text += " --objective win"
+        if self.order is not RANDOM:
+            text += f" --order {self.order.name}"
+        return text
 
     def describe(self) -> str:
         """The spec in a few words, as the command line writes it.

@@ -265,7 +265,7 @@ class OptimalBot(Bot):
                                  f"controlled-by-me order, not {self.solution.order.name}")
         mine, theirs = position.hands[player], position.hands[1 - player]
         lead = {}
-        if self.solution.objective == "win":
+        if self.solution.spec.has_lead:
             lead = {"lead": int(position.points[player] - position.points[1 - player])}
         values = self.solution.prize_values(mine, theirs, position.deck, **lead)
         best = max(values.values())

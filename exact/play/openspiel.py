@@ -127,7 +127,7 @@ def solution_policy(solution, game=None):
     policy = _policy_module()
     if game is None:
         game = goofspiel_game(solution.n, objective, order=solution.order.name)
-    win = objective == "win"
+    win = solution.spec.has_lead
 
     class SolutionPolicy(policy.Policy):
         def __init__(self):
