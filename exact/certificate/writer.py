@@ -21,12 +21,12 @@ from flint import fmpq
 
 from exact.atomic import atomic_file
 from exact.dp.drivers import solve_rational_levels
-from exact.game.encoding import KEY_SHIFT, build_levels
-from exact.errors import GopsInputError
 from exact.dp.objective import PointsObjective, WinObjective
 from exact.dp.solution import Solution
-from exact.game.spec import GameSpec
 from exact.dp.solve import check_options, points_stats
+from exact.errors import GopsInputError
+from exact.game.encoding import KEY_SHIFT, build_levels
+from exact.game.spec import GameSpec
 
 FORMAT_VERSION = 1
 MAGIC = "GOPS-CERTIFICATE"

@@ -33,10 +33,10 @@ from collections.abc import Iterator
 import numpy as np
 from flint import fmpq
 
+from exact.errors import GopsInputError
 from exact.game.encoding import Level
 from exact.game.orders import RANDOM, PrizeOrder, order_named
 from exact.game.spec import GameSpec
-from exact.errors import GopsInputError
 
 
 def _sign(a: int) -> int:

@@ -6,13 +6,12 @@ import resource
 import sys
 import time
 
-from exact.game.encoding import build_levels
-from exact.limits import ENCODING_MAX_N, SOLVE_MAX_N, check_n
-from exact.errors import GopsInputError
 from exact.dp.objective import objective_of
-from exact.game.spec import ARITHMETICS, OBJECTIVES, GameSpec
 from exact.dp.solution import Solution, SolveStats
-
+from exact.errors import GopsInputError
+from exact.game.encoding import build_levels
+from exact.game.spec import ARITHMETICS, OBJECTIVES, GameSpec
+from exact.limits import SOLVE_MAX_N, check_n
 
 
 def peak_memory_bytes() -> int:

@@ -48,11 +48,11 @@ import numpy as np
 
 from exact.atomic import atomic_file
 from exact.dp.drivers import solve_float_levels
-from exact.game.encoding import MAX_CARDS, build_levels
-from exact.errors import GopsInputError
 from exact.dp.objective import Objective, objective_of
-from exact.game.spec import GameSpec
+from exact.errors import GopsInputError
+from exact.game.encoding import MAX_CARDS, build_levels
 from exact.game.orders import ORDERS, RANDOM
+from exact.game.spec import GameSpec
 
 FORMAT = "gops-store"
 VERSION = 1
