@@ -39,7 +39,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 from flint import fmpq
 
@@ -52,7 +51,7 @@ from exact.play.bots import Bot, OptimalBot
 
 __all__ = ["Evaluation", "evaluate", "rounding_bound"]
 
-Number = Union[float, Fraction]
+Number = float | Fraction
 
 #: Unit roundoff of float64.
 UNIT_ROUNDOFF = 2.0**-53

@@ -19,9 +19,10 @@ x^T A y* = v* with (A y*)_i <= v* and (x^T A)_j >= v*).  If the system
 {(x^T A)_j = v* for j in J, sum x = 1} in the unknowns x_I has rank |I|, x* is its only
 solution, so X* = {x*}.  Everything here avoids reducing fractions: rows are kept in I
 unless a fixed-point enclosure proves them slack (a superset of I is still sound), and
-the rank is proven modulo a large prime (a minor nonzero mod p is nonzero).  Otherwise the 2k LPs are solved by a two-phase tableau simplex with
-Bland's rule (smallest eligible index enters, smallest basic index leaves on ties), which
-cannot cycle, in exact rationals.
+the rank is proven modulo a large prime (a minor nonzero mod p is nonzero).  Otherwise
+the 2k LPs are solved by a two-phase tableau simplex with Bland's rule (smallest eligible
+index enters, smallest basic index leaves on ties), which cannot cycle, in exact
+rationals.
 
 *Float* (any N).  The same simplex in float64 with a tolerance, on the relaxed polytope
 (x^T A)_j >= v* - SLACK, so that rounding in v* cannot make X* empty; an entry is reported
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 import numpy as np
 from flint import fmpq
@@ -40,7 +40,7 @@ from flint import fmpq
 from exact.dp.solution import to_fraction
 from exact.errors import GopsInputError, SolverError
 
-Number = Union[float, Fraction]
+Number = float | Fraction
 
 #: Float path: the relaxation of v* and the width below which a range counts as a point.
 SLACK = 1e-12
@@ -320,14 +320,16 @@ def ranges_json(ranges) -> dict:
 
 def format_ranges(n: int, ranges, exact: bool, digits: int = 4) -> str:
     """The table layout (rows = bids, columns = upcards): 'unique' or 'lo..hi'."""
-    cells = {(b, u): ("unique" if r.unique else f"{float(r.lo):.{digits}f}..{float(r.hi):.{digits}f}")
+    cells = {(b, u): ("unique" if r.unique
+                      else f"{float(r.lo):.{digits}f}..{float(r.hi):.{digits}f}")
              for u, row in ranges.items() for b, r in row.items()}
     width = max(len(s) for s in cells.values()) + 1
     unique = sum(r.unique for row in ranges.values() for r in row.values())
     how = ("exact rationals" if exact else
            f"float LPs; unique = narrower than {UNIQUE_TOL:.0e} with v* relaxed by {SLACK:.0e}")
     lines = [
-        f"Range of each entry over ALL optimal first moves ({how}): {unique} of {len(cells)} unique",
+        f"Range of each entry over ALL optimal first moves ({how}): "
+        f"{unique} of {len(cells)} unique",
         "bid\\up " + "".join(f"{u:>{width}}" for u in range(1, n + 1)),
     ]
     for b in range(1, n + 1):

@@ -54,7 +54,8 @@ def pack_vector(numerators, denominator):
 
 def _pack_games(games):
     return [
-        [u, pack_vector(eq.x_num, eq.x_den), pack_vector(eq.y_num, eq.y_den), pack_rational(eq.value)]
+        [u, pack_vector(eq.x_num, eq.x_den), pack_vector(eq.y_num, eq.y_den),
+         pack_rational(eq.value)]
         for u, eq in games
     ]
 
@@ -128,7 +129,8 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
             fh.write(packer.pack({"level": 0, "records": 0}))
         values, extra = solve_rational_levels(spec, levels, progress, on_record)
         root_value = spec.get(values[n], levels[n], 0, 0, 0 if win else None)
-        fh.write(packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)}))
+        fh.write(packer.pack({"end": True, "records": records,
+                              "root_value": pack_rational(root_value)}))
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
     stats = points_stats(levels, t0, extra)
     return Solution(game, levels, values, stats, objective=spec)

@@ -307,7 +307,8 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
                    f"turn up the {'best' if chooser == 'me' else 'worst'} for me, {pick}): "
                    + "  ".join(f"{u}: {s.value:+.6f}" for u, s in strategies.items()))
     click.echo(
-        f"float64; each column is an equilibrium of its matrix game up to a checked gap of {gap:.1e}"
+        "float64; each column is an equilibrium of its matrix game up to a checked gap of "
+        f"{gap:.1e}"
     )
     if certified:
         print_certified_table(table, games)
@@ -322,9 +323,12 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
 @click.option("--theirs", required=True, callback=card_list, help="Their hand, e.g. 1,3.")
 @click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")
 @click.option("--upcard", required=True, type=INTEGER, help="The prize turned up.")
-@click.option("--n", "n", type=INTEGER, default=None, help="Cards per suit (default: largest card seen).")
-@click.option("--exact", "exact_", is_flag=True, help="Exact rational equilibrium (hands of at most 8 cards).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\" strings).")
+@click.option("--n", "n", type=INTEGER, default=None,
+              help="Cards per suit (default: largest card seen).")
+@click.option("--exact", "exact_", is_flag=True,
+              help="Exact rational equilibrium (hands of at most 8 cards).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON (exact numbers as \"p/q\" strings).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Read the values from a store (its N is the game's N).")
 @click.option("--certified", is_flag=True,
@@ -430,7 +434,8 @@ def count(n):
     from exact.game.encoding import count_table
 
     rows = count_table(check_command_n(n, "count"))
-    click.echo(f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} {'matrix games':>14}")
+    click.echo(f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} "
+               f"{'matrix games':>14}")
     for r in rows:
         click.echo(
             f"{r['k']:>3} {r['patterns']:>10,} {r['prize_sets']:>11,} "

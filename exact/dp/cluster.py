@@ -62,11 +62,13 @@ def parse_cluster(spec: str) -> tuple[str, int | str]:
     if spec.startswith("local:"):
         count = spec[len("local:"):]
         if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 1024:
-            raise GopsInputError(f"--cluster local:W needs a worker count W from 1 to 1024, got {spec!r}")
+            raise GopsInputError(
+                f"--cluster local:W needs a worker count W from 1 to 1024, got {spec!r}")
         return "local", int(count)
     if spec.startswith(("tcp://", "tls://", "ucx://")) and ":" in spec.split("://", 1)[1]:
         return "address", spec
-    raise GopsInputError(f"--cluster must be local:W or a scheduler address tcp://HOST:PORT, got {spec!r}")
+    raise GopsInputError(
+        f"--cluster must be local:W or a scheduler address tcp://HOST:PORT, got {spec!r}")
 
 
 def parts_of(level, items_per_row: int, part_items: int) -> list[tuple[int, int]]:

@@ -243,7 +243,8 @@ def exact_simplex(A):
         for i in range(k):
             if T[i][entering] > 0:
                 ratio = T[i][-1] / T[i][entering]
-                if best is None or ratio < best[0] or (ratio == best[0] and basis[i] < basis[best[1]]):
+                if (best is None or ratio < best[0]
+                        or (ratio == best[0] and basis[i] < basis[best[1]])):
                     best = (ratio, i)
         if best is None:
             raise SolverError("unbounded game LP (impossible for a positive matrix)")

@@ -147,7 +147,8 @@ class Objective(ABC):
     def check_lead(self, lead, n: int, deck: frozenset) -> int | None:
         """The lead of a position, validated for this objective (GopsInputError)."""
         if lead is not None:
-            raise GopsInputError(f"the {self.name} objective has no lead (the win objective has one)")
+            raise GopsInputError(
+                f"the {self.name} objective has no lead (the win objective has one)")
         return None
 
     def decided(self, deck, lead) -> int | None:

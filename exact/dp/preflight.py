@@ -13,10 +13,10 @@ unlimited; ``benchmarks/bench_store_memory.py``, RESULTS.md), as did N = 14 in a
 exactly that threshold (7.9 GiB: 46.1 minutes, the levels identical).  The estimate
 states the first; the check refuses only below the second.
 Time is a cost model: about k^2 per matrix game (the simplex's pivots times their
-length), k games per item, one item per antisymmetric pair; the constant is fitted on N = 13 (points) and N = 10 (win) on the 2-core machine and
-scaled by the cores available.  Estimates, good to about a factor of 2 (the 2-core
-machine's own speed varied 1.8x between days): they decide whether to start, never what
-is computed.
+length), k games per item, one item per antisymmetric pair; the constant is fitted on
+N = 13 (points) and N = 10 (win) on the 2-core machine and scaled by the cores available.
+Estimates, good to about a factor of 2 (the 2-core machine's own speed varied 1.8x
+between days): they decide whether to start, never what is computed.
 """
 
 from __future__ import annotations

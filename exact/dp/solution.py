@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
 import numpy as np
 from flint import fmpq
@@ -26,7 +25,7 @@ from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import solve_game
 
-Number = Union[float, Fraction]
+Number = float | Fraction
 
 
 @dataclass(frozen=True)
@@ -335,8 +334,9 @@ class Solution:
         >>> import exact
         >>> sol = exact.solve(4, arithmetic="rational", order="controlled-by-me")
         >>> cards = {1, 2, 3, 4}
-        >>> sol.prize_values(cards, cards, cards)
-        {1: Fraction(1, 54), 2: Fraction(148116, 1307731), 3: Fraction(8318, 118427), 4: Fraction(0, 1)}
+        >>> sol.prize_values(cards, cards, cards)  # doctest: +NORMALIZE_WHITESPACE
+        {1: Fraction(1, 54), 2: Fraction(148116, 1307731), 3: Fraction(8318, 118427),
+         4: Fraction(0, 1)}
         """
         mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
         values = {}

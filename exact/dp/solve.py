@@ -43,10 +43,11 @@ def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int
 
     >>> check_lead(3, -6)
     -6
-    >>> check_lead(3, 7, "--lead")
+    >>> check_lead(3, 7, "--lead")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes are worth 6 points in all), got 7
+    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes
+    are worth 6 points in all), got 7
     """
     total = n * (n + 1) // 2
     low = -total if signed else 0
@@ -94,7 +95,8 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
         cells = win_cells(spec.n, top, spec.handicap)
         if cells > budget:
             raise GopsInputError(f"too big for the win objective in {spec.arithmetic} "
-                                 f"arithmetic: {cells:,} (subgame, lead) entries, at most {budget:,}")
+                                 f"arithmetic: {cells:,} (subgame, lead) entries, "
+                                 f"at most {budget:,}")
     return spec
 
 

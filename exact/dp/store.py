@@ -503,7 +503,8 @@ def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
     checking its shape against N and (with ``verify``) its checksum."""
     entry = manifest["levels"].get(str(k))
     if entry is None:
-        raise StoreError(f"level {k} of the store {root} is not complete: rerun the solve to resume")
+        raise StoreError(
+            f"level {k} of the store {root} is not complete: rerun the solve to resume")
     shape = manifest_objective(manifest).level_shape(levels[k])
     return open_checked_level(Path(root) / f"level-{k}.npy", shape,
                               entry["sha256"] if verify else None, mode)

@@ -162,7 +162,8 @@ class LevelVerifier:
 
     def describe(self, r: int, p: int, at: tuple[int, ...] = ()) -> str:
         """A stored entry in words: the prize set, the pattern's hands, the lead."""
-        cards = [c for c in range(1, self.level.n + 1) if int(self.level.prize_masks[r]) >> (c - 1) & 1]
+        prizes = int(self.level.prize_masks[r])
+        cards = [c for c in range(1, self.level.n + 1) if prizes >> (c - 1) & 1]
         mine, theirs = key_hands(int(self.level.pattern_keys[p]))
         where = (f"prizes {{{', '.join(map(str, cards))}}}, hands of pattern {p} "
                  f"(mine {list(mine)}, theirs {list(theirs)} by rank)")
@@ -423,7 +424,8 @@ class ReadCheck:
                     "game's, set by the rules")
         below = "the empty game" if self.k == 1 else f"levels 0..{self.k - 1}"
         return (f"read from the store {self.root}: the values of level {self.k} it reads "
-                f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} and agree "
+                f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} "
+                "and agree "
                 f"(largest bound {self.bound:.1e}, within the stored radius {self.radius:.1e}); "
                 f"{below} as stored: `gops verify {self.root}` re-derives them")
 

@@ -100,10 +100,11 @@ def order_named(name) -> PrizeOrder:
 
     >>> order_named("descending").next_prizes({3, 1, 2})
     [3]
-    >>> order_named("sorted")
+    >>> order_named("sorted")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: unknown prize order 'sorted' (choose from random, ascending, descending, controlled-by-me, controlled-by-them)
+    exact.errors.GopsInputError: unknown prize order 'sorted' (choose from random, ascending,
+    descending, controlled-by-me, controlled-by-them)
     """
     if isinstance(name, PrizeOrder):
         return name

@@ -393,14 +393,16 @@ def parse_integer(text: str, what: str = "") -> int:
 
     >>> parse_integer("-12")
     -12
-    >>> parse_integer(" 5")
+    >>> parse_integer(" 5")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: ' 5' is not a whole number (ASCII digits 0-9, optionally after a '-', no spaces)
-    >>> parse_integer("５", "bad card")
+    exact.errors.GopsInputError: ' 5' is not a whole number (ASCII digits 0-9, optionally
+    after a '-', no spaces)
+    >>> parse_integer("５", "bad card")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    exact.errors.GopsInputError: bad card '５' is not a whole number (ASCII digits 0-9, optionally after a '-', no spaces)
+    exact.errors.GopsInputError: bad card '５' is not a whole number (ASCII digits 0-9,
+    optionally after a '-', no spaces)
     """
     if not isinstance(text, str):
         raise GopsInputError(f"a number must be given as text, got {type(text).__name__}")
