@@ -50,6 +50,11 @@ FIXED_BIDS_MAX_N = 16
 FIXED_BIDS_EXACT_MAX_N = 7
 #: Its adaptivity gain evaluates a whole game tree per bijection of the mix (N = 8: 29).
 FIXED_BIDS_ADAPTIVITY_MAX_N = 8
+#: The value of adaptivity (exact.analysis.adaptivity): one LP over what the adaptive
+#: player has seen, 44,025 variables at N = 5 (12-26 s), about 900,000 at N = 6 (out of
+#: reach of a float LP here); made exact and verified against all N! bijections.
+ADAPTIVITY_VALUE_MAX_N = 5
+assert ADAPTIVITY_VALUE_MAX_N <= FIXED_BIDS_EXACT_MAX_N
 #: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
 #: seconds to about a minute each; "standard" cross-checks the fast solver.
 VARIANT_MAX_N = {

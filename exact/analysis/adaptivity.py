@@ -78,18 +78,13 @@ from math import factorial, lcm
 import numpy as np
 
 from exact.errors import GopsInputError, SolverError
-from exact.limits import FIXED_BIDS_EXACT_MAX_N, check_n
+from exact.limits import ADAPTIVITY_VALUE_MAX_N, check_n
 
 #: A float bid probability (realisation weight) above this is in A's support.
 SUPPORT_TOL = 1e-9
 #: A bijection is tight (A's float strategy gains the float value against it) when the
 #: two differ by at most this many points per game; the next ones differ by > 1e-2.
 TIGHT_TOL = 1e-7
-#: The largest N solved: one LP of (44,025 bids at N = 5; about 900,000 at N = 6, out of
-#: reach of a float LP here).  A limit of exact.limits by rights (ARCHITECTURE rule 5);
-#: kept here, with the fixed-bid limit it stays below.
-ADAPTIVITY_VALUE_MAX_N = 5
-assert ADAPTIVITY_VALUE_MAX_N <= FIXED_BIDS_EXACT_MAX_N
 
 
 def _sign(a) -> int:
