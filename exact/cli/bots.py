@@ -13,13 +13,14 @@ from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
     one_line_errors,
+    order_option,
     presolve,
     presolve_variant,
 )
 from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
-from exact.game.orders import ORDERS, mirrored
+from exact.game.orders import mirrored
 
 
 def _num(x, exact: bool):
@@ -45,11 +46,9 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
 @click.option("--float", "use_float", is_flag=True,
               help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); "
                    "much faster.")
-@click.option("--order", type=click.Choice(list(ORDERS)), default="random",
-              show_default=True,
-              help="The prize order; controlled-by-me: bot A chooses each prize, "
-                   "controlled-by-them: bot B (an optimal bot takes its best prize, others "
-                   "choose uniformly); optimal bots play that order's equilibrium.")
+@order_option("The prize order; controlled-by-me: bot A chooses each prize, "
+              "controlled-by-them: bot B (an optimal bot takes its best prize, others "
+              "choose uniformly); optimal bots play that order's equilibrium.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
 @one_line_errors
 def evaluate(n: int, bots: str, use_float: bool, as_json: bool, order: str) -> None:

@@ -237,16 +237,22 @@ class OneLineErrorGroup(click.Group):
             fail(exc.format_message().splitlines()[0], exc.exit_code)
 
 
+def order_option(help_text: str):
+    """The one --order option (exact.game.orders: its names, the paper's random order by
+    default); ``help_text`` says what it means for the command."""
+    from exact.game.orders import ORDERS
+
+    return click.option("--order", type=click.Choice(list(ORDERS)), default="random",
+                        show_default=True, help=help_text)
+
+
 def objective_options(command):
     """--objective points|win, --lead L (win only; exit 2 otherwise) and --order (the
     prize order, exact.game.orders): exact/cli/objectives.py."""
-    from exact.game.orders import ORDERS
-
-    command = click.option(
-        "--order", type=click.Choice(list(ORDERS)), default="random", show_default=True,
-        help="Who orders the prizes: shuffled (the standard game), a known ascending or "
-             "descending sequence, or chosen by me or by them before each round "
-             "(both objectives).")(command)
+    command = order_option(
+        "Who orders the prizes: shuffled (the standard game), a known ascending or "
+        "descending sequence, or chosen by me or by them before each round "
+        "(both objectives).")(command)
     command = click.option(
         "--lead", type=INTEGER, default=None,
         help="My points minus theirs so far, a head start included (--objective win only; "
