@@ -306,3 +306,29 @@ def test_declarations_face_up_replies_and_score(seed, stdin, declared, solved):
 def test_declarations_standard_points_only(args):
     code, out = play(5, "", "--declarations", *args)
     assert code == 2 and out.count("\n") == 1 and "--declarations" in out
+
+
+# -- the engine ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, stdin, extra", [
+    (5, "2\n4\n1\n5\n", ()), (4, "1\n2\n3\n", ("--objective", "win")),
+    (5, "3\n2\n1\n4\n", ("--order", "descending")),
+])
+def test_the_terminal_game_is_the_engines_game(n, stdin, extra):
+    """gops play prints the game exact.play.engine plays: the same seed (5) and bids give
+    the same prizes, computer bids and final score."""
+    from exact.play.bots import solution_for
+    from exact.play.engine import Game, optimal_bot
+
+    code, out = play(n, stdin, *extra)
+    assert code == 0, out
+    objective = extra[1] if extra[:1] == ("--objective",) else "points"
+    order = extra[1] if extra[:1] == ("--order",) else "random"
+    sol = solution_for(n, "float", objective=objective, order=order)
+    game = Game(n, [optimal_bot(sol, objective)], order=order, seed=5)
+    game.replay(int(b) for b in stdin.split())
+    prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
+    bids = [(int(a), int(b)) for a, b, _ in BID_LINE.findall(out)]
+    assert [(r.prize, *r.bids) for r in game.history] == [(p, *b) for p, b in zip(prizes, bids)]
+    final = FINAL_LINE.search(out)
+    assert (int(final.group(1)), int(final.group(2))) == game.points

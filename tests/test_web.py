@@ -327,3 +327,87 @@ def test_first_move_heatmap_beside_the_papers_table_1(page_server, browser):
     assert cell.text == "0.0470"  # the paper's 0.0470 (Table 1)
     assert browser.find_element(By.ID, "paper-box").is_displayed()
     browser.save_screenshot(str(ARTIFACTS / "first-move.png"))
+
+
+# -- the game: played by the server (exact.play.engine), the page only draws it ------------
+
+def play_through_api(client, params, choose=min):
+    """A whole game through /api/game: each round the card ``choose`` picks from your hand."""
+    game = client.get("/api/game/new", params=params).json()
+    while game["awaiting"] == "bid":
+        r = client.get("/api/game/bid", params=game["state"] | {"bid": choose(game["your_cards"])})
+        assert r.status_code == 200, r.text
+        game = r.json()
+    return game
+
+
+@pytest.mark.parametrize("n, seed, objective", [(5, 12, "points"), (4, 3, "win")])
+def test_a_game_through_the_api_is_the_engines_game(client, n, seed, objective):
+    """The same seed and bids played by the engine directly, against the equilibrium of
+    the same solution, give the same computer bids and the same final score."""
+    import exact
+    from exact.play.engine import Game, optimal_bot
+
+    played = play_through_api(client, {"n": n, "seed": seed, "objective": objective})
+    assert played["awaiting"] == "over" and len(played["history"]) == n
+    bids = [r["you"] for r in played["history"]]
+    assert bids == sorted(bids)  # the lowest card each round
+    game = Game(n, [optimal_bot(exact.solve(n, objective=objective), objective)], seed=seed)
+    game.replay(bids[:-1])  # the last card plays itself
+    assert [(r["prize"], r["you"], r["computer"]) for r in played["history"]] == \
+        [(r.prize, *r.bids) for r in game.history]
+    assert (played["score"]["you"], played["score"]["computer"]) == game.points
+    assert played["winner"] == {0: "you", 1: "computer", None: "nobody"}[game.winner]
+    # each round's winner is the higher bid's (the rules: a tie discards the prize)
+    for r in played["history"]:
+        assert r["winner"] == ("you" if r["you"] > r["computer"] else
+                               "computer" if r["computer"] > r["you"] else "nobody")
+    assert played["score"]["you"] == sum(r["prize"] for r in played["history"]
+                                         if r["winner"] == "you")
+
+
+def test_same_seed_same_computer_bids(client):
+    first = play_through_api(client, {"n": 6, "seed": 41}, choose=max)
+    again = play_through_api(client, {"n": 6, "seed": 41}, choose=max)
+    assert first == again
+    assert sorted(r["computer"] for r in first["history"]) == [1, 2, 3, 4, 5, 6]
+    other = [play_through_api(client, {"n": 6, "seed": s}, choose=max)["history"]
+             for s in (42, 43, 44)]
+    assert any(h != first["history"] for h in other)
+    # the state is the whole game: the same query answers the same game
+    state = first["state"]
+    assert state["bids"] == "6,5,4,3,2" and state["seed"] == 41
+    assert client.get("/api/game/new", params={"n": 6}).json()["seed"] in range(10 ** 6)
+
+
+@pytest.mark.parametrize("params, fragment", [
+    ({"n": 4, "seed": 1, "bid": 9}, "you do not hold the 9; your cards are 1 2 3 4"),
+    ({"n": 4, "seed": 1, "bids": "1,2", "bid": 1}, "you do not hold the 1; your cards are 3 4"),
+    ({"n": 4, "seed": 1, "bids": "1,2,3", "bid": 4}, "the game is over: 4 rounds were played"),
+    ({"n": 4, "seed": 1, "bids": "1,1", "bid": 2}, "card 1 appears more than once"),
+    ({"n": 4, "seed": 1, "bid": "x"}, "bid 'x' is not a whole number"),
+    ({"n": 4, "seed": 1}, "missing query parameter 'bid'"),
+    ({"n": 4, "order": "sorted", "bid": 1}, "unknown prize order 'sorted'"),
+    ({"n": 4, "objective": "win", "lead": 2, "bid": 1}, "a game starts at lead 0"),
+    ({"n": 11, "bid": 1}, "between 1 and 10 to solve on the fly"),
+    ({"n": 4, "order": "controlled-by-me", "bid": 1}, "choose the prize of round 1"),
+])
+def test_an_illegal_move_is_400_with_a_one_line_error(client, params, fragment):
+    r = client.get("/api/game/bid", params=params)
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert fragment in error and "\n" not in error
+
+
+def test_you_choose_the_prizes_through_the_api(client):
+    game = client.get("/api/game/new", params={"n": 4, "seed": 2,
+                                               "order": "controlled-by-me"}).json()
+    assert game["awaiting"] == "prize" and game["choices"] == [1, 2, 3, 4]
+    for prize, bid in ((3, 1), (4, 2), (1, 3)):
+        game = client.get("/api/game/prize", params=game["state"] | {"prize": prize}).json()
+        assert game["upcard"] == prize and game["awaiting"] == "bid"
+        game = client.get("/api/game/bid", params=game["state"] | {"bid": bid}).json()
+    assert game["awaiting"] == "over" and [r["prize"] for r in game["history"]] == [3, 4, 1, 2]
+    assert game["state"]["prizes"] == "3,4,1" and game["state"]["bids"] == "1,2,3"
+    r = client.get("/api/game/prize", params=game["state"] | {"prize": 2})
+    assert r.status_code == 400 and "the game is over" in r.json()["error"]

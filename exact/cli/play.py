@@ -4,7 +4,6 @@ Bad input at the prompt is asked again; bad options are one line on stderr, exit
 
 from __future__ import annotations
 
-import random
 import sys
 
 import click
@@ -16,7 +15,6 @@ from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
 from exact.game.orders import ORDERS, mirrored
 from exact.game.rules import parse_integer
-from exact.play.bots import face_up_reply
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -55,110 +53,90 @@ def play(n, objective, variant, opponents, store, order, seed, reveal, declarati
     bots (no equilibrium is computed for three players).  Type a card number to bid; the
     last round plays itself.  End of input or "q" quits.
     """
-    from exact.game.variants import get_variant, start
+    from exact.game.variants import get_variant
+    from exact.play.engine import Game, check_setup
 
     rules = get_variant(variant)
-    if declarations and (variant != "standard" or objective != "points"):
-        raise GopsInputError("--declarations plays the standard game with the points "
-                             "objective only")
-    prize_order = ORDERS[order]
-    if order != "random" and variant != "standard":
-        raise GopsInputError("--order plays the standard game only")
+    check_setup(variant, order, objective, declarations)
     # The computer sees the game from the other seat: who chooses is mirrored.
     computers = _computers(n, objective, rules, opponents, store, mirrored(order))
-    if seed is None:
-        seed = random.SystemRandom().randrange(10**6)
-    rng = random.Random(seed)
-    pos = start(rules, n)
-    order = list(range(1, n + 1))
-    rng.shuffle(order)
-    if prize_order.name in ("ascending", "descending"):
-        order.sort(reverse=prize_order.name == "descending")
-    dummy_order = list(range(1, n + 1))
-    if rules.dummy:
-        rng.shuffle(dummy_order)
-    rounds = rules.rounds(n)
+    game = Game(n, computers, rules, order, seed, declarations)
     # Labels: in lists of the round ("short") and as the subject of a sentence.
     if rules.players == 2:
         short, subject = ["you", "computer"], ["you", "the computer"]
         tie = "." if rules.dummy else ", a tie discards it."
-        click.echo(f"{n}-card GOPS against the computer (seed {seed}). Each round you both "
-                   f"bid a card face down; the higher bid wins the prize{tie}")
+        click.echo(f"{n}-card GOPS against the computer (seed {game.seed}). Each round you "
+                   f"both bid a card face down; the higher bid wins the prize{tie}")
     else:
         short = subject = ["you", "computer 1", "computer 2"]
         click.echo(f"{n}-card GOPS against two computer players, computer 1 "
-                   f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed {seed}). "
-                   "Each round all three of you bid a card face down; the highest bid wins "
-                   "the prize.")
+                   f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed "
+                   f"{game.seed}). Each round all three of you bid a card face down; the "
+                   "highest bid wins the prize.")
     if variant != "standard":
         click.echo(VARIANT_RULES[variant])
     if objective == "win":
         click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
                    "not for points.")
-    if prize_order.name != "random":
-        click.echo(f"Prize order: {prize_order.description.replace('I choose', 'you choose')}"
+    if game.order.name != "random":
+        click.echo(f"Prize order: {game.order.description.replace('I choose', 'you choose')}"
                    .replace("they choose", "the computer chooses") + ".")
     if declarations:
         click.echo("Face-up declarations: type d<card> (e.g. d5) to bid that card face up "
                    "and every later bid too; the winner scores the number of face-up rounds "
                    "(1 if you never declare).")
-    declared = None  # the round from which your bids are face up
     won: list[list[str]] = [[] for _ in short]
-    for rnd in range(1, rounds + 1):
-        prize = _next_prize(prize_order, pos, order[rnd - 1], computers[0])
-        if prize is None:
-            click.echo(f"Game abandoned in round {rnd}: score {_scores(short, pos.points)}.")
-            return
-        order[order.index(prize)], order[rnd - 1] = order[rnd - 1], prize
-        pos = pos.turn_up(prize)
+    while not game.over:
+        rnd, chooser, chosen = game.round, game.chooser, None
+        if chooser == "me":
+            chosen = _ask_prize(game.prize_choices())
+            if chosen is None:
+                click.echo(f"Game abandoned in round {rnd}: score {_scores(short, game.points)}.")
+                return
+        prize = game.turn_up(chosen)
+        if chooser == "them":
+            click.echo(f"The computer chooses the next prize: the {prize}.")
         click.echo("")
-        click.echo(f"Round {rnd} of {rounds}: the {prize} is up.")
-        _show_table(pos, short, won)
-        if len(pos.hands[0]) == 1:
-            mine = next(iter(pos.hands[0]))
+        click.echo(f"Round {rnd} of {game.rounds}: the {prize} is up.")
+        _show_table(game.position, short, won)
+        mine, declaring = game.forced_bid, False
+        if mine is not None:
             click.echo(f"Last round: you bid your {mine}.")
         else:
-            answer = _ask_bid(pos.hands[0], can_declare=declarations and declared is None)
+            answer = _ask_bid(game.legal_bids(), can_declare=game.can_declare)
             if answer is None:
                 click.echo(f"Game abandoned in round {rnd}: score "
-                           f"{_scores(short, pos.points)}.")
+                           f"{_scores(short, game.points)}.")
                 return
             mine, declaring = answer
-            if declaring:
-                declared = rnd
-                click.echo(f"You declare: your bids are face up from round {rnd} on.")
-        if declared is not None:  # the computer sees your bid before its own
-            theirs = [face_up_reply(computers[0].solution, pos, mine)]
+        played = game.play(mine, declare=declaring)
+        theirs = played.bids[1:]
+        if declaring:
+            click.echo(f"You declare: your bids are face up from round {rnd} on.")
+        if played.face_up:
             click.echo(f"The computer sees your {mine} and answers with its {theirs[0]}.")
-        else:  # sampled only now, but independently of your bid
-            theirs = [bot.bid(pos, i, rng) for i, bot in enumerate(computers, 1)]
-        mixes = [bot.mix(pos, i) for i, bot in enumerate(computers, 1)]
-        pos, result = pos.play((mine, *theirs), dummy_order[rnd - 1] if rules.dummy else None)
         bids = "".join(f", {who} bid {b}" for who, b in zip(subject[1:], theirs))
-        dummy = f", the dummy {result.dummy_bid}" if rules.dummy else ""
+        dummy = f", the dummy {played.dummy_bid}" if rules.dummy else ""
         names = subject + (["the dummy"] if rules.dummy else [])
-        click.echo(f"You bid {mine}{bids}{dummy}: {_outcome(prize, result.points, names, won)}.")
+        click.echo(f"You bid {mine}{bids}{dummy}: {_outcome(prize, played.points, names, won)}.")
         if reveal:
             what = "equilibrium mix" if rules.players == 2 else "mix"
-            if declared is not None:
+            if played.face_up:
                 what += " (not used: your bid was face up)"
-            _show_mixes(subject[1:], mixes, what)
-    if rules.drop_last:
+            _show_mixes(subject[1:], played.mixes, what)
+    if game.leftover is not None:
         click.echo("")
-        click.echo(f"The {order[-1]} is left over: it is never bid on and scores for nobody.")
+        click.echo(f"The {game.leftover} is left over: it is never bid on and scores for nobody.")
     click.echo("")
     click.echo("Final score: " + ", ".join(
-        f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, pos.points, won))
-        + f". {_verdict(subject, pos.points[:len(short)])}.")
+        f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, game.points, won))
+        + f". {_verdict(subject, game.points[:len(short)], game.winner)}.")
     if declarations:
-        _print_declaration_score(rounds, pos.points, declared)
+        _print_declaration_score(game)
 
 
-def _print_declaration_score(rounds: int, points, declared: int | None) -> None:
-    from exact.game.variants import score_declarations
-
-    winner = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
-    result = score_declarations(rounds, winner, {0: declared} if declared else None)
+def _print_declaration_score(game) -> None:
+    result, declared, rounds = game.declaration_score(), game.declared, game.rounds
     how = (f"you bid face up from round {declared} of {rounds}" if declared
            else "you never declared (the last round is always face up)")
     if result.winner is None:
@@ -188,13 +166,12 @@ def _show_mixes(who: list[str], mixes: list[dict], what: str) -> None:
         click.echo(f"  {name}'s {what} was  {shown}")
 
 
-def _verdict(subject: list[str], points) -> str:
-    """"You win", "The computer wins by 3", "A draw" (two players) or who has the most."""
-    best = max(points)
-    leaders = [i for i, p in enumerate(points) if p == best]
-    if len(leaders) > 1:
+def _verdict(subject: list[str], points, winner: int | None) -> str:
+    """"You win", "The computer wins by 3", "A draw" (two players) or who has the most
+    (``winner``: the game's, None on a tie for the most)."""
+    if winner is None:
         return "A draw" if len(points) == 2 else "A tie for the most points"
-    i = leaders[0]
+    i = winner
     who = "You win" if i == 0 else f"{subject[i][0].upper()}{subject[i][1:]} wins"
     if len(points) == 2:
         return f"{who} by {_pts(abs(points[0] - points[1]))}"
@@ -219,19 +196,11 @@ VARIANT_RULES = {
 }
 
 
-def _next_prize(prize_order, pos, shuffled: int, computer):
-    """The next prize: the shuffled deck's, or the one a controller chooses (you, asked;
-    the computer, its bot's ``prize_choice``: the largest f_u of its controlled-by-me
-    solution).
+def _ask_prize(choices: list[int]) -> int | None:
+    """Read the next prize, one of ``choices``, from stdin, asking again until valid;
     None if you quit."""
-    if prize_order.chooser is None or len(pos.deck) == 1:
-        return shuffled
-    if prize_order.chooser == "them":
-        (prize,) = computer.prize_choice(pos, 1)  # the optimal bot's best prize
-        click.echo(f"The computer chooses the next prize: the {prize}.")
-        return prize
     while True:
-        click.echo(f"Choose the next prize ({_cards(pos.deck)}): ", nl=False)
+        click.echo(f"Choose the next prize ({_cards(choices)}): ", nl=False)
         line = sys.stdin.readline()
         if line and not sys.stdin.isatty():
             click.echo(line.rstrip("\n"))  # scripted input: keep the transcript readable
@@ -245,10 +214,10 @@ def _next_prize(prize_order, pos, shuffled: int, computer):
             prize = parse_integer(text)
         except GopsInputError:
             prize = None
-        if prize in pos.deck:
+        if prize in choices:
             return prize
         shown = text if len(text) <= 20 else text[:20] + "..."
-        click.echo(f"{shown!r} is not a prize left; type one of {_cards(pos.deck)}.")
+        click.echo(f"{shown!r} is not a prize left; type one of {_cards(choices)}.")
 
 
 def _computers(n: int, objective: str, rules, opponents: str | None, store: str | None,
@@ -341,7 +310,7 @@ def _cards(cards) -> str:
     return " ".join(str(c) for c in sorted(cards))
 
 
-def _ask_bid(hand: frozenset[int], can_declare: bool = False) -> tuple[int, bool] | None:
+def _ask_bid(hand: list[int], can_declare: bool = False) -> tuple[int, bool] | None:
     """Read a card of ``hand`` from stdin, asking again until valid: (card, declared), or
     None at end of input or on "q".  With ``can_declare``, "d5" bids the 5 and declares."""
     hint = "; d<card> declares" if can_declare else ""

@@ -11,6 +11,15 @@ their answers with :mod:`exact.views`.
     GET /api/position?...  (as strategy)            strategy + payoff matrix, supports,
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure
+    GET /api/game/new?n[&objective&order&seed]      a game against the equilibrium
+    GET /api/game/bid?<state>&bid                   your bid: the round played and scored
+    GET /api/game/prize?<state>&prize               your choice of the next prize
+                                                    (order=controlled-by-me)
+
+The games keep no state on the server: a game's answer carries ``state`` (n, objective,
+order, seed and your moves so far, ``bids`` and ``prizes``), which the page sends back
+with its next move; the server replays the game from it with :mod:`exact.play.engine`
+(the seed draws the computer's bids), plays the move and answers the new game.
 
 Bad input is HTTP 400 with {"error": "<the one line the CLI would print>"}.
 
@@ -200,9 +209,9 @@ class SolverPool:
 
 
 def _covers(have, want) -> bool:
-    """Solution key ``have`` = (n, objective, arithmetic, handicap) answers ``want``: the
-    same game, at least its leads."""
-    return have[:3] == want[:3] and have[3] >= want[3]
+    """Solution key ``have`` = (n, objective, arithmetic, handicap, order) answers
+    ``want``: the same game, at least its leads."""
+    return have[:3] == want[:3] and have[3] >= want[3] and have[4:] == want[4:]
 
 
 class Solutions:
@@ -267,29 +276,32 @@ class Solutions:
                 f"store: {self.served()}")
 
     def get(self, n: int, objective: str, arithmetic: str = "float", handicap: int = 0,
-            pinned: dict | None = None):
+            pinned: dict | None = None, order: str = "random"):
         """The solution of N cards (``handicap``: starting leads up to it are solved, win
-        objective; as ``gops table --lead`` does), from ``pinned`` (key -> solution, this
-        request's) or the cache, else made here (small) or raised as Pending (large)."""
+        objective; as ``gops table --lead`` does; ``order``: the prize order, stores hold
+        the random one), from ``pinned`` (key -> solution, this request's) or the cache,
+        else made here (small) or raised as Pending (large)."""
         import exact
 
         pinned = {} if pinned is None else pinned
-        store = arithmetic == "float" and handicap == 0 and (n, objective) in self.stores
+        store = (arithmetic == "float" and handicap == 0 and order == "random"
+                 and (n, objective) in self.stores)
         if store:
-            key = (n, objective, "store", 0)
+            key = (n, objective, "store", 0, order)
             make, seconds, size = (lambda: exact.load(self.stores[n, objective], n=n,
                                                       objective=objective)), 0.0, 0
         elif arithmetic == "rational":
             check_n(n, EXACT_MAX_N, what=" in exact arithmetic on this server")
-            key = (n, objective, arithmetic, 0)
-            make, seconds, size = (lambda: exact.solve(n, objective=objective,
+            key = (n, objective, arithmetic, 0, order)
+            make, seconds, size = (lambda: exact.solve(n, objective=objective, order=order,
                                                        arithmetic="rational")), 0.0, 0
         else:
             handicap = all_leads(n) if handicap else 0  # one solve for every lead
             self._check_size(n, objective, handicap)
-            key = (n, objective, arithmetic, handicap)
+            key = (n, objective, arithmetic, handicap, order)
             size, seconds = solve_size(n, objective, handicap)
-            make = lambda: exact.solve(n, objective=objective, handicap=handicap)  # noqa: E731
+            make = lambda: exact.solve(n, objective=objective, handicap=handicap,  # noqa: E731
+                                       order=order)
         for have, solution in pinned.items():
             if _covers(have, key):
                 return solution
@@ -487,6 +499,81 @@ def info(request: Request) -> dict:
                 "queued": pool.queued}}
 
 
+# -- the game: played by exact.play.engine, replayed from its state -------------------------
+
+def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
+    """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
+    from exact.game.orders import mirrored, order_named
+    from exact.play.engine import Game, optimal_bot
+
+    n = check_n(_integer(request, "n"), ENCODING_MAX_N)
+    if "lead" in request.query_params:
+        raise GopsInputError("a game starts at lead 0: drop the lead parameter")
+    objective, _ = _objective(request)
+    order = order_named(request.query_params.get("order", "random")).name
+    seed = _integer(request, "seed", required=False)
+    bids = list(_game_cards(request, "bids"))
+    prizes = list(_game_cards(request, "prizes"))
+    moves = (bids + [_integer(request, "bid")] if bid else bids,
+             prizes + [_integer(request, "prize")] if prize else prizes)
+    # The computer sees the game from the other seat: who chooses is mirrored.
+    solution = request.app.state.solutions.get(n, objective, pinned=request.state.pinned,
+                                               order=mirrored(order))
+    game = Game(n, [optimal_bot(solution, objective)], order=order, seed=seed)
+    game.replay(*moves)
+    return game_json(game, objective, *moves)
+
+
+def _game_cards(request: Request, name: str) -> tuple[int, ...]:
+    from exact.game.rules import parse_cards
+
+    return parse_cards(request.query_params.get(name, ""))
+
+
+def game_json(game, objective: str, bids, prizes) -> dict:
+    """A two-player game as the page draws it; ``state``: what it sends back."""
+    names = ("you", "computer")
+
+    def who(scorers) -> str:
+        return " and ".join(names[i] for i in scorers) or "nobody"
+
+    over = game.awaiting == "over"
+    return {
+        "n": game.n, "objective": objective, "order": game.order.name, "seed": game.seed,
+        "round": game.round, "rounds": game.rounds, "awaiting": game.awaiting,
+        "chooser": game.chooser, "choices": game.prize_choices() if game.chooser else [],
+        "upcard": game.upcard, "prizes_left": sorted(game.position.deck),
+        "your_cards": game.legal_bids(), "computer_cards": sorted(game.position.hands[1]),
+        "score": dict(zip(names, (_points(p) for p in game.points))),
+        "history": [{"round": r.number, "prize": r.prize, "you": r.bids[0],
+                     "computer": r.bids[1], "winner": who(r.scorers),
+                     "mix": {str(c): float(p) for c, p in sorted(r.mixes[0].items())}}
+                    for r in game.history],
+        "winner": (who([game.winner]) if game.winner is not None else "nobody") if over
+        else None,
+        "state": {"n": game.n, "objective": objective, "order": game.order.name,
+                  "seed": game.seed, "bids": ",".join(map(str, bids)),
+                  "prizes": ",".join(map(str, prizes))},
+    }
+
+
+def _points(x):
+    """Points as JSON: an integer as such, a half point as 4.5."""
+    return int(x) if x == int(x) else float(x)
+
+
+def game_new(request: Request) -> dict:
+    return _game(request)
+
+
+def game_bid(request: Request) -> dict:
+    return _game(request, bid=True)
+
+
+def game_prize(request: Request) -> dict:
+    return _game(request, prize=True)
+
+
 class CliJSON(JSONResponse):
     """JSON laid out as the command line prints it (``json.dumps`` defaults), so an answer
     is byte for byte what ``gops ... --json`` prints, without its final newline."""
@@ -539,6 +626,9 @@ def create_app(stores=(), cache_bytes: int = WEB_CACHE_BYTES, solvers: int = WEB
         Route("/api/strategy", _api(strategy)),
         Route("/api/position", _api(position)),
         Route("/api/table", _api(table)),
+        Route("/api/game/new", _api(game_new)),
+        Route("/api/game/bid", _api(game_bid)),
+        Route("/api/game/prize", _api(game_prize)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     app.state.solutions = Solutions(stores, cache_bytes, solvers, queue_limit)

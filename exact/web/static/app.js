@@ -188,105 +188,62 @@ async function showFirstMove() {
   }
 }
 
-// -- play -------------------------------------------------------------------------------------
-const game = {};
+// -- play: the server plays the game (/api/game/...); the page sends your bids and draws
+// its answers, keeping no rules of its own -----------------------------------------------------
+let game = null;  // the server's last answer: the game as it stands, and the state to send back
+let busy = false;
 
-function shuffle(cards) {
-  for (let i = cards.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [cards[i], cards[j]] = [cards[j], cards[i]];
-  }
-  return cards;
-}
-
-function newGame() {
+async function newGame() {
   showError("");
-  const all = Array.from({ length: n() }, (_, i) => i + 1);
-  Object.assign(game, { n: n(), objective: objective(), you: new Set(all), computer: new Set(all),
-                        prizes: shuffle([...all]), round: 0, you_score: 0, computer_score: 0,
-                        lastMix: null, over: false });
-  $("history").querySelector("tbody").innerHTML = "";
+  try {
+    game = await api("game/new", { n: n(), objective: objective() });
+  } catch (err) {
+    showError(err.message);
+    return;
+  }
   $("table-top").hidden = false;
-  $("outcome").textContent = "";
   $("revealed").textContent = "";
-  $("reveal").disabled = true;
-  nextRound();
+  drawPlay();
 }
 
 function drawPlay() {
-  $("round").textContent = game.over ? `${game.n} of ${game.n} (over)` : `${game.round + 1} of ${game.n}`;
-  $("prize").textContent = game.prizes[game.round] ?? "-";
-  $("score-me").textContent = game.you_score;
-  $("score-them").textContent = game.computer_score;
+  const over = game.awaiting === "over";
+  $("round").textContent = over ? `${game.rounds} of ${game.rounds} (over)` : `${game.round} of ${game.rounds}`;
+  $("prize").textContent = game.upcard ?? "-";
+  $("score-me").textContent = game.score.you;
+  $("score-them").textContent = game.score.computer;
   const hand = $("hand");
   hand.innerHTML = "";
-  for (const c of [...game.you].sort((a, b) => a - b)) {
+  for (const c of game.your_cards) {
     const b = document.createElement("button");
     b.className = "card";
     b.textContent = c;
     b.dataset.role = "hand";
     b.dataset.card = c;
-    b.disabled = game.over;
+    b.disabled = game.awaiting !== "bid";
     b.onclick = () => bid(c);
     hand.appendChild(b);
   }
+  $("history").querySelector("tbody").innerHTML = game.history.map((r) =>
+    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer}</td><td>${r.winner}</td></tr>`).join("");
+  $("reveal").disabled = game.history.length === 0;
+  const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie." };
+  $("outcome").textContent = over
+    ? `Game over: you ${game.score.you}, computer ${game.score.computer}: ${verdict[game.winner]}` : "";
 }
 
-function nextRound() {
-  drawPlay();
-  if (game.you.size === 1 && !game.over) bid([...game.you][0]);  // the last card plays itself
-}
-
-function sample(mix) {
-  let r = Math.random(), last = null;
-  for (const [c, p] of Object.entries(mix)) {
-    last = Number(c);
-    if ((r -= p) < 0) return last;
-  }
-  return last;
-}
-
-async function bid(mine) {
-  if (game.busy || game.over) return;
-  game.busy = true;
-  const prize = game.prizes[game.round];
-  const deck = game.prizes.slice(game.round);
+async function bid(card) {
+  if (busy || !game || game.awaiting !== "bid") return;
+  busy = true;
   try {
-    let theirs;
-    if (game.computer.size === 1) {
-      theirs = [...game.computer][0];
-      game.lastMix = { [theirs]: 1 };
-    } else {
-      const params = { n: game.n, mine: list(game.computer), theirs: list(game.you),
-                       deck: list(new Set(deck)), upcard: prize };
-      if (game.objective === "win") Object.assign(params, { objective: "win", lead: game.computer_score - game.you_score });
-      const st = await api("strategy", params);
-      game.lastMix = st.mine;
-      theirs = sample(st.mine);
-    }
-    const winner = mine > theirs ? "you" : theirs > mine ? "computer" : "nobody";
-    if (winner === "you") game.you_score += prize;
-    if (winner === "computer") game.computer_score += prize;
-    game.you.delete(mine);
-    game.computer.delete(theirs);
-    const row = document.createElement("tr");
-    row.innerHTML = `<td>${game.round + 1}</td><td>${prize}</td><td>${mine}</td><td>${theirs}</td><td>${winner}</td>`;
-    $("history").querySelector("tbody").appendChild(row);
-    $("reveal").disabled = false;
+    game = await api("game/bid", { ...game.state, bid: card });
     $("revealed").textContent = "";
-    game.round += 1;
-    if (game.round === game.n) {
-      game.over = true;
-      const d = game.you_score - game.computer_score;
-      $("outcome").textContent = `Game over: you ${game.you_score}, computer ${game.computer_score}: ` +
-        (d > 0 ? "you win." : d < 0 ? "the computer wins." : "a tie.");
-    }
+    drawPlay();
   } catch (err) {
     showError(err.message);
   } finally {
-    game.busy = false;
+    busy = false;
   }
-  nextRound();
 }
 
 // -- wiring -------------------------------------------------------------------------------------
@@ -318,7 +275,8 @@ async function start() {
   $("solve").onclick = solvePosition;
   $("new-game").onclick = newGame;
   $("reveal").onclick = () => {
-    $("revealed").textContent = "its mix: " + Object.entries(game.lastMix || {})
+    const last = game && game.history[game.history.length - 1];
+    $("revealed").textContent = "its mix: " + Object.entries(last ? last.mix : {})
       .map(([c, p]) => `${c}: ${Number(p).toFixed(3)}`).join(", ");
   };
   document.querySelectorAll(".tab").forEach((b) => { b.onclick = () => showTab(b.dataset.tab); });
