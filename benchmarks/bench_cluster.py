@@ -48,8 +48,8 @@ def cluster_run(n, objective, workers, root, part_items):
             solve_on_cluster(GameSpec.parse(4, objective), warm, "", client=client, threads=1)
             shutil.rmtree(warm)
             t0 = time.perf_counter()
-            _, report = solve_on_cluster(GameSpec.parse(n, objective), root, "", part_items, client=client,
-                                         threads=1)
+            _, report = solve_on_cluster(GameSpec.parse(n, objective), root, "", part_items,
+                                         client=client, threads=1)
             return time.perf_counter() - t0, report
     finally:
         cluster.close()

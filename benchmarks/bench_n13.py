@@ -33,7 +33,9 @@ from exact.dp.solve import peak_memory_bytes
 from exact.game.encoding import build_levels
 warm_up()
 n, root = int(sys.argv[1]), sys.argv[2]
-t = time.perf_counter(); solve_into_store(GameSpec.parse(n), root); seconds = time.perf_counter() - t
+t = time.perf_counter()
+solve_into_store(GameSpec.parse(n), root)
+seconds = time.perf_counter() - t
 levels = build_levels(n)
 print(json.dumps({"seconds": seconds, "peak": peak_memory_bytes(),
                   "subgames": sum(l.subgames for l in levels),

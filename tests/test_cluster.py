@@ -74,7 +74,8 @@ def test_every_level_identical_to_the_single_process_store(client, single, tmp_p
 def test_prize_orders_on_the_cluster_identical_to_the_single_process_store(client, tmp_path,
                                                                            order):
     solve_into_store(GameSpec.parse(6, order=order), tmp_path / "s")
-    solve_on_cluster(GameSpec.parse(6, order=order), tmp_path / "c", "local:2", part_items=7, client=client)
+    solve_on_cluster(GameSpec.parse(6, order=order), tmp_path / "c", "local:2", part_items=7,
+                     client=client)
     assert level_hashes(tmp_path / "c", 6) == level_hashes(tmp_path / "s", 6)
     assert exact.load(tmp_path / "c").order.name == order
 
@@ -91,8 +92,8 @@ def test_a_killed_worker_changes_nothing(client, single, tmp_path):
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    solve_on_cluster(GameSpec.parse(9), tmp_path / "c", "local:2", part_items=300, progress=progress,
-                     client=client)
+    solve_on_cluster(GameSpec.parse(9), tmp_path / "c", "local:2", part_items=300,
+                     progress=progress, client=client)
     assert killed
     assert level_hashes(tmp_path / "c", 9) == single("points", 9)
     client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
@@ -197,7 +198,8 @@ def test_win_store_from_the_command_line(tmp_path):
     pos = ["strategy", "--mine", "1,3,5", "--theirs", "2,4,5", "--deck", "1,2,5",
            "--upcard", "2", "--n", "6", "--objective", "win", "--lead", "-2", "--json"]
     stored, source = answer(*pos, "--store", root)
-    assert (stored, source["level_read"], source["unverified_levels"]) == (answer(*pos)[0], 2, [0, 1])
+    assert ((stored, source["level_read"], source["unverified_levels"])
+            == (answer(*pos)[0], 2, [0, 1]))
     sol, ref = exact.load(root), exact.solve(6, objective="win")
     for k in range(7):
         assert np.array_equal(np.asarray(sol.values[k]), ref.values[k], equal_nan=True)

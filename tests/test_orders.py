@@ -40,7 +40,8 @@ def test_float_values_match_highs_reference(order):
             if not abs(got - want) <= TOL:
                 failures.append(f"{sorted(V)} {sorted(Y)} {sorted(P)}: {got} != {want}")
     full = frozenset(range(1, 6))
-    got, want = exact.solve(5, order=order).value(full, full, full), float_value(order, full, full, full)
+    got = exact.solve(5, order=order).value(full, full, full)
+    want = float_value(order, full, full, full)
     if not abs(got - want) <= TOL:
         failures.append(f"N=5 start: {got} != {want}")
     assert not failures, "\n".join(failures[:10])
@@ -131,7 +132,8 @@ def test_store_keeps_the_order_and_refuses_another(tmp_path):
         assert np.array_equal(stored.values[k], fresh.values[k])
     with pytest.raises(StoreError, match="holds the controlled-by-them prize order, not random"):
         exact.load(tmp_path / "s", order="random")
-    with pytest.raises(StoreError, match="order=controlled-by-them, not N=6 objective=points order=random"):
+    with pytest.raises(StoreError,
+                       match="order=controlled-by-them, not N=6 objective=points order=random"):
         solve_into_store(GameSpec.parse(6), tmp_path / "s")
     solve_into_store(GameSpec.parse(5, "win", "controlled-by-me"), tmp_path / "w", chunk_items=7)
     stored, fresh = exact.load(tmp_path / "w"), exact.solve(5, "win", order="controlled-by-me")
@@ -226,7 +228,8 @@ def test_evaluate_under_a_known_order_matches_a_direct_recursion():
             return Fraction(0)
         u = min(P)
         x = sol.strategy(set(V), set(Y), set(P), u).mine
-        return sum(x[a] * Fraction(1, len(Y)) * (u * ((a > b) - (a < b)) + mean(V - {a}, Y - {b}, P - {u}))
+        return sum(x[a] * Fraction(1, len(Y))
+                   * (u * ((a > b) - (a < b)) + mean(V - {a}, Y - {b}, P - {u}))
                    for a in V for b in Y)
 
     full = frozenset(range(1, 5))
@@ -273,7 +276,8 @@ def test_play_with_every_order():
         out = CliRunner().invoke(main, ["play", "4", "--order", order, "--seed", "3"],
                                  input="".join(f"{k}\n" for k in keys))
         assert out.exit_code == 0, out.output
-        return out.output, [int(u) for u in re.findall(r"Round \d of 4: the (\d+) is up", out.output)]
+        ups = re.findall(r"Round \d of 4: the (\d+) is up", out.output)
+        return out.output, [int(u) for u in ups]
 
     text, prizes = play("descending", [1, 2, 3])
     assert prizes == [4, 3, 2, 1] and "the largest remaining prize next" in text
@@ -328,5 +332,6 @@ def test_preflight_time_follows_the_games_each_order_solves(order):
         return sum(k * k * g for k, g in enumerate(games_by_level(10, o)))
 
     counted = work(order) / work("random")
-    assert estimate(GameSpec.parse(10, order=order)).seconds / estimate(GameSpec.parse(10)).seconds == pytest.approx(
-        counted, rel=MODEL_REL)
+    modelled = (estimate(GameSpec.parse(10, order=order)).seconds
+                / estimate(GameSpec.parse(10)).seconds)
+    assert modelled == pytest.approx(counted, rel=MODEL_REL)

@@ -343,7 +343,8 @@ def test_old_progress_without_radius_redoes_the_level(tmp_path, solved):
     progress = root / "level-6.progress"
     progress.write_text(progress.read_text().split()[0])
     redone = []
-    solve_into_store(GameSpec.parse(8), root, progress=lambda level, items: redone.append((level.k, items)))
+    solve_into_store(GameSpec.parse(8), root,
+                     progress=lambda level, items: redone.append((level.k, items)))
     assert (6, 4000) not in redone  # no resumed items reported
     assert_same_values(exact.load(root), solved(8))
     assert exact.load(root).radii == solved(8).radii

@@ -273,7 +273,8 @@ def test_a_deeply_nested_manifest_is_one_line(store):
                  ["solve", N, "--store", store], STRATEGY + ["--store", store]):
         result = gops(*args)
         assert result.exit_code == 2, (args, result.output)
-        assert result.output == f"gops: error: {store / 'manifest.json'} is corrupted (JSON nested too deeply)\n"
+        assert result.output == (f"gops: error: {store / 'manifest.json'} is corrupted "
+                                 "(JSON nested too deeply)\n")
 
 
 def test_a_boolean_chunk_size_is_refused(store):
@@ -312,7 +313,8 @@ def test_verify_names_what_it_cannot_read(tmp_path, pristine):
 def test_a_loaded_solution_names_its_store(pristine):
     sol = exact.load(pristine / "points")
     assert sol.store == pristine / "points"
-    assert repr(sol) == f"Solution(n={N}, objective='points', arithmetic='float', store={str(pristine / 'points')!r})"
+    assert repr(sol) == (f"Solution(n={N}, objective='points', arithmetic='float', "
+                         f"store={str(pristine / 'points')!r})")
     assert exact.solve(3).store is None
 
 
