@@ -37,8 +37,10 @@ prize with the next card up but then has nothing left that beats the 3.)
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from flint import fmpq
 
@@ -62,7 +64,7 @@ class Evaluation:
     """Bot A (player 0) against bot B (player 1), over all prize orders and all bids."""
 
     n: int
-    bots: tuple[str, str]
+    bots: tuple[str, ...]  # (A, B)
     expected_difference: Number  # E[A's points - B's points]
     win: Number  # P(A scores more)
     draw: Number
@@ -147,11 +149,17 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
     Raises GopsInputError for a bad n or a bot returning an invalid mix.
     """
     n = check_n(n, EVALUATE_MAX_N, what=" to evaluate")
-    order = order_named(order)
-    chooser = {"me": 0, "them": 1}.get(order.chooser)
+    prize_order = order_named(order)
+    # The player who chooses each prize (None: chance, or a known sequence).
+    chooser = None if prize_order.chooser is None else {"me": 0, "them": 1}[prize_order.chooser]
     bots = (bot_a, bot_b)
     is_exact = all(b.exact for b in bots)
     keyed_on_lead = any(b.uses_lead for b in bots)
+    # The arithmetic of the walk: fmpq (exact) or float, the same code for both.
+    zero: Any
+    one: Any
+    inv: list[Any]
+    read_mix: Callable[..., list]
     if is_exact:
         zero, one, inv = fmpq(0), fmpq(1), [None] + [fmpq(1, k) for k in range(1, n + 1)]
         read_mix = _exact_mix
@@ -172,7 +180,7 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
             return memo[key]
         points = (lead, 0) if lead >= 0 else (0, -lead)
         if chooser is None:  # each prize the order can turn up, equally likely
-            prizes = order.next_prizes(deck)
+            prizes = prize_order.next_prizes(deck)
             upcards = [(u, inv[len(prizes)]) for u in prizes]
         else:
             before = Position._unchecked((h0, h1), deck, None, points, n)
@@ -208,6 +216,7 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
     win = sum((p for d, p in dist.items() if d > 0), zero)
     draw = dist.get(0, zero)
     loss = sum((p for d, p in dist.items() if d < 0), zero)
+    conv: Callable[[Any], Number]
     if is_exact:
         conv = to_fraction
         bound = 0.0
