@@ -121,7 +121,7 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                     p = int(p)
                     key = int(level.pattern_keys[p])
                     value = float(values[k][r, p])
-                    games = []
+                    games: list = []
                     if p != level.swap[p]:  # identical hands: value 0, no game
                         games, mean = _games(level, below, r, p, A, x, y, work)
                         mismatches += float_bits(mean) != float_bits(value)

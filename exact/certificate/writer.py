@@ -109,7 +109,7 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
             "magic": MAGIC, "version": FORMAT_VERSION, "rules": RULES,
             "objective": objective, "n": n, "root": [full, full, full],
         }))
-        current = {"level": None}
+        current: dict[str, int | None] = {"level": None}
         win = game.has_lead
         # Win certificates also carry the identical hands at lead 0 (the root is one).
         spec = WinObjective(zero_lead=True) if win else PointsObjective()

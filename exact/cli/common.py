@@ -192,7 +192,8 @@ def negative_numbers_as_arguments(command: click.Command, args: list[str]) -> li
         return args
     takes_value = {name for p in command.params if isinstance(p, click.Option)
                    and not p.is_flag and not p.count for name in p.opts}
-    options, arguments = [], []
+    options: list[str] = []
+    arguments: list[str] = []
     rest = iter(args)
     for a in rest:
         if a == "--":
