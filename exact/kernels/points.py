@@ -37,8 +37,23 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.bounds import certified_game, gamma
+from exact.kernels.bounds import certified_game
+from exact.kernels.combine import (  # the order codes and upcard_range: re-exported
+    ASCENDING,
+    CONTROLLED_BY_ME,
+    CONTROLLED_BY_THEM,
+    DESCENDING,
+    RANDOM,
+    finish,
+    fold,
+    initial_acc,
+    upcard_range,
+)
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
+
+__all__ = ["ASCENDING", "CONTROLLED_BY_ME", "CONTROLLED_BY_THEM", "DESCENDING", "RANDOM",
+           "block_bounds", "fill_matrix", "level_items", "solve_items", "solve_level",
+           "solved_patterns", "upcard_range", "warm_up"]
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
@@ -57,21 +72,6 @@ def block_bounds(start, total, nblocks, b):
     ``nblocks`` nearly equal parallel blocks (the prange kernels of float_dp, win_dp and
     win_exploit)."""
     return start + total * b // nblocks, start + total * (b + 1) // nblocks
-
-
-# The prize orders' codes (exact.game.orders.PrizeOrder.code), as numba constants.
-RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME, CONTROLLED_BY_THEM = 0, 1, 2, 3, 4
-
-
-@numba.njit(cache=True, nogil=True)
-def upcard_range(order, k):
-    """The upcards (by rank in the prize set) whose games an item solves: the one a known
-    order turns up, or all k (exact.game.orders.PrizeOrder.upcard_indices)."""
-    if order == ASCENDING:
-        return 0, 1
-    if order == DESCENDING:
-        return k - 1, k
-    return 0, k
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -97,11 +97,7 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
     for b in prange(nblocks):
         A, x, y, work = game_buffers(k)
         lo, hi = block_bounds(start, total, nblocks, b)
-        acc = np.zeros(hi - lo)
-        if order == CONTROLLED_BY_ME:
-            acc[:] = -np.inf
-        elif order == CONTROLLED_BY_THEM:
-            acc[:] = np.inf
+        acc = np.full(hi - lo, initial_acc(order))  # exact.kernels.combine: fold, finish
         err = np.zeros(hi - lo)  # sum (random) or largest of the games' value errors
         big = np.zeros(hi - lo)  # largest |game value| of each item
         worst = 0.0
@@ -115,23 +111,11 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
                                 prize_card, below)
                     v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
                     i = t - lo
-                    if order == RANDOM:
-                        acc[i] += v
-                        err[i] += e
-                        big[i] = max(big[i], abs(v))
-                    else:  # one upcard, or the chooser's best: f = max or min of the f_u
-                        acc[i] = max(acc[i], v) if order == CONTROLLED_BY_ME else (
-                            min(acc[i], v) if order == CONTROLLED_BY_THEM else v)
-                        err[i] = max(err[i], e) if e == e and err[i] == err[i] else np.nan
+                    acc[i], err[i], big[i] = fold(order, acc[i], err[i], big[i], v, e)
             for t in range(seg, seg_end):
                 p = canon[t % ncanon]
                 i = t - lo
-                if order == RANDOM:
-                    value = acc[i] / k
-                    e = err[i] / k + radius_below + 3.0 * gamma(k) * big[i]
-                else:  # |max_u v_u - max_u v*_u| <= max_u |v_u - v*_u|: no rounding
-                    value = acc[i]
-                    e = err[i] + radius_below
+                value, e = finish(order, acc[i], err[i], big[i], k, radius_below)
                 out[r - row0, p] = value
                 if order <= DESCENDING:  # the antisymmetric orders (exact.game.orders)
                     out[r - row0, swap[p]] = -value

@@ -50,16 +50,10 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level
-from exact.kernels.bounds import certified_game, gamma
+from exact.kernels.bounds import certified_game
+from exact.kernels.combine import DESCENDING, RANDOM, finish, fold, initial_acc, upcard_range
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
-from exact.kernels.points import (
-    CONTROLLED_BY_ME,
-    CONTROLLED_BY_THEM,
-    DESCENDING,
-    RANDOM,
-    block_bounds,
-    upcard_range,
-)
+from exact.kernels.points import block_bounds
 
 
 def total_points(n: int) -> int:
@@ -142,7 +136,7 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
     The result is clamped into [-1, 1] (see the module docstring), which moves it towards
     the exact value (in [-1, 1]), never away.
     """
-    acc = -np.inf if order == CONTROLLED_BY_ME else np.inf if order == CONTROLLED_BY_THEM else 0.0
+    acc = initial_acc(order)  # exact.kernels.combine
     err = 0.0
     big = 0.0
     m_lo, m_hi = upcard_range(order, k)
@@ -159,18 +153,8 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
                 else:
                     A[i, j] = below[rc, child[p, i, j], lc + offb]
         g, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
-        if order == RANDOM:
-            acc += g
-            err += e
-            big = max(big, abs(g))
-        else:  # one game, or the chooser's best (|max v - max v*| <= max |v - v*|)
-            acc = max(acc, g) if order == CONTROLLED_BY_ME else (
-                min(acc, g) if order == CONTROLLED_BY_THEM else g)
-            err = max(err, e) if e == e and err == err else np.nan
-    if order != RANDOM:
-        return min(1.0, max(-1.0, acc)), err + radius_below
-    v = acc / k
-    e = err / k + radius_below + 3.0 * gamma(k) * big
+        acc, err, big = fold(order, acc, err, big, g, e)
+    v, e = finish(order, acc, err, big, k, radius_below)
     return min(1.0, max(-1.0, v)), e
 
 
