@@ -86,9 +86,10 @@ class Objective(ABC):
         image under an antisymmetric order."""
 
     @abstractmethod
-    def solve_chunk(self, level: Level, below: np.ndarray, out: np.ndarray, start: int,
+    def solve_chunk(self, level: Level, below: np.ndarray | None, out: np.ndarray, start: int,
                     stop: int, radius_below: float, row0: int = 0) -> tuple[int, float]:
-        """Solve kernel items [start, stop) of ``level`` into ``out``; the games solved and
+        """Solve kernel items [start, stop) of ``level`` into ``out`` (``below``: the values
+        of the level below, None for level 0, which has no item); the games solved and
         a certified bound on the error of every value written (given ``radius_below``, the
         bound of the level below; :mod:`exact.kernels.bounds`).  ``out`` holds the level's
         prize sets from ``row0`` on (a part of the level; by default all of it)."""

@@ -77,7 +77,8 @@ def to_fraction(x) -> Fraction:
     if coprime is not None:
         return coprime(p, q)
     try:
-        return Fraction(p, q, _normalize=False)  # Python <= 3.11
+        # A private keyword of Python <= 3.11 (not in the type stubs).
+        return Fraction(p, q, _normalize=False)  # type: ignore[call-overload]
     except TypeError:  # neither private hook: normalise (slow, still correct)
         return Fraction(p, q)
 
@@ -86,7 +87,7 @@ class Arithmetic:
     """Floating point: float values, the float matrix-game kernel, a checked gap."""
 
     name = "float"
-    dtype = np.float64
+    dtype: type = np.float64
 
     def number(self, x) -> Number:
         return float(x)

@@ -177,11 +177,11 @@ class Position:
         hands = self.hands
         if isinstance(hands, (str, bytes)) or not isinstance(hands, Iterable):
             raise GopsInputError("hands must be a pair of card collections")
-        hands = tuple(hands)
-        if len(hands) != 2:
-            raise GopsInputError(f"hands must be a pair, got {len(hands)} hands")
+        pair = tuple(hands)
+        if len(pair) != 2:
+            raise GopsInputError(f"hands must be a pair, got {len(pair)} hands")
         h0, h1, d, up, n = _validate(
-            hands[0], hands[1], self.deck, self.upcard, self.n,
+            pair[0], pair[1], self.deck, self.upcard, self.n,
             ("player 0's hand", "player 1's hand"),
         )
         pts = tuple(self.points)
@@ -304,7 +304,7 @@ class Position:
 def _check_player(player: object) -> int:
     if isinstance(player, bool) or player not in (0, 1):
         raise GopsInputError(f"player must be 0 or 1, got {player!r}")
-    return int(player)  # type: ignore[arg-type]
+    return int(player)
 
 
 def _move_card(x: object, what: str) -> int:
