@@ -43,6 +43,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -95,7 +96,7 @@ def manifest_objective(manifest: dict) -> Objective:
 
 def unreadable_reason(exc: OSError) -> str:
     """What is wrong with a level file that could not be opened, in a few words."""
-    reasons = {
+    reasons: dict[int | None, str] = {
         errno.ENOENT: "is missing",
         errno.EACCES: "is not readable (permission denied)",
         errno.EPERM: "is not readable (operation not permitted)",
@@ -123,7 +124,7 @@ def require_regular_file(path: Path) -> None:
 
 
 def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
-                       mode: str = "r") -> np.ndarray:
+                       mode: Literal["r", "c"] = "r") -> np.ndarray:
     """A level file opened after checking that it is readable, holds float64 values of
     ``shape``, and (when ``sha256`` is given) matches that checksum.  StoreError naming
     what is wrong otherwise.
@@ -177,6 +178,8 @@ class Store:
         self.manifest = self._read_or_create_manifest()
         #: Completed levels found intact and kept as stored (not re-derived by this run).
         self.kept: list[int] = []
+        #: Matrix games solved by this run (set by :func:`solve_into_store`).
+        self.games = 0
 
     # -- manifest ------------------------------------------------------------------------
 
@@ -244,8 +247,8 @@ class Store:
         path = self._progress_path(k)
         try:
             require_regular_file(path)
-            items, radius = path.read_text().split()
-            done, radius = int(items), float(radius)
+            items, radius_text = path.read_text().split()
+            done, radius = int(items), float(radius_text)
         except (OSError, ValueError, UnicodeDecodeError, StoreError):
             return 0, 0.0
         if not (0 <= done <= self.objective.level_items(self.levels[k]) and radius >= 0.0):
@@ -260,7 +263,7 @@ class Store:
         radius = self.manifest["levels"][str(k)].get("radius")
         return float("inf") if radius is None else radius
 
-    def open_level(self, level, write_empty: bool = True) -> np.ndarray:
+    def open_level(self, level, write_empty: bool = True) -> np.memmap:
         """The (possibly partial) array of a level being built, mapped read-write.
 
         The file is allocated in full before anything is written through the map (see the
@@ -317,11 +320,11 @@ class Store:
             raise StoreError(f"no space left in {self.root} for level {k} "
                              f"({size:,} bytes): free some space and rerun to resume") from None
 
-    def record_progress(self, k: int, items: int, arr: np.ndarray, radius: float) -> None:
+    def record_progress(self, k: int, items: int, arr: np.memmap, radius: float) -> None:
         arr.flush()
         atomic_write_text(self._progress_path(k), f"{items} {radius!r}")
 
-    def finish_level(self, k: int, arr: np.ndarray, radius: float) -> None:
+    def finish_level(self, k: int, arr: np.memmap, radius: float) -> None:
         arr.flush()
         del arr
         path = self.level_path(k)
@@ -333,7 +336,8 @@ class Store:
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
 
-    def load_level(self, k: int, verify: bool = True, mode: str = "c") -> np.ndarray:
+    def load_level(self, k: int, verify: bool = True,
+                   mode: Literal["r", "c"] = "c") -> np.ndarray:
         """A completed level, by default mapped copy-on-write as the level below the one
         being built (:func:`open_checked_level`)."""
         return load_level(self.root, self.manifest, self.levels, k, verify, mode)
@@ -498,7 +502,7 @@ def check_radii(root, manifest: dict) -> None:
 
 
 def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
-               mode: str = "r") -> np.ndarray:
+               mode: Literal["r", "c"] = "r") -> np.ndarray:
     """A completed level, memory-mapped (``mode`` as in :func:`open_checked_level`) after
     checking its shape against N and (with ``verify``) its checksum."""
     entry = manifest["levels"].get(str(k))
