@@ -136,10 +136,11 @@ def solve_part(root: str, game: dict, k: int, r0: int, r1: int, radius_below: fl
     from exact.dp.objective import objective_of
 
     if threads:
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    game = GameSpec.from_json(game)
-    spec = objective_of(game)
-    levels = _cached(("levels", game.n), lambda: build_levels(game.n))
+        # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+    described = GameSpec.from_json(game)
+    spec = objective_of(described)
+    levels = _cached(("levels", described.n), lambda: build_levels(described.n))
     level = levels[k]
     values, note = part_paths(root, k, r0, r1)
     t0 = time.perf_counter()
@@ -202,7 +203,7 @@ def worker_threads(spec: str) -> int | None:
     workers; on a cluster each worker (one per machine, ``--nthreads 1``) uses them all."""
     kind, arg = parse_cluster(spec)
     if kind == "local":
-        return max(1, (os.cpu_count() or 1) // arg)
+        return max(1, (os.cpu_count() or 1) // int(arg))
     return None
 
 
