@@ -168,6 +168,7 @@ def best_reply(n: int, sigma: dict):
                          for b, g in groups.items())
                 if best is None or v > best[0]:
                     best = (v, a)
+            assert best is not None  # A holds a card before each bid
             total += best[0]
             table[(R, H, p)] = best[1]
         memo[key] = total
@@ -225,7 +226,7 @@ def _expected_points(n: int, strategy: dict, s) -> Fraction:
 
 def _states(n: int) -> list:
     """Every state (R, H, p) of A before its last bid (the last one is forced)."""
-    out = []
+    out: list[tuple[tuple, int, int]] = []
     for k in range(max(n - 1, 1)):
         for P in combinations(range(1, n + 1), k):
             for bids in permutations(range(1, n + 1), k):
@@ -300,9 +301,9 @@ def state_lp(n: int) -> StateLP:
         for mask in range(1 << n):
             for v in by_R.get(_revealed(s, mask, n), ()):
                 (R, H, p), a = variables[v]
-                c = _coefficient(n, R, H, p, a, s)
-                if c:
-                    rows.append(j), cols.append(v), vals.append(-float(c))
+                coeff = _coefficient(n, R, H, p, a, s)
+                if coeff:
+                    rows.append(j), cols.append(v), vals.append(-float(coeff))
         rows.append(j), cols.append(nv + nz), vals.append(float(factorial(n)))
     a_ub = coo_matrix((vals, (rows, cols)), shape=(len(pure), nv + nz + 1)).tocsr()
     c = np.zeros(nv + nz + 1)
@@ -379,7 +380,7 @@ def _exact_adaptive(n: int, lp: StateLP):
         total = np.zeros(d + 1, dtype=np.int64)
         for mask in range(1 << n):
             for (m, a) in by_R.get(_revealed(s, mask, n), ()):
-                total += _coefficient(n, *m, a, s) * y[(m, a)]
+                total += _coefficient(n, m[0], m[1], m[2], a, s) * y[(m, a)]
         points[s] = total
     full = factorial(n)
     tight = [s for s in pure if abs((points[s][:d] @ theta_float + points[s][d]) / full
@@ -427,7 +428,7 @@ def _exact_committed(n: int, lp: StateLP, tight: list, support: dict):
     t = len(tight)
     sigma_float = np.array([lp.sigma[s] for s in tight])
     memo: dict = {}
-    equations = []
+    equations: list = []
 
     def value(R: tuple, H: int, alive: list):
         key = (R, H)
