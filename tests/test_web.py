@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from exact.cli import main
-from exact.web.app import create_app
 from exact.game.spec import GameSpec
+from exact.web.app import create_app
 
 testclient = pytest.importorskip("starlette.testclient")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -151,7 +151,8 @@ def test_a_store_is_served_beyond_the_on_the_fly_limit(tmp_path):
     assert source["store"] == str(tmp_path / "s6") and source["level_read"] == 5
     assert source["unverified_levels"] == [0, 1, 2, 3, 4]
     assert source["largest_bound"] <= source["stored_radius"]
-    assert source["text"].startswith(f"read from the store {tmp_path / 's6'}: the values of level 5")
+    assert source["text"].startswith(
+        f"read from the store {tmp_path / 's6'}: the values of level 5")
     cards = "1,2,3,4,5,6"
     r = c.get("/api/strategy", params={"n": 6, "objective": "win", "mine": cards,
                                        "theirs": cards, "deck": cards, "upcard": 6})
@@ -257,7 +258,8 @@ def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
     # pick mine {1,3,5}, theirs {2,4,5}, prizes {1,2,5}, upcard 2 by clicking cards
     for role, drop in (("mine", (2, 4)), ("theirs", (1, 3)), ("deck", (3, 4))):
         for card in drop:
-            browser.find_element(By.CSS_SELECTOR, f'button[data-role="{role}"][data-card="{card}"]').click()
+            browser.find_element(
+                By.CSS_SELECTOR, f'button[data-role="{role}"][data-card="{card}"]').click()
     browser.find_element(By.CSS_SELECTOR, 'button[data-role="upcard"][data-card="2"]').click()
     browser.find_element(By.ID, "solve").click()
     # Read the drawn bars in one script call: element handles go stale if the chart is
@@ -290,7 +292,8 @@ def test_play_a_whole_4_card_game_by_clicking(page_server, browser):
             By.CSS_SELECTOR, "#hand button") if b.is_enabled()])
         rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
         buttons[0].click()
-        wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)
+        wait_for(browser, lambda d: len(d.find_elements(
+            By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023 - awaited right here
     outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
     assert outcome.startswith("Game over")
     rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")

@@ -9,7 +9,11 @@ import sys
 import click
 
 from exact.cli.common import (
-    INTEGER, NumberArgumentsCommand, one_line_errors, presolve, presolve_variant,
+    INTEGER,
+    NumberArgumentsCommand,
+    one_line_errors,
+    presolve,
+    presolve_variant,
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
@@ -31,7 +35,8 @@ from exact.game.rules import parse_integer
 @click.option("--opponents", default=None,
               help="The two bots of a three-player variant [default: upcard+1,upcard].")
 @click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
-              default=None, help="Play from a store of `gops solve N --store DIR` (either objective).")
+              default=None,
+              help="Play from a store of `gops solve N --store DIR` (either objective).")
 @click.option("--order", type=click.Choice(list(ORDERS)), default="random", show_default=True,
               help="Who orders the prizes: shuffled, ascending, descending, or chosen before "
                    "each round by you (controlled-by-me) or by the computer "
@@ -255,7 +260,6 @@ def _computer(n: int, objective: str, variant: str, store: str | None, order: st
             raise GopsInputError("a store holds the standard game only; drop --store to "
                                  "solve the variants on the fly")
         import exact
-
         from exact.dp.verify import check_reads, position_reads
 
         sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective,

@@ -35,8 +35,9 @@ Load (a server must survive its clients):
 - Small solves (estimated under ``INLINE_MAX_SECONDS`` by the cost model of
   :mod:`exact.dp.preflight`: points N <= 9, win N <= 7, exact N <= 5) are made in the
   request's thread; larger ones by a fixed number of daemon solver threads (the numba
-  kernels release the GIL; the threads are niced, SOLVER_NICE) with a bounded queue.  A request that would queue beyond it
-  is HTTP 503 with ``Retry-After`` (seconds, from the cost model) and a JSON error.
+  kernels release the GIL; the threads are niced, SOLVER_NICE) with a bounded queue.  A
+  request that would queue beyond it is HTTP 503 with ``Retry-After`` (seconds, from the
+  cost model) and a JSON error.
   Requests waiting for a solve hold no thread (they await its future), so cheap
   requests (info, the page, cached or small games) are never queued behind one.
 - Concurrent requests for one game wait for one solve.
@@ -115,7 +116,7 @@ def solve_size(n: int, objective: str, handicap: int = 0) -> tuple[int, float]:
     from exact.game.encoding import pattern_count
     from exact.kernels.win import lead_offset
 
-    cells = work = 0
+    cells, work = 0, 0.0
     for k in range(n + 1):
         level = comb(n, k) * pattern_count(n, k)
         if objective == "win":
@@ -265,7 +266,8 @@ class Solutions:
     def _check_size(self, n: int, objective: str, handicap: int):
         stored = ", ".join(str(m) for m, o in sorted(self.stores) if o == objective)
         check_n(n, WEB_SOLVE_MAX_N, what=f" to solve on the fly for the {objective} objective"
-                + (f" (stores served: N = {stored})" if stored else " (serve a store with --store)"))
+                + (f" (stores served: N = {stored})" if stored
+                   else " (serve a store with --store)"))
         size, seconds = solve_size(n, objective, handicap)
         if size > self.solve_max_bytes:
             what = " with a lead (solved for every lead)" if handicap else ""
