@@ -6,13 +6,17 @@
 0.047
 """
 
+from collections.abc import Callable
+from os import PathLike
+
 from exact.dp.solution import Solution, SolveStats, Strategy
 from exact.dp.solve import solve
 from exact.dp.variant_solver import solve_variant
 from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 
 
-def load(root, n=None, objective=None, order=None):
+def load(root: str | PathLike[str], n: int | None = None, objective: str | None = None,
+         order: str | None = None) -> Solution:
     """The Solution kept in a store directory written by ``gops solve N --store DIR``
     (``n``, ``objective`` and the prize ``order``, when given, must match it)."""
     from exact.dp.store import load as _load
@@ -20,7 +24,8 @@ def load(root, n=None, objective=None, order=None):
     return _load(root, n, objective, order)
 
 
-def certify(n: int, path, objective: str = "points", progress=None):
+def certify(n: int, path: str | PathLike[str], objective: str = "points",
+            progress: Callable[..., None] | None = None) -> Solution:
     """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
     from exact.certificate.writer import certify as _certify
 

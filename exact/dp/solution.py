@@ -10,6 +10,7 @@ a matrix game in the solution's arithmetic.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -19,7 +20,7 @@ from flint import fmpq
 from exact.dp.objective import Objective, objective_of
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import Level, pattern_rank, prize_rank
-from exact.game.orders import RANDOM
+from exact.game.orders import RANDOM, PrizeOrder
 from exact.game.rules import validate_position
 from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
@@ -213,7 +214,7 @@ class Solution:
         return self.spec.handicap
 
     @property
-    def order(self):
+    def order(self) -> PrizeOrder:
         """Who orders the prizes (:class:`exact.game.orders.PrizeOrder`)."""
         return self.spec.order
 
@@ -255,7 +256,8 @@ class Solution:
                               f"{sorted(deck)}, lead {lead} (a bug)")
         return value
 
-    def value(self, mine, theirs, deck, lead=None) -> Number:
+    def value(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
+              lead: int | None = None) -> Number:
         """f(mine, theirs, deck[, lead]) before the next upcard: my expected point
         difference (points), or P(win) - P(loss) (win).
 
@@ -274,7 +276,8 @@ class Solution:
         mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
         return self._arith.number(self._lookup(mine, theirs, deck, lead))
 
-    def enclosure(self, mine, theirs, deck, lead=None) -> tuple[float, float]:
+    def enclosure(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
+                  lead: int | None = None) -> tuple[float, float]:
         """An interval that provably contains the exact value f(mine, theirs, deck[, lead]):
         the stored value plus or minus its level's certified radius, rounded outward.
         SolverError if the radius is unknown (a store written before radii were kept).
@@ -296,7 +299,8 @@ class Solution:
         v = float(value)
         return float(np.nextafter(v - radius, -np.inf)), float(np.nextafter(v + radius, np.inf))
 
-    def matrix(self, mine, theirs, deck, upcard, lead=None) -> np.ndarray:
+    def matrix(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
+               upcard: int, lead: int | None = None) -> np.ndarray:
         """The payoff matrix of the position (rows: my cards ascending; columns: theirs)."""
         mine, theirs, deck, lead = self._position(mine, theirs, deck, upcard, lead)
         return self._matrix(mine, theirs, deck, upcard, lead)
@@ -318,7 +322,8 @@ class Solution:
                               f"{sorted(deck)}, lead {lead} (a bug)")
         return A
 
-    def strategy(self, mine, theirs, deck, upcard, lead=None) -> Strategy:
+    def strategy(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
+                 upcard: int, lead: int | None = None) -> Strategy:
         """The equilibrium once ``upcard`` (which is in ``deck``) is turned up."""
         if upcard is None:
             raise GopsInputError("an upcard is required")
@@ -326,7 +331,8 @@ class Solution:
         A = self._matrix(mine, theirs, deck, upcard, lead)
         return equilibrium_strategy(self._arith, A, self._arith.solve(A), mine, theirs, upcard)
 
-    def prize_values(self, mine, theirs, deck, lead=None) -> dict[int, Number]:
+    def prize_values(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
+                     lead: int | None = None) -> dict[int, Number]:
         """{upcard u: f_u}, the value of the game once u is turned up, for every prize the
         order can turn up next: under a controlled order, the chooser takes the best.
 
@@ -347,7 +353,7 @@ class Solution:
             values[u] = self._arith.number(value)
         return values
 
-    def first_move_table(self, lead=None) -> dict[int, dict[int, Number]]:
+    def first_move_table(self, lead: int | None = None) -> dict[int, dict[int, Number]]:
         """{upcard: {bid: probability}} at the start of the game (paper Tables 1 and 2),
         for every upcard the prize order can turn up first; ``lead``: a starting lead (win
         objective)."""
