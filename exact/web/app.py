@@ -394,13 +394,15 @@ def _cards(request: Request, name: str):
 
 
 def _objective(request: Request) -> tuple[str, int | None]:
-    objective = request.query_params.get("objective", "points")
-    if objective not in ("points", "win"):
-        raise GopsInputError(f"unknown objective {objective!r} (choose from points, win)")
+    """The query's objective (checked by GameSpec.parse, the one parser of a game) and
+    its lead: 0 by default for the win objective, none for points."""
+    from exact.game.spec import GameSpec
+
+    spec = GameSpec.parse(1, request.query_params.get("objective", "points"))
     lead = _integer(request, "lead", required=False)
-    if lead is not None and objective != "win":
+    if lead is not None and not spec.has_lead:
         raise GopsInputError("--lead applies to --objective win only")
-    return objective, (0 if objective == "win" and lead is None else lead)
+    return spec.objective, (0 if spec.has_lead and lead is None else lead)
 
 
 def _solution(request: Request, n: int, objective: str, arithmetic: str = "float",
