@@ -5,6 +5,7 @@ Bad input at the prompt is asked again; bad options are one line on stderr, exit
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 import click
 
@@ -50,7 +51,8 @@ from exact.game.rules import parse_integer
                    "to bid face up from this round on; the computer then answers each bid "
                    "it sees.")
 @one_line_errors
-def play(n, objective, variant, opponents, store, order, seed, reveal, declarations):
+def play(n: int, objective: str, variant: str, opponents: str | None, store: str | None,
+         order: str, seed: int | None, reveal: bool, declarations: bool) -> None:
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
@@ -165,7 +167,7 @@ def _show_table(pos, short: list[str], won: list[list[str]]) -> None:
     click.echo(f"  score           {_scores(short, pos.points)}")
 
 
-def _show_mixes(who: list[str], mixes: list[dict], what: str) -> None:
+def _show_mixes(who: Sequence[str], mixes: Sequence[dict], what: str) -> None:
     for name, mix in zip(who, mixes):
         shown = "  ".join(f"{c}: {float(p):.4f}" for c, p in sorted(mix.items()) if p > 0)
         click.echo(f"  {name}'s {what} was  {shown}")

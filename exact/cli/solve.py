@@ -42,7 +42,8 @@ from exact.errors import GopsInputError
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_options
 @one_line_errors
-def solve(n, store_dir, chunk_items, cluster, quiet, objective, lead, order):
+def solve(n: int, store_dir: str | None, chunk_items: int | None, cluster: str | None,
+          quiet: bool, objective: str, lead: int | None, order: str) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
     from exact.dp.solve import check_options
 
@@ -246,7 +247,8 @@ def report_repair(k, what):
               help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
 @one_line_errors
-def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead, order):
+def table(n: int, as_json: bool, quiet: bool, store_dir: str | None, with_ranges: bool,
+          certified: bool, objective: str, lead: int | None, order: str) -> None:
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     from exact.dp.solve import check_options
 
@@ -310,7 +312,7 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
         "float64; each column is an equilibrium of its matrix game up to a checked gap of "
         f"{gap:.1e}"
     )
-    if certified:
+    if games is not None:  # --certified
         print_certified_table(table, games)
     if reads is not None:
         click.echo(reads.describe())
@@ -335,8 +337,9 @@ def table(n, as_json, quiet, store_dir, with_ranges, certified, objective, lead,
               help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
 @one_line_errors
-def strategy(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, certified, objective,
-             lead, order):
+def strategy(mine: tuple[int, ...], theirs: tuple[int, ...], deck: tuple[int, ...],
+             upcard: int, n: int | None, exact_: bool, as_json: bool, store_dir: str | None,
+             certified: bool, objective: str, lead: int | None, order: str) -> None:
     """The equilibrium at any position once the upcard is turned."""
     from exact.dp.solve import check_options
     from exact.game.rules import validate_position
@@ -429,7 +432,7 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @one_line_errors
-def count(n):
+def count(n: int) -> None:
     """Number of canonical subgames per level of N-card GOPS."""
     from exact.game.encoding import count_table
 
