@@ -283,7 +283,8 @@ def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            for t in sorted(rng.choice(total, size=min(sample, total), replace=False)) if total else ():
+            picked = rng.choice(total, size=min(sample, total), replace=False) if total else ()
+            for t in sorted(picked):
                 r, columns, derived, bound = verifier.item(int(t))
                 got = np.asarray(verifier.stored[r, columns])
                 if not _same(got, derived, bound).all():
