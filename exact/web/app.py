@@ -19,7 +19,7 @@ their answers with :mod:`exact.views`.
 The games keep no state on the server: a game's answer carries ``state`` (n, objective,
 order, seed and your moves so far, ``bids`` and ``prizes``), which the page sends back
 with its next move; the server replays the game from it with :mod:`exact.play.engine`
-(the seed draws the computer's bids), plays the move and answers the new game.
+(the game's random seed draws the computer's bids), plays the move and answers the new game.
 
 Bad input is HTTP 400 with {"error": "<the one line the CLI would print>"}.
 
