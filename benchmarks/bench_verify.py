@@ -1,6 +1,7 @@
 """`gops verify` beside the solve it checks, and the edits it catches, in one run.
 
     python benchmarks/bench_verify.py --n 12 [--repeats 3] [--sample 1000] [--root DIR]
+    python benchmarks/bench_verify.py --n 12 --store DIR     # the edits only, on copies of DIR
 
 For each repeat: a fresh `gops solve N --store` (the baseline), then `gops verify` of that
 store in full and with ``--sample``; medians and the ratio verify / solve.  Then, on
@@ -76,9 +77,16 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=1000)
     ap.add_argument("--root", default=None,
                     help="Folder for the stores (default: a temporary one).")
+    ap.add_argument("--store", default=None,
+                    help="Only the edits, on copies of this solved store of N (no timings).")
     args = ap.parse_args()
     base = Path(args.root or tempfile.mkdtemp(prefix="bench-verify-"))
     n = args.n
+    if args.store is not None:
+        print_edits(n, Path(args.store), base)
+        if args.root is None:
+            shutil.rmtree(base)
+        return
     gops("solve", 6, "--store", base / "warm", "--quiet")  # compile once, not counted
     solve, full, sample = [], [], []
     for i in range(args.repeats):
@@ -102,18 +110,24 @@ def main() -> None:
                        (f"gops verify --sample {args.sample}", sample)):
         print(f"| {name} | {med(runs):.1f} s | {', '.join(f'{x:.1f}' for x in runs)} |")
     print(f"| verify / solve | {med(full) / med(solve):.2f} | |")
+    print_edits(n, base / f"s{n}", base)
+    if args.root is None:
+        shutil.rmtree(base)
+
+
+def print_edits(n: int, store: Path, base: Path) -> None:
+    """Each edit of :func:`edits` on a copy of ``store``: what verify and table say."""
     print("\n| edit | gops verify | gops table --store --certified |\n|---|---|---|")
     for name, edit in edits(n):
         copy = base / "edited"
         shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(base / f"s{n}", copy)
+        shutil.copytree(store, copy)
         edit(copy)
         vcode, vout, vsec = gops("verify", copy, "--quiet")
-        tcode, tout, _ = gops("table", n, "--store", copy, "--certified")
-        print(f"| {name} | exit {vcode} in {vsec:.1f} s: {first_line(vout)} | exit {tcode}: "
-              f"{first_line(tout)} |", flush=True)
-    if args.root is None:
-        shutil.rmtree(base)
+        tcode, tout, tsec = gops("table", n, "--store", copy, "--certified")
+        print(f"| {name} | exit {vcode} in {vsec:.1f} s: {first_line(vout)} | exit {tcode} "
+              f"in {tsec:.1f} s: {first_line(tout)} |", flush=True)
+    shutil.rmtree(base / "edited", ignore_errors=True)
 
 
 if __name__ == "__main__":
