@@ -262,13 +262,13 @@ def _computer(n: int, objective: str, variant: str, store: str | None, order: st
             raise GopsInputError("a store holds the standard game only; drop --store to "
                                  "solve the variants on the fly")
         import exact
-        from exact.dp.verify import check_reads, position_reads
+        from exact.dp.verify import check_position
 
         sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective,
                          order=order)
         cards = set(range(1, sol.n + 1))
-        reads = check_reads(sol, sol.n - 1, position_reads(sol, cards, cards, cards,
-                                                           sol.order.next_prizes(cards)))
+        reads = check_position(sol, cards, cards, cards, sol.order.next_prizes(cards))
+        assert reads is not None  # exact.load's solution reads a store
         click.echo(f"the computer's first move is {reads.describe()}; later rounds read "
                    "the store as it is")
         return WinOptimalBot(sol) if objective == "win" else OptimalBot(sol)

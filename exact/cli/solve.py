@@ -26,6 +26,7 @@ from exact.cli.common import (
     solve_with_progress,
 )
 from exact.cli.limits import check_command_n, objective_flag
+from exact.dp.verify import check_position
 from exact.errors import GopsInputError
 
 
@@ -272,7 +273,7 @@ def table(n: int, as_json: bool, quiet: bool, store_dir: str | None, with_ranges
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead)
                   for u in sol.order.next_prizes(root)}
-    reads = store_reads(sol, root, root, root, strategies)
+    reads = check_position(sol, root, root, root, strategies)
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
     games = certified_columns(sol, lead) if certified else None
@@ -368,21 +369,10 @@ def strategy(mine: tuple[int, ...], theirs: tuple[int, ...], deck: tuple[int, ..
     else:
         sol = load_or_solve(n, store_dir, quiet=False, top=top, order=order)
     st = sol.strategy(m, t, d, upcard)
-    reads = store_reads(sol, m, t, d, [upcard])
+    reads = check_position(sol, m, t, d, [upcard])
     game = certify_strategy(sol, m, t, d, upcard) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference",
                    certified=game, hands=(m, t), source=reads)
-
-
-def store_reads(sol, mine, theirs, deck, upcards):
-    """For a solution read from a store: the values its games after ``upcards`` read,
-    re-derived here from the level below (exact.dp.verify.check_reads; StoreError if the
-    store contradicts itself); None for a solution computed in this process."""
-    if sol.store is None:
-        return None
-    from exact.dp.verify import check_reads, position_reads
-
-    return check_reads(sol, len(deck) - 1, position_reads(sol, mine, theirs, deck, upcards))
 
 
 def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead,
@@ -409,7 +399,7 @@ def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, obje
 
         sol = load(store_dir, n=n, objective="win", order=order)
         st = sol.strategy(m, t, d, upcard, lead)
-        reads = store_reads(sol, m, t, d, [upcard])
+        reads = check_position(sol, m, t, d, [upcard])
         game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
         print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
                        json_head={"objective": "win", "lead": lead}, certified=game,

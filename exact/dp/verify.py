@@ -36,6 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from exact.dp.cluster import parts_of
 from exact.dp.objective import Objective
 from exact.dp.store import (
     StoreError,
@@ -213,12 +214,6 @@ def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
     return PartCheck(k, r0, r1, items, d, _cover(bound, d))
 
 
-def row_blocks(level: Level, per_row: int, items: int = CHUNK_ITEMS) -> list[tuple[int, int]]:
-    """Blocks [r0, r1) of whole prize sets of about ``items`` kernel items each."""
-    rows = max(1, items // max(1, per_row))
-    return [(r0, min(level.prize_sets, r0 + rows)) for r0 in range(0, level.prize_sets, rows)]
-
-
 def open_level_pair(objective: Objective, levels, root: Path, manifest: dict,
                     k: int) -> LevelVerifier:
     """The verifier of level k: the stored level k and, mapped copy-on-write, k - 1 with
@@ -271,7 +266,7 @@ def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int
     total = level.prize_sets * verifier.per_row if k > 0 else 0
     parts = []
     if sample is None:
-        for r0, r1 in row_blocks(level, verifier.per_row):
+        for r0, r1 in parts_of(level, verifier.per_row, CHUNK_ITEMS):
             parts.append(check_rows(verifier, r0, r1))
             if parts[-1].bad is not None:
                 break
@@ -331,7 +326,7 @@ def check_levels_on_cluster(objective: Objective, levels, root: Path, manifest: 
             per_row = int(objective.item_patterns(levels[k]).shape[0])
             futures[k] = [client.submit(verify_part, str(root.resolve()), k, r0, r1, threads,
                                         pure=False, retries=3)
-                          for r0, r1 in row_blocks(levels[k], per_row)]
+                          for r0, r1 in parts_of(levels[k], per_row, CHUNK_ITEMS)]
         for k in wanted:
             recorded = manifest["levels"][str(k)].get("radius")
             bad = checksum_problem(root, manifest, k)
@@ -486,6 +481,16 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
                                  f"{radius_problem(radius, bound, sampled=True)}")
             items, largest = items + 1, max(largest, bound)
     return ReadCheck(Path(root), k, items, largest, radius)
+
+
+def check_position(solution, mine, theirs, deck, upcards) -> ReadCheck | None:
+    """:func:`check_reads` of the values the games of a position read after each of
+    ``upcards``, for a solution read from a store; None for one computed in this process
+    (nothing to re-derive)."""
+    if solution.store is None:
+        return None
+    return check_reads(solution, len(deck) - 1,
+                       position_reads(solution, mine, theirs, deck, upcards))
 
 
 def position_reads(solution, mine, theirs, deck, upcards) -> dict[int, set[int]]:

@@ -434,10 +434,10 @@ def _head(objective, lead):
 def _with_source(out: dict, sol, mine, theirs, deck, upcards) -> dict:
     """An answer read from a store says so: the values its games read, re-derived here
     from the level below (exact.dp.verify.check_reads), and the levels taken as stored."""
-    if sol.store is not None:
-        from exact.dp.verify import check_reads, position_reads
+    from exact.dp.verify import check_position
 
-        reads = check_reads(sol, len(deck) - 1, position_reads(sol, mine, theirs, deck, upcards))
+    reads = check_position(sol, mine, theirs, deck, upcards)
+    if reads is not None:
         out["source"] = reads.json() | {"text": reads.describe()}
     return out
 
