@@ -157,7 +157,7 @@ def test_manifest_edited_to_another_n_is_refused(store8, solved):
     del manifest["levels"]["8"]  # now every key is a level of N = 7: the shapes still tell
     path.write_text(json.dumps(manifest))
     code, out = run("table", 7, "--store", store8)
-    assert code == 2 and "with shape [8, 3], while N=7 implies [7, 3]" in out
+    assert code == 2 and "with shape [8, 2], while N=7 implies [7, 2]" in out
 
 
 def test_manifest_with_impossible_entries(store8):
@@ -279,14 +279,14 @@ def test_really_full_disk(tmp_path, solved):
 
 
 def test_preflight_refuses_a_disk_too_small(tmp_path):
-    """On a real 300 kB file system the pre-flight estimate refuses N = 8 (677 kB of
-    levels) before anything is written."""
+    """On a real 200 kB file system the pre-flight estimate refuses N = 8 (340 kB of
+    levels, one value per antisymmetric pair) before anything is written."""
     mnt = tmp_path / "tiny"
-    if not small_tmpfs(mnt, "300k"):
+    if not small_tmpfs(mnt, "200k"):
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     try:
         code, out = run("solve", 8, "--store", mnt / "s", "--quiet")
-        assert code == 2 and out.count("\n") == 1 and "disk: about 677 kB more needed" in out
+        assert code == 2 and out.count("\n") == 1 and "disk: about 340 kB more needed" in out
         assert not (mnt / "s").exists()
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)

@@ -161,6 +161,7 @@ def test_a_value_the_rules_fix_is_checked_too(store):
     levels = exact.game.encoding.build_levels(N)
     level = levels[5]
     same = int(np.flatnonzero(level.swap == np.arange(level.patterns))[0])
+    same = int(level.columns().column[same])  # its column in the store
     path = store / "level-5.npy"
     values = np.load(path, mmap_mode="r+")
     values[0, same] = 1.0

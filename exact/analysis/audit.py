@@ -48,7 +48,7 @@ from flint import fmpz
 from exact.certificate.reader import ExactValues, Rational, read_certificate
 from exact.dp.objective import PointsObjective
 from exact.errors import GopsInputError
-from exact.game.encoding import build_levels
+from exact.game.encoding import Columns, build_levels
 from exact.kernels.matrix_game import solve_game
 
 POINTS = PointsObjective()
@@ -128,8 +128,10 @@ def exact_reference(n: int, progress=None) -> ExactValues:
     def on_record(level, p, r, lead, value, games):
         supports[level.k][(r, p)] = [(_mask(eq.x_num), _mask(eq.y_num)) for _, eq in games]
 
-    values, _ = solve_rational_levels(PointsObjective(), levels, progress, on_record)
-    return ExactValues(n, levels, values, supports, source="exact solve")
+    objective = PointsObjective()
+    values, _ = solve_rational_levels(objective, levels, progress, on_record)
+    values = [objective.every_pattern(level, v) for level, v in zip(levels, values)]  # by pattern,
+    return ExactValues(n, levels, values, supports, source="exact solve")  # as a certificate
 
 
 def certificate_reference(path, n: int | None = None, progress=None) -> ExactValues:
@@ -261,7 +263,8 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
     for level in levels:
         k = level.k
         exact_vals = reference.values[k]
-        float_vals = np.asarray(float_solution.values[k], dtype=np.float64)
+        float_vals = POINTS.every_pattern(  # the exact reference is indexed by pattern
+            level, np.asarray(float_solution.values[k], dtype=np.float64))
         patterns = [int(p) for p in level.record_patterns]
         # Fixed-point enclosures of this level (used by the level above) and value errors.
         fixed = np.empty(exact_vals.shape, dtype=object)
@@ -279,12 +282,13 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
         worst = total = 0.0
         if k > 0:
             float_below = np.asarray(float_solution.values[k - 1], dtype=np.float64)
+            children = levels[k - 1].columns()
             for r in range(level.prize_sets):
                 for p in patterns:
                     exact_supports = reference.supports[k][(r, p)]
                     for m in range(k):
                         e, fell_back, sx, sy = _judge_game(
-                            level, r, p, m, float_below, below_fixed, below_exact,
+                            level, r, p, m, float_below, children, below_fixed, below_exact,
                             reference.values[k - 1], one, strategy_solver)
                         games += 1
                         fallbacks += fell_back
@@ -303,15 +307,18 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
     return AuditReport(n, tol, reference.source, tuple(results), time.perf_counter() - t0)
 
 
-def _judge_game(level, r, p, m, float_below, below_fixed, below_exact, below_values, one,
-                strategy_solver):
-    """Exploitability of the float strategies of one matrix game; also their supports."""
+def _judge_game(level, r, p, m, float_below, children, below_fixed, below_exact, below_values,
+                one, strategy_solver):
+    """Exploitability of the float strategies of one matrix game; also their supports.
+    ``float_below``: the float level below, in its ``children`` columns; the fixed-point
+    and exact tables are indexed by pattern."""
     k = level.k
     u = int(level.prize_card[r, m])
     rc = int(level.prize_child[r, m])
     child = level.child[p]
     sign = level.sign[p]
-    A = np.array(POINTS.matrix(level, float_below, r, p, m), dtype=np.float64)
+    A = np.array(POINTS.matrix(level, float_below, r, p, m, children=children),
+                 dtype=np.float64)
     if not np.all(np.isfinite(A)):  # a broken float table: nothing to judge
         return math.inf, False, 0, 0
     _, x, y = strategy_solver(A)
@@ -323,7 +330,8 @@ def _judge_game(level, r, p, m, float_below, below_fixed, below_exact, below_val
     b, T = dyadic_integers(y)
     # Fixed-point matrix: the exact A_ij lies in [F_ij, F_ij + W_ij] / 2^P, W_ij in {0, 1}.
     row_exact = below_exact[rc]
-    F = POINTS.matrix(level, below_fixed, r, p, m, scale=one)
+    F = POINTS.matrix(level, below_fixed, r, p, m, scale=one,
+                      children=Columns.every(below_fixed.shape[1]))
     W = [[0 if row_exact[child[i, j]] else 1 for j in range(k)] for i in range(k)]
     # Column payoffs of x (units 2^-P / S) and row payoffs of y (units 2^-P / T).
     col_lo = [sum(a[i] * F[i][j] for i in range(k) if a[i]) for j in range(k)]

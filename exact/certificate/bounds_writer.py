@@ -72,9 +72,10 @@ def _games(level, below, r: int, p: int, A, x, y, work) -> tuple[list, float]:
     k = level.k
     games = []
     acc = 0.0
+    children = level.below_columns()
     for m in range(k):
         fill_matrix(A, k, p, r, m, level.child, level.sign, level.prize_child,
-                    level.prize_card, below)
+                    level.prize_card, below, children.column, children.mirror)
         v, _ = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
         acc += v
         games.append([int(level.prize_card[r, m]), _vector_bits(x, k), _vector_bits(y, k)])
@@ -120,7 +121,7 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                 for p in patterns:
                     p = int(p)
                     key = int(level.pattern_keys[p])
-                    value = float(values[k][r, p])
+                    value = float(values[k][r, level.columns().column[p]])  # a record's column
                     games: list = []
                     if p != level.swap[p]:  # identical hands: value 0, no game
                         games, mean = _games(level, below, r, p, A, x, y, work)

@@ -16,8 +16,10 @@ what a state is, what the entry X^u_ij is, and which values need no game at all:
   X_ij = f(child, L + u sign(V_i - Y_j)); f = sign(L) when the hands are empty or when
   |L| > sum(P) (decided).  Antisymmetry f(Y, V, P, L) = -f(V, Y, P, -L).
 
-Each objective lays a level out as an array (points: ``[prize rank, pattern]``; win:
-``[prize rank, pattern, L + offset_k]``), names the representatives of its antisymmetric
+Each objective lays a level out as an array (points: ``[prize rank, column]``; win:
+``[prize rank, column, L + offset_k]``) with one column per antisymmetric pair under a
+symmetric prize order, one per pattern under a controlled one
+(:class:`exact.game.encoding.Columns`), names the representatives of its antisymmetric
 pairs (the records a rational solve certifies), builds the exact matrix of a record from
 the level below (for the rational driver, the audit and every Solution), and hands the
 float work of a chunk of a level to its numba kernel (which stays specialised: that is
@@ -34,7 +36,7 @@ import numpy as np
 from flint import fmpq
 
 from exact.errors import GopsInputError
-from exact.game.encoding import Level
+from exact.game.encoding import Columns, Level
 from exact.game.orders import RANDOM, PrizeOrder, order_named
 from exact.game.spec import GameSpec
 
@@ -66,9 +68,35 @@ class Objective(ABC):
         """Prize sets r0..r1-1 of :meth:`empty_level` (a part of a level, on a cluster)."""
         return self.empty_level(level)[r0:r1]
 
+    def columns(self, level: Level) -> Columns:
+        """The columns of a level's array: one per antisymmetric pair (a symmetric prize
+        order), one per pattern (a controlled one)."""
+        return level.columns(self.order.antisymmetric)
+
+    def below_columns(self, level: Level) -> Columns:
+        """The columns of the level below, where ``level``'s children are read."""
+        return level.below_columns(self.order.antisymmetric)
+
+    def every_pattern(self, level: Level, values: np.ndarray) -> np.ndarray:
+        """A level's values with one column per pattern (mirror images filled in: -f, at
+        the opposite lead for the win objective), for tools of small N that index by
+        pattern (the audit, the bound certificate).
+
+        >>> from exact.game.encoding import build_levels
+        >>> level = build_levels(3)[1]
+        >>> PointsObjective().every_pattern(level, np.array([[0.0, 1.5]] * 3))[0].tolist()
+        [0.0, 1.5, -1.5]
+        """
+        columns = self.columns(level)
+        out = np.array(values)[:, columns.column]
+        flip = columns.mirror < 0
+        mirrored = out[:, flip]
+        out[:, flip] = -(mirrored[..., ::-1] if out.ndim == 3 else mirrored)
+        return out
+
     def level_shape(self, level: Level) -> tuple[int, ...]:
         """The shape of a float level's array (what a store checks its files against)."""
-        return (level.prize_sets, level.patterns)
+        return (level.prize_sets, self.columns(level).count)
 
     def values_per_subgame(self, n: int, k: int) -> int:
         """Values a level of hands of k cards keeps per canonical subgame (pattern, prize
@@ -105,21 +133,27 @@ class Objective(ABC):
         """(pattern p, lead) of every record of prize set r: one per antisymmetric pair."""
 
     @abstractmethod
-    def payoffs(self, n: int, k: int, row, cells, lead) -> list[list]:
+    def payoffs(self, n: int, k: int, row, cells, lead, children: Columns) -> list[list]:
         """The recursion step, X_ij from the child values: ``row`` is the row of level
         k - 1 of the prize set left (P - u), ``cells[i][j]`` the pair (child pattern rank,
-        u sign(V_i - Y_j)).  Numbers of ``row`` (float or fmpq)."""
+        u sign(V_i - Y_j)), ``children`` the columns of level k - 1.  Numbers of ``row``
+        (float or fmpq)."""
 
     def matrix(self, level: Level, below, r: int, p: int, m: int, lead=None,
-               scale: int = 1) -> list[list]:
+               scale: int = 1, children: Columns | None = None) -> list[list]:
         """X^u of record (r, p, lead) for the m-th smallest upcard u of prize set r, from the
         level below (rows: my cards ascending, columns: theirs), numbers of ``below``.
-        ``scale``: the unit of ``below`` when it holds fixed-point integers (the audit's)."""
+        ``scale``: the unit of ``below`` when it holds fixed-point integers (the audit's);
+        ``children``: the columns of ``below`` (by default the objective's, one per
+        antisymmetric pair; ``Columns.every`` for a level indexed by pattern)."""
         k = level.k
         u = int(level.prize_card[r, m]) * scale
         child, sign = level.child[p], level.sign[p]
         cells = [[(int(child[i, j]), u * int(sign[i, j])) for j in range(k)] for i in range(k)]
-        return self.payoffs(level.n, k, below[int(level.prize_child[r, m])], cells, lead)
+        if children is None:
+            children = self.below_columns(level)
+        return self.payoffs(level.n, k, below[int(level.prize_child[r, m])], cells, lead,
+                            children)
 
     @abstractmethod
     def solve_exact_game(self, A):
@@ -128,11 +162,11 @@ class Objective(ABC):
 
     @abstractmethod
     def put(self, out: np.ndarray, level: Level, r: int, p: int, lead, value) -> None:
-        """Store a record's value and its antisymmetric image."""
+        """Store a record's value in its column (its mirror image is read through it)."""
 
     @abstractmethod
     def get(self, values: np.ndarray, level: Level, r: int, p: int, lead):
-        """The stored value of (r, p, lead) of a level."""
+        """The value of (r, p, lead) of a level: its column's, or minus its mirror image's."""
 
     @abstractmethod
     def subgames(self, levels) -> int:
@@ -175,10 +209,10 @@ class PointsObjective(Objective):
         return f"PointsObjective(order={self.order.name!r})"
 
     def empty_level(self, level):
-        return np.zeros((level.prize_sets, level.patterns))
+        return np.zeros(self.level_shape(level))
 
     def empty_rows(self, level, r0, r1):
-        return np.zeros((r1 - r0, level.patterns))
+        return np.zeros((r1 - r0, self.columns(level).count))
 
     def level_items(self, level):
         from exact.kernels.points import level_items
@@ -198,22 +232,24 @@ class PointsObjective(Objective):
         return (stop - start) * len(self.order.upcard_indices(level.k)), radius
 
     def exact_level(self, level):
-        return np.full((level.prize_sets, level.patterns), fmpq(0), dtype=object)
+        return np.full(self.level_shape(level), fmpq(0), dtype=object)
 
     def records(self, level, r):
         patterns = level.record_patterns if self.order.antisymmetric else range(level.patterns)
         for p in patterns:
             yield int(p), None
 
-    def payoffs(self, n, k, row, cells, lead):
-        """X_ij = f(child) + u sign(V_i - Y_j).
+    def payoffs(self, n, k, row, cells, lead, children):
+        """X_ij = f(child) + u sign(V_i - Y_j), f(child c) = mirror[c] * row[column[c]].
 
         One card each, the child worth 1/2, the upcard 2 won by me:
 
-        >>> PointsObjective().payoffs(2, 1, np.array([fmpq(1, 2)], dtype=object), [[(0, 2)]], None)
+        >>> half = np.array([fmpq(1, 2)], dtype=object)
+        >>> PointsObjective().payoffs(2, 1, half, [[(0, 2)]], None, Columns.every(1))
         [[5/2]]
         """
-        return [[row[c] + won for c, won in line] for line in cells]
+        column, mirror = children.column, children.mirror
+        return [[row[column[c]] * int(mirror[c]) + won for c, won in line] for line in cells]
 
     def solve_exact_game(self, A):
         from exact.dp.exact_game import solve_exact_game
@@ -221,12 +257,15 @@ class PointsObjective(Objective):
         return solve_exact_game(A)
 
     def put(self, out, level, r, p, lead, value):
-        out[r, p] = value
-        if self.order.antisymmetric:
-            out[r, level.swap[p]] = -value
+        columns = self.columns(level)
+        if columns.mirror[p] < 0:  # pragma: no cover - a record is its column's pattern
+            raise ValueError(f"pattern {p} is a mirror image, not a record")
+        out[r, columns.column[p]] = value
 
     def get(self, values, level, r, p, lead):
-        return values[r, p]
+        columns = self.columns(level)
+        value = values[r, columns.column[p]]
+        return value if columns.mirror[p] > 0 else -value
 
     def subgames(self, levels):
         return sum(lv.subgames for lv in levels)
@@ -274,7 +313,7 @@ class WinObjective(Objective):
         return empty_level(level, self.handicap, slice(r0, r1), self.order.antisymmetric)
 
     def level_shape(self, level):
-        return (level.prize_sets, level.patterns, 2 * self.offset(level) + 1)
+        return (level.prize_sets, self.columns(level).count, 2 * self.offset(level) + 1)
 
     def values_per_subgame(self, n, k):
         from exact.kernels.win import lead_offset
@@ -316,9 +355,9 @@ class WinObjective(Objective):
             for lead in range(first, lim + 1):
                 yield p, lead
 
-    def payoffs(self, n, k, row, cells, lead):
+    def payoffs(self, n, k, row, cells, lead, children):
         # X_ij = f(child, L + u sign(V_i - Y_j)); a child lead beyond the offset of level
-        # k - 1 is decided: sign(L').
+        # k - 1 is decided: sign(L'); a mirror image is read as -f(column, -L').
         from exact.kernels.win import lead_offset
 
         offb = lead_offset(n, k - 1, self.handicap)
@@ -328,7 +367,8 @@ class WinObjective(Objective):
             out = []
             for c, won in line:
                 lc = lead + won
-                out.append(one if lc > offb else -one if lc < -offb else row[c, lc + offb])
+                out.append(one if lc > offb else -one if lc < -offb
+                           else _read(row, children, c, lc, offb))
             A.append(out)
         return A
 
@@ -339,15 +379,19 @@ class WinObjective(Objective):
 
     def put(self, out, level, r, p, lead, value):
         off = self.offset(level)
-        out[r, p, lead + off] = value
-        if not self.order.antisymmetric:  # a chooser of the prizes: no mirror image
+        columns = self.columns(level)
+        if columns.mirror[p] < 0:  # pragma: no cover - a record is its column's pattern
+            raise ValueError(f"pattern {p} is a mirror image, not a record")
+        col = columns.column[p]
+        out[r, col, lead + off] = value
+        if not self.order.antisymmetric or p != level.swap[p]:  # no mirror image in this column
             return
-        if lead == 0 and p == level.swap[p] and value != 0:  # pragma: no cover - solver bug
+        if lead == 0 and value != 0:  # pragma: no cover - solver bug
             raise ArithmeticError(f"identical hands at lead 0 valued {value}")
-        out[r, level.swap[p], off - lead] = -value
+        out[r, col, off - lead] = -value  # identical hands: f(p, -L) = -f(p, L)
 
     def get(self, values, level, r, p, lead):
-        return values[r, p, lead + self.offset(level)]
+        return _read(values[r], self.columns(level), p, lead, self.offset(level))
 
     def subgames(self, levels):
         from exact.kernels.win import subgame_count
@@ -385,6 +429,16 @@ class WinObjective(Objective):
         (-1, None)
         """
         return _sign(lead) if abs(lead) > sum(deck) else None
+
+
+def _read(row, columns: Columns, p: int, lead: int, off: int):
+    """f(p, L) from one prize set's row of a win level: row[column, L], or for a mirror
+    image -row[column, -L] (f(swap p, L) = -f(p, -L)); None stays None (never solved)."""
+    col = columns.column[p]
+    if columns.mirror[p] > 0:
+        return row[col, lead + off]
+    value = row[col, off - lead]
+    return None if value is None else -value
 
 
 def objective_of(spec: GameSpec) -> Objective:

@@ -2,8 +2,10 @@
 when this machine cannot hold it).
 
 The sizes are exact: a level of the points objective holds C(N, k) prize sets times
-P(N, k) hand patterns (:func:`exact.game.encoding.pattern_count`) float64 values, the win
-objective 2 offset_k + 1 leads of each (:func:`exact.kernels.win.lead_offset`).  Disk is
+(P(N, k) + 1) / 2 columns, one per antisymmetric pair of hand patterns
+(:func:`exact.game.encoding.column_count`; all P(N, k) under a controlled prize order),
+float64 values, the win objective 2 offset_k + 1 leads of each
+(:func:`exact.kernels.win.lead_offset`).  Disk is
 the sum over the levels.  Memory: the solver maps the level below (copy-on-write) and the
 level being built, so the levels live in the system's page cache, not in the process,
 whose own memory stays small (0.31 GiB at N = 13); a machine whose memory holds the
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from exact.dp.objective import objective_of
 from exact.errors import GopsInputError
-from exact.game.encoding import pattern_count
+from exact.game.encoding import column_count, pattern_count
 from exact.game.spec import GameSpec
 
 GIB = 2 ** 30
@@ -88,20 +90,24 @@ def _duration(seconds: float) -> str:
 
 def level_bytes(game: GameSpec, k: int) -> int:
     """Bytes of level k's array in a store of the game (its objective's values per
-    subgame: one, or one per lead), computed without building the level.
+    column: one, or one per lead), computed without building the level.
 
     >>> level_bytes(GameSpec.parse(13), 7), level_bytes(GameSpec.parse(14), 8)
-    (620601696, 4837929096)
+    (310307712, 2418976560)
     """
     n = game.n
-    return 8 * comb(n, k) * pattern_count(n, k) * objective_of(game).values_per_subgame(n, k)
+    columns = column_count(n, k, game.order.antisymmetric)
+    return 8 * comb(n, k) * columns * objective_of(game).values_per_subgame(n, k)
 
 
 def level_work(game: GameSpec, k: int) -> float:
-    """The cost model's units of work of level k (module docstring): a known prize order
-    solves one game per item instead of k, a controlled one every pattern (twice the items;
-    exact.game.orders)."""
-    work = level_bytes(game, k) / 8 * k ** 3 / 2
+    """The cost model's units of work of level k (module docstring): k^3 / 2 per prize
+    set, pattern (both of each pair, as the constants were fitted) and lead; a known prize
+    order solves one game per item instead of k, a controlled one every pattern (twice the
+    items; exact.game.orders)."""
+    n = game.n
+    subgames = comb(n, k) * pattern_count(n, k) * objective_of(game).values_per_subgame(n, k)
+    work = subgames * k ** 3 / 2
     order = game.order
     work *= len(order.upcard_indices(k)) / max(k, 1) if k else 1.0
     return work if order.antisymmetric else 2 * work

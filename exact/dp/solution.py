@@ -153,10 +153,11 @@ class Solution:
     """Values of every canonical subgame of N-card GOPS for one objective and arithmetic.
 
     ``values[k]`` is level k's array in its objective's layout (points:
-    ``[prize rank, pattern rank]``; win: ``[prize rank, pattern rank, L + offset_k]``, see
-    :mod:`exact.dp.objective`).  Every method takes ``lead=`` (my points minus theirs so far):
-    for the win objective it defaults to 0 and must be reachable, |lead| <= handicap +
-    the prize points already played; the points objective has no lead.
+    ``[prize rank, column]``; win: ``[prize rank, column, L + offset_k]``, one column per
+    antisymmetric pair, see :mod:`exact.dp.objective`).  Every method takes ``lead=`` (my
+    points minus theirs so far): for the win objective it defaults to 0 and must be
+    reachable, |lead| <= handicap + the prize points already played; the points objective
+    has no lead.
 
     >>> import exact
     >>> sol = exact.solve(4, objective="win")
@@ -315,7 +316,8 @@ class Solution:
         cells = [[(pattern_rank(below, mine - {a}, theirs - {b}), upcard * _sign(a - b))
                   for b in sorted(theirs)] for a in sorted(mine)]
         row = self.values[k - 1][prize_rank(deck - {upcard})]
-        A = np.array(self.objective_spec.payoffs(self.n, k, row, cells, lead),
+        A = np.array(self.objective_spec.payoffs(self.n, k, row, cells, lead,
+                                                 self.objective_spec.columns(below)),
                      dtype=self._arith.dtype)
         if any(x is None or x != x for x in A.flat):  # NaN or None: never solved
             raise SolverError(f"no stored value below {sorted(mine)}, {sorted(theirs)}, "

@@ -2,12 +2,17 @@
 
 Layout of a store directory::
 
-    manifest.json      {"format": "gops-store", "version": 1, "n": N, "objective": ...,
+    manifest.json      {"format": "gops-store", "version": 2, "n": N, "objective": ...,
                         ["order": O,] "arithmetic": "float", "chunk_items": C,
                         "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k}}}
-    level-K.npy        float64 array of level K: values[prize rank, pattern rank] for the
-                       points objective, values[prize rank, pattern rank, L + offset_K]
-                       for the win objective (the real game: no handicap)
+    level-K.npy        float64 array of level K: values[prize rank, column] for the
+                       points objective, values[prize rank, column, L + offset_K]
+                       for the win objective (the real game: no handicap), one column
+                       per antisymmetric pair of patterns (exact.game.encoding.Columns;
+                       every pattern under a controlled prize order)
+
+Version 2 keeps one value of each antisymmetric pair; version 1 (gops before the halved
+layout) kept both and is refused with a line saying how to get a new store.
     level-K.progress   while level K is being built: the number of finished items
     level-K.parts/     while level K is being built on a cluster: its parts
                        (:mod:`exact.dp.cluster`)
@@ -56,7 +61,9 @@ from exact.game.orders import ORDERS, RANDOM
 from exact.game.spec import GameSpec
 
 FORMAT = "gops-store"
-VERSION = 1
+VERSION = 2
+#: The layout before version 2: every pattern of every level (both values of each pair).
+FULL_LAYOUT_VERSION = 1
 MANIFEST = "manifest.json"
 #: Items per checkpoint (an item is a prize set and a canonical pattern: k matrix games).
 DEFAULT_CHUNK_ITEMS = 1 << 20
@@ -293,7 +300,8 @@ class Store:
         else:
             self._allocate(path, level.k)
         if arr.ndim == 2 and self.objective.order.antisymmetric:  # points: identical hands are 0
-            arr[:, level.swap == np.arange(level.patterns)] = 0.0
+            columns = self.objective.columns(level)
+            arr[:, columns.patterns == level.swap[columns.patterns]] = 0.0
         return arr
 
     def _write_empty(self, level, arr, rows: int = 4096) -> None:
@@ -445,6 +453,12 @@ def read_manifest(root) -> dict:
         and manifest["chunk_items"] > 0
         and isinstance(manifest.get("levels"), dict)
     )
+    if not ok and isinstance(manifest, dict) and manifest.get("format") == FORMAT \
+            and manifest.get("version") == FULL_LAYOUT_VERSION:
+        raise StoreError(
+            f"{root} is a store of version {FULL_LAYOUT_VERSION} (both values of every "
+            f"antisymmetric pair), which this gops no longer reads: solve again into a new "
+            f"directory, `gops solve N --store NEWDIR` (half the size)")
     if not ok:
         raise StoreError(f"{path} is not a gops store manifest of version {VERSION}")
     n = manifest["n"]

@@ -141,6 +141,7 @@ class LevelVerifier:
         self.radius_below = radius_below
         self.patterns = objective.item_patterns(level)
         self.per_row = int(self.patterns.shape[0])
+        self.columns = objective.columns(level)
 
     def rows(self, r0: int, r1: int) -> tuple[np.ndarray, float]:
         """Prize sets [r0, r1) re-derived (every item of them) and the largest bound."""
@@ -152,18 +153,18 @@ class LevelVerifier:
         return out, bound
 
     def item(self, t: int) -> tuple[int, np.ndarray, np.ndarray, float]:
-        """Item t re-derived: (prize rank, the pattern columns it writes, their values
-        re-derived (one row), its bound)."""
+        """Item t re-derived: (prize rank, the column it writes (an array of one), its
+        values re-derived (one row), its bound)."""
         r, p = divmod(t, self.per_row)
         p = int(self.patterns[p])
         out = self.objective.empty_rows(self.level, r, r + 1)
         _, bound = self.objective.solve_chunk(self.level, self.below, out, t, t + 1,
                                               self.radius_below, row0=r)
-        columns = np.unique([p, int(self.level.swap[p])])
+        columns = np.array([self.columns.column[p]])
         return r, columns, out[0, columns], bound
 
     def describe(self, r: int, p: int, at: tuple[int, ...] = ()) -> str:
-        """A stored entry in words: the prize set, the pattern's hands, the lead."""
+        """A stored entry in words: the prize set, pattern p's hands, the lead."""
         prizes = int(self.level.prize_masks[r])
         cards = [c for c in range(1, self.level.n + 1) if prizes >> (c - 1) & 1]
         mine, theirs = key_hands(int(self.level.pattern_keys[p]))
@@ -176,11 +177,13 @@ class LevelVerifier:
 
 def _first_bad(verifier: LevelVerifier, r0: int, stored: np.ndarray, derived: np.ndarray,
                allowed: float, columns=None) -> str:
-    """Words for the first entry of ``stored`` (rows from r0) that disagrees."""
+    """Words for the first entry of ``stored`` (rows from r0; its columns ``columns``, by
+    default all) that disagrees."""
     ok = _same(stored, derived, allowed)
     index = tuple(int(i) for i in np.argwhere(~ok)[0])
     r = r0 + index[0]
-    p = int(columns[index[1]]) if columns is not None else index[1]
+    column = int(columns[index[1]]) if columns is not None else index[1]
+    p = int(verifier.columns.patterns[column])
     s, v = float(stored[index]), float(derived[index])
     return (f"{verifier.describe(r, p, index[2:])}: stored {s!r}, re-derived {v!r} "
             f"(at most {allowed:.1e} apart for a value the solver wrote): the store was "
@@ -456,18 +459,20 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
     below = solution.values[k - 1] if k > 0 else None
     radius_below = manifest["levels"][str(k - 1)].get("radius") if k > 0 else 0.0
     verifier = LevelVerifier(objective, level, stored, below, radius_below)
-    slot = np.full(level.patterns, -1, dtype=np.int64)
+    slot = np.full(level.patterns, -1, dtype=np.int64)  # pattern -> its item of a prize set
     slot[verifier.patterns] = np.arange(verifier.per_row)
+    layout = verifier.columns
     items, largest = 0, 0.0
     for r, patterns in sorted(reads.items()):
         todo = set()
         for p in patterns:
-            q = p if slot[p] >= 0 else int(level.swap[p])
+            c = int(layout.column[p])  # p's value, or its mirror image's, is column c's
+            q = int(layout.patterns[c])
             if slot[q] >= 0:
                 todo.add(r * verifier.per_row + int(slot[q]))
-            elif not _same(np.asarray(stored[r, p]), objective.empty_rows(level, r, r + 1)[0, p],
+            elif not _same(np.asarray(stored[r, c]), objective.empty_rows(level, r, r + 1)[0, c],
                            0.0).all():  # no item writes it: the rules set it
-                raise StoreError(f"{root}: level {k}, {verifier.describe(r, p)}: a value the "
+                raise StoreError(f"{root}: level {k}, {verifier.describe(r, q)}: a value the "
                                  "rules fix was changed: the store was edited or is corrupted")
         for t in sorted(todo):
             r_, columns, derived, bound = verifier.item(t)

@@ -38,11 +38,21 @@ Transition tables (built once per N, all integer arrays):
 - ``swap[p]``: rank of the pattern with the players exchanged;
 - ``prize_child[r, m]``, ``prize_card[r, m]``: for prize set r and its m-th smallest card u,
   the rank of P - {u} at level k-1 and u itself.
+
+Columns: one value per antisymmetric pair
+-----------------------------------------
+By antisymmetry (2.) a level keeps only one value of each pair {p, swap(p)}: its
+*columns* are the record patterns p <= swap(p), in rank order (one per pair, the one pattern
+of identical hands included, whose value the rules fix).  ``Columns.column[p]`` is the
+column holding p or its mirror image and ``Columns.mirror[p]`` is +1 for a record, -1 for a
+mirror image: f(V, Y, P) = mirror[p] * values[P, column[p]].  This halves every level
+(:meth:`Level.columns`); a controlled prize order breaks antisymmetry and keeps every
+pattern (the identity layout).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
 from math import comb
@@ -75,6 +85,18 @@ def pattern_count(n: int, k: int) -> int:
         for t in range(k + 1)
         if 2 * k - t <= n
     )
+
+
+def column_count(n: int, k: int, antisymmetric: bool = True) -> int:
+    """Columns of a level (module docstring, *Columns*): one per antisymmetric pair of
+    patterns, the one pattern of identical hands (every position held by both) alone in
+    its pair; every pattern without antisymmetry.
+
+    >>> [column_count(5, k) for k in range(6)], column_count(5, 2, antisymmetric=False)
+    ([1, 2, 7, 22, 11, 1], 13)
+    """
+    count = pattern_count(n, k)
+    return (count + 1) // 2 if antisymmetric else count
 
 
 def enumerate_patterns(n: int, k: int) -> np.ndarray:
@@ -205,6 +227,41 @@ def _prize_tables(masks: np.ndarray, k: int):
 
 
 @dataclass(frozen=True)
+class Columns:
+    """The columns of a level's value array (module docstring, *Columns*).
+
+    >>> halved = Columns.halved(np.array([2, 1, 0], dtype=np.int32))  # 1 is self-swapped
+    >>> halved.patterns.tolist(), halved.column.tolist(), halved.mirror.tolist()
+    ([0, 1], [0, 1, 0], [1, 1, -1])
+    """
+
+    patterns: np.ndarray  # (columns,) int32: the pattern whose value each column holds
+    column: np.ndarray  # (patterns,) int32: the column of pattern p or of its mirror image
+    mirror: np.ndarray  # (patterns,) int8: +1 if column[p] holds f(p), -1 if it holds -f(p)
+
+    @staticmethod
+    def halved(swap: np.ndarray) -> Columns:
+        """One column per pair {p, swap(p)}: the record p <= swap(p)."""
+        ranks = np.arange(swap.shape[0], dtype=np.int32)
+        record = ranks <= swap
+        patterns = np.flatnonzero(record).astype(np.int32)
+        column_of_record = np.cumsum(record, dtype=np.int64).astype(np.int32) - 1
+        column = np.where(record, column_of_record, column_of_record[swap]).astype(np.int32)
+        mirror = np.where(record, 1, -1).astype(np.int8)
+        return Columns(patterns, column, mirror)
+
+    @staticmethod
+    def every(count: int) -> Columns:
+        """One column per pattern (no antisymmetry: a controlled prize order)."""
+        ranks = np.arange(count, dtype=np.int32)
+        return Columns(ranks, ranks, np.ones(count, dtype=np.int8))
+
+    @property
+    def count(self) -> int:
+        return int(self.patterns.shape[0])
+
+
+@dataclass(frozen=True)
 class Level:
     """Everything about the canonical subgames with k cards in each hand."""
 
@@ -217,6 +274,16 @@ class Level:
     swap: np.ndarray  # (patterns,) int32
     prize_child: np.ndarray  # (prize sets, k) int32: prize rank at level k-1
     prize_card: np.ndarray  # (prize sets, k) int32: the upcard
+    swap_below: np.ndarray = field(repr=False)  # swap of level k - 1 (empty at k = 0)
+
+    def columns(self, antisymmetric: bool = True) -> Columns:
+        """The columns of this level's values: one per antisymmetric pair, or (not
+        ``antisymmetric``: a controlled prize order) one per pattern."""
+        return _columns(self.__dict__, "own", self.swap, antisymmetric)
+
+    def below_columns(self, antisymmetric: bool = True) -> Columns:
+        """The columns of level k - 1, where this level's children are read."""
+        return _columns(self.__dict__, "below", self.swap_below, antisymmetric)
 
     @property
     def patterns(self) -> int:
@@ -250,6 +317,15 @@ class Level:
         return int(self.canonical_patterns.shape[0]) * self.prize_sets * self.k
 
 
+def _columns(cache: dict, which: str, swap: np.ndarray, antisymmetric: bool) -> Columns:
+    """Columns.halved(swap) or Columns.every(len(swap)), computed once per level (kept in
+    the frozen Level's ``__dict__``)."""
+    key = f"_columns_{which}_{antisymmetric}"
+    if key not in cache:
+        cache[key] = Columns.halved(swap) if antisymmetric else Columns.every(swap.shape[0])
+    return cache[key]
+
+
 @lru_cache(maxsize=8)
 def build_levels(n: int, top: int | None = None) -> tuple[Level, ...]:
     """The levels k = 0..top (default n) of n-card GOPS with their transition tables.
@@ -272,8 +348,9 @@ def build_levels(n: int, top: int | None = None) -> tuple[Level, ...]:
         else:
             child, sign, swap = _pattern_tables(keys[k], keys[k - 1], k)
         prize_child, prize_card = _prize_tables(masks, k)
+        swap_below = levels[-1].swap if levels else np.zeros(0, np.int32)
         levels.append(
-            Level(n, k, keys[k], masks, child, sign, swap, prize_child, prize_card)
+            Level(n, k, keys[k], masks, child, sign, swap, prize_child, prize_card, swap_below)
         )
     return tuple(levels)
 

@@ -6,9 +6,10 @@ The recursion (Rhoads & Bartholdi 2012, sec 3): with k cards in each hand,
     f_u(V, Y, P) = value of the k x k game X_ij = u * sign(V_i - Y_j) + f(V - V_i, Y - Y_j, P - u)
 
 evaluated on canonical subgames (see :mod:`exact.game.encoding`): level k is a float64 array
-``values[k][prize rank, pattern rank]`` and is computed from level k - 1 only.  Only one
-pattern of each pair {p, swap(p)} is solved; the other gets the negated value, and patterns
-with identical hands are 0 (antisymmetry).
+``values[k][prize rank, column]`` and is computed from level k - 1 only.  Only one
+pattern of each pair {p, swap(p)} is solved and kept (its column,
+:class:`exact.game.encoding.Columns`); a child is read as mirror * values[column], and the
+one pattern of identical hands keeps 0 (antisymmetry).
 
 Prize orders (:mod:`exact.game.orders`): a known order solves only the game of the upcard
 it turns up, f = f_u; a controlled one takes the chooser's max (or min) of the f_u over
@@ -57,13 +58,16 @@ __all__ = ["ASCENDING", "CONTROLLED_BY_ME", "CONTROLLED_BY_THEM", "DESCENDING", 
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below):
-    """A[i, j] = u * sign(V_i - Y_j) + f(child pattern, P - u), u the m-th card of P."""
+def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below, column, mirror):
+    """A[i, j] = u * sign(V_i - Y_j) + f(child pattern c, P - u), u the m-th card of P, with
+    f(c) = mirror[c] * below[P - u, column[c]] (``column``, ``mirror``: the columns of the
+    level below, exact.game.encoding.Columns; the product is exact, +-f)."""
     u = prize_card[r, m]
     row = below[prize_child[r, m]]
     for i in range(k):
         for j in range(k):
-            A[i, j] = u * sign[p, i, j] + row[child[p, i, j]]
+            c = child[p, i, j]
+            A[i, j] = u * sign[p, i, j] + mirror[c] * row[column[c]]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -75,11 +79,11 @@ def block_bounds(start, total, nblocks, b):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_card, below, out,
-                row0, nthreads, radius_below, radius, order):
+def solve_items(start, stop, canon, k, child, sign, own_column, prize_child, prize_card, below,
+                below_column, below_mirror, out, row0, nthreads, radius_below, radius, order):
     """Solve items start..stop-1 of a level into ``out`` (prize-set-major values; row
-    ``r - row0`` of ``out`` holds prize set r); block b writes its largest certified item
-    error into ``radius[b]`` (module docstring).
+    ``r - row0`` of ``out`` holds prize set r, column ``own_column[p]`` pattern p); block b
+    writes its largest certified item error into ``radius[b]`` (module docstring).
 
     Item t is (prize rank t // len(canon), pattern canon[t % len(canon)]).  Each block of
     items gets its own scratch buffers, so the blocks run in parallel without sharing.
@@ -108,7 +112,7 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
             for m in range(m_lo, m_hi):
                 for t in range(seg, seg_end):
                     fill_matrix(A, k, canon[t % ncanon], r, m, child, sign, prize_child,
-                                prize_card, below)
+                                prize_card, below, below_column, below_mirror)
                     v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
                     i = t - lo
                     acc[i], err[i], big[i] = fold(order, acc[i], err[i], big[i], v, e)
@@ -116,9 +120,7 @@ def solve_items(start, stop, canon, k, child, sign, swap, prize_child, prize_car
                 p = canon[t % ncanon]
                 i = t - lo
                 value, e = finish(order, acc[i], err[i], big[i], k, radius_below)
-                out[r - row0, p] = value
-                if order <= DESCENDING:  # the antisymmetric orders (exact.game.orders)
-                    out[r - row0, swap[p]] = -value
+                out[r - row0, own_column[p]] = value  # its mirror image: -value, not kept
                 worst = max(worst, e) if e == e else np.inf
             seg = seg_end
         radius[b] = worst * (1.0 + 2.0 ** -20)
@@ -158,10 +160,13 @@ def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, st
         return 0.0
     nthreads = numba.get_num_threads()
     radius = np.zeros(min(stop - start, 64 * nthreads))
+    antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
+    children = level.below_columns(antisymmetric)
     solve_items(
         start, stop, solved_patterns(level, order), level.k, level.child, level.sign,
-        level.swap, level.prize_child, level.prize_card, below, out, row0, nthreads,
-        float(radius_below), radius, order,
+        level.columns(antisymmetric).column, level.prize_child, level.prize_card, below,
+        children.column, children.mirror, out, row0, nthreads, float(radius_below), radius,
+        order,
     )
     return float(radius.max())
 
@@ -173,7 +178,7 @@ def warm_up() -> float:
     t0 = time.perf_counter()
     below = np.zeros((1, 1))
     for level in build_levels(2)[1:]:
-        out = np.zeros((level.prize_sets, level.patterns))
+        out = np.zeros((level.prize_sets, level.columns().count))
         solve_level(level, below, out, 0, level_items(level))
         below = out
     return time.perf_counter() - t0

@@ -22,7 +22,9 @@ Reductions
   preserves the order of V u Y changes no comparison, hence no lead and no matrix.
 - Antisymmetry with the lead: exchanging the players turns X into -X^T and L into -L, so
   f(Y, V, P, L) = -f(V, Y, P, -L).  Only one of each pair (pattern p, L) ~ (swap p, -L)
-  is solved; identical hands are worth 0 at L = 0 (and only there).
+  is solved and kept: the record patterns p <= swap p, every lead (the columns of
+  :class:`exact.game.encoding.Columns`); a mirror image is read as -f(column, -L).
+  Identical hands are worth 0 at L = 0 (and only there).
 - Monotonicity: the final payoff sign(L + later points) is non-decreasing in L, and so is
   the value of every matrix game built from non-decreasing entries; by induction f is
   non-decreasing in L.  So for each (P, pattern) the leads split into a block where f = -1
@@ -36,7 +38,7 @@ Reductions
 
 Storage
 -------
-Level k is a float64 array ``values[prize rank, pattern rank, L + offset_k]`` with
+Level k is a float64 array ``values[prize rank, column, L + offset_k]`` with
 ``offset_k = min(max sum of a k-prize set, H + T - min sum of a k-prize set)``: every
 lead that is both undecided and reachable at level k.  Entries that are decided hold
 sign(L); entries not reachable from this prize set hold NaN (a lookup of one would show).
@@ -104,8 +106,8 @@ def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
 
 def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None),
                 antisymmetric: bool = True) -> np.ndarray:
-    """A level's array before solving (its prize sets ``rows``, by default all): sign(L)
-    where decided, NaN elsewhere.
+    """A level's array before solving (its prize sets ``rows``, by default all; its columns
+    ``level.columns(antisymmetric)``): sign(L) where decided, NaN elsewhere.
 
     Identical hands at L = 0 get their value 0 here (antisymmetry; not under a controlled
     prize order, whose chooser has the edge there too).
@@ -115,16 +117,17 @@ def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None),
     s = prize_sums(level)[rows]
     decided = np.abs(leads)[None, :] > s[:, None]  # (prize sets, leads)
     row = np.where(decided, np.sign(leads)[None, :].astype(np.float64), np.nan)
-    out = np.repeat(row[:, None, :], level.patterns, axis=1)
+    columns = level.columns(antisymmetric)
+    out = np.repeat(row[:, None, :], columns.count, axis=1)
     if antisymmetric or level.k == 0:  # the empty game at L = 0 is over: sign(0) = 0
-        self_swapped = np.flatnonzero(np.arange(level.patterns) == level.swap)
+        self_swapped = np.flatnonzero(columns.patterns == level.swap[columns.patterns])
         out[:, self_swapped, off] = 0.0
     return out
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below, offb,
-               radius_below, order):
+def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below,
+               below_column, below_mirror, offb, radius_below, order):
     """f(pattern p, prize set r, lead): the mean over the upcards of the game values (or,
     under a known prize ``order``, the one game of its upcard; under a controlled one, the
     chooser's max or min: exact.game.orders), and
@@ -132,7 +135,10 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
     (as in :mod:`exact.kernels.points`: decided entries are exact, the others within
     radius_below).
 
-    Child leads beyond the offset ``offb`` of the level below are decided: sign(L').
+    Child leads beyond the offset ``offb`` of the level below are decided: sign(L').  A
+    child c is read from its column of the level below (``below_column``,
+    ``below_mirror``): f(c, L') = below[column, L'], or -below[column, -L'] for a mirror
+    image (f(swap p, L) = -f(p, -L); the offsets are symmetric in L).
     The result is clamped into [-1, 1] (see the module docstring), which moves it towards
     the exact value (in [-1, 1]), never away.
     """
@@ -151,7 +157,11 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
                 elif lc < -offb:
                     A[i, j] = -1.0
                 else:
-                    A[i, j] = below[rc, child[p, i, j], lc + offb]
+                    c = child[p, i, j]
+                    if below_mirror[c] > 0:
+                        A[i, j] = below[rc, below_column[c], lc + offb]
+                    else:
+                        A[i, j] = -below[rc, below_column[c], offb - lc]
         g, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
         acc, err, big = fold(order, acc, err, big, g, e)
     v, e = finish(order, acc, err, big, k, radius_below)
@@ -159,25 +169,27 @@ def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_car
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _store(out, r, p, q, lead, off, v, mirror):
-    """f(p, L) = v, and with ``mirror`` (a symmetric order) f(swap p, -L) = -v."""
-    out[r, p, lead + off] = v
+def _store(out, r, col, lead, off, v, mirror):
+    """f(p, L) = v in p's column ``col``; with ``mirror`` (identical hands under a symmetric
+    order, which are their own mirror image) also f(p, -L) = -v."""
+    out[r, col, lead + off] = v
     if mirror:
-        out[r, q, off - lead] = -v
+        out[r, col, off - lead] = -v
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, prize_card,
-                    limits, below, offb, out, row0, off, games, nthreads, radius_below, radius,
-                    order):
+def solve_win_items(start, stop, patterns, k, child, sign, swap, own_column, prize_child,
+                    prize_card, limits, below, below_column, below_mirror, offb, out, row0, off,
+                    games, nthreads, radius_below, radius, order):
     """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
     pattern patterns[t % len(patterns)]), every undecided reachable lead; row ``r - row0``
-    of ``out`` holds prize set r.
+    of ``out`` holds prize set r, column ``own_column[p]`` pattern p.
 
     For each item: bisect for the first lead with f = 1 and the last with f = -1 (f is
-    non-decreasing in the lead), fill those blocks, solve the leads between.  Each value
-    also gives the antisymmetric one, f(swap p, -L) = -f(p, L).  ``games[b]`` counts the
-    matrix games solved by block b, ``radius[b]`` bounds the error of every value it wrote.
+    non-decreasing in the lead), fill those blocks, solve the leads between.  Identical
+    hands under a symmetric order solve the leads L >= 1 and get f(p, -L) = -f(p, L).
+    ``games[b]`` counts the matrix games solved by block b, ``radius[b]`` bounds the error
+    of every value it wrote.
 
     A filled value inherits the bound of the solved threshold: if the solved f(L0) = 1 is
     within e of the exact f*(L0), then for L >= L0, 1 >= f*(L) >= f*(L0) >= 1 - e (f* is
@@ -187,7 +199,7 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
     total = stop - start
     nblocks = min(total, 64 * nthreads)
     per_value = upcard_range(order, k)[1] - upcard_range(order, k)[0]  # games per value
-    mirror = order <= DESCENDING  # a symmetric order: each value gives its mirror image
+    mirror = order <= DESCENDING  # a symmetric order: identical hands mirror their values
     for b in prange(nblocks):
         A, x, y, work = game_buffers(k)
         count = 0
@@ -197,9 +209,10 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             r = t // npat
             w = r - row0  # the row of out
             p = patterns[t % npat]
-            q = swap[p]
+            col = own_column[p]
+            selfmirror = mirror and swap[p] == p
             lim = limits[r]
-            first = 1 if q == p and mirror else -lim
+            first = 1 if selfmirror else -lim
             if first > lim:
                 continue
             # Smallest lead with f = 1 (lim + 1 if none): f < 1 below a, f = 1 from b on.
@@ -208,10 +221,11 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             while a < bb:
                 mid = (a + bb) // 2
                 v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                  prize_card, below, offb, radius_below, order)
+                                  prize_card, below, below_column, below_mirror, offb,
+                                  radius_below, order)
                 worst = max(worst, e) if e == e else np.inf
                 count += per_value
-                _store(out, w, p, q, mid, off, v, mirror)
+                _store(out, w, col, mid, off, v, selfmirror)
                 if v >= 1.0:
                     bb = mid
                 else:
@@ -222,36 +236,38 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, prize_child, pr
             bb = win_from - 1
             while a < bb:
                 mid = (a + bb + 1) // 2
-                v = out[w, p, mid + off]
+                v = out[w, col, mid + off]
                 if v != v:
                     v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                      prize_card, below, offb, radius_below, order)
+                                      prize_card, below, below_column, below_mirror, offb,
+                                      radius_below, order)
                     worst = max(worst, e) if e == e else np.inf
                     count += per_value
-                    _store(out, w, p, q, mid, off, v, mirror)
+                    _store(out, w, col, mid, off, v, selfmirror)
                 if v <= -1.0:
                     a = mid
                 else:
                     bb = mid - 1
             lose_to = a
             for lead in range(first, lose_to + 1):
-                _store(out, w, p, q, lead, off, -1.0, mirror)
+                _store(out, w, col, lead, off, -1.0, selfmirror)
             for lead in range(win_from, lim + 1):
-                _store(out, w, p, q, lead, off, 1.0, mirror)
+                _store(out, w, col, lead, off, 1.0, selfmirror)
             for lead in range(lose_to + 1, win_from):
-                if out[w, p, lead + off] != out[w, p, lead + off]:
+                if out[w, col, lead + off] != out[w, col, lead + off]:
                     v, e = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
-                                      prize_card, below, offb, radius_below, order)
+                                      prize_card, below, below_column, below_mirror, offb,
+                                      radius_below, order)
                     worst = max(worst, e) if e == e else np.inf
                     count += per_value
-                    _store(out, w, p, q, lead, off, v, mirror)
+                    _store(out, w, col, lead, off, v, selfmirror)
         games[b] = count
         radius[b] = worst * (1.0 + 2.0 ** -20)
 
 
 def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
-    """The patterns of a level's items: p <= swap p under a symmetric prize order (each
-    gives its mirror image), every pattern under a controlled one."""
+    """The patterns of a level's items: p <= swap p under a symmetric prize order (one of
+    each mirror pair: its columns), every pattern under a controlled one."""
     if order <= DESCENDING:
         return level.record_patterns
     return np.arange(level.patterns, dtype=np.int32)
@@ -275,9 +291,12 @@ def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: 
     nthreads = numba.get_num_threads()
     games = np.zeros(min(stop - start, 64 * nthreads), dtype=np.int64)
     radius = np.zeros(games.shape[0])
+    antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
+    children = level.below_columns(antisymmetric)
     solve_win_items(
         start, stop, solved_patterns(level, order), level.k, level.child, level.sign, level.swap,
-        level.prize_child, level.prize_card, lead_limits(level, handicap), below,
+        level.columns(antisymmetric).column, level.prize_child, level.prize_card,
+        lead_limits(level, handicap), below, children.column, children.mirror,
         lead_offset(level.n, level.k - 1, handicap), out, row0,
         lead_offset(level.n, level.k, handicap), games, nthreads, float(radius_below), radius,
         order,
@@ -290,7 +309,7 @@ def subgame_count(levels, handicap: int = 0) -> int:
     total = 0
     for level in levels:
         leads = 2 * lead_limits(level, handicap) + 1
-        total += int(leads.sum()) * level.patterns
+        total += int(leads.sum()) * level.patterns  # every pattern, kept or mirrored
     return total
 
 
