@@ -3,9 +3,17 @@
 from itertools import combinations
 from math import comb
 
+import numpy as np
 import pytest
 
-from exact.game.encoding import build_levels, child_key, count_table, pattern_key, prize_rank
+from exact.game.encoding import (
+    build_levels,
+    child_key,
+    column_count,
+    count_table,
+    pattern_key,
+    prize_rank,
+)
 
 
 def naive_canonical_count(n):
@@ -66,3 +74,25 @@ def test_swap_and_child_tables_agree_with_pattern_key():
                 for j in range(level.k):
                     c = level.child[p, i, j]
                     assert levels[level.k - 1].pattern_keys[c] == child_key(key, i, j)
+
+
+@pytest.mark.parametrize("n", [1, 4, 6, 9])
+def test_columns_keep_one_value_of_each_antisymmetric_pair(n):
+    """The halved layout: every pattern's column holds it or its mirror image (the record
+    p <= swap p, sign +1 for itself, -1 for the mirror), each pair once, in rank order; its
+    size is the closed form, and the controlled orders' layout is the identity."""
+    for level in build_levels(n):
+        columns = level.columns()
+        ranks = np.arange(level.patterns)
+        assert columns.count == column_count(n, level.k) == (level.patterns + 1) // 2
+        assert (np.diff(columns.patterns) > 0).all()  # rank order: the columns' patterns
+        held = columns.patterns[columns.column]
+        assert ((held == ranks) | (held == level.swap)).all()  # p or its mirror image
+        assert (held <= level.swap[held]).all()  # the record of the pair
+        assert ((columns.mirror == 1) == (held == ranks)).all()
+        assert (columns.column == columns.column[level.swap]).all()  # a pair shares a column
+        every = level.columns(antisymmetric=False)
+        assert (every.column == ranks).all() and (every.mirror == 1).all()
+        if level.k:
+            below = build_levels(n)[level.k - 1].columns()
+            assert (level.below_columns().column == below.column).all()

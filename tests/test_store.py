@@ -357,3 +357,20 @@ def test_manifest_radius_must_be_a_nonnegative_number(store5):
     path.write_text(json.dumps(manifest))
     code, out = run("table", 5, "--store", store5)
     assert code == 2 and "malformed entry for level '3'" in out
+
+
+def test_a_store_of_the_full_layout_is_refused_in_one_line(store5):
+    """A version-1 store (both values of every antisymmetric pair, written before the halved
+    layout) is refused by every reader and by `solve`, saying how to get a new one; nothing
+    in it is touched."""
+    path = store5 / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["version"] = 1
+    path.write_text(json.dumps(manifest))
+    before = level_hashes(store5)
+    for args in (("table", 5, "--store", store5), ("solve", 5, "--store", store5, "--quiet"),
+                 ("verify", store5)):
+        code, out = run(*args)
+        assert code == 2 and out.count("\n") == 1, (args, out)
+        assert "store of version 1" in out and "gops solve N --store NEWDIR" in out
+    assert level_hashes(store5) == before
