@@ -117,14 +117,17 @@ def solve(
     the subgames with ``top`` cards in hand (default: the whole game); ``handicap`` (win
     only) solves every lead reachable from a starting lead in [-handicap, handicap]
     (default 0: the real game); ``order``: who orders the prizes (:mod:`exact.game.orders`:
-    "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; the
-    points objective only).
+    "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; for
+    either objective and either arithmetic).
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
     True
     >>> solve(4, objective="win").strategy({2, 4}, {1, 3}, {3, 4}, upcard=4).mine
     {2: 0.0, 4: 1.0}
+    >>> solve(4, arithmetic="rational", order="controlled-by-me").value(
+    ...     {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})   # what choosing the prizes is worth
+    Fraction(148116, 1307731)
     """
     return solve_game(_parse(n, objective, order, handicap, arithmetic, top), progress, top)
 
