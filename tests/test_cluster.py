@@ -153,14 +153,14 @@ def test_preflight_refuses_what_this_machine_cannot_hold(tmp_path):
 
 def test_preflight_names_what_is_short():
     est = estimate(GameSpec.parse(14))
-    pair = (4.51 + 5.41) * 2**30  # levels 8 and 9 of the 14-card game
+    pair = (2.253 + 2.706) * 2**30  # levels 8 and 9 of the 14-card game, one value a pair
     assert abs(est.memory_bytes - pair - 2**30) < 0.01 * 2**30
     assert abs(est.minimum_bytes - 0.7 * pair - 2**30) < 0.01 * 2**30
-    with pytest.raises(GopsInputError, match="memory: at least 8 GiB needed, 6 GiB here"):
-        check_fits(est, "/nonexistent/store", memory=6 * 2**30, free=10**12)
-    check_fits(est, "/nonexistent/store", memory=9 * 2**30, free=10**12)
-    check_fits(estimate(GameSpec.parse(15)), "/nonexistent/store", memory=64 * 2**30, free=10**12)
-    with pytest.raises(GopsInputError, match="disk: about 14.4 GB more needed"):
+    with pytest.raises(GopsInputError, match="memory: at least 4.5 GiB needed, 4.0 GiB here"):
+        check_fits(est, "/nonexistent/store", memory=4 * 2**30, free=10**12)
+    check_fits(est, "/nonexistent/store", memory=6 * 2**30, free=10**12)
+    check_fits(estimate(GameSpec.parse(15)), "/nonexistent/store", memory=24 * 2**30, free=10**12)
+    with pytest.raises(GopsInputError, match="disk: about 7.2 GB more needed"):
         check_fits(est, "/nonexistent/store", memory=64 * 2**30, free=10**9)
     check_fits(est, "/nonexistent/store", cluster=True, memory=2**30, free=10**12)
 

@@ -155,8 +155,8 @@ def check_fits(est: Estimate, root, cluster: bool = False, memory: int | None = 
     disk_needed = max(0, est.disk_bytes - stored_bytes(root))
     short = []
     if not cluster and est.minimum_bytes > 0.9 * memory:
-        short.append(f"memory: at least {est.minimum_bytes / GIB:.0f} GiB needed, "
-                     f"{memory / GIB:.0f} GiB here")
+        short.append(f"memory: at least {est.minimum_bytes / GIB:.1f} GiB needed, "
+                     f"{memory / GIB:.1f} GiB here")
     if disk_needed > free:
         short.append(f"disk: about {_bytes(disk_needed)} more needed in {root}, "
                      f"{_bytes(free)} free")
