@@ -162,6 +162,6 @@ def check_fits(est: Estimate, root, cluster: bool = False, memory: int | None = 
                      f"{_bytes(free)} free")
     if short:
         hint = ("use a store on a larger disk" if cluster else
-                "run it on a Dask cluster with --cluster (README: Beyond one machine)")
+                "run it on a Dask cluster with --cluster (docs/beyond-one-machine.md)")
         raise GopsInputError(f"N={est.n} ({est.objective}) does not fit this machine: "
                              f"{'; '.join(short)}; {hint}")
