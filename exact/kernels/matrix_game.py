@@ -21,6 +21,20 @@ Public API
     Python convenience wrapper: validates a square finite array of size 1..16 (raising
     :class:`~exact.errors.GopsInputError`, a ``ValueError``), allocates the buffers and calls
     ``solve_game_into``.
+``solve_game_warm(A, k, x, y, work, support) -> (value, support)``
+    Like ``solve_game_into`` (same options, no allocation, thread-safe), first trying a
+    support guess: ``support`` is a *support code*, a row bitmask S and a column bitmask
+    T of equal size packed as ``S | T << SUPPORT_SHIFT`` (``support_code(S, T)``,
+    ``support_sets(code)``; ``NO_SUPPORT`` = 0: no guess).  The guess's equalising
+    strategies (one LU factorisation of the bordered support matrix) are accepted iff
+    their guarantees are within ``WARM_GAP`` * max|A| of each other; otherwise the cold
+    path (the same bits as ``solve_game_into``).  Returns the value and the code of a
+    square optimal basis (the accepted guess, the simplex's final basis, or the saddle),
+    to pass as the guess for a similar game.  ``solve_on_support(A, k, x, y, support)
+    -> (accepted, value)`` is the attempt alone.  On real GOPS games the guess from the
+    same pattern and upcard of the previous prize set is right 64-67% of the time, and
+    an accepted guess costs ~0.45-0.55 of the simplex (k = 6..8), a refused one ~0.4-0.5
+    on top of it (benchmarks/bench_matrix_game_warm.py).
 ``strategy_guarantees(A, k, x, y) -> (lower, upper)``
     Compiled helper: ``lower = min_j (x^T A)_j`` (what ``x`` guarantees to the row player)
     and ``upper = max_i (A y)_i`` (what ``y`` concedes at most).  For any mixed x, y these
@@ -102,10 +116,17 @@ from exact.errors import GopsInputError, SolverError
 
 __all__ = [
     "KMAX",
+    "NO_SUPPORT",
+    "SUPPORT_SHIFT",
+    "WARM_GAP",
     "WORK_SIZE",
     "solve_game",
     "solve_game_into",
+    "solve_game_warm",
+    "solve_on_support",
     "strategy_guarantees",
+    "support_code",
+    "support_sets",
 ]
 
 #: Largest supported game size.
@@ -122,6 +143,26 @@ _TSIZE = (KMAX + 1) * _WMAX
 #: solver keeps its scratch on the stack and does not touch ``work``; the argument and
 #: this constant are kept so that callers need not change.
 WORK_SIZE = _TSIZE + 4 * KMAX + _WMAX
+
+#: Support codes (solve_game_warm): row bitmask | column bitmask << SUPPORT_SHIFT.
+SUPPORT_SHIFT = 16
+_SUPPORT_BITS = (1 << KMAX) - 1
+#: The support code meaning "no guess".
+NO_SUPPORT = 0
+#: Acceptance of a warm start (solve_game_warm): its strategies' guarantees must satisfy
+#: hi - lo <= WARM_GAP * a, a = max |A| over the entries read (16 units of roundoff,
+#: ~1.8e-15).  Why this size: (1) it is what the simplex itself attains: on 3,000 real
+#: games per k = 5..9 of N = 10 the simplex's gap hi - lo is 1.2-2.2 eps a (median),
+#: 4-7.5 eps a (99%), 12-72 eps a (max), eps = 2^-53, and the exact supports' solves
+#: 0.3-0.7 (median), <= 5 eps a (max); (2) it separates: on the sibling guesses of
+#: real games (N = 10, k = 6..8, ~180,000 tries) every gap was either <= 8 eps a (right
+#: support) or >= 1e6 eps a (wrong support: an optimal-looking solve that a column
+#: outside T or a row outside S beats), none in between; (3) the certificate stays
+#: the simplex's: with the midpoint value, exact.kernels.bounds.certified_game bounds an
+#: accepted game by at most 8 eps a plus its rounding margin 10 gamma_k a (>= 30 eps a
+#: for k >= 3), below its polish threshold (twice the margin), so no accepted game is
+#: ever polished and the level radius is unchanged in practice.
+WARM_GAP = 16.0 * 2.0 ** -53
 
 # Extra compiler options of solve_game_into (all helpers are inlined into it, so they
 # apply to the whole solver), and of every compiled function called once per matrix game
@@ -145,16 +186,17 @@ _PIV_REL = 1e-6  # see _leaving
 _MAX_PIVOTS = 100_000
 
 
-def _stack_codegen(context, builder, size, shape):
-    """``alloca`` of ``size`` float64 in the entry block, wrapped as a C-contiguous array
-    of ``shape`` (LLVM values) without a meminfo: no heap, no reference counting."""
-    ptr = _cgutils.alloca_once(builder, context.get_value_type(_nbtypes.float64), size=size)
+def _stack_codegen(context, builder, size, shape, dtype=_nbtypes.float64):
+    """``alloca`` of ``size`` elements of ``dtype`` (8 bytes: float64 or int64) in the
+    entry block, wrapped as a C-contiguous array of ``shape`` (LLVM values) without a
+    meminfo: no heap, no reference counting."""
+    ptr = _cgutils.alloca_once(builder, context.get_value_type(dtype), size=size)
     ptr.align = 32
     intp = context.get_value_type(_nbtypes.intp)
     strides = [intp(8)]
     for extent in shape[:0:-1]:
         strides.insert(0, builder.mul(strides[0], extent))
-    ary = _make_array(_nbtypes.Array(_nbtypes.float64, len(shape), "C"))(context, builder)
+    ary = _make_array(_nbtypes.Array(dtype, len(shape), "C"))(context, builder)
     _populate_array(ary, data=ptr, shape=list(shape), strides=strides, itemsize=intp(8),
                     meminfo=None)
     return ary._getvalue()
@@ -173,6 +215,21 @@ def _stack_vector(typingctx, n):
                               [context.get_value_type(_nbtypes.intp)(size)])
 
     return _nbtypes.Array(_nbtypes.float64, 1, "C")(n), codegen
+
+
+@_intrinsic
+def _stack_indices(typingctx, n):
+    """An int64 array of ``n`` elements (a compile-time constant) on the stack of the
+    calling function, like :func:`_stack_vector`."""
+    if not isinstance(n, _nbtypes.IntegerLiteral):
+        raise _TypingError("_stack_indices: the size must be a compile-time constant")
+    size = n.literal_value
+
+    def codegen(context, builder, sig, args):
+        return _stack_codegen(context, builder, size,
+                              [context.get_value_type(_nbtypes.intp)(size)], _nbtypes.int64)
+
+    return _nbtypes.Array(_nbtypes.int64, 1, "C")(n), codegen
 
 
 @_intrinsic
@@ -222,7 +279,8 @@ def strategy_guarantees(A, k, x, y):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _saddle(A, k, x, y, cmax):
-    """Pure saddle point test.  Returns ``(found, value, min A, max A, minimax column)``.
+    """Pure saddle point test.  Returns ``(found, value, min A, max A, minimax column,
+    maximin row)``.
 
     One pass over A: the row minima are accumulated in registers, the column maxima in
     ``cmax``.  maximin = max of the row minima, minimax = min of the column maxima; a
@@ -259,8 +317,8 @@ def _saddle(A, k, x, y, cmax):
             y[t] = 0.0
         x[ibest] = 1.0
         y[jbest] = 1.0
-        return True, maximin, lo, hi, jbest
-    return False, 0.0, lo, hi, jbest
+        return True, maximin, lo, hi, jbest, ibest
+    return False, 0.0, lo, hi, jbest, ibest
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -413,6 +471,22 @@ def _leaving(T, k, c, R, rowlab, bland, allow_tiny):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _basis_code(rowlab, collab, k):
+    """The support code of a final simplex basis (see _simplex): rows whose slack is
+    non-basic, columns whose u_j is basic."""
+    rows = 0
+    cols = 0
+    for i in range(k):
+        lab = int(rowlab[i])
+        if lab < k:
+            cols |= 1 << lab
+        lab = int(collab[i])
+        if lab >= k:
+            rows |= 1 << (lab - k)
+    return rows | (cols << SUPPORT_SHIFT)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _simplex(A, k, x, y, lo, hi, first):
     """General case by the primal simplex method on the column player's LP.
 
@@ -440,6 +514,12 @@ def _simplex(A, k, x, y, lo, hi, first):
     rows plus the objective row, k non-basic columns plus the rhs.  Variable labels:
     u_j -> j, slack of row i -> k + i.  All scratch is on the stack (see the module
     notes).
+
+    Returns ``(value, basis)``: ``basis`` is the support code (see
+    :func:`support_code`) of the final basis: the rows whose slacks are non-basic and the
+    columns whose u_j are basic (equally many, and A restricted to them is non-singular:
+    a basis), which :func:`solve_game_warm` can take as its guess for a sibling game.
+    ``(NaN, 0)`` on failure.
     """
     # --- scaled initial tableau -----------------------------------------------------
     rng = hi - lo
@@ -496,7 +576,7 @@ def _simplex(A, k, x, y, lo, hi, first):
         if pivots >= cap:
             bland = True
             if pivots >= _MAX_PIVOTS:
-                return np.nan
+                return np.nan, 0
         c = _entering(T, k, collab, bland, mask)
 
     # --- read off the strategies ----------------------------------------------------
@@ -521,14 +601,14 @@ def _simplex(A, k, x, y, lo, hi, first):
         sx += x[i]
         sy += y[i]
     if not (sx > 0.0 and sy > 0.0):
-        return np.nan
+        return np.nan, 0
     ix = 1.0 / sx
     iy = 1.0 / sy
     for i in range(k):
         x[i] *= ix
         y[i] *= iy
     v_b = 1.0 / T[k, k]  # value of the scaled game B
-    return (v_b - 1.0) * rng + lo
+    return (v_b - 1.0) * rng + lo, _basis_code(rowlab, collab, k)
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
@@ -545,12 +625,273 @@ def solve_game_into(A, k, x, y, work):
         y[0] = 1.0
         return A[0, 0]
     cmax = _stack_vector(KMAX)
-    found, v, lo, hi, jbest = _saddle(A, k, x, y, cmax)
+    found, v, lo, hi, jbest, _ = _saddle(A, k, x, y, cmax)
     if found:
         return v
     if k == 2:
         return _solve_2x2(A, x, y)
+    v, _ = _simplex(A, k, x, y, lo, hi, jbest)
+    return v
+
+
+# --- warm start on a support guess ------------------------------------------------------
+
+_SYSTEM = (KMAX + 1) * (KMAX + 1)  # the bordered support matrix, at most 17 x 17
+_UNKNOWNS = KMAX + 1  # its unknowns (a player's strategy on the support, and the value)
+#: A support component below this is not a rounding artefact of a zero weight but a wrong
+#: guess: reject at once (the certificate, not this, is the acceptance test).
+_WARM_NEG = 1e-9
+#: The support system is factorised first without pivoting and again with partial
+#: pivoting if a multiplier exceeds _WARM_GROWTH (threshold pivoting, as in sparse LU
+#: codes) or a pivot is below _WARM_SINGULAR times its largest entry; see _on_support.
+_WARM_GROWTH = 10.0
+_WARM_SINGULAR = 1e-14
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _on_support(A, k, x, y, code):
+    """The equalising strategies of the square support ``code`` and their certificate.
+
+    Returns ``(accepted, value)``; x[:k], y[:k] are overwritten either way (on rejection
+    with garbage).  See :func:`solve_game_warm` for the method and the acceptance rule.
+    Written like the simplex (see the module notes): scratch on the stack, and selects
+    instead of data-dependent branches where the data decide (the support's index lists,
+    the pivot search, the row swaps).
+    """
+    rowmask = code & _SUPPORT_BITS
+    colmask = (code >> SUPPORT_SHIFT) & _SUPPORT_BITS
+    if rowmask == 0 or (rowmask >> k) != 0 or (colmask >> k) != 0:
+        return False, 0.0
+    rows = _stack_indices(KMAX)  # the support's rows and columns
+    cols = _stack_indices(KMAX)
+    s = 0
+    t = 0
+    for i in range(k):  # rows[s] = i where bit i is set, without a branch
+        rows[s] = i
+        s += (rowmask >> i) & 1
+        cols[t] = i
+        t += (colmask >> i) & 1
+    if s != t:
+        return False, 0.0
+    # The bordered matrix M = [[A[S, T], -1], [1^T, 0]]: M (y_T, v) = e_s is the column
+    # player's system, M^T (x_S, -v) = -e_s the row player's.  One LU factorisation,
+    # P M = L U, in place (L below the diagonal, unit diagonal implied; ``dinv`` holds
+    # the reciprocals of U's diagonal, ``perm`` the row permutation).  First without
+    # pivoting: the pivot search is a chain of dependent compares per column, ~40% of
+    # the factorisation's time on real games.  If a multiplier exceeds _WARM_GROWTH
+    # (threshold pivoting: 4-12% of real games at k = 6..8) or a pivot is below
+    # _WARM_SINGULAR times the largest entry of M, once more with partial pivoting.
+    # Unpivoted with this threshold, 0.1-0.5% of the guesses that the pivoted
+    # factorisation gets accepted are rejected (real games, N = 10).  Either way the
+    # certificate below, not the factorisation, decides.
+    n = s + 1
+    M = _stack_matrix(_SYSTEM, n, n)
+    perm = _stack_indices(_UNKNOWNS)
+    dinv = _stack_vector(_UNKNOWNS)
+    for pivoting in (False, True):
+        mmax = 1.0
+        for a in range(s):
+            ia = rows[a]
+            for b in range(s):
+                e = A[ia, cols[b]]
+                M[a, b] = e
+                mmax = max(mmax, abs(e))
+            M[a, s] = -1.0
+            M[s, a] = 1.0
+            perm[a] = a
+        M[s, s] = 0.0
+        perm[s] = s
+        tiny = _WARM_SINGULAR * mmax
+        ok = True
+        fmax = 0.0  # the largest multiplier: growth
+        for c in range(n):
+            if pivoting:
+                p = c
+                best = abs(M[c, c])
+                for r in range(c + 1, n):
+                    e = abs(M[r, c])
+                    better = e > best
+                    best = e if better else best
+                    p = r if better else p
+                for j in range(n):  # swap rows c and p (a no-op if p == c)
+                    e = M[c, j]
+                    M[c, j] = M[p, j]
+                    M[p, j] = e
+                e = perm[c]
+                perm[c] = perm[p]
+                perm[p] = e
+            piv = M[c, c]
+            if not abs(piv) > tiny:  # (also NaN)
+                ok = False
+                break
+            inv = 1.0 / piv
+            dinv[c] = inv
+            for r in range(c + 1, n):
+                f = M[r, c] * inv
+                M[r, c] = f
+                fmax = max(fmax, abs(f))
+                for j in range(c + 1, n):
+                    M[r, j] -= f * M[c, j]
+        if ok and (pivoting or fmax <= _WARM_GROWTH):
+            break
+    if not ok:  # singular to working accuracy: not a basis
+        return False, 0.0
+    # Column player: L g = P e_s (forward), U z = g (back); z = (y_T, v).
+    # (P e_s has its 1 in row i0, perm[i0] = s: g vanishes above i0; without a row
+    # exchange i0 = s and g = e_s.)
+    z = _stack_vector(_UNKNOWNS)
+    i0 = 0
+    for i in range(n):
+        z[i] = 0.0
+        i0 = i if perm[i] == s else i0
+    z[i0] = 1.0
+    for i in range(i0 + 1, n):
+        acc = 0.0
+        for j in range(i0, i):
+            acc -= M[i, j] * z[j]
+        z[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = z[i]
+        for j in range(i + 1, n):
+            acc -= M[i, j] * z[j]
+        z[i] = acc * dinv[i]
+    # Row player: M^T = U^T L^T P, so U^T g = -e_s, whose solution is g = -e_s / U[s, s]
+    # (U^T is lower triangular), then L^T h = g (back) and (x_S, -v) = P^T h.
+    h = _stack_vector(_UNKNOWNS)
+    h[s] = -dinv[s]
+    for i in range(s - 1, -1, -1):
+        acc = 0.0
+        for j in range(i + 1, n):
+            acc -= M[j, i] * h[j]
+        h[i] = acc
+    # Both strategies: a clearly negative component (or NaN) rejects, rounding-size
+    # negatives become 0.  (Checking y, and what it concedes outside S, before solving
+    # for x saves little on a refused guess and was 3-8% slower on accepted ones.)
+    for i in range(k):
+        x[i] = 0.0
+        y[i] = 0.0
+    sound = True
+    sx = 0.0
+    sy = 0.0
+    for i in range(n):
+        a = perm[i]  # h[i] is component a of (x_S, -v); a = s is -v: skipped
+        w = h[i] if a < s else 0.0
+        sound &= w >= -_WARM_NEG
+        w = max(w, 0.0)
+        sx += w
+        x[rows[min(a, s - 1)]] += w
+    for b in range(s):
+        w = z[b]
+        sound &= w >= -_WARM_NEG
+        w = max(w, 0.0)
+        sy += w
+        y[cols[b]] = w
+    if not (sound and sx > 0.0 and sy > 0.0 and sx < np.inf and sy < np.inf):
+        return False, 0.0
+    ix = 1.0 / sx
+    iy = 1.0 / sy
+    for a in range(s):
+        x[rows[a]] *= ix
+        y[cols[a]] *= iy
+    # The certificate: lo = min_j (x^T A)_j and hi = max_i (A y)_i over the support's
+    # rows and columns (x, y vanish elsewhere); ``scale`` = max |A| over the entries read.
+    # x^T A row by row (vectorised over j), A y column by column (independent rows).
+    cx = _stack_vector(KMAX)
+    ry = _stack_vector(KMAX)
+    for j in range(k):
+        cx[j] = 0.0
+        ry[j] = 0.0
+    scale = 0.0
+    for a in range(s):
+        ia = rows[a]
+        xa = x[ia]
+        for j in range(k):
+            e = A[ia, j]
+            cx[j] += xa * e
+            scale = max(scale, abs(e))
+    for b in range(s):
+        jb = cols[b]
+        yb = y[jb]
+        for i in range(k):
+            e = A[i, jb]
+            ry[i] += e * yb
+            scale = max(scale, abs(e))
+    lo = np.inf
+    hi = -np.inf
+    for j in range(k):
+        lo = min(lo, cx[j])
+        hi = max(hi, ry[j])
+    if not hi - lo <= WARM_GAP * scale:  # (also NaN)
+        return False, 0.0
+    return True, lo + 0.5 * (hi - lo)
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def solve_on_support(A, k, x, y, support):
+    """Try the warm start alone: ``(accepted, value)`` of the support guess ``support``
+    (see :func:`solve_game_warm`); x[:k], y[:k] are optimal strategies if accepted and
+    garbage otherwise."""
+    return _on_support(A, k, x, y, support)
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def solve_game_warm(A, k, x, y, work, support):
+    """Solve ``A[:k, :k]`` like :func:`solve_game_into`, first trying a support guess.
+
+    Returns ``(value, basis)``: the value, with optimal strategies written to x[:k] and
+    y[:k] as by :func:`solve_game_into`, and the support code (:func:`support_code`) of
+    a square optimal basis, to pass as ``support`` for the next, similar game.
+    ``support`` = 0 (``NO_SUPPORT``) means no guess.  Preconditions (unchecked) as for
+    solve_game_into; ``work`` is not touched.  Nothing is allocated.
+
+    Method.  The guess is a row set S and a column set T of equal size s (a bitmask
+    each, packed in one integer).  If they are the supports of an equilibrium, the
+    equilibrium strategies equalise: x_S^T A[S, T] = v 1^T, A[S, T] y_T = v 1, and
+    sum x_S = sum y_T = 1.  Both systems share the bordered matrix
+    M = [[A[S, T], -1], [1^T, 0]] (M (y_T, v) = e_s, M^T (x_S, -v) = -e_s), so one LU
+    factorisation with partial pivoting (~s^3 / 3 flops) gives x and y.  Components
+    below -1e-9 reject the guess at once, smaller negatives are clamped to 0 and both
+    vectors renormalised.
+
+    Acceptance.  lo = min_j (x^T A)_j and hi = max_i (A y)_i (as strategy_guarantees,
+    reading only the support's rows and columns) bracket the value, so the guess is
+    accepted iff hi - lo <= WARM_GAP * a, a = max |A| over the entries read; the value
+    returned is the midpoint of [lo, hi].  WARM_GAP (module constant) keeps every
+    accepted game inside the band that exact.kernels.bounds.certified_game accepts from
+    the simplex without polishing.  A singular M, a clearly negative component or a
+    larger gap sends the game to the cold path of solve_game_into (k = 1, pure saddle,
+    2 x 2 closed form, simplex), whose final basis is returned as the next guess (for a
+    saddle the 1 x 1 support of its row and column).  The guess may come from any game
+    of the same size: a wrong one costs the attempt (~ s^3 / 3 + 2 s k flops) and never
+    the result.
+    """
+    if support != 0:
+        ok, v = _on_support(A, k, x, y, support)
+        if ok:
+            return v, support
+    if k == 1:
+        x[0] = 1.0
+        y[0] = 1.0
+        return A[0, 0], 1 | (1 << SUPPORT_SHIFT)
+    cmax = _stack_vector(KMAX)
+    found, v, lo, hi, jbest, ibest = _saddle(A, k, x, y, cmax)
+    if found:
+        return v, (1 << ibest) | (1 << (jbest + SUPPORT_SHIFT))
+    if k == 2:
+        return _solve_2x2(A, x, y), 3 | (3 << SUPPORT_SHIFT)
     return _simplex(A, k, x, y, lo, hi, jbest)
+
+
+@numba.njit(cache=True, nogil=True)
+def support_code(rows, cols):
+    """The support code of row bitmask ``rows`` and column bitmask ``cols``."""
+    return (rows & _SUPPORT_BITS) | ((cols & _SUPPORT_BITS) << SUPPORT_SHIFT)
+
+
+@numba.njit(cache=True, nogil=True)
+def support_sets(code):
+    """``(rows, cols)`` bitmasks of a support code."""
+    return code & _SUPPORT_BITS, (code >> SUPPORT_SHIFT) & _SUPPORT_BITS
 
 
 @numba.njit(cache=True, nogil=True)
