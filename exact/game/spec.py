@@ -22,10 +22,11 @@ exact.errors.GopsInputError: a lead or handicap applies to the win objective onl
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from exact.errors import GopsInputError
-from exact.game.orders import RANDOM, PrizeOrder, order_named
+from exact.game.orders import RANDOM, PrizeOrder, mirrored, order_named
 from exact.limits import ENCODING_MAX_N, check_n
 
 #: The objectives: what a player maximises (exact.dp.objective builds each).
@@ -90,6 +91,26 @@ class GameSpec:
         fields = {"n": self.n, "objective": self.objective, "order": self.order,
                   "handicap": self.handicap, "arithmetic": self.arithmetic} | changes
         return GameSpec.parse(**fields)
+
+    def mirrored(self) -> GameSpec:
+        """The game as the other player sees it: who chooses the prizes is swapped
+        (:func:`exact.game.orders.mirrored`), the rest is the same game.
+
+        >>> GameSpec.parse(6, order="controlled-by-me").mirrored().order.name
+        'controlled-by-them'
+        """
+        return dataclasses.replace(self, order=order_named(mirrored(self.order.name)))
+
+    def covers(self, other: GameSpec) -> bool:
+        """Whether a solution of this spec answers every question about ``other``: the
+        same game solved for at least its starting leads (a larger handicap).
+
+        >>> win = GameSpec.parse(5, objective="win")
+        >>> win.replace(handicap=3).covers(win), win.covers(win.replace(handicap=3))
+        (True, False)
+        """
+        return (dataclasses.replace(self, handicap=other.handicap) == other
+                and self.handicap >= other.handicap)
 
     def to_json(self) -> dict:
         """The spec as JSON-ready data (a store's manifest, a cluster task, a cache key)."""
