@@ -31,10 +31,13 @@ Public API
     path (the same bits as ``solve_game_into``).  Returns the value and the code of a
     square optimal basis (the accepted guess, the simplex's final basis, or the saddle),
     to pass as the guess for a similar game.  ``solve_on_support(A, k, x, y, support)
-    -> (accepted, value)`` is the attempt alone.  On real GOPS games the guess from the
-    same pattern and upcard of the previous prize set is right 64-67% of the time, and
-    an accepted guess costs ~0.45-0.55 of the simplex (k = 6..8), a refused one ~0.4-0.5
-    on top of it (benchmarks/bench_matrix_game_warm.py).
+    -> (accepted, value)`` is the attempt alone.  On real GOPS games (N = 10, 11,
+    k = 6..9) the support of the same pattern in the last prize set that turned up the
+    same upcard is right for 71-74% of the games (65-69% with the same upcard rank in
+    the previous prize set, 20-40% with the previous game or the previous upcard); an
+    accepted guess costs 0.45-0.55 of the simplex, a refused one 0.45-0.55 of it on
+    top, so the replayed levels solve 1.1-1.3x faster, and the other guesses are slower
+    than cold (benchmarks/bench_matrix_game_warm.py).
 ``strategy_guarantees(A, k, x, y) -> (lower, upper)``
     Compiled helper: ``lower = min_j (x^T A)_j`` (what ``x`` guarantees to the row player)
     and ``upper = max_i (A y)_i`` (what ``y`` concedes at most).  For any mixed x, y these
@@ -849,9 +852,10 @@ def solve_game_warm(A, k, x, y, work, support):
     equilibrium strategies equalise: x_S^T A[S, T] = v 1^T, A[S, T] y_T = v 1, and
     sum x_S = sum y_T = 1.  Both systems share the bordered matrix
     M = [[A[S, T], -1], [1^T, 0]] (M (y_T, v) = e_s, M^T (x_S, -v) = -e_s), so one LU
-    factorisation with partial pivoting (~s^3 / 3 flops) gives x and y.  Components
-    below -1e-9 reject the guess at once, smaller negatives are clamped to 0 and both
-    vectors renormalised.
+    factorisation (~s^3 / 3 flops; unpivoted, or with partial pivoting when a multiplier
+    exceeds 10) gives x and y.  M, unlike A[S, T], is non-singular for the supports of a
+    value-0 game such as rock-paper-scissors.  Components below -1e-9 reject the guess
+    at once, smaller negatives are clamped to 0 and both vectors renormalised.
 
     Acceptance.  lo = min_j (x^T A)_j and hi = max_i (A y)_i (as strategy_guarantees,
     reading only the support's rows and columns) bracket the value, so the guess is
@@ -862,8 +866,9 @@ def solve_game_warm(A, k, x, y, work, support):
     larger gap sends the game to the cold path of solve_game_into (k = 1, pure saddle,
     2 x 2 closed form, simplex), whose final basis is returned as the next guess (for a
     saddle the 1 x 1 support of its row and column).  The guess may come from any game
-    of the same size: a wrong one costs the attempt (~ s^3 / 3 + 2 s k flops) and never
-    the result.
+    of the same size: a wrong one costs the attempt (~ s^3 / 3 + 2 s k flops, about half
+    a cold solve) and never the result: without a guess, or with a refused one, value,
+    strategies and basis are those of the cold solve, bit for bit.
     """
     if support != 0:
         ok, v = _on_support(A, k, x, y, support)
