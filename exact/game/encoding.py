@@ -338,7 +338,7 @@ def build_levels(n: int, top: int | None = None) -> tuple[Level, ...]:
     if not 0 <= top <= n:
         raise GopsInputError(f"level {top} is outside 0..{n}")
     keys = [enumerate_patterns(n, k) for k in range(top + 1)]
-    levels = []
+    levels: list[Level] = []
     for k in range(top + 1):
         masks = enumerate_prize_sets(n, k)
         if k == 0:
