@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from exact.cli import main
+from exact.errors import GopsInputError
 from exact.game.spec import GameSpec
 
 BID_LINE = re.compile(r"You bid (\d+), the computer bid (\d+): (.*)\.")
@@ -332,3 +333,63 @@ def test_the_terminal_game_is_the_engines_game(n, stdin, extra):
     assert [(r.prize, *r.bids) for r in game.history] == [(p, *b) for p, b in zip(prizes, bids)]
     final = FINAL_LINE.search(out)
     assert (int(final.group(1)), int(final.group(2))) == game.points
+
+
+# -- the optimal bots' cache: keyed on the GameSpec ------------------------------------------
+
+@pytest.fixture
+def empty_cache(monkeypatch):
+    from exact.play import bots
+
+    monkeypatch.setattr(bots, "_SOLUTIONS", {})
+    return bots
+
+
+def test_equal_specs_built_differently_share_one_solution(empty_cache):
+    """The cache of exact.play.bots.solution_for is keyed on the game, however it was
+    described: loose arguments, GameSpec.parse, from_json, replace, the other seat's view."""
+    from exact.game.orders import CONTROLLED_BY_ME
+
+    bots = empty_cache
+    first = bots.solution_for(4, "float", order="controlled-by-me")
+    same = [
+        bots.solution_for(GameSpec.parse(4, order="controlled-by-me")),
+        bots.solution_for(GameSpec.parse(4, "points", CONTROLLED_BY_ME, 0, "float")),
+        bots.solution_for(GameSpec.from_json({"n": 4, "objective": "points",
+                                              "order": "controlled-by-me",
+                                              "arithmetic": "float"})),
+        bots.solution_for(GameSpec.parse(4).replace(order="controlled-by-me")),
+        bots.solution_for(GameSpec.parse(4, order="controlled-by-them").mirrored()),
+        bots.make_bot("optimal", 4, arithmetic="float", order="controlled-by-me").solution,
+    ]
+    assert all(s is first for s in same)
+    assert len(bots._SOLUTIONS) == 1
+
+
+def test_different_games_are_different_entries(empty_cache):
+    bots = empty_cache
+    base = GameSpec.parse(4, "win")
+    solutions = [bots.solution_for(g) for g in (base, base.replace(handicap=2),
+                                                base.replace(order="ascending"))]
+    assert len({id(s) for s in solutions}) == 3
+    assert [s.spec for s in solutions] == [base, base.replace(handicap=2),
+                                           base.replace(order="ascending")]
+    # a variant of the same N is another game: keyed (variant, spec), never the standard one
+    twelve = bots.solution_for(GameSpec.parse(4), variant="twelve")
+    assert twelve is not bots.solution_for(GameSpec.parse(4))
+    assert twelve is bots.make_bot("optimal", 4, arithmetic="float", variant="twelve").solution
+
+
+def test_bots_are_built_from_a_gamespec(empty_cache):
+    bots = empty_cache
+    win = GameSpec.parse(4, "win", "descending")
+    bot = bots.bot_for(win)
+    assert isinstance(bot, bots.WinOptimalBot) and bot.solution.spec == win
+    assert bot.solution is bots.make_bot("optimal-win", 4, arithmetic="float",
+                                         order="descending").solution
+    assert type(bots.bot_for(GameSpec.parse(4))) is bots.OptimalBot
+    # a bot must play its own game's solution
+    with pytest.raises(GopsInputError, match="cannot play"):
+        bots.bot_for(GameSpec.parse(4), bot.solution)
+    with pytest.raises(TypeError):
+        bots.solution_for(GameSpec.parse(4), objective="win")  # the spec says points

@@ -57,20 +57,33 @@ def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int
     return lead
 
 
-def check_options(n, objective: str, arithmetic: str, top: int | None = None,
-                  handicap: int = 0) -> int:
-    """Validate the solve options; one-line GopsInputError otherwise (the checks of
-    :meth:`GameSpec.parse` and :func:`check_limits`).  Returns N."""
-    return _parse(n, objective, "random", handicap, arithmetic, top).n
+def parse_game(n, objective: str = "points", arithmetic: str = "float",
+               top: int | None = None, handicap: int = 0, order="random") -> GameSpec:
+    """The checked GameSpec of :func:`solve`'s loose arguments, for the callers that take
+    them (the API, the certificate writers, the audit); one-line GopsInputError otherwise.
 
+    A known objective and arithmetic first, then N against their limit (the message names
+    it), then the rest (:meth:`GameSpec.parse`, :func:`check_limits`).  The command line
+    parses its flags into a GameSpec once (:func:`exact.cli.common.game_options`) and
+    calls :func:`check_limits` on it.
 
-def _parse(n, objective, order, handicap, arithmetic, top) -> GameSpec:
-    """The checked GameSpec of :func:`solve`'s arguments: a known objective and arithmetic
-    first, then N against their limit (the message names it), then the rest."""
+    >>> parse_game(5, "win", handicap=2)
+    GameSpec(n=5, objective='win', order='random', handicap=2, arithmetic='float')
+    >>> parse_game(8, arithmetic="rational")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: N must be between 1 and 7, got 8
+    """
     if objective in OBJECTIVES and arithmetic in ARITHMETICS and top is None and not (
             handicap and objective != "win"):
         check_n(n, SOLVE_MAX_N[objective, arithmetic])
     return check_limits(GameSpec.parse(n, objective, order, handicap, arithmetic), top)
+
+
+def check_options(n, objective: str, arithmetic: str, top: int | None = None,
+                  handicap: int = 0) -> int:
+    """N, if these solve options are valid (:func:`parse_game`); its callers move to it."""
+    return parse_game(n, objective, arithmetic, top, handicap).n
 
 
 def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
@@ -129,7 +142,7 @@ def solve(
     ...     {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})   # what choosing the prizes is worth
     Fraction(148116, 1307731)
     """
-    return solve_game(_parse(n, objective, order, handicap, arithmetic, top), progress, top)
+    return solve_game(parse_game(n, objective, arithmetic, top, handicap, order), progress, top)
 
 
 def solve_game(spec: GameSpec, progress=None, top: int | None = None) -> Solution:

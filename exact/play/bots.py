@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING
 
 from exact.errors import GopsInputError
 from exact.game.rules import Position
+from exact.game.spec import GameSpec
 from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
 
 if TYPE_CHECKING:  # the solvers are imported when first needed (import time)
@@ -77,7 +78,9 @@ __all__ = [
     "RandomBot",
     "VariantOptimalBot",
     "WinOptimalBot",
+    "bot_for",
     "bot_names",
+    "game_for",
     "make_bot",
     "parse_bot_list",
     "register_bot",
@@ -169,39 +172,84 @@ def _highest(hand, upcard):
     return max(hand)
 
 
-_SOLUTIONS: dict[tuple, Solution | VariantSolution] = {}
+#: The solutions of :func:`solution_for`, keyed on their game: a GameSpec for the standard
+#: game, (variant, GameSpec) for a variant.
+_SOLUTIONS: dict[GameSpec | tuple[str, GameSpec], Solution | VariantSolution] = {}
 #: Solutions kept by :func:`solution_for` (the oldest is dropped beyond this).
 SOLUTIONS_KEPT = 3
 
 
-def solution_for(n: int, arithmetic: str, progress=None, objective: str = "points",
-                 variant: str = "standard",
-                 order: str = "random") -> Solution | VariantSolution:
-    """The solution used by optimal bots, solved once and cached.
+def game_for(n: int, arithmetic: str = "float", objective: str = "points",
+             variant: str = "standard", order: str = "random") -> GameSpec:
+    """The checked GameSpec of the loose arguments :func:`solution_for` and the optimal
+    bots' factories take: the standard game by :func:`exact.dp.solve.parse_game` (the
+    messages of :func:`exact.solve`); a variant's N and arithmetic by its own solver's
+    limits first (points, random order only)."""
+    from exact.dp.solve import parse_game
+    from exact.dp.variant_solver import check_variant_options
 
-    ``objective`` "points" or "win" (standard game); ``variant`` "twelve" or "dummy" gives
-    the :class:`~exact.dp.variant_solver.VariantSolution` of that variant (points only).
-    ``progress`` is handed to the solver: ``progress(level, items)`` for the standard
-    game, ``progress(states)`` for a variant; ``order``: the prize order (exact.game.orders)
-    of the standard game.
+    if variant == "standard":
+        return parse_game(n, objective, arithmetic, order=order)
+    if objective != "points":
+        raise GopsInputError(f"the {variant} variant is solved for points only")
+    check_variant_options(variant, n, arithmetic)
+    return GameSpec.parse(n, objective, order, 0, arithmetic)
+
+
+def solution_for(game: GameSpec | int, arithmetic: str | None = None, progress=None,
+                 objective: str = "points", variant: str = "standard",
+                 order: str = "random") -> Solution | VariantSolution:
+    """The solution used by optimal bots, solved once and cached, keyed on its game.
+
+    ``game``: a :class:`~exact.game.spec.GameSpec` (its N, objective, order, handicap and
+    arithmetic), or N with the loose arguments ``arithmetic`` (default float),
+    ``objective`` and ``order`` (checked by :func:`game_for`).  Equal specs share one
+    solution however they were built.  ``variant`` "twelve" or "dummy" gives the
+    :class:`~exact.dp.variant_solver.VariantSolution` of that variant for the spec's N and
+    arithmetic (points, random order).  ``progress`` is handed to the solver:
+    ``progress(level, items)`` for the standard game, ``progress(states)`` for a variant.
+
+    The variant is not a field of the GameSpec: a GameSpec is the game of the standard
+    rules that the fast solver, its stores, cluster tasks and Solution describe; a variant
+    changes the rules (rounds, bidders) and is solved by another solver
+    (:mod:`exact.dp.variant_solver`) into another kind of solution, so its key here is
+    (variant, GameSpec).
     """
-    from exact.dp.solve import solve
+    from exact.dp.solve import check_limits, solve_game
     from exact.dp.variant_solver import solve_variant
 
-    key = (n, arithmetic, objective, variant, order)
+    if not isinstance(game, GameSpec):
+        game = game_for(game, arithmetic or "float", objective, variant, order)
+    elif (arithmetic, objective, order) != (None, "points", "random"):
+        raise TypeError("solution_for(GameSpec) takes the objective, order and arithmetic "
+                        "from the spec")
+    key: GameSpec | tuple[str, GameSpec] = game if variant == "standard" else (variant, game)
     if key not in _SOLUTIONS:
         sol: Solution | VariantSolution
         if variant != "standard":
-            if objective != "points":
-                raise GopsInputError(f"the {variant} variant is solved for points only")
-            sol = solve_variant(variant, n, arithmetic, progress=progress)
+            if game.objective != "points" or game.order.name != "random" or game.handicap:
+                raise GopsInputError(f"the {variant} variant is solved for points in the "
+                                     "random prize order only")
+            sol = solve_variant(variant, game.n, game.arithmetic, progress=progress)
         else:
-            sol = solve(n, objective=objective, arithmetic=arithmetic, progress=progress,
-                        order=order)
+            sol = solve_game(check_limits(game), progress=progress)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
             del _SOLUTIONS[next(iter(_SOLUTIONS))]
         _SOLUTIONS[key] = sol
     return _SOLUTIONS[key]
+
+
+def bot_for(game: GameSpec, solution: Solution | None = None) -> OptimalBot:
+    """The optimal bot of the standard ``game``: :class:`OptimalBot` for the points
+    objective, :class:`WinOptimalBot` for win; it plays ``solution`` (which must be of
+    ``game``: a store's, say) or else :func:`solution_for` ``(game)``, solved once."""
+    from exact.dp.solution import Solution as StandardSolution
+
+    sol = solution_for(game) if solution is None else solution
+    if not isinstance(sol, StandardSolution) or not sol.spec.covers(game):
+        raise GopsInputError(f"the optimal bot of {game.describe()} "
+                             f"({game.arithmetic}) cannot play {sol!r}"[:200])
+    return WinOptimalBot(sol) if game.has_lead else OptimalBot(sol)
 
 
 class OptimalBot(Bot):
@@ -332,17 +380,18 @@ def _clean(mix: dict[int, float]) -> dict[int, float]:
 def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard",
              order: str = "random") -> Bot:
     if variant != "standard":
-        return VariantOptimalBot(solution_for(n, arithmetic or "float", variant=variant))
+        game = game_for(n, arithmetic or "float", variant=variant)
+        return VariantOptimalBot(solution_for(game, variant=variant))
     if arithmetic is None:
         arithmetic = "rational" if n <= EXACT_OPTIMAL_MAX_N else "float"
-    return OptimalBot(solution_for(n, arithmetic, order=order))
+    return bot_for(game_for(n, arithmetic, order=order))
 
 
 def _optimal_win(n: int, arithmetic: str | None = None, order: str = "random",
-                 **_) -> WinOptimalBot:
+                 **_) -> Bot:
     if arithmetic is None:
         arithmetic = "rational" if n <= EXACT_OPTIMAL_WIN_MAX_N else "float"
-    return WinOptimalBot(solution_for(n, arithmetic, objective="win", order=order))
+    return bot_for(game_for(n, arithmetic, "win", order=order))
 
 
 #: The registry: name -> factory(n, **options) -> Bot.  Extend it with
