@@ -91,7 +91,8 @@ def _real_gops(n_games, seed=2024):
             for m in range(k):
                 if g < count:
                     fill_matrix(games[g], k, p, r, m, level.child, level.sign,
-                                level.prize_child, level.prize_card, below)
+                                level.prize_child, level.prize_card, below,
+                                level.below_columns().column, level.below_columns().mirror)
                     g += 1
             if g == count:
                 break

@@ -32,14 +32,15 @@ RAW, CERTIFIED, CHANGE, POLISHED, GAMES = range(5)
 
 
 @numba.njit(parallel=True)
-def scan(canon, k, child, sign, prize_child, prize_card, below, res, where):
+def scan(canon, k, child, sign, prize_child, prize_card, below, column, mirror, res, where):
     ncanon = canon.shape[0]
     for r in prange(prize_card.shape[0]):
         A, x, y, work = game_buffers(k)
         for q in range(ncanon):
             p = canon[q]
             for m in range(k):
-                fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below)
+                fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below, column,
+                            mirror)
                 v = solve_game_into(A, k, x, y, work)
                 lo, hi, a = guarantees(A, k, x, y)
                 raw = max(v - lo, hi - v) + rounding_margin(k, a)
@@ -66,7 +67,8 @@ def main():
     where = np.zeros((level.prize_sets, 3, 2), dtype=np.int64)
     t0 = time.perf_counter()
     scan(level.canonical_patterns, level.k, level.child, level.sign, level.prize_child,
-         level.prize_card, below, res, where)
+         level.prize_card, below, level.below_columns().column, level.below_columns().mirror,
+         res, where)
     print(f"N = {n}, level {args.level}: {int(res[:, GAMES].sum()):,} games in "
           f"{time.perf_counter() - t0:.0f} s; polished: {int(res[:, POLISHED].sum()):,}")
     for c, name in ((RAW, "bound of the simplex's own solution"),

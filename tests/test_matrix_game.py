@@ -323,6 +323,7 @@ def gops_games(sol, k, count, seed):
     level = sol.levels[k]
     below = np.ascontiguousarray(sol.values[k - 1])
     canon = level.canonical_patterns
+    children = level.below_columns()  # the columns ``below`` is stored in
     rng = np.random.default_rng(seed)
     games = []
     while len(games) < count:
@@ -331,7 +332,7 @@ def gops_games(sol, k, count, seed):
         for m in range(k):
             A = np.empty((k, k))
             fill_matrix(A, k, p, r, m, level.child, level.sign, level.prize_child,
-                        level.prize_card, below)
+                        level.prize_card, below, children.column, children.mirror)
             games.append(A)
     return games[:count]
 
