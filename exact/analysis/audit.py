@@ -119,9 +119,9 @@ def exact_reference(n: int, progress=None) -> ExactValues:
     """Solve n-card GOPS exactly and keep its values and equilibrium supports."""
     from exact.dp.drivers import solve_rational_levels
     from exact.dp.objective import PointsObjective
-    from exact.dp.solve import check_options
+    from exact.dp.solve import parse_game
 
-    n = check_options(n, "points", "rational")
+    n = parse_game(n, "points", "rational").n
     levels = build_levels(n)
     supports: list[dict] = [{} for _ in levels]
 

@@ -36,7 +36,7 @@ from exact.certificate.writer import RULES
 from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import PointsObjective
 from exact.dp.solution import Solution
-from exact.dp.solve import check_options, points_stats
+from exact.dp.solve import parse_game, points_stats
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.game.spec import GameSpec
@@ -89,7 +89,7 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
     Returns the float Solution; ``stats.extra`` holds ``records``,
     ``certificate_bytes``, ``mismatches`` and ``write_seconds``.
     """
-    n = check_options(n, "points", "float")
+    n = parse_game(n, "points", "float").n
     check_n(n, BOUNDS_MAX_N, what=" for a bound certificate")
     path = Path(path)
     if path.is_dir():

@@ -23,10 +23,9 @@ from exact.atomic import atomic_file
 from exact.dp.drivers import solve_rational_levels
 from exact.dp.objective import PointsObjective, WinObjective
 from exact.dp.solution import Solution
-from exact.dp.solve import check_options, points_stats
+from exact.dp.solve import parse_game, points_stats
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
-from exact.game.spec import GameSpec
 
 FORMAT_VERSION = 1
 MAGIC = "GOPS-CERTIFICATE"
@@ -93,8 +92,7 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
 
     Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
     """
-    game = GameSpec.parse(check_options(n, objective, "rational"), objective,
-                          arithmetic="rational")
+    game = parse_game(n, objective, "rational")
     n = game.n
     path = Path(path)
     if path.is_dir():

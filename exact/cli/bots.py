@@ -12,7 +12,7 @@ import click
 from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
-    one_line_errors,
+    game_options,
     order_option,
     presolve,
     presolve_variant,
@@ -20,7 +20,7 @@ from exact.cli.common import (
 from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
-from exact.game.orders import mirrored
+from exact.game.spec import GameSpec
 
 
 def _num(x, exact: bool):
@@ -50,8 +50,8 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
               "controlled-by-them: bot B (an optimal bot takes its best prize, others "
               "choose uniformly); optimal bots play that order's equilibrium.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
-@one_line_errors
-def evaluate(n: int, bots: str, use_float: bool, as_json: bool, order: str) -> None:
+@game_options("evaluate")
+def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
     """Exact expected point difference and win/draw/loss of bot A against bot B.
 
     Every prize order and every bid of both bots' mixes is enumerated (no sampling).
@@ -61,22 +61,24 @@ def evaluate(n: int, bots: str, use_float: bool, as_json: bool, order: str) -> N
     """
     from exact.analysis.evaluate import evaluate as run_evaluation
     from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
-    from exact.play.bots import make_bot, parse_bot_list
+    from exact.play.bots import bot_for, make_bot, parse_bot_list
     from exact.play.tournament import OPTIMAL_BOTS
 
-    n = check_command_n(n, "evaluate")
+    n, order = game.n, game.order.name
     names = parse_bot_list(bots)
     if len(names) != 2:
         raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
-    made = []
+    made: list = []  # bot A's, bot B's
     for player, x in enumerate(names):
         if x in OPTIMAL_BOTS:
             objective = "win" if x == "optimal-win" else "points"
             most = EXACT_OPTIMAL_WIN_MAX_N if objective == "win" else EXACT_OPTIMAL_MAX_N
             arithmetic = "float" if use_float or n > most else "rational"
-            seen = mirrored(order) if player == 1 else order  # B sees the game from its seat
-            presolve(n, arithmetic, objective, seen)
-            made.append(make_bot(x, n, arithmetic=arithmetic, order=seen))
+            seen = game.replace(objective=objective, arithmetic=arithmetic)
+            if player == 1:  # B sees the game from its seat
+                seen = seen.mirrored()
+            presolve(seen)
+            made.append(bot_for(seen))
         else:
             made.append(make_bot(x, n))
     ev = run_evaluation(n, made[0], made[1], order=order)
@@ -120,6 +122,19 @@ def evaluate(n: int, bots: str, use_float: bool, as_json: bool, order: str) -> N
                    "of the exact value for these mixes (a-priori rounding bound)")
 
 
+def _tournament_n(options: dict) -> int:
+    """gops tournament's bots, then its N (the limit depends on the variant and on an
+    optimal bot playing)."""
+    from exact.play.bots import parse_bot_list
+    from exact.play.tournament import OPTIMAL_BOTS, THREE_PLAYER_VARIANTS
+
+    variant, names = options["variant"], parse_bot_list(options["bots"])
+    optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
+    return check_command_n(options["n"], "tournament",
+                           None if variant == "standard" else f"--variant {variant}",
+                           "with an optimal bot" if optimal else None)
+
+
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("--bots", "bots", default="optimal,random,upcard,upcard+1,lowest,highest",
@@ -133,30 +148,27 @@ def evaluate(n: int, bots: str, use_float: bool, as_json: bool, order: str) -> N
                    "variant the optimal bot plays the variant's own equilibrium.  three or "
                    "three-third: three players, every triple of bots plays.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@one_line_errors
-def tournament(n: int, bots: str, games: int, seed: int, variant: str, as_json: bool) -> None:
+@game_options("tournament", n=_tournament_n)
+def tournament(game: GameSpec, bots: str, games: int, seed: int, variant: str,
+               as_json: bool) -> None:
     """Every pair of bots plays G games of N-card GOPS; 95% intervals (Wilson, normal).
 
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
     """
     from exact.play.bots import parse_bot_list
-    from exact.play.tournament import OPTIMAL_BOTS, THREE_PLAYER_VARIANTS, check_tournament_options
+    from exact.play.tournament import THREE_PLAYER_VARIANTS, check_tournament_options
     from exact.play.tournament import tournament as run_tournament
 
     names = parse_bot_list(bots)
-    optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
-    check_command_n(n, "tournament", None if variant == "standard" else f"--variant {variant}",
-            "with an optimal bot" if optimal else None)
-    n = check_tournament_options(n, names, games, variant)
+    n = check_tournament_options(game.n, names, games, variant)
     if variant in THREE_PLAYER_VARIANTS:
         return _three_player_tournament(n, names, games, seed, variant, as_json)
-    if variant == "standard":
+    if variant == "standard":  # the bots' solutions, solved here with a bar, then cached
         for x in names:
             if x in ("optimal", "optimal-win"):
-                presolve(n, "float", "win" if x == "optimal-win" else "points")
+                presolve(game.replace(objective="win" if x == "optimal-win" else "points"))
     elif "optimal" in names:
-
-        presolve_variant(variant, n, "float")
+        presolve_variant(variant, game)
     results = run_tournament(n, names, games, seed, variant)
     if as_json:
         out = {

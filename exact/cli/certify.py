@@ -17,10 +17,22 @@ from exact.cli.common import (
     ProgressBar,
     fail,
     format_table,
+    game_options,
+    objective_option,
     one_line_errors,
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
+from exact.game.spec import GameSpec
+
+
+def _certify_n(options: dict) -> int:
+    """gops certify's N: its limit depends on --objective, or on --bounds (points only)."""
+    if options["bounds"]:
+        if options["objective"] != "points":
+            raise GopsInputError("bound certificates are written for the points objective only")
+        return check_command_n(options["n"], "certify", "--bounds")
+    return check_command_n(options["n"], "certify", objective_flag(options["objective"]))
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -30,15 +42,14 @@ from exact.errors import GopsInputError
               "standard output.")
 @click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--objective", type=click.Choice(["points", "win"]), default="points",
-              show_default=True, help="What the certified values are (FORMAT.md).")
+@objective_option("What the certified values are (FORMAT.md).")
 @click.option("--bounds", is_flag=True,
               help="Write a bound certificate of the float solver instead: its values, the "
               "strategies it used and its certified radii (points, N <= 9; FORMAT.md, "
               "'Bound certificates').")
-@one_line_errors
-def certify(n: int, output: str, force: bool, quiet: bool, objective: str,
-            bounds: bool) -> None:
+@game_options("certify", n=_certify_n,
+              arithmetic=lambda options: "float" if options["bounds"] else "rational")
+def certify(game: GameSpec, output: str, force: bool, quiet: bool, bounds: bool) -> None:
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7), or with
     --bounds solve it in floating point and write the bound certificate of its certified
     radii (N <= 9).  Both are checked by gops check.
@@ -48,13 +59,13 @@ def certify(n: int, output: str, force: bool, quiet: bool, objective: str,
     from exact.certificate.writer import certify as write
 
     if bounds:
-        _certify_bounds(n, output, quiet, objective, force)
+        _certify_bounds(game, output, quiet, force)
         return
-    check_command_n(n, "certify", objective_flag(objective))
+    n = game.n
     target = _output(output, force)
     bar = ProgressBar(enabled=not quiet)
     try:
-        sol = write(n, target, objective, progress=bar)
+        sol = write(n, target, game.objective, progress=bar)
     finally:
         bar.close()
     st = sol.stats
@@ -99,23 +110,24 @@ def _summary(output: str, size: int):
     return (lambda line: click.echo(line, err=kind == "stdout")), size_text
 
 
-def _certify_bounds(n, output, quiet, objective, force=False):
-    """gops certify N --bounds: the float solve and its bound certificate."""
+def _certify_bounds(game: GameSpec, output, quiet, force=False):
+    """gops certify N --bounds: the float solve and its bound certificate (the points
+    objective: :func:`_certify_n`)."""
     from exact.certificate.bounds_writer import certify_bounds
 
-    if objective != "points":
-        raise GopsInputError("bound certificates are written for the points objective only")
-    check_command_n(n, "certify", "--bounds")
+    n = game.n
     target = _output(output, force)
     bar = ProgressBar(enabled=not quiet)
     try:
         sol = certify_bounds(n, target, progress=bar)
     finally:
         bar.close()
-    extra = sol.stats.extra
+    st = sol.stats
+    assert st is not None  # a solve records its stats
+    extra = st.extra
     say, size = _summary(output, extra["certificate_bytes"])
     say(f"wrote {output}: N={n} bound certificate, {extra['records']:,} records, "
-        f"{size}{sol.stats.seconds:.2f} s")
+        f"{size}{st.seconds:.2f} s")
     same = ("yes" if not extra["mismatches"]
             else f"no, {extra['mismatches']:,} records differ (the checker judges the bound)")
     say(f"certified radii: largest {max(sol.radii):.3e} (level "

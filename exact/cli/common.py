@@ -15,12 +15,16 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from functools import wraps
 
 import click
 
+from exact.cli.limits import check_command_n
 from exact.errors import GopsError, GopsInputError
+from exact.game.orders import ORDERS
 from exact.game.rules import parse_integer
+from exact.game.spec import OBJECTIVES, GameSpec
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -85,49 +89,40 @@ class ProgressBar:
             self.bar = None
 
 
-def solve_with_progress(n, arithmetic="float", top=None, quiet=False, order="random"):
-    from exact.dp.solve import solve
+def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = False):
+    """The Solution of ``game`` (checked against its arithmetic's limits first,
+    :func:`exact.dp.solve.check_limits`), with a progress bar unless ``quiet``."""
+    from exact.dp.solve import check_limits, solve_game
 
+    check_limits(game, top)
     bar = ProgressBar(enabled=not quiet)
     try:
-        return solve(n, arithmetic=arithmetic, progress=bar, top=top, order=order)
+        return solve_game(game, progress=bar, top=top)
     finally:
         bar.close()
 
 
-def solve_win_with_progress(n, arithmetic="float", top=None, quiet=False, handicap=0,
-                            order="random"):
-    from exact.dp.solve import solve
-
-    bar = ProgressBar(enabled=not quiet)
-    try:
-        return solve(n, "win", arithmetic, progress=bar, top=top, handicap=handicap,
-                     order=order)
-    finally:
-        bar.close()
-
-
-def load_or_solve(n, store_dir, quiet, top=None, objective="points", order="random"):
-    """The float Solution of N-card GOPS under a prize ``order`` (points, or win for the
-    real game: no handicap): from a store when given, else solved now."""
+def load_or_solve(game: GameSpec, store_dir, quiet, top=None):
+    """The Solution of ``game``: from a store when given (which must hold that game: N,
+    objective and prize order), else solved now."""
     if store_dir is None:
-        if objective == "win":
-            return solve_win_with_progress(n, top=top, quiet=quiet, order=order)
-        return solve_with_progress(n, top=top, quiet=quiet, order=order)
+        return solve_with_progress(game, top=top, quiet=quiet)
     from exact.dp.store import load
 
-    return load(store_dir, n=n, objective=objective, order=order)
+    return load(store_dir, n=game.n, objective=game.objective, order=game.order.name)
 
 
-def presolve_variant(variant: str, n: int, arithmetic: str):
-    """The variant's solution (solved once, cached by exact.play.bots for its optimal bots;
-    ``standard`` by the variant solver, while the bots play the fast solver's), with a bar
-    over the first round's upcards on a terminal after 2 s."""
+def presolve_variant(variant: str, game: GameSpec):
+    """The variant's solution for ``game``'s N and arithmetic (solved once, cached by
+    exact.play.bots for its optimal bots; ``standard`` by the variant solver, while the
+    bots play the fast solver's), with a bar over the first round's upcards on a terminal
+    after 2 s."""
     from tqdm import tqdm
 
     from exact.dp.variant_solver import check_variant_options
     from exact.play.bots import solution_for
 
+    n, arithmetic = game.n, game.arithmetic
     check_variant_options(variant, n, arithmetic)  # errors before any bar
     bar = tqdm(total=n, desc=f"{variant} N={n}", unit="upcard", delay=2, file=sys.stderr,
                leave=False, disable=not sys.stderr.isatty())
@@ -141,7 +136,7 @@ def presolve_variant(variant: str, n: int, arithmetic: str):
             from exact.dp.variant_solver import solve_variant
 
             return solve_variant(variant, n, arithmetic, progress=progress)
-        return solution_for(n, arithmetic, progress=progress, variant=variant)
+        return solution_for(game, progress=progress, variant=variant)
     finally:
         bar.close()
 
@@ -238,40 +233,105 @@ class OneLineErrorGroup(click.Group):
             fail(exc.format_message().splitlines()[0], exc.exit_code)
 
 
+# -- the game: flags in, one GameSpec out ---------------------------------------------------
+
+#: The click types of --objective and --order: the names :meth:`GameSpec.parse` knows.
+OBJECTIVE = click.Choice(list(OBJECTIVES))
+ORDER = click.Choice(list(ORDERS))
+
+
+def objective_option(help_text: str):
+    """The one --objective option (points, the default, or win); ``help_text`` says what
+    it means for the command."""
+    return click.option("--objective", type=OBJECTIVE, default="points", show_default=True,
+                        help=help_text)
+
+
 def order_option(help_text: str):
     """The one --order option (exact.game.orders: its names, the paper's random order by
     default); ``help_text`` says what it means for the command."""
-    from exact.game.orders import ORDERS
+    return click.option("--order", type=ORDER, default="random", show_default=True,
+                        help=help_text)
 
-    return click.option("--order", type=click.Choice(list(ORDERS)), default="random",
-                        show_default=True, help=help_text)
+
+def lead_option():
+    """The one --lead option: my points minus theirs at the position asked about (win
+    objective only; :func:`game_options` checks it)."""
+    return click.option(
+        "--lead", type=INTEGER, default=None,
+        help="My points minus theirs so far, a head start included (--objective win only; "
+             "default 0; at most N(N+1)/2 either way).")
 
 
 def objective_options(command):
     """--objective points|win, --lead L (win only; exit 2 otherwise) and --order (the
-    prize order, exact.game.orders): exact/cli/objectives.py."""
+    prize order, exact.game.orders) of gops solve, table and strategy."""
     command = order_option(
         "Who orders the prizes: shuffled (the standard game), a known ascending or "
         "descending sequence, or chosen by me or by them before each round "
         "(both objectives).")(command)
-    command = click.option(
-        "--lead", type=INTEGER, default=None,
-        help="My points minus theirs so far, a head start included (--objective win only; "
-             "default 0; at most N(N+1)/2 either way).")(command)
-    return click.option("--objective", type=click.Choice(["points", "win"]), default="points",
-                        show_default=True,
-                        help="Maximise the expected point difference or P(win) - P(loss).")(command)
+    command = lead_option()(command)
+    return objective_option(
+        "Maximise the expected point difference or P(win) - P(loss).")(command)
 
 
-def check_objective(n: int, objective: str, lead, store_dir=None) -> int:
-    """The lead to use; --lead needs the win objective, and the lead must be
-    possible in N-card GOPS (:func:`exact.dp.solve.check_lead`, the API's rule); exit 2
-    otherwise."""
-    from exact.dp.solve import check_lead
+def checked_lead(n: int, objective: str, lead) -> int | None:
+    """The lead of ``--lead``: None for the points objective (where --lead is refused), 0
+    by default for win, else a lead possible in N-card GOPS (:func:`exact.dp.solve.check_lead`,
+    the API's rule); one-line GopsInputError otherwise."""
+    from exact.dp.solve import check_lead as check_lead_range
 
     if objective != "win":
-        raise GopsInputError("--lead applies to --objective win only")
-    return 0 if lead is None else check_lead(n, lead, "--lead")
+        if lead is not None:
+            raise GopsInputError("--lead applies to --objective win only")
+        return None
+    return 0 if lead is None else check_lead_range(n, lead, "--lead")
+
+
+def game_options(command: str, n: Callable[[dict], int] | None = None,
+                 arithmetic: str | Callable[[dict], str] = "float", objective: str = "points"):
+    """The boundary between a command's flags and the game it is about: the decorator
+    (under the command's click options, right above its function) that hands the function
+    one checked :class:`~exact.game.spec.GameSpec` as ``game`` in place of N, --objective
+    and --order (the shared options above: :func:`objective_option`, :func:`order_option`,
+    :func:`lead_option`), and the lead as ``lead`` where the command has --lead (None for
+    the points objective, an int for win: :func:`checked_lead`).
+
+    Checked in this order, every error one line on stderr with exit 2
+    (:func:`one_line_errors`, which the decorator applies):
+
+    1. ``n(options)``: the command's own checks of its raw options (a dict of every
+       parameter, as click parsed it), then its N against its limit, returned; by default
+       the N argument against the limit of ``gops COMMAND`` (exact.cli.limits);
+    2. the lead (--objective win only; at most all the prizes either way);
+    3. :meth:`GameSpec.parse` of N, the objective (``objective`` where the command has no
+       --objective), the order (random where it has no --order), handicap 0 (a command
+       that solves for a lead asks for ``game.replace(handicap=abs(lead))``) and the
+       arithmetic: ``arithmetic`` or ``arithmetic(options)``.
+
+    Below this, nothing compares strings: the drivers, the store, the bots take the
+    GameSpec (the solvers check their own limits on it, :func:`exact.dp.solve.check_limits`).
+    """
+    def decorate(function):
+        @wraps(function)
+        def wrapper(**options):
+            rest = {k: v for k, v in options.items() if k not in GAME_PARAMETERS}
+            number = (n or (lambda o: check_command_n(o["n"], command)))(options)
+            chosen = options.get("objective", objective)
+            lead = checked_lead(number, chosen, options.get("lead"))
+            game = GameSpec.parse(number, chosen, options.get("order", "random"), 0,
+                                  arithmetic(options) if callable(arithmetic) else arithmetic)
+            if "lead" in options:
+                rest["lead"] = lead
+            return function(game=game, **rest)
+
+        return one_line_errors(wrapper)
+
+    return decorate
+
+
+#: The parameters :func:`game_options` turns into a GameSpec (``lead`` is handed on, checked).
+GAME_PARAMETERS = ("n", "objective", "order", "lead")
 
 
 WIN_UNITS = "P(win) - P(loss) for me"
@@ -318,13 +378,13 @@ def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json
         click.echo(source.describe())
 
 
-def presolve(n: int, arithmetic: str, objective: str = "points", order: str = "random") -> None:
-    """Solve n-card GOPS for an optimal bot (cached by exact.play.bots) with a progress bar."""
+def presolve(game: GameSpec) -> None:
+    """Solve ``game`` for an optimal bot (cached by exact.play.bots) with a progress bar."""
     from exact.play.bots import solution_for
 
     bar = ProgressBar()
     try:
-        solution_for(n, arithmetic, progress=bar, objective=objective, order=order)
+        solution_for(game, progress=bar)
     finally:
         bar.close()
 

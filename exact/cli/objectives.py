@@ -10,10 +10,10 @@ from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
     ProgressBar,
-    one_line_errors,
+    game_options,
 )
-from exact.cli.limits import check_command_n
 from exact.errors import GopsInputError
+from exact.game.spec import GameSpec
 
 
 def _mix(strategy_mine: dict) -> str:
@@ -25,8 +25,8 @@ def _mix(strategy_mine: dict) -> str:
 @click.option("--upcard", type=INTEGER, default=None,
               help="First upcard to look at in detail (default N, the paper's sec 5 example).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@one_line_errors
-def compare_objectives(n: int, upcard: int | None, quiet: bool) -> None:
+@game_options("compare-objectives", objective="win")
+def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     """How much winning the points-optimal strategy gives away (paper sec 5).
 
     The points player plays this package's equilibrium of the expected point difference
@@ -44,21 +44,22 @@ def compare_objectives(n: int, upcard: int | None, quiet: bool) -> None:
     N = 10 several).
     """
     from exact.analysis.win_exploit import best_response_to_points
-    from exact.dp.solve import check_options, solve
+    from exact.dp.solve import check_limits, solve_game
 
-    check_command_n(n, "compare-objectives")
-    check_options(n, "win", "float")
+    n = game.n
+    check_limits(game)
     upcard = n if upcard is None else upcard
     if not 1 <= upcard <= n:
         raise GopsInputError(f"--upcard must be between 1 and {n}, got {upcard}")
     t0 = time.perf_counter()
     bars = [ProgressBar(enabled=not quiet) for _ in range(3)]
     try:
-        points = solve(n, progress=bars[0])
+        # The points game of the same N: within the points objective's larger limits.
+        points = solve_game(game.replace(objective="points"), progress=bars[0])
         bars[0].close()
         br = best_response_to_points(points, progress=bars[1])
         bars[1].close()
-        win = solve(n, "win", progress=bars[2])
+        win = solve_game(game, progress=bars[2])
     finally:
         for bar in bars:
             bar.close()

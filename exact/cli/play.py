@@ -12,21 +12,49 @@ import click
 from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
-    one_line_errors,
+    game_options,
+    objective_option,
+    order_option,
     presolve,
     presolve_variant,
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
-from exact.game.orders import ORDERS, mirrored
 from exact.game.rules import parse_integer
+from exact.game.spec import GameSpec
+
+
+def _play_n(options: dict) -> int:
+    """gops play's checks of its rules and options, then its N (the limit depends on the
+    variant, --objective and --store)."""
+    from exact.game.variants import get_variant
+    from exact.play.engine import check_setup
+
+    variant, objective, store = options["variant"], options["objective"], options["store"]
+    check_setup(variant, options["order"], objective, options["declarations"])
+    n = options["n"]
+    if get_variant(variant).players == 2:
+        if options["opponents"] is not None:
+            raise GopsInputError("--opponents is for the three-player variants; the "
+                                 "two-player game is played against the optimal bot")
+        if store is not None:
+            if variant != "standard":
+                raise GopsInputError("a store holds the standard game only; drop --store to "
+                                     "solve the variants on the fly")
+            return check_command_n(n, "play", "--store")
+        if variant == "standard":
+            return check_command_n(n, "play", objective_flag(objective))
+        if objective != "points":
+            raise GopsInputError(f"the {variant} variant is solved for points only")
+    elif objective != "points" or store is not None:
+        raise GopsInputError(f"the {variant} variant is played against bots: no "
+                             "--objective win or --store")
+    return check_command_n(n, "play", f"--variant {variant}")
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--objective", type=click.Choice(["points", "win"]), default="points",
-              show_default=True,
-              help="What the computer plays for: expected points, or P(win) - P(loss).")
+@objective_option("What the computer plays for: expected points, or P(win) - P(loss).")
 @click.option("--variant", type=click.Choice(["standard", "twelve", "dummy", "three",
                                               "three-third"]),
               default="standard", show_default=True,
@@ -38,10 +66,9 @@ from exact.game.rules import parse_integer
 @click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
               default=None,
               help="Play from a store of `gops solve N --store DIR` (either objective).")
-@click.option("--order", type=click.Choice(list(ORDERS)), default="random", show_default=True,
-              help="Who orders the prizes: shuffled, ascending, descending, or chosen before "
-                   "each round by you (controlled-by-me) or by the computer "
-                   "(controlled-by-them); the computer plays that game's equilibrium.")
+@order_option("Who orders the prizes: shuffled, ascending, descending, or chosen before "
+              "each round by you (controlled-by-me) or by the computer "
+              "(controlled-by-them); the computer plays that game's equilibrium.")
 @click.option("--seed", "seed", type=INTEGER, default=None,
               help="Random seed (default: random; printed).")
 @click.option("--reveal", is_flag=True,
@@ -50,9 +77,9 @@ from exact.game.rules import parse_integer
               help="Face-up declaration scoring (\"Psychological JuJitsu\"): type d<card> "
                    "to bid face up from this round on; the computer then answers each bid "
                    "it sees.")
-@one_line_errors
-def play(n: int, objective: str, variant: str, opponents: str | None, store: str | None,
-         order: str, seed: int | None, reveal: bool, declarations: bool) -> None:
+@game_options("play", n=_play_n)
+def play(game: GameSpec, variant: str, opponents: str | None, store: str | None,
+         seed: int | None, reveal: bool, declarations: bool) -> None:
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
@@ -61,62 +88,60 @@ def play(n: int, objective: str, variant: str, opponents: str | None, store: str
     last round plays itself.  End of input or "q" quits.
     """
     from exact.game.variants import get_variant
-    from exact.play.engine import Game, check_setup
+    from exact.play.engine import Game
 
-    rules = get_variant(variant)
-    check_setup(variant, order, objective, declarations)
-    # The computer sees the game from the other seat: who chooses is mirrored.
-    computers = _computers(n, objective, rules, opponents, store, mirrored(order))
-    game = Game(n, computers, rules, order, seed, declarations)
+    n, rules = game.n, get_variant(variant)
+    computers = _computers(game, rules, opponents, store)
+    board = Game(n, computers, rules, game.order.name, seed, declarations)
     # Labels: in lists of the round ("short") and as the subject of a sentence.
     if rules.players == 2:
         short, subject = ["you", "computer"], ["you", "the computer"]
         tie = "." if rules.dummy else ", a tie discards it."
-        click.echo(f"{n}-card GOPS against the computer (seed {game.seed}). Each round you "
+        click.echo(f"{n}-card GOPS against the computer (seed {board.seed}). Each round you "
                    f"both bid a card face down; the higher bid wins the prize{tie}")
     else:
         short = subject = ["you", "computer 1", "computer 2"]
         click.echo(f"{n}-card GOPS against two computer players, computer 1 "
                    f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed "
-                   f"{game.seed}). Each round all three of you bid a card face down; the "
+                   f"{board.seed}). Each round all three of you bid a card face down; the "
                    "highest bid wins the prize.")
     if variant != "standard":
         click.echo(VARIANT_RULES[variant])
-    if objective == "win":
+    if game.has_lead:
         click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
                    "not for points.")
-    if game.order.name != "random":
-        click.echo(f"Prize order: {game.order.description.replace('I choose', 'you choose')}"
+    if board.order.name != "random":
+        click.echo(f"Prize order: {board.order.description.replace('I choose', 'you choose')}"
                    .replace("they choose", "the computer chooses") + ".")
     if declarations:
         click.echo("Face-up declarations: type d<card> (e.g. d5) to bid that card face up "
                    "and every later bid too; the winner scores the number of face-up rounds "
                    "(1 if you never declare).")
     won: list[list[str]] = [[] for _ in short]
-    while not game.over:
-        rnd, chooser, chosen = game.round, game.chooser, None
+    while not board.over:
+        rnd, chooser, chosen = board.round, board.chooser, None
         if chooser == "me":
-            chosen = _ask_prize(game.prize_choices())
+            chosen = _ask_prize(board.prize_choices())
             if chosen is None:
-                click.echo(f"Game abandoned in round {rnd}: score {_scores(short, game.points)}.")
+                click.echo(f"Game abandoned in round {rnd}: score {_scores(short, board.points)}.")
                 return
-        prize = game.turn_up(chosen)
+        prize = board.turn_up(chosen)
         if chooser == "them":
             click.echo(f"The computer chooses the next prize: the {prize}.")
         click.echo("")
-        click.echo(f"Round {rnd} of {game.rounds}: the {prize} is up.")
-        _show_table(game.position, short, won)
-        mine, declaring = game.forced_bid, False
+        click.echo(f"Round {rnd} of {board.rounds}: the {prize} is up.")
+        _show_table(board.position, short, won)
+        mine, declaring = board.forced_bid, False
         if mine is not None:
             click.echo(f"Last round: you bid your {mine}.")
         else:
-            answer = _ask_bid(game.legal_bids(), can_declare=game.can_declare)
+            answer = _ask_bid(board.legal_bids(), can_declare=board.can_declare)
             if answer is None:
                 click.echo(f"Game abandoned in round {rnd}: score "
-                           f"{_scores(short, game.points)}.")
+                           f"{_scores(short, board.points)}.")
                 return
             mine, declaring = answer
-        played = game.play(mine, declare=declaring)
+        played = board.play(mine, declare=declaring)
         theirs = played.bids[1:]
         if declaring:
             click.echo(f"You declare: your bids are face up from round {rnd} on.")
@@ -131,15 +156,15 @@ def play(n: int, objective: str, variant: str, opponents: str | None, store: str
             if played.face_up:
                 what += " (not used: your bid was face up)"
             _show_mixes(subject[1:], played.mixes, what)
-    if game.leftover is not None:
+    if board.leftover is not None:
         click.echo("")
-        click.echo(f"The {game.leftover} is left over: it is never bid on and scores for nobody.")
+        click.echo(f"The {board.leftover} is left over: it is never bid on and scores for nobody.")
     click.echo("")
     click.echo("Final score: " + ", ".join(
-        f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, game.points, won))
-        + f". {_verdict(subject, game.points[:len(short)], game.winner)}.")
+        f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, board.points, won))
+        + f". {_verdict(subject, board.points[:len(short)], board.winner)}.")
     if declarations:
-        _print_declaration_score(game)
+        _print_declaration_score(board)
 
 
 def _print_declaration_score(game) -> None:
@@ -227,62 +252,45 @@ def _ask_prize(choices: list[int]) -> int | None:
         click.echo(f"{shown!r} is not a prize left; type one of {_cards(choices)}.")
 
 
-def _computers(n: int, objective: str, rules, opponents: str | None, store: str | None,
-               order: str = "random"):
-    """The computer players: one optimal bot (solved with a progress bar, or read from a
-    store), or the two bots of a three-player variant."""
+def _computers(game: GameSpec, rules, opponents: str | None, store: str | None):
+    """The computer players (their options checked by :func:`_play_n`): one optimal bot
+    (solved with a progress bar, or read from a store), or the two bots of a three-player
+    variant."""
     from exact.play.bots import make_bot, parse_bot_list
     from exact.play.tournament import OPTIMAL_BOTS
 
     if rules.players == 2:
-        if opponents is not None:
-            raise GopsInputError("--opponents is for the three-player variants; the "
-                                 "two-player game is played against the optimal bot")
-        return [_computer(n, objective, rules.name, store, order)]
-    if objective != "points" or store is not None:
-        raise GopsInputError(f"the {rules.name} variant is played against bots: no "
-                             "--objective win or --store")
-    n = check_command_n(n, "play", f"--variant {rules.name}")
+        return [_computer(game, rules.name, store)]
     names = parse_bot_list(opponents or "upcard+1,upcard")
     if len(names) != 2:
         raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
     for x in names:
         if x in OPTIMAL_BOTS:
             raise GopsInputError(f"the {x} bot plays two-player games only")
-    return [make_bot(x, n) for x in names]
+    return [make_bot(x, game.n) for x in names]
 
 
-def _computer(n: int, objective: str, variant: str, store: str | None, order: str = "random"):
+def _computer(game: GameSpec, variant: str, store: str | None):
     """The optimal bot of a two-player game, solved (with a progress bar) or loaded from a
-    store; ``order`` the prize order as the computer sees it."""
-    from exact.play.bots import OptimalBot, VariantOptimalBot, WinOptimalBot, solution_for
+    store.  The computer sees the game from the other seat: who chooses is mirrored."""
+    from exact.play.bots import VariantOptimalBot, bot_for
 
+    seen = game.mirrored()
     if store is not None:
-        if variant != "standard":
-            raise GopsInputError("a store holds the standard game only; drop --store to "
-                                 "solve the variants on the fly")
         import exact
         from exact.dp.verify import check_position
 
-        sol = exact.load(store, n=check_command_n(n, "play", "--store"), objective=objective,
-                         order=order)
+        sol = exact.load(store, n=seen.n, objective=seen.objective, order=seen.order.name)
         cards = set(range(1, sol.n + 1))
         reads = check_position(sol, cards, cards, cards, sol.order.next_prizes(cards))
         assert reads is not None  # exact.load's solution reads a store
         click.echo(f"the computer's first move is {reads.describe()}; later rounds read "
                    "the store as it is")
-        return WinOptimalBot(sol) if objective == "win" else OptimalBot(sol)
+        return bot_for(seen, sol)
     if variant != "standard":
-        if objective != "points":
-            raise GopsInputError(f"the {variant} variant is solved for points only")
-
-        n = check_command_n(n, "play", f"--variant {variant}")
-        return VariantOptimalBot(presolve_variant(variant, n, "float"))
-    check_command_n(n, "play", objective_flag(objective))
-    presolve(n, "float", objective, order)
-    if objective == "win":
-        return WinOptimalBot(solution_for(n, "float", objective="win", order=order))
-    return OptimalBot(solution_for(n, "float", order=order))
+        return VariantOptimalBot(presolve_variant(variant, game))
+    presolve(seen)
+    return bot_for(seen)
 
 
 def _won(prizes: list[str]) -> str:

@@ -15,19 +15,37 @@ from exact.cli.common import (
     ProgressBar,
     card_list,
     certified_columns,
-    check_objective,
     format_table,
+    game_options,
     load_or_solve,
     objective_options,
     one_line_errors,
     print_certified_table,
     print_strategy,
-    solve_win_with_progress,
     solve_with_progress,
 )
 from exact.cli.limits import check_command_n, objective_flag
+from exact.dp.solve import check_limits
 from exact.dp.verify import check_position
 from exact.errors import GopsInputError
+from exact.game.spec import GameSpec
+
+
+def _solve_n(options: dict) -> int:
+    """gops solve's checks of its flags, then its N (the limit depends on --objective and
+    --store)."""
+    store_dir = options["store_dir"]
+    if options["cluster"] is not None and store_dir is None:
+        raise GopsInputError("--cluster needs --store DIR (the workers share the store)")
+    chunk_items = options["chunk_items"]
+    if chunk_items is not None and chunk_items < 1:
+        raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
+    n = check_command_n(options["n"], "solve", objective_flag(options["objective"]),
+                        store_dir and "--store")
+    if store_dir is not None and options["objective"] == "win" and options["lead"]:
+        raise GopsInputError("a store holds the real game (no handicap): solve it without "
+                             "--lead, then read any lead with `gops strategy --store DIR --lead L`")
+    return n
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -42,27 +60,20 @@ from exact.errors import GopsInputError
                    "tcp://HOST:PORT (a running scheduler; the store on a shared file system).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_options
-@one_line_errors
-def solve(n: int, store_dir: str | None, chunk_items: int | None, cluster: str | None,
-          quiet: bool, objective: str, lead: int | None, order: str) -> None:
+@game_options("solve", n=_solve_n)
+def solve(game: GameSpec, lead: int | None, store_dir: str | None, chunk_items: int | None,
+          cluster: str | None, quiet: bool) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
-    from exact.dp.solve import check_options
-
-    if cluster is not None and store_dir is None:
-        raise GopsInputError("--cluster needs --store DIR (the workers share the store)")
-    if chunk_items is not None and chunk_items < 1:
-        raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
-    check_command_n(n, "solve", objective_flag(objective), store_dir and "--store")
     if store_dir is not None:
-        return solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, order)
-    if objective != "points" or lead is not None:
-        return solve_win(n, objective, lead, store_dir, chunk_items, quiet, order)
+        return solve_store(game, store_dir, chunk_items, cluster, quiet)
+    if game.has_lead:
+        return solve_win(game, lead or 0, chunk_items, quiet)
     from exact.kernels.points import warm_up
 
-    check_options(n, "points", "float")
+    check_limits(game)
     jit = warm_up()
-    sol = solve_with_progress(n, quiet=quiet, order=order)
-    print_points_summary(n, sol, sol.stats, jit)
+    sol = solve_with_progress(game, quiet=quiet)
+    print_points_summary(game.n, sol, sol.stats, jit)
 
 
 def print_points_summary(n, sol, st, jit, store_dir=None, kept=()):
@@ -104,18 +115,17 @@ def print_radius(sol, kept=()) -> None:
                    f"{sol.store}` re-derives them")
 
 
-def solve_win(n, objective, lead, store_dir, chunk_items, quiet, order="random"):
-    """``gops solve N --objective win [--lead L]``."""
-    from exact.dp.solve import check_options
+def solve_win(game: GameSpec, lead: int, chunk_items, quiet):
+    """``gops solve N --objective win [--lead L]``: every lead reachable from a start
+    within |L| solved (the handicap)."""
     from exact.kernels.win import warm_up
 
-    lead = check_objective(n, objective, lead, store_dir)
     if chunk_items is not None:
         raise GopsInputError("--chunk-items applies to --store only")
-    check_options(n, "win", "float", handicap=abs(lead))
+    game = check_limits(game.replace(handicap=abs(lead)))
     jit = warm_up()
-    sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead), order=order)
-    print_win_summary(n, sol, sol.stats, jit, lead)
+    sol = solve_with_progress(game, quiet=quiet)
+    print_win_summary(game.n, sol, sol.stats, jit, lead)
 
 
 def print_win_summary(n, sol, st, jit, lead=0, store_dir=None, kept=()):
@@ -137,23 +147,18 @@ def print_win_summary(n, sol, st, jit, lead=0, store_dir=None, kept=()):
                f"({WIN_UNITS}{note})")
 
 
-def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, order="random"):
+def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     """``gops solve N --store DIR [--objective win] [--cluster SPEC]``: a pre-flight
-    estimate (refused if this machine cannot hold it), then the solve, resumable."""
+    estimate (refused if this machine cannot hold it), then the solve, resumable.  A store
+    holds the real game (a lead was refused by :func:`_solve_n`)."""
     from exact.dp.cluster import parse_cluster
     from exact.dp.preflight import check_fits, estimate
     from exact.dp.solve import SolveStats, peak_memory_bytes
     from exact.dp.store import existing_manifest, load, solve_into_store
-    from exact.game.spec import GameSpec
 
-    if objective == "points" and lead is not None:
-        raise GopsInputError("--lead applies to --objective win only")
-    if lead not in (None, 0):
-        raise GopsInputError("a store holds the real game (no handicap): solve it without "
-                             "--lead, then read any lead with `gops strategy --store DIR --lead L`")
+    n, objective = game.n, game.objective
     if cluster is not None:
         parse_cluster(cluster)
-    game = GameSpec.parse(n, objective, order)
     # A store of another game is refused before the estimate is printed (nothing written).
     existing_manifest(store_dir, game)
     est = estimate(game)
@@ -173,7 +178,7 @@ def solve_store(n, objective, lead, store_dir, chunk_items, cluster, quiet, orde
         games, kept = store.games, store.kept
     else:
         games, kept = solve_cluster_with_progress(game, store_dir, cluster, chunk_items, quiet)
-    sol = load(store_dir, n=n, objective=objective, order=order)
+    sol = load(store_dir, n=n, objective=objective, order=game.order.name)
     st = SolveStats(subgames=sol.objective_spec.subgames(sol.levels), matrix_games=games,
                     seconds=time.perf_counter() - t0, peak_memory_bytes=peak_memory_bytes())
     if objective == "points":
@@ -236,6 +241,15 @@ def report_repair(k, what):
     click.echo(f"gops: level {k}: {what}; recomputing it", err=True)
 
 
+def _table_n(options: dict) -> int:
+    """gops table's checks of its flags, then its N (the limit depends on --objective and
+    --store)."""
+    if options["with_ranges"] and options["order"] != "random":
+        raise GopsInputError("--ranges covers the random prize order only")
+    return check_command_n(options["n"], "table", objective_flag(options["objective"]),
+                           options["store_dir"] and "--store")
+
+
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
@@ -247,29 +261,16 @@ def report_repair(k, what):
 @click.option("--certified", is_flag=True,
               help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
-@one_line_errors
-def table(n: int, as_json: bool, quiet: bool, store_dir: str | None, with_ranges: bool,
-          certified: bool, objective: str, lead: int | None, order: str) -> None:
+@game_options("table", n=_table_n)
+def table(game: GameSpec, lead: int | None, as_json: bool, quiet: bool, store_dir: str | None,
+          with_ranges: bool, certified: bool) -> None:
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
-    from exact.dp.solve import check_options
-
-    if with_ranges and order != "random":
-        raise GopsInputError("--ranges covers the random prize order only")
-    check_command_n(n, "table", objective_flag(objective), store_dir and "--store")
-    win = objective != "points" or lead is not None
-    if win:
-        lead = check_objective(n, objective, lead, store_dir)
-        if with_ranges:
-            raise GopsInputError("--ranges applies to the points objective only")
-        if store_dir is None:
-            check_options(n, "win", "float", handicap=abs(lead))
-            sol = solve_win_with_progress(n, quiet=quiet, handicap=abs(lead), order=order)
-        else:
-            sol = load_or_solve(n, store_dir, quiet, objective="win", order=order)
-    else:
-        if store_dir is None:
-            check_options(n, "points", "float")
-        sol = load_or_solve(n, store_dir, quiet, order=order)
+    n, win = game.n, game.has_lead
+    if win and with_ranges:
+        raise GopsInputError("--ranges applies to the points objective only")
+    if win and store_dir is None:  # every lead reachable from a start within |lead|
+        game = game.replace(handicap=abs(lead or 0))
+    sol = load_or_solve(game, store_dir, quiet)
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead)
                   for u in sol.order.next_prizes(root)}
@@ -283,7 +284,8 @@ def table(n: int, as_json: bool, quiet: bool, store_dir: str | None, with_ranges
 
         exact_ = n <= SOLVE_MAX_N["points", "rational"]
         ranges = first_move_ranges(
-            solve_with_progress(n, arithmetic="rational", quiet=quiet) if exact_ else sol)
+            solve_with_progress(game.replace(arithmetic="rational"), quiet=quiet) if exact_
+            else sol)
     chooser = sol.order.chooser
     if as_json:
         from exact.views import table_json
@@ -321,6 +323,27 @@ def table(n: int, as_json: bool, quiet: bool, store_dir: str | None, with_ranges
         click.echo(format_ranges(n, ranges, exact_))
 
 
+def _strategy_n(options: dict) -> int:
+    """gops strategy's checks of its flags and its position, then its N: --n, else a
+    store's N, else the largest card seen."""
+    from exact.game.rules import validate_position
+
+    store_dir, n = options["store_dir"], options["n"]
+    if options["certified"] and options["exact_"]:
+        raise GopsInputError("--certified proves float results; --exact ones are exact already")
+    if store_dir is not None:
+        if options["exact_"]:
+            raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
+        from exact.dp.store import read_manifest
+
+        n = read_manifest(store_dir)["n"] if n is None else n
+    if n is not None:
+        check_command_n(n, "strategy")
+    m, t, d = validate_position(options["mine"], options["theirs"], options["deck"],
+                                options["upcard"], n=n)
+    return check_command_n(n or max(m | t | d), "strategy")
+
+
 @click.command(cls=NumberArgumentsCommand)
 @click.option("--mine", required=True, callback=card_list, help="My hand, e.g. 2,4.")
 @click.option("--theirs", required=True, callback=card_list, help="Their hand, e.g. 1,3.")
@@ -337,86 +360,54 @@ def table(n: int, as_json: bool, quiet: bool, store_dir: str | None, with_ranges
 @click.option("--certified", is_flag=True,
               help="Prove each equilibrium: an interval for every exact probability (or why not).")
 @objective_options
-@one_line_errors
-def strategy(mine: tuple[int, ...], theirs: tuple[int, ...], deck: tuple[int, ...],
-             upcard: int, n: int | None, exact_: bool, as_json: bool, store_dir: str | None,
-             certified: bool, objective: str, lead: int | None, order: str) -> None:
+@game_options("strategy", n=_strategy_n,
+              arithmetic=lambda options: "rational" if options["exact_"] else "float")
+def strategy(game: GameSpec, lead: int | None, mine: tuple[int, ...], theirs: tuple[int, ...],
+             deck: tuple[int, ...], upcard: int, exact_: bool, as_json: bool,
+             store_dir: str | None, certified: bool) -> None:
     """The equilibrium at any position once the upcard is turned."""
-    from exact.dp.solve import check_options
     from exact.game.rules import validate_position
 
-    if certified and exact_:
-        raise GopsInputError("--certified proves float results; --exact ones are exact already")
-    if objective != "points" or lead is not None:
-        return strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir,
-                            objective, lead, certified, order)
-    arithmetic = "rational" if exact_ else "float"
-    if store_dir is not None:
-        if exact_:
-            raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
-        from exact.dp.store import read_manifest
-
-        n = read_manifest(store_dir)["n"] if n is None else n
-    if n is not None:
-        check_command_n(n, "strategy")
-    m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_command_n(n or max(m | t | d), "strategy")
+    m, t, d = validate_position(mine, theirs, deck, upcard, n=game.n)  # checked: _strategy_n
+    if game.has_lead:
+        return strategy_win(game, m, t, d, upcard, lead or 0, as_json, store_dir, certified)
     # The equilibrium after the upcard needs only the subgames one card smaller.
     top = len(d) - 1
-    check_options(n, "points", arithmetic, top)
-    if exact_:
-        sol = solve_with_progress(n, arithmetic=arithmetic, top=top, order=order)
-    else:
-        sol = load_or_solve(n, store_dir, quiet=False, top=top, order=order)
+    check_limits(game, top)
+    sol = load_or_solve(game, store_dir, quiet=False, top=top)
     st = sol.strategy(m, t, d, upcard)
     reads = check_position(sol, m, t, d, [upcard])
-    game = certify_strategy(sol, m, t, d, upcard) if certified else None
+    certificate = certify_strategy(sol, m, t, d, upcard) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference",
-                   certified=game, hands=(m, t), source=reads)
+                   certified=certificate, hands=(m, t), source=reads)
 
 
-def strategy_win(mine, theirs, deck, upcard, n, exact_, as_json, store_dir, objective, lead,
-                 certified=False, order="random"):
+def strategy_win(game: GameSpec, m, t, d, upcard, lead: int, as_json, store_dir, certified):
     """``gops strategy ... --objective win [--lead L]``."""
-    from exact.dp.solve import check_options
-    from exact.game.rules import validate_position
     from exact.kernels.win import total_points
 
-    arithmetic = "rational" if exact_ else "float"
-    if store_dir is not None:
-        if exact_:
-            raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
-        from exact.dp.store import read_manifest
-
-        n = read_manifest(store_dir)["n"] if n is None else n
-    if n is not None:
-        check_command_n(n, "strategy")
-    m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    n = check_command_n(n or max(m | t | d), "strategy")
-    lead = check_objective(n, objective, lead, store_dir)
+    exact_ = game.arithmetic == "rational"
+    head = {"objective": "win", "lead": lead}
     if store_dir is not None:  # the real game: every reachable lead, no handicap
-        from exact.dp.store import load
-
-        sol = load(store_dir, n=n, objective="win", order=order)
+        sol = load_or_solve(game, store_dir, quiet=False)
         st = sol.strategy(m, t, d, upcard, lead)
         reads = check_position(sol, m, t, d, [upcard])
-        game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
+        certificate = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
         print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
-                       json_head={"objective": "win", "lead": lead}, certified=game,
-                       hands=(m, t), source=reads)
+                       json_head=head, certified=certificate, hands=(m, t), source=reads)
         return
     top = len(d) - 1
     # Any possible lead is a position (a handicap included); solve every lead reachable
     # from this one.
-    handicap = max(0, abs(lead) - (total_points(n) - sum(d)))
+    handicap = max(0, abs(lead) - (total_points(game.n) - sum(d)))
     if abs(lead) > sum(d):
         top = 0  # decided: nothing to solve
-    check_options(n, "win", arithmetic, top, handicap)
-    sol = solve_win_with_progress(n, arithmetic, top=top, handicap=handicap, order=order)
+    game = check_limits(game.replace(handicap=handicap), top)
+    sol = solve_with_progress(game, top=top)
     st = sol.strategy(m, t, d, upcard, lead)
-    game = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
+    certificate = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
     print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
-                   json_head={"objective": "win", "lead": lead}, certified=game, hands=(m, t))
+                   json_head=head, certified=certificate, hands=(m, t))
 
 
 @click.command(cls=NumberArgumentsCommand)

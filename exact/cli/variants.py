@@ -12,10 +12,11 @@ from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
     format_table,
-    one_line_errors,
+    game_options,
     presolve_variant,
 )
 from exact.cli.limits import check_command_n
+from exact.game.spec import GameSpec
 
 #: How each solvable variant is named in the table's title.
 TITLES = {
@@ -31,8 +32,10 @@ TITLES = {
 @click.option("--exact", "exact_", is_flag=True,
               help="Rational arithmetic: every matrix game's equilibrium verified exactly.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
-@one_line_errors
-def variant(variant: str, n: int, exact_: bool, as_json: bool) -> None:
+@game_options("variant", n=lambda options: check_command_n(
+    options["n"], "variant", options["variant"], "--exact" if options["exact_"] else None),
+    arithmetic=lambda options: "rational" if options["exact_"] else "float")
+def variant(game: GameSpec, variant: str, exact_: bool, as_json: bool) -> None:
     """Solve a two-player variant of GOPS and print its first-move table.
 
     The variants of the "Psychological JuJitsu" rules write-up that stay two-player and
@@ -44,8 +47,8 @@ def variant(variant: str, n: int, exact_: bool, as_json: bool) -> None:
     bids (N <= 6, exact N <= 5).  standard: the standard game by the same recursion
     (N <= 6, exact N <= 5), a cross-check of the much faster `gops table`.
     """
-    check_command_n(n, "variant", variant, "--exact" if exact_ else None)
-    sol = presolve_variant(variant, n, "rational" if exact_ else "float")
+    n = game.n
+    sol = presolve_variant(variant, game)
     mine, theirs, dummy, deck = sol.start()
     strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}
     table = {u: st.mine for u, st in strategies.items()}

@@ -80,12 +80,6 @@ def parse_game(n, objective: str = "points", arithmetic: str = "float",
     return check_limits(GameSpec.parse(n, objective, order, handicap, arithmetic), top)
 
 
-def check_options(n, objective: str, arithmetic: str, top: int | None = None,
-                  handicap: int = 0) -> int:
-    """N, if these solve options are valid (:func:`parse_game`); its callers move to it."""
-    return parse_game(n, objective, arithmetic, top, handicap).n
-
-
 def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
     """The spec, if its arithmetic can solve it here; one-line GopsInputError otherwise.
 
