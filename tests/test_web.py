@@ -414,3 +414,66 @@ def test_you_choose_the_prizes_through_the_api(client):
     assert game["state"]["prizes"] == "3,4,1" and game["state"]["bids"] == "1,2,3"
     r = client.get("/api/game/prize", params=game["state"] | {"prize": 2})
     assert r.status_code == 400 and "the game is over" in r.json()["error"]
+
+
+# -- one parser of a query's game, one cache keyed on it ----------------------------------
+
+class FakeRequest:
+    def __init__(self, **params):
+        self.query_params = {k: str(v) for k, v in params.items()}
+
+
+@pytest.mark.parametrize("params, game, lead, want", [
+    ({"n": 5}, False, None, GameSpec.parse(5)),
+    ({"n": 5, "objective": "win"}, False, 0, GameSpec.parse(5, "win")),
+    ({"n": 5, "objective": "win", "lead": -3}, False, -3, GameSpec.parse(5, "win")),
+    # only a game takes an order; the other endpoints answer the random order, as before
+    ({"n": 5, "order": "descending"}, False, None, GameSpec.parse(5)),
+    ({"n": 5, "order": "descending"}, True, None, GameSpec.parse(5, order="descending")),
+    ({"n": 5, "objective": "win", "order": "controlled-by-me"}, True, 0,
+     GameSpec.parse(5, "win", "controlled-by-me")),
+])
+def test_a_query_is_parsed_once_into_a_gamespec(params, game, lead, want):
+    from exact.web.app import game_query
+
+    assert game_query(FakeRequest(**params), game=game) == (want, lead)
+
+
+def test_the_cache_is_keyed_on_the_gamespec():
+    """The table, the strategy of a position and a game of one game share one solution;
+    another order, objective or arithmetic is another entry."""
+    app = create_app()
+    c, solutions = testclient.TestClient(app), app.state.solutions
+    cards = "1,2,3,4"
+    assert c.get("/api/table", params={"n": 4}).status_code == 200
+    assert c.get("/api/strategy", params={"n": 4, "mine": cards, "theirs": cards,
+                                          "deck": cards, "upcard": 2}).status_code == 200
+    assert c.get("/api/game/new", params={"n": 4, "seed": 1}).status_code == 200
+    assert list(solutions._cache) == [GameSpec.parse(4)] and solutions.solves == 1
+    # the computer chooses the prizes in the game in which you choose them: its own game
+    assert c.get("/api/game/new", params={"n": 4, "order": "controlled-by-me"}).status_code == 200
+    assert c.get("/api/table", params={"n": 4, "objective": "win", "lead": 1}).status_code == 200
+    assert list(solutions._cache) == [GameSpec.parse(4),
+                                      GameSpec.parse(4, order="controlled-by-them"),
+                                      GameSpec.parse(4, "win", handicap=10)]
+    # lead 0 of the win game: answered by the every-lead solution, no new solve
+    assert c.get("/api/table", params={"n": 4, "objective": "win"}).status_code == 200
+    assert solutions.solves == 3
+
+
+def test_a_store_answers_its_own_order_only(tmp_path):
+    """A store of the descending order answers the games of that order, never a table of
+    the random order (keyed on (n, objective), it once answered both)."""
+    from exact.dp.store import solve_into_store
+
+    solve_into_store(GameSpec.parse(4, order="descending"), tmp_path / "d4")
+    app = create_app([tmp_path / "d4"])
+    c, solutions = testclient.TestClient(app), app.state.solutions
+    assert c.get("/api/info").json()["stores"] == [{"n": 4, "objective": "points",
+                                                    "order": "descending"}]
+    table = c.get("/api/table", params={"n": 4}).json()
+    assert "source" not in table and solutions.solves == 1  # solved here, the random order
+    assert table == cli_json("table", 4, "--json")
+    game = c.get("/api/game/new", params={"n": 4, "order": "descending", "seed": 3}).json()
+    assert game["upcard"] == 4 and solutions.solves == 1  # read from the store
+    assert list(solutions._stored) == [GameSpec.parse(4, order="descending")]

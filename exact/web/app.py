@@ -54,6 +54,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future
 from pathlib import Path
+from typing import NamedTuple
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -62,6 +63,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from exact.errors import GopsInputError, SolverError
+from exact.game.spec import GameSpec
 from exact.limits import ENCODING_MAX_N, check_n
 from exact.views import fraction_text, strategy_json, table_json
 
@@ -209,10 +211,18 @@ class SolverPool:
                     self._seconds -= seconds
 
 
-def _covers(have, want) -> bool:
-    """Solution key ``have`` = (n, objective, arithmetic, handicap, order) answers
-    ``want``: the same game, at least its leads."""
-    return have[:3] == want[:3] and have[3] >= want[3] and have[4:] == want[4:]
+class SolutionKey(NamedTuple):
+    """What a solution answers: its game, and whether it is read from a store (a stored
+    solution answers the requests of its game only; one solved here, of a win game with
+    a handicap, those of the same game at every lead it holds)."""
+
+    game: GameSpec
+    stored: bool = False
+
+    def covers(self, want: SolutionKey) -> bool:
+        """Whether the solution of this key answers ``want``: the same source, and the
+        same game solved for at least its leads (:meth:`GameSpec.covers`)."""
+        return self.stored == want.stored and self.game.covers(want.game)
 
 
 class Solutions:
@@ -222,20 +232,21 @@ class Solutions:
 
     def __init__(self, stores=(), cache_bytes: int = WEB_CACHE_BYTES,
                  solvers: int = WEB_SOLVERS, queue_limit: int = WEB_QUEUE):
-        from exact.dp.store import read_manifest
+        from exact.dp.store import game_of, read_manifest
 
-        self.stores = {}
+        #: The stores served, by the game each holds (the real game, float).
+        self.stores: dict[GameSpec, str] = {}
         for path in stores:
-            manifest = read_manifest(path)
-            self.stores[manifest["n"], manifest["objective"]] = str(path)
+            self.stores[game_of(read_manifest(path))] = str(path)
         self.cache_bytes = cache_bytes
         self.solve_max_bytes = min(WEB_SOLVE_MAX_BYTES, cache_bytes)
         self.pool = SolverPool(solvers, queue_limit)
-        self._cache: OrderedDict = OrderedDict()  # key -> (Solution, bytes), oldest use first
+        # GameSpec -> (Solution, bytes) of the solutions solved here, oldest use first
+        self._cache: OrderedDict[GameSpec, tuple] = OrderedDict()
         self.cached_bytes = 0
         self._reserved = 0  # bytes of the solves under way
-        self._stored: dict = {}  # (n, objective) -> Solution read from a store (memory-mapped)
-        self._making: dict = {}  # key -> Future of the solution being made
+        self._stored: dict[GameSpec, object] = {}  # Solutions read from stores (memory-mapped)
+        self._making: dict[SolutionKey, Future] = {}  # the solutions being made
         self._guard = threading.Lock()
         self.solves = 0  # games solved on the fly (tests count them)
         self.limits = {o: self._largest(o) for o in ("points", "win")}
@@ -260,11 +271,19 @@ class Solutions:
 
     def available(self) -> dict:
         return {objective: sorted(set(range(1, self.limits[objective]["max_n"] + 1))
-                                  | {n for n, o in self.stores if o == objective})
+                                  | {g.n for g in self.stores if g.objective == objective})
                 for objective in ("points", "win")}
 
-    def _check_size(self, n: int, objective: str, handicap: int):
-        stored = ", ".join(str(m) for m, o in sorted(self.stores) if o == objective)
+    def stores_json(self) -> list[dict]:
+        """The stores served, for /api/info: N, objective, and the order where not random."""
+        return [{"n": g.n, "objective": g.objective}
+                | ({} if g.order.name == "random" else {"order": g.order.name})
+                for g in sorted(self.stores, key=lambda g: (g.n, g.objective, g.order.code))]
+
+    def _check_size(self, game: GameSpec):
+        n, objective, handicap = game.n, game.objective, game.handicap
+        stored = ", ".join(str(m) for m in sorted({g.n for g in self.stores
+                                                    if g.objective == objective}))
         check_n(n, WEB_SOLVE_MAX_N, what=f" to solve on the fly for the {objective} objective"
                 + (f" (stores served: N = {stored})" if stored
                    else " (serve a store with --store)"))
@@ -277,35 +296,32 @@ class Solutions:
                 f"{self.solve_max_bytes / GIB:.2f} GiB one solve may take; served without a "
                 f"store: {self.served()}")
 
-    def get(self, n: int, objective: str, arithmetic: str = "float", handicap: int = 0,
-            pinned: dict | None = None, order: str = "random"):
-        """The solution of N cards (``handicap``: starting leads up to it are solved, win
-        objective; as ``gops table --lead`` does; ``order``: the prize order, stores hold
-        the random one), from ``pinned`` (key -> solution, this request's) or the cache,
-        else made here (small) or raised as Pending (large)."""
+    def get(self, game: GameSpec, pinned: dict | None = None):
+        """The solution of ``game`` (a win game with a handicap: one solved for every lead,
+        as ``gops table --lead`` does; a store answers the game it holds), from
+        ``pinned`` (SolutionKey -> solution, this request's) or the cache, else made here
+        (small) or raised as Pending (large)."""
         import exact
+        from exact.dp.solve import check_limits, solve_game
 
         pinned = {} if pinned is None else pinned
-        store = (arithmetic == "float" and handicap == 0 and order == "random"
-                 and (n, objective) in self.stores)
+        store = game in self.stores  # the real game (handicap 0) in floating point
         if store:
-            key = (n, objective, "store", 0, order)
-            make, seconds, size = (lambda: exact.load(self.stores[n, objective], n=n,
-                                                      objective=objective)), 0.0, 0
-        elif arithmetic == "rational":
-            check_n(n, EXACT_MAX_N, what=" in exact arithmetic on this server")
-            key = (n, objective, arithmetic, 0, order)
-            make, seconds, size = (lambda: exact.solve(n, objective=objective, order=order,
-                                                       arithmetic="rational")), 0.0, 0
-        else:
-            handicap = all_leads(n) if handicap else 0  # one solve for every lead
-            self._check_size(n, objective, handicap)
-            key = (n, objective, arithmetic, handicap, order)
-            size, seconds = solve_size(n, objective, handicap)
-            make = lambda: exact.solve(n, objective=objective, handicap=handicap,  # noqa: E731
-                                       order=order)
+            key = SolutionKey(game, stored=True)
+            path = self.stores[game]
+            make, seconds, size = (lambda: exact.load(path, n=game.n, objective=game.objective,
+                                                      order=game.order.name)), 0.0, 0
+        elif game.arithmetic == "rational":
+            check_n(game.n, EXACT_MAX_N, what=" in exact arithmetic on this server")
+            key = SolutionKey(game.replace(handicap=0))
+            make, seconds, size = (lambda: solve_game(check_limits(key.game))), 0.0, 0
+        else:  # one solve for every lead
+            key = SolutionKey(game.replace(handicap=all_leads(game.n) if game.handicap else 0))
+            self._check_size(key.game)
+            size, seconds = solve_size(game.n, game.objective, key.game.handicap)
+            make = lambda: solve_game(check_limits(key.game))  # noqa: E731
         for have, solution in pinned.items():
-            if _covers(have, key):
+            if have.covers(key):
                 return solution
         with self._guard:
             found = self._lookup(key)
@@ -313,9 +329,9 @@ class Solutions:
                 pinned[found[0]] = found[1]
                 return found[1]
             for have, future in self._making.items():
-                if _covers(have, key):
+                if have.covers(key):
                     raise Pending(have, future)
-            job = lambda: self._make(key, make, size, store)  # noqa: E731
+            job = lambda: self._make(key, make, size)  # noqa: E731
             if seconds > INLINE_MAX_SECONDS:
                 self._making[key] = self.pool.submit(job, seconds)  # Busy if full
                 raise Pending(key, self._making[key])
@@ -329,14 +345,14 @@ class Solutions:
         pinned[key] = solution
         return solution
 
-    def _lookup(self, key):
+    def _lookup(self, key: SolutionKey):
         """(key, solution) of a kept solution that answers ``key`` (marked as used)."""
-        if key[2] == "store":
-            return (key, self._stored[key[:2]]) if key[:2] in self._stored else None
+        if key.stored:
+            return (key, self._stored[key.game]) if key.game in self._stored else None
         for have in self._cache:
-            if _covers(have, key):
+            if have.covers(key.game):
                 self._cache.move_to_end(have)
-                return have, self._cache[have][0]
+                return SolutionKey(have), self._cache[have][0]
         return None
 
     def _evict(self, room: int):
@@ -345,7 +361,7 @@ class Solutions:
             _, (_, size) = self._cache.popitem(last=False)
             self.cached_bytes -= size
 
-    def _make(self, key, make, size: int, store: bool):
+    def _make(self, key: SolutionKey, make, size: int):
         with self._guard:
             self._evict(size)
             self._reserved += size
@@ -359,14 +375,14 @@ class Solutions:
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._reserved -= size
             self._making.pop(key, None)
-            if store:
-                self._stored[key[:2]] = solution
+            if key.stored:
+                self._stored[key.game] = solution
             else:
-                self.solves += key[2] == "float"
+                self.solves += key.game.arithmetic == "float"
                 weight = solution_bytes(solution)
                 self._evict(weight)
                 if weight <= self.cache_bytes:
-                    self._cache[key] = (solution, weight)
+                    self._cache[key.game] = (solution, weight)
                     self.cached_bytes += weight
         return solution
 
@@ -393,42 +409,46 @@ def _cards(request: Request, name: str):
     return parse_cards(_param(request, name))
 
 
-def _objective(request: Request) -> tuple[str, int | None]:
-    """The query's objective (checked by GameSpec.parse, the one parser of a game) and
-    its lead: 0 by default for the win objective, none for points."""
-    from exact.game.spec import GameSpec
-
-    spec = GameSpec.parse(1, request.query_params.get("objective", "points"))
+def game_query(request: Request, game: bool = False) -> tuple[GameSpec, int | None]:
+    """The one parser of the game a query asks about: a GameSpec of ``n`` (1..16; what
+    is solved on the fly is :class:`Solutions`' business), ``objective`` (points by
+    default) and, for the endpoints of a ``game`` against the computer, ``order`` (random
+    by default; the other endpoints answer the random order), with the query's lead: 0
+    by default for the win objective, None for points (a ``lead`` there is refused, as is
+    any lead of a game, which starts at 0).  One-line GopsInputError otherwise."""
+    params = request.query_params
+    n = check_n(_integer(request, "n"), ENCODING_MAX_N)
+    if game and "lead" in params:
+        raise GopsInputError("a game starts at lead 0: drop the lead parameter")
+    spec = GameSpec.parse(n, params.get("objective", "points"),
+                          params.get("order", "random") if game else "random")
     lead = _integer(request, "lead", required=False)
     if lead is not None and not spec.has_lead:
         raise GopsInputError("--lead applies to --objective win only")
-    return spec.objective, (0 if spec.has_lead and lead is None else lead)
+    return spec, (0 if spec.has_lead and lead is None else lead)
 
 
-def _solution(request: Request, n: int, objective: str, arithmetic: str = "float",
-              handicap: int = 0):
+def _solution(request: Request, game: GameSpec):
     """Solutions.get with this request's pinned solutions (see _api)."""
-    return request.app.state.solutions.get(n, objective, arithmetic, handicap,
-                                           pinned=request.state.pinned)
+    return request.app.state.solutions.get(game, pinned=request.state.pinned)
 
 
 def _position(request: Request):
-    """(solution, mine, theirs, deck, upcard, lead, objective) of a position query."""
+    """(solution, mine, theirs, deck, upcard, lead, game) of a position query."""
     from exact.game.rules import validate_position
 
-    n = check_n(_integer(request, "n"), ENCODING_MAX_N)
-    objective, lead = _objective(request)
+    game, lead = game_query(request)
     mine, theirs, deck = _cards(request, "mine"), _cards(request, "theirs"), _cards(request, "deck")
     upcard = _integer(request, "upcard")
-    m, t, d = validate_position(mine, theirs, deck, upcard, n=n)
-    sol = _solution(request, n, objective)
-    return sol, m, t, d, upcard, lead, objective
+    m, t, d = validate_position(mine, theirs, deck, upcard, n=game.n)
+    sol = _solution(request, game)
+    return sol, m, t, d, upcard, lead, game
 
 
 # -- endpoints ------------------------------------------------------------------------------
 
-def _head(objective, lead):
-    return {"objective": "win", "lead": lead} if objective == "win" else None
+def _head(game: GameSpec, lead):
+    return {"objective": "win", "lead": lead} if game.has_lead else None
 
 
 def _with_source(out: dict, sol, mine, theirs, deck, upcards) -> dict:
@@ -443,8 +463,8 @@ def _with_source(out: dict, sol, mine, theirs, deck, upcards) -> dict:
 
 
 def strategy(request: Request) -> dict:
-    sol, m, t, d, u, lead, objective = _position(request)
-    out = strategy_json(sol.strategy(m, t, d, u, lead), False, _head(objective, lead))
+    sol, m, t, d, u, lead, game = _position(request)
+    out = strategy_json(sol.strategy(m, t, d, u, lead), False, _head(game, lead))
     return _with_source(out, sol, m, t, d, [u])
 
 
@@ -452,17 +472,17 @@ def position(request: Request) -> dict:
     from exact.analysis.certified import certify_strategy
     from exact.views import certified_json
 
-    sol, m, t, d, u, lead, objective = _position(request)
+    sol, m, t, d, u, lead, game = _position(request)
     st = sol.strategy(m, t, d, u, lead)
-    out = strategy_json(st, False, _head(objective, lead))
+    out = strategy_json(st, False, _head(game, lead))
     A = sol.matrix(m, t, d, u, lead)
     out["n"] = sol.n
     out["rows"], out["columns"] = sorted(m), sorted(t)
     out["matrix"] = [[float(a) for a in row] for row in A]
-    game = certify_strategy(sol, m, t, d, u, lead)
-    out["certified"] = certified_json(game, m, t)
+    certified = certify_strategy(sol, m, t, d, u, lead)
+    out["certified"] = certified_json(certified, m, t)
     if sol.n <= EXACT_MAX_N:
-        exact_sol = _solution(request, sol.n, objective, "rational")
+        exact_sol = _solution(request, game.replace(arithmetic="rational"))
         out["exact"] = _exact(exact_sol.strategy(m, t, d, u, lead))
     return _with_source(out, sol, m, t, d, [u])
 
@@ -478,14 +498,14 @@ def _exact(st) -> dict:
 def table(request: Request) -> dict:
     from exact.dp.solve import check_lead
 
-    n = check_n(_integer(request, "n"), ENCODING_MAX_N)
-    objective, lead = _objective(request)
+    game, lead = game_query(request)
+    n = game.n
     handicap = abs(check_lead(n, lead, "--lead")) if lead else 0
-    sol = _solution(request, n, objective, handicap=handicap)
+    sol = _solution(request, game.replace(handicap=handicap))
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     gap = max(s.gap for s in strategies.values())
-    out = table_json(n, sol.objective, lead if objective == "win" else None,
+    out = table_json(n, sol.objective, lead if game.has_lead else None,
                      {u: s.mine for u, s in strategies.items()}, gap)
     return _with_source(out, sol, root, root, root, list(strategies))
 
@@ -494,7 +514,7 @@ def info(request: Request) -> dict:
     solutions = request.app.state.solutions
     pool = solutions.pool
     return {"solvable": solutions.available(), "solve_max_n": WEB_SOLVE_MAX_N,
-            "stores": [{"n": n, "objective": o} for n, o in sorted(solutions.stores)],
+            "stores": solutions.stores_json(),
             "solves": solutions.solves,
             "limits": solutions.limits | {
                 "served": solutions.served(), "solve_max_bytes": solutions.solve_max_bytes,
@@ -507,25 +527,21 @@ def info(request: Request) -> dict:
 
 def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
-    from exact.game.orders import mirrored, order_named
-    from exact.play.engine import Game, optimal_bot
+    from exact.play.bots import bot_for
+    from exact.play.engine import Game
 
-    n = check_n(_integer(request, "n"), ENCODING_MAX_N)
-    if "lead" in request.query_params:
-        raise GopsInputError("a game starts at lead 0: drop the lead parameter")
-    objective, _ = _objective(request)
-    order = order_named(request.query_params.get("order", "random")).name
+    game, _ = game_query(request, game=True)
     seed = _integer(request, "seed", required=False)
     bids = list(_game_cards(request, "bids"))
     prizes = list(_game_cards(request, "prizes"))
     moves = (bids + [_integer(request, "bid")] if bid else bids,
              prizes + [_integer(request, "prize")] if prize else prizes)
     # The computer sees the game from the other seat: who chooses is mirrored.
-    solution = request.app.state.solutions.get(n, objective, pinned=request.state.pinned,
-                                               order=mirrored(order))
-    game = Game(n, [optimal_bot(solution, objective)], order=order, seed=seed)
-    game.replay(*moves)
-    return game_json(game, objective, *moves)
+    seen = game.mirrored()
+    board = Game(game.n, [bot_for(seen, _solution(request, seen))], order=game.order.name,
+                 seed=seed)
+    board.replay(*moves)
+    return game_json(board, game.objective, *moves)
 
 
 def _game_cards(request: Request, name: str) -> tuple[int, ...]:
