@@ -52,8 +52,9 @@ t = time.perf_counter(); v = certificates.check(sys.argv[1]); print(v.code, time
 
 
 def run(code: str, *args) -> str:
-    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=True
+    )
     return proc.stdout.strip().splitlines()[-1]
 
 
@@ -71,25 +72,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ns", default="6,7,8", help="comma-separated N (each <= 9)")
     parser.add_argument("--repeats", type=int, default=3, help="checker runs per N (median)")
-    parser.add_argument("--exact-baseline", type=int, default=6,
-                        help="N of the exact-certificate baseline (0: none)")
+    parser.add_argument(
+        "--exact-baseline",
+        type=int,
+        default=6,
+        help="N of the exact-certificate baseline (0: none)",
+    )
     parser.add_argument("--keep", type=Path, help="keep the certificates in this folder")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-bounds-"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M')}, "
-          f"checker runs per N: {args.repeats} (median)")
-    print(f"{'N':>2} {'records':>8} {'float solve':>11} {'write (pass)':>15} {'size':>9} "
-          f"{'check':>8} {'largest radius':>14}  recomputed")
+    print(
+        f"python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"checker runs per N: {args.repeats} (median)"
+    )
+    print(
+        f"{'N':>2} {'records':>8} {'float solve':>11} {'write (pass)':>15} {'size':>9} "
+        f"{'check':>8} {'largest radius':>14}  recomputed"
+    )
     for n in map(int, args.ns.split(",")):
         path = folder / f"gops{n}.bcert"
         w = json.loads(run(WRITE, n, path))
         t_check = check_time(path, args.repeats)
-        print(f"{n:>2} {w['records']:>8,} {w['float']:>10.2f}s {w['write']:>7.2f}s "
-              f"({w['write_pass']:>5.2f}s) {w['bytes'] / 1e6:>7.2f}MB {t_check:>7.2f}s "
-              f"{w['radius']:>14.3e}  "
-              f"{'bit for bit' if not w['mismatches'] else str(w['mismatches']) + ' differ'}",
-              flush=True)
+        print(
+            f"{n:>2} {w['records']:>8,} {w['float']:>10.2f}s {w['write']:>7.2f}s "
+            f"({w['write_pass']:>5.2f}s) {w['bytes'] / 1e6:>7.2f}MB {t_check:>7.2f}s "
+            f"{w['radius']:>14.3e}  "
+            f"{'bit for bit' if not w['mismatches'] else str(w['mismatches']) + ' differ'}",
+            flush=True,
+        )
         if not args.keep:
             path.unlink()
     if args.exact_baseline:
@@ -97,8 +108,10 @@ def main() -> None:
         path = folder / f"gops{n}.cert"
         e = json.loads(run(EXACT, n, path))
         t_check = check_time(path, args.repeats)
-        print(f"baseline: exact LP-duality certificate, N = {n}: write {e['write']:.2f} s, "
-              f"{e['bytes'] / 1e6:.2f} MB, check {t_check:.2f} s")
+        print(
+            f"baseline: exact LP-duality certificate, N = {n}: write {e['write']:.2f} s, "
+            f"{e['bytes'] / 1e6:.2f} MB, check {t_check:.2f} s"
+        )
         if not args.keep:
             path.unlink()
 

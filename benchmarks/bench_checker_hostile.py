@@ -103,8 +103,9 @@ def children_of_column(rec, m: int, j: int, support: list[int]) -> list[tuple]:
         union = sorted(set(v) | set(y))
         mine = sum(1 << union.index(c) for c in v)
         theirs = sum(1 << union.index(c) for c in y)
-        keys.append((max(mine, theirs), min(mine, theirs), rest) if theirs != mine
-                    else (mine, theirs, rest))
+        keys.append(
+            (max(mine, theirs), min(mine, theirs), rest) if theirs != mine else (mine, theirs, rest)
+        )
     return keys
 
 
@@ -157,12 +158,18 @@ CASES = {
 def run_child(path: Path, checker: Path, memory_limit_mib: int) -> dict:
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(path), str(memory_limit_mib)],
-        capture_output=True, text=True, env={"PYTHONPATH": str(checker), "PATH": ""},
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(checker), "PATH": ""},
         cwd=path.parent,  # not the repository: python -c puts the cwd first on sys.path
     )
     if proc.returncode != 0:
-        return {"code": proc.returncode, "seconds": float("nan"), "peak_mib": float("nan"),
-                "message": (proc.stderr.strip().splitlines() or [""])[-1][:150]}
+        return {
+            "code": proc.returncode,
+            "seconds": float("nan"),
+            "peak_mib": float("nan"),
+            "message": (proc.stderr.strip().splitlines() or [""])[-1][:150],
+        }
     return json.loads(proc.stdout)
 
 
@@ -170,18 +177,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--scaled", action="store_true", help="also the valid 60 MB scaled case")
-    parser.add_argument("--checker", type=Path, default=ROOT,
-                        help="directory holding the certificates package to run")
-    parser.add_argument("--memory-limit-mib", type=int, default=0,
-                        help="RLIMIT_AS of the checking process (0: none)")
+    parser.add_argument(
+        "--checker",
+        type=Path,
+        default=ROOT,
+        help="directory holding the certificates package to run",
+    )
+    parser.add_argument(
+        "--memory-limit-mib",
+        type=int,
+        default=0,
+        help="RLIMIT_AS of the checking process (0: none)",
+    )
     parser.add_argument("--keep", type=Path, help="write the certificates here")
     parser.add_argument("--only", nargs="*", help="case names to run")
     args = parser.parse_args()
     names = args.only or [n for n in CASES if n != "scaled values" or args.scaled]
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="hostile-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    print(f"checker: {args.checker}; repeats: {args.repeats}; "
-          f"memory limit: {args.memory_limit_mib or 'none'} MiB")
+    print(
+        f"checker: {args.checker}; repeats: {args.repeats}; "
+        f"memory limit: {args.memory_limit_mib or 'none'} MiB"
+    )
     print("| case | file MB | build s | exit | check s (median) | peak MiB | message |")
     print("|---|---|---|---|---|---|---|")
     for name in names:
@@ -190,13 +207,15 @@ def main() -> None:
         if not path.exists():
             cf.write_objects(path, CASES[name]())
         built = time.perf_counter() - t
-        runs = [run_child(path, args.checker, args.memory_limit_mib)
-                for _ in range(args.repeats)]
+        runs = [run_child(path, args.checker, args.memory_limit_mib) for _ in range(args.repeats)]
         seconds = statistics.median(r["seconds"] for r in runs)
         peak = max(r["peak_mib"] for r in runs)
-        print(f"| {name} | {path.stat().st_size / 1e6:.1f} | {built:.1f} | "
-              f"{','.join(sorted({str(r['code']) for r in runs}))} | {seconds:.2f} | "
-              f"{peak:.0f} | {runs[-1]['message'][:90]} |", flush=True)
+        print(
+            f"| {name} | {path.stat().st_size / 1e6:.1f} | {built:.1f} | "
+            f"{','.join(sorted({str(r['code']) for r in runs}))} | {seconds:.2f} | "
+            f"{peak:.0f} | {runs[-1]['message'][:90]} |",
+            flush=True,
+        )
         if not args.keep:
             path.unlink()
 

@@ -39,17 +39,22 @@ def cluster_run(n, objective, workers, root, part_items):
     its report (the cluster's start and a warm-up solve of N = 4 are not timed)."""
     import distributed
 
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                       processes=True, dashboard_address=None,
-                                       silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
     try:
         with distributed.Client(cluster) as client:
             warm = Path(root).with_name(Path(root).name + "-warm")
             solve_on_cluster(GameSpec.parse(4, objective), warm, "", client=client, threads=1)
             shutil.rmtree(warm)
             t0 = time.perf_counter()
-            _, report = solve_on_cluster(GameSpec.parse(n, objective), root, "", part_items,
-                                         client=client, threads=1)
+            _, report = solve_on_cluster(
+                GameSpec.parse(n, objective), root, "", part_items, client=client, threads=1
+            )
             return time.perf_counter() - t0, report
     finally:
         cluster.close()
@@ -58,9 +63,12 @@ def cluster_run(n, objective, workers, root, part_items):
 def projection(rate_per_core: float, efficiency: float, objective: str, sizes) -> str:
     """Markdown table: hours for N on M machines of C cores at the measured per-core rate
     and parallel efficiency (compute only; the joins' I/O is listed apart)."""
-    rows = ["| N | objective | work units | disk GB | " +
-            " | ".join(f"{m} x {c} cores" for m, c in sizes) + " |",
-            "|---|---|---|---|" + "---|" * len(sizes)]
+    rows = [
+        "| N | objective | work units | disk GB | "
+        + " | ".join(f"{m} x {c} cores" for m, c in sizes)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(sizes),
+    ]
     cases = [(15, "points"), (16, "points"), (12, "win"), (13, "win")]
     for n, obj in cases:
         work = sum(level_work(GameSpec.parse(n, obj), k) for k in range(n + 1))
@@ -69,8 +77,9 @@ def projection(rate_per_core: float, efficiency: float, objective: str, sizes) -
         cells = []
         for m, c in sizes:
             seconds = work * scale / (rate_per_core * m * c * efficiency)
-            cells.append(f"{seconds / 3600:.1f} h" if seconds >= 3600
-                         else f"{seconds / 60:.0f} min")
+            cells.append(
+                f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+            )
         rows.append(f"| {n} | {obj} | {work:.2e} | {disk:,.0f} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -90,41 +99,67 @@ def main():
         for n in (int(x) for x in args.n.split(",")):
             single, one, many = [], [], []
             for rep in range(args.repeats):
-                # B023: each fn runs within the iteration that makes it.
+                game = GameSpec.parse(n, args.objective)
                 for label, runs, fn in (
-                    ("single", single, lambda root: (timed(lambda: solve_into_store(
-                        GameSpec.parse(n, args.objective), root)), None)),  # noqa: B023
-                    ("1 worker", one, lambda root: cluster_run(n, args.objective, 1, root,  # noqa: B023
-                                                               args.part_items)),
-                    (f"{cores} workers", many, lambda root: cluster_run(
-                        n, args.objective, cores, root, args.part_items)),  # noqa: B023
+                    (
+                        "single",
+                        single,
+                        lambda root, g=game: (timed(lambda: solve_into_store(g, root)), None),
+                    ),
+                    (
+                        "1 worker",
+                        one,
+                        lambda root, n=n: cluster_run(n, args.objective, 1, root, args.part_items),
+                    ),
+                    (
+                        f"{cores} workers",
+                        many,
+                        lambda root, n=n: cluster_run(
+                            n, args.objective, cores, root, args.part_items
+                        ),
+                    ),
                 ):
                     root = tmp / f"{label.replace(' ', '-')}-{n}-{rep}"
                     seconds, report = fn(root)
                     runs.append(seconds)
                     parts = sum(p for _, p, _, _ in report.levels) if report else 0
-                    print(f"# N={n} repeat {rep + 1}: {label:>10}: {seconds:8.2f} s"
-                          + (f"  ({parts} parts)" if report else ""), flush=True)
+                    print(
+                        f"# N={n} repeat {rep + 1}: {label:>10}: {seconds:8.2f} s"
+                        + (f"  ({parts} parts)" if report else ""),
+                        flush=True,
+                    )
                     shutil.rmtree(root)
-            results[n] = (statistics.median(single), statistics.median(one),
-                          statistics.median(many))
-        print(f"\n| N | single process s | 1 worker s | {cores} workers s | efficiency "
-              f"| cluster / single | disk GB |")
+            results[n] = (
+                statistics.median(single),
+                statistics.median(one),
+                statistics.median(many),
+            )
+        print(
+            f"\n| N | single process s | 1 worker s | {cores} workers s | efficiency "
+            f"| cluster / single | disk GB |"
+        )
         print("|---|---|---|---|---|---|---|")
         for n, (s, o, m) in results.items():
             disk = estimate(GameSpec.parse(n, args.objective)).disk_bytes / 1e9
-            print(f"| {n} | {s:.2f} | {o:.2f} | {m:.2f} | {o / (cores * m):.0%} | "
-                  f"{m / s:.2f} | {disk:.2f} |")
+            print(
+                f"| {n} | {s:.2f} | {o:.2f} | {m:.2f} | {o / (cores * m):.0%} | "
+                f"{m / s:.2f} | {disk:.2f} |"
+            )
         n_top = max(results)
         work = sum(level_work(GameSpec.parse(n_top, args.objective), k) for k in range(n_top + 1))
         rate = work / results[n_top][1]  # units per second of one core (1 worker, 1 thread)
         eff = min(1.0, results[n_top][1] / (cores * results[n_top][2]))
         model = 1 / CORE_SECONDS_PER_UNIT[args.objective]
-        print(f"\nper-core rate at N={n_top}: {rate:.3e} units/s; the cost model's, fitted "
-              f"on N = 13: {model:.3e} units/s (larger N cost more per unit), which the "
-              f"projection uses, with the measured efficiency {eff:.0%}:")
-        print(projection(min(rate, model), eff, args.objective,
-                         [(1, 16), (4, 16), (16, 16), (64, 16)]))
+        print(
+            f"\nper-core rate at N={n_top}: {rate:.3e} units/s; the cost model's, fitted "
+            f"on N = 13: {model:.3e} units/s (larger N cost more per unit), which the "
+            f"projection uses, with the measured efficiency {eff:.0%}:"
+        )
+        print(
+            projection(
+                min(rate, model), eff, args.objective, [(1, 16), (4, 16), (16, 16), (64, 16)]
+            )
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

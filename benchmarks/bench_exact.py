@@ -61,8 +61,9 @@ def largest_integer_digits(path: Path) -> int:
 
 
 def run(code, *args):
-    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True
+    )
     return out.stdout.strip().splitlines()[-1]
 
 
@@ -75,8 +76,10 @@ def main():
     args = ap.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"{'N':>2} {'float s':>8} {'exact+cert s':>13} {'cert MB':>9} {'check s':>8} "
-          f"{'max digits':>11} {'basis':>7} {'simplex':>8} {'peak MiB':>9} verdict")
+    print(
+        f"{'N':>2} {'float s':>8} {'exact+cert s':>13} {'cert MB':>9} {'check s':>8} "
+        f"{'max digits':>11} {'basis':>7} {'simplex':>8} {'peak MiB':>9} verdict"
+    )
     for n in range(args.min_n, args.max_n + 1):
         path = folder / f"gops-{n}.cert"
         runs = [json.loads(run(SOLVE, n, path)) for _ in range(args.repeats)]
@@ -84,11 +87,13 @@ def main():
         float_s = statistics.median(r["float"] for r in runs)
         code, check_s = run(CHECK, path).split()
         last = runs[-1]
-        print(f"{n:>2} {float_s:>8.3f} {exact_s:>13.1f} {last['bytes'] / 1e6:>9.2f} "
-              f"{float(check_s):>8.1f} {largest_integer_digits(path):>11,} "
-              f"{last['paths']['basis']:>7,} {last['paths']['simplex']:>8,} "
-              f"{last['peak'] / 2**20:>9.0f} {'valid' if code == '0' else 'exit ' + code}",
-              flush=True)
+        print(
+            f"{n:>2} {float_s:>8.3f} {exact_s:>13.1f} {last['bytes'] / 1e6:>9.2f} "
+            f"{float(check_s):>8.1f} {largest_integer_digits(path):>11,} "
+            f"{last['paths']['basis']:>7,} {last['paths']['simplex']:>8,} "
+            f"{last['peak'] / 2**20:>9.0f} {'valid' if code == '0' else 'exit ' + code}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--adaptivity-max-n", type=int, default=ADAPTIVITY_VALUE_MAX_N)
     args = ap.parse_args()
-    print("N | iterations | support | best reply gains | float s | exact s (support) | "
-          "our GOPS equilibrium's gain against it (points per game)")
+    print(
+        "N | iterations | support | best reply gains | float s | exact s (support) | "
+        "our GOPS equilibrium's gain against it (points per game)"
+    )
     print("---|---|---|---|---|---|---")
     for n in range(2, args.max_n + 1):
         runs = []
@@ -58,20 +60,27 @@ def main():
             else:
                 gain, bound = adaptivity_gain(eq, exact.solve(n))
                 gain_text = f"{gain:.6f} (within {bound:.0e})"
-        print(f"{n} | {eq.iterations} | {len(eq.mix)} | {eq.exploitability:.1e} | "
-              f"{statistics.median(runs):.2f} | {exact_text} | {gain_text}", flush=True)
+        print(
+            f"{n} | {eq.iterations} | {len(eq.mix)} | {eq.exploitability:.1e} | "
+            f"{statistics.median(runs):.2f} | {exact_text} | {gain_text}",
+            flush=True,
+        )
     print()
-    print("N | value of adaptivity (exact, verified) | seconds | committed mix (bijections) | "
-          "adaptive player mixes at (states) | best reply to the fixed-bid equilibrium")
+    print(
+        "N | value of adaptivity (exact, verified) | seconds | committed mix (bijections) | "
+        "adaptive player mixes at (states) | best reply to the fixed-bid equilibrium"
+    )
     print("---|---|---|---|---|---")
     for n in range(1, min(args.adaptivity_max_n, ADAPTIVITY_VALUE_MAX_N) + 1):
         t0 = time.perf_counter()
         result = solve_adaptivity(n)
         seconds = time.perf_counter() - t0
         reply, _ = best_reply(n, solve_fixed_bids(n, "rational").mix)
-        print(f"{n} | {result.value} = {float(result.value):.6f} | {seconds:.2f} | "
-              f"{len(result.committed)} | {result.mixed_states} | {reply} = {float(reply):.6f}",
-              flush=True)
+        print(
+            f"{n} | {result.value} = {float(result.value):.6f} | {seconds:.2f} | "
+            f"{len(result.committed)} | {result.mixed_states} | {reply} = {float(reply):.6f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,9 @@ print(time.perf_counter() - t)
 
 
 def run_child(code: str, *args) -> str:
-    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True
+    )
     return out.stdout.strip().splitlines()[-1]
 
 
@@ -56,8 +57,10 @@ def main() -> None:
     ap.add_argument("--max-n", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    print(f"{'N':>3} {'subgames':>12} {'matrix games':>14} {'median s':>10} {'runs (s)':>24} "
-          f"{'peak MiB':>9} {'HiGHS ref s':>12} {'speed-up':>9}")
+    print(
+        f"{'N':>3} {'subgames':>12} {'matrix games':>14} {'median s':>10} {'runs (s)':>24} "
+        f"{'peak MiB':>9} {'HiGHS ref s':>12} {'speed-up':>9}"
+    )
     for n in range(args.min_n, args.max_n + 1):
         res = json.loads(run_child(CHILD, n, args.repeats))
         med = statistics.median(res["times"])
@@ -67,8 +70,11 @@ def main() -> None:
             ref_s = float(run_child(REFERENCE, n, ROOT / "tests"))
             ref, ratio = f"{ref_s:.1f}", f"{ref_s / med:.0f}x"
         runs = ", ".join(f"{t:.2f}" for t in res["times"])
-        print(f"{n:>3} {res['subgames']:>12,} {res['matrix_games']:>14,} {med:>10.3f} {runs:>24} "
-              f"{res['peak'] / 2**20:>9.0f} {ref:>12} {ratio:>9}", flush=True)
+        print(
+            f"{n:>3} {res['subgames']:>12,} {res['matrix_games']:>14,} {med:>10.3f} {runs:>24} "
+            f"{res['peak'] / 2**20:>9.0f} {ref:>12} {ratio:>9}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

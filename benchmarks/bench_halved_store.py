@@ -31,10 +31,24 @@ from exact.game.encoding import build_levels  # noqa: E402
 def solve_store(tree: Path, objective: str, n: int, root: Path) -> float:
     """Seconds of ``gops solve N --store root`` run from ``tree`` (its own package)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "exact.cli", "solve", str(n), "--objective", objective,
-                    "--store", str(root), "--quiet"], cwd=tree, check=True,
-                   env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "exact.cli",
+            "solve",
+            str(n),
+            "--objective",
+            objective,
+            "--store",
+            str(root),
+            "--quiet",
+        ],
+        cwd=tree,
+        check=True,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+    )
     return time.perf_counter() - t0
 
 
@@ -66,12 +80,17 @@ def main():
     ap.add_argument("--games", default="points:10,points:11,win:8,win:9")
     args = ap.parse_args()
     games = [(g.split(":")[0], int(g.split(":")[1])) for g in args.games.split(",")]
-    print(f"{'game':>10} {'full MB':>9} {'halved MB':>9} {'ratio':>6} {'old s':>7} {'new s':>7}"
-          f"  largest |difference|")
+    print(
+        f"{'game':>10} {'full MB':>9} {'halved MB':>9} {'ratio':>6} {'old s':>7} {'new s':>7}"
+        f"  largest |difference|"
+    )
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
         old_tree = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old_tree),
-                        args.baseline], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old_tree), args.baseline],
+            check=True,
+            capture_output=True,
+        )
         try:
             for objective, n in games:
                 old, new = Path(tmp) / f"old-{objective}{n}", Path(tmp) / f"new-{objective}{n}"
@@ -79,13 +98,21 @@ def main():
                 t_new = solve_store(ROOT, objective, n, new)
                 diff, radius = compare(old, new, n)
                 b_old, b_new = store_bytes(old), store_bytes(new)
-                verdict = "0 (identical bits)" if diff == 0 else (
-                    f"{diff:.1e} (radius {radius:.1e})" + ("" if diff <= radius else " OVER"))
-                print(f"{objective:>6} {n:>3} {b_old / 1e6:>9.1f} {b_new / 1e6:>9.1f} "
-                      f"{b_new / b_old:>6.3f} {t_old:>7.1f} {t_new:>7.1f}  {verdict}", flush=True)
+                verdict = (
+                    "0 (identical bits)"
+                    if diff == 0
+                    else (f"{diff:.1e} (radius {radius:.1e})" + ("" if diff <= radius else " OVER"))
+                )
+                print(
+                    f"{objective:>6} {n:>3} {b_old / 1e6:>9.1f} {b_new / 1e6:>9.1f} "
+                    f"{b_new / b_old:>6.3f} {t_old:>7.1f} {t_new:>7.1f}  {verdict}",
+                    flush=True,
+                )
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(old_tree)], capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old_tree)],
+                capture_output=True,
+            )
 
 
 if __name__ == "__main__":

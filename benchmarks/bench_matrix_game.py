@@ -90,9 +90,20 @@ def _real_gops(n_games, seed=2024):
             r, p = int(t) // canon.shape[0], int(canon[int(t) % canon.shape[0]])
             for m in range(k):
                 if g < count:
-                    fill_matrix(games[g], k, p, r, m, level.child, level.sign,
-                                level.prize_child, level.prize_card, below,
-                                level.below_columns().column, level.below_columns().mirror)
+                    fill_matrix(
+                        games[g],
+                        k,
+                        p,
+                        r,
+                        m,
+                        level.child,
+                        level.sign,
+                        level.prize_child,
+                        level.prize_card,
+                        below,
+                        level.below_columns().column,
+                        level.below_columns().mirror,
+                    )
                     g += 1
             if g == count:
                 break
@@ -105,15 +116,16 @@ def _best_us(batches, repeats, chunk=100):
     games (~0.1 ms each), each chunk keeps its best time over the repeats, and the batch
     time is the sum of those minima: a slow spell of a shared machine then spoils single
     chunks of single repeats only.  The batches are interleaved in every repeat."""
-    best = {key: np.full(-(-games.shape[0] // chunk), np.inf)
-            for key, (games, _) in batches.items()}
+    best = {
+        key: np.full(-(-games.shape[0] // chunk), np.inf) for key, (games, _) in batches.items()
+    }
     outs = {key: np.empty(games.shape[0]) for key, (games, _) in batches.items()}
     for _ in range(repeats):
         for key, (games, k) in batches.items():
             for c in range(best[key].shape[0]):
-                part = games[c * chunk:(c + 1) * chunk]
+                part = games[c * chunk : (c + 1) * chunk]
                 t0 = time.perf_counter()
-                _solve_batch(part, k, outs[key][c * chunk:(c + 1) * chunk])
+                _solve_batch(part, k, outs[key][c * chunk : (c + 1) * chunk])
                 best[key][c] = min(best[key][c], time.perf_counter() - t0)
     for out in outs.values():
         assert np.all(np.isfinite(out))
@@ -133,8 +145,9 @@ def _linprog_us(rng, k, n):
     t0 = time.perf_counter()
     for A in games:
         a_ub = np.hstack([-A.T, np.ones((k, 1))])
-        linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=[1.0], bounds=bounds,
-                method="highs")
+        linprog(
+            c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs"
+        )
     return 1e6 * (time.perf_counter() - t0) / n
 
 
@@ -156,8 +169,7 @@ def main(argv=None):
     for k, games in _real_gops(args.batch).items():
         batches[("real", k)] = (games, k)
     us = _best_us(batches, args.repeats)
-    print(f"{'k':>3} {'gops-like us/game':>18} {'uniform us/game':>16} "
-          f"{'real GOPS us/game':>18}")
+    print(f"{'k':>3} {'gops-like us/game':>18} {'uniform us/game':>16} {'real GOPS us/game':>18}")
     for k in range(1, 17):
         real = f"{us[('real', k)]:>18.3f}" if ("real", k) in us else f"{'':>18}"
         print(f"{k:>3} {us[('gops', k)]:>18.3f} {us[('uniform', k)]:>16.3f} {real}")

@@ -210,8 +210,16 @@ def _level_args(sol, k, count):
     first = (level.prize_sets - count) // 2
     prize_sets = np.arange(first, first + count, dtype=np.int64)
     canon = np.ascontiguousarray(level.canonical_patterns)
-    return (k, canon, level.child, level.sign, level.prize_child, level.prize_card, full,
-            prize_sets)
+    return (
+        k,
+        canon,
+        level.child,
+        level.sign,
+        level.prize_child,
+        level.prize_card,
+        full,
+        prize_sets,
+    )
 
 
 def main(argv=None):
@@ -221,14 +229,20 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=10, help="cards (default 10)")
     ap.add_argument("--levels", type=int, nargs="+", default=[6, 7, 8, 9])
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
-    ap.add_argument("--prize-sets", type=int, default=None,
-                    help="replay only this many consecutive prize sets of each level, from "
-                         "its middle (default: the whole level)")
+    ap.add_argument(
+        "--prize-sets",
+        type=int,
+        default=None,
+        help="replay only this many consecutive prize sets of each level, from "
+        "its middle (default: the whole level)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     sol = exact.solve(args.n)
-    print(f"N = {args.n}: float solve {time.perf_counter() - t0:.1f} s "
-          f"(numba threads {numba.get_num_threads()}; the replay is serial)")
+    print(
+        f"N = {args.n}: float solve {time.perf_counter() - t0:.1f} s "
+        f"(numba threads {numba.get_num_threads()}; the replay is serial)"
+    )
 
     rows = []
     for k in args.levels:
@@ -244,7 +258,7 @@ def main(argv=None):
         assert stats[9] <= 1.0, f"k = {k}: a warm value outside the certified bounds"
         # chunks of whole prize sets, >= ~20,000 games each
         per = max(1, -(-20_000 // (k * nc)))
-        chunks = [sets[i:i + per] for i in range(0, sets.shape[0], per)]
+        chunks = [sets[i : i + per] for i in range(0, sets.shape[0], per)]
         for mode in range(len(MODES)):  # compile / load every path
             replay(mode, *la[:-1], chunks[0][:1], new_memo(k, args.n, nc))
         best = np.full((len(MODES), len(chunks)), np.inf)
@@ -259,26 +273,39 @@ def main(argv=None):
                     best[mode, c] = min(best[mode, c], dt)
                     totals[mode, rep] += dt
         us_min = {name: 1e6 * best[i].sum() / games for i, name in enumerate(MODES)}
-        us_med = {name: 1e6 * float(np.median(totals[i])) / games
-                  for i, name in enumerate(MODES)}
-        ratio = {name: float(np.median((totals[1] - totals[0]) / (totals[i] - totals[0])))
-                 for i, name in enumerate(MODES) if i > 0}
+        us_med = {name: 1e6 * float(np.median(totals[i])) / games for i, name in enumerate(MODES)}
+        ratio = {
+            name: float(np.median((totals[1] - totals[0]) / (totals[i] - totals[0])))
+            for i, name in enumerate(MODES)
+            if i > 0
+        }
         rows.append((k, games, hits, us_min, us_med, ratio))
-        print(f"k = {k}: {games:,} games; hit rates prev {hits[0]:.1%}, upcard {hits[1]:.1%}, "
-              f"prizeset {hits[2]:.1%}, card {hits[3]:.1%} (of the games with a guess); "
-              f"saddles {stats[11] / n:.1%}, mean support {stats[12] / n:.2f}; "
-              f"max |v_warm - v_cold| / (e_warm + e_cold) {stats[9]:.2g}, "
-              f"accepted guesses polished: {int(stats[10])}", flush=True)
+        print(
+            f"k = {k}: {games:,} games; hit rates prev {hits[0]:.1%}, upcard {hits[1]:.1%}, "
+            f"prizeset {hits[2]:.1%}, card {hits[3]:.1%} (of the games with a guess); "
+            f"saddles {stats[11] / n:.1%}, mean support {stats[12] / n:.2f}; "
+            f"max |v_warm - v_cold| / (e_warm + e_cold) {stats[9]:.2g}, "
+            f"accepted guesses polished: {int(stats[10])}",
+            flush=True,
+        )
 
     print()
-    print("hit = accepted guesses / games with a guess (upcard: m > 0; prizeset, card: "
-          "after the first prize set with that upcard)")
-    print("us/game (solve only: the fill subtracted): 'min' = sum over chunks of prize sets "
-          "of the best time over the repeats,")
-    print("'med' = median over the repeats of the whole level; x mode = cold / mode, both "
-          "fill-subtracted (min: of the 'min' times; med: median over repeats of the ratio)")
-    head = (f"{'k':>2} {'games':>10} {'hit prev':>9} {'hit upcard':>11} {'hit prizeset':>13} "
-            f"{'hit card':>10} {'fill':>6}")
+    print(
+        "hit = accepted guesses / games with a guess (upcard: m > 0; prizeset, card: "
+        "after the first prize set with that upcard)"
+    )
+    print(
+        "us/game (solve only: the fill subtracted): 'min' = sum over chunks of prize sets "
+        "of the best time over the repeats,"
+    )
+    print(
+        "'med' = median over the repeats of the whole level; x mode = cold / mode, both "
+        "fill-subtracted (min: of the 'min' times; med: median over repeats of the ratio)"
+    )
+    head = (
+        f"{'k':>2} {'games':>10} {'hit prev':>9} {'hit upcard':>11} {'hit prizeset':>13} "
+        f"{'hit card':>10} {'fill':>6}"
+    )
     for name in MODES[1:]:
         head += f" {name:>15}"
     print(head)
@@ -287,19 +314,25 @@ def main(argv=None):
         sub += f" {'min / med us':>15}"
     print(sub)
     for k, games, hits, us_min, us_med, _ in rows:
-        line = (f"{k:>2} {games:>10,} {hits[0]:>9.1%} {hits[1]:>11.1%} {hits[2]:>13.1%} "
-                f"{hits[3]:>10.1%} {us_min['fill']:>6.3f}")
+        line = (
+            f"{k:>2} {games:>10,} {hits[0]:>9.1%} {hits[1]:>11.1%} {hits[2]:>13.1%} "
+            f"{hits[3]:>10.1%} {us_min['fill']:>6.3f}"
+        )
         for name in MODES[1:]:
-            line += (f" {us_min[name] - us_min['fill']:>7.3f} "
-                     f"{us_med[name] - us_med['fill']:>7.3f}")
+            line += f" {us_min[name] - us_min['fill']:>7.3f} {us_med[name] - us_med['fill']:>7.3f}"
         print(line)
     print()
     print(f"{'k':>2} " + " ".join(f"{'x ' + name + ' min/med':>20}" for name in MODES[2:]))
     for k, _, _, us_min, _, ratio in rows:
         cold = us_min["cold"] - us_min["fill"]
-        print(f"{k:>2} " + " ".join(
-            f"{cold / (us_min[name] - us_min['fill']):>13.2f} {ratio[name]:>6.2f}"
-            for name in MODES[2:]))
+        print(
+            f"{k:>2} "
+            + " ".join(
+                f"{cold / (us_min[name] - us_min['fill']):>13.2f} {ratio[name]:>6.2f}"
+                for name in MODES[2:]
+            )
+        )
+
 
 if __name__ == "__main__":
     main()

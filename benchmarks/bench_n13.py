@@ -58,8 +58,10 @@ def compare_table_2(store: Path) -> list[str]:
             worst = max(worst, abs(ours - paper))
             if round(ours, 3) != paper:
                 lines.append(f"bid {bid}, upcard {u}: ours {ours:.5f}, paper {paper:.3f}")
-    header = (f"Table 2 (N=13): {169 - len(lines)} of 169 entries equal to 3 decimals; "
-              f"largest |ours - paper| = {worst:.5f}")
+    header = (
+        f"Table 2 (N=13): {169 - len(lines)} of 169 entries equal to 3 decimals; "
+        f"largest |ours - paper| = {worst:.5f}"
+    )
     return [header] + lines
 
 
@@ -70,18 +72,27 @@ def main():
     ap.add_argument("--store-root", type=Path, default=Path("/var/tmp/gops-stores"))
     args = ap.parse_args()
     rows = []
-    print(f"{'N':>3} {'subgames':>14} {'matrix games':>15} {'wall s':>9} {'peak MiB':>9} "
-          f"{'games/s':>12} {'store MB':>9}")
+    print(
+        f"{'N':>3} {'subgames':>14} {'matrix games':>15} {'wall s':>9} {'peak MiB':>9} "
+        f"{'games/s':>12} {'store MB':>9}"
+    )
     for n in range(args.min_n, args.max_n + 1):
         root = args.store_root / f"n{n}"
-        out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(root)], check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, str(n), str(root)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         r = json.loads(out.stdout.strip().splitlines()[-1])
         r["n"], r["disk"] = n, dir_bytes(root)
         rows.append(r)
-        print(f"{n:>3} {r['subgames']:>14,} {r['matrix_games']:>15,} {r['seconds']:>9.1f} "
-              f"{r['peak'] / 2**20:>9.0f} {r['matrix_games'] / r['seconds']:>12,.0f} "
-              f"{r['disk'] / 1e6:>9.1f}", flush=True)
+        print(
+            f"{n:>3} {r['subgames']:>14,} {r['matrix_games']:>15,} {r['seconds']:>9.1f} "
+            f"{r['peak'] / 2**20:>9.0f} {r['matrix_games'] / r['seconds']:>12,.0f} "
+            f"{r['disk'] / 1e6:>9.1f}",
+            flush=True,
+        )
     if len(rows) >= 2:
         a, b = rows[-2], rows[-1]
         per_game = b["seconds"] / b["matrix_games"]
@@ -90,17 +101,19 @@ def main():
 
         from exact.game.encoding import pattern_count
 
-        print("projection (time per matrix game grows by the last measured factor "
-              f"{growth:.2f} per N; largest two levels in memory, all levels on disk):")
+        print(
+            "projection (time per matrix game grows by the last measured factor "
+            f"{growth:.2f} per N; largest two levels in memory, all levels on disk):"
+        )
         for n in range(b["n"] + 1, 17):
-            games = sum(
-                comb(n, k) * k * (pattern_count(n, k) - 1) // 2 for k in range(1, n + 1)
-            )
+            games = sum(comb(n, k) * k * (pattern_count(n, k) - 1) // 2 for k in range(1, n + 1))
             per_game *= growth
             biggest = max(comb(n, k) * pattern_count(n, k) for k in range(n + 1))
             disk = sum(comb(n, k) * pattern_count(n, k) for k in range(n + 1)) * 8
-            print(f"{n:>3} matrix games {games:.3e}  time {games * per_game / 3600:8.1f} h  "
-                  f"memory {2 * biggest * 8 / 2**30:6.1f} GiB  disk {disk / 2**30:7.1f} GiB")
+            print(
+                f"{n:>3} matrix games {games:.3e}  time {games * per_game / 3600:8.1f} h  "
+                f"memory {2 * biggest * 8 / 2**30:6.1f} GiB  disk {disk / 2**30:7.1f} GiB"
+            )
     if rows and rows[-1]["n"] == 13:
         for line in compare_table_2(args.store_root / "n13"):
             print(line)

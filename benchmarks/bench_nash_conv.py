@@ -43,27 +43,37 @@ def main():
     ap.add_argument("--openspiel-repeats", type=int, default=1)
     ap.add_argument("--policies", default="uniform,equilibrium,perturbed")
     args = ap.parse_args()
-    print("N | policy | OpenSpiel NashConv | ours | OpenSpiel s | ours, every history s | "
-          "ours, by position s | speed-up (by position)")
+    print(
+        "N | policy | OpenSpiel NashConv | ours | OpenSpiel s | ours, every history s | "
+        "ours, by position s | speed-up (by position)"
+    )
     print("---|---|---|---|---|---|---|---")
     for n in (int(x) for x in args.n.split(",")):
         game = goofspiel_game(n)
         sol = exact.solve(n)
-        # A fresh policy for every run: the equilibrium's policy caches its mixes.  (B023:
-        # every lambda here runs within the iteration that makes it.)
-        policies = {"uniform": lambda: UniformRandomPolicy(game),  # noqa: B023
-                    "equilibrium": lambda: solution_policy(sol, game),  # noqa: B023
-                    "perturbed": lambda: perturbed(sol, game)}  # noqa: B023
+        # A fresh policy for every run: the equilibrium's policy caches its mixes.
+        policies = {
+            "uniform": lambda game=game: UniformRandomPolicy(game),
+            "equilibrium": lambda sol=sol, game=game: solution_policy(sol, game),
+            "perturbed": lambda sol=sol, game=game: perturbed(sol, game),
+        }
         for name in args.policies.split(","):
             fresh = policies[name]
-            theirs, t_theirs = timed(lambda: exploitability.nash_conv(game, fresh()),  # noqa: B023
-                                     args.openspiel_repeats)
+            theirs, t_theirs = timed(
+                lambda: exploitability.nash_conv(game, fresh()),  # noqa: B023
+                args.openspiel_repeats,
+            )
             ours, t_walk = timed(lambda: nash_conv(game, fresh()), args.repeats)  # noqa: B023
-            keyed, t_keyed = timed(lambda: nash_conv(game, fresh(), by_position=True),  # noqa: B023
-                                   args.repeats)
+            keyed, t_keyed = timed(
+                lambda: nash_conv(game, fresh(), by_position=True),  # noqa: B023
+                args.repeats,
+            )
             assert abs(ours - theirs) < 1e-12 and abs(keyed - theirs) < 1e-12, (ours, theirs)
-            print(f"{n} | {name} | {theirs:.12g} | {ours:.12g} | {t_theirs:.2f} | "
-                  f"{t_walk:.2f} | {t_keyed:.2f} | {t_theirs / t_keyed:.0f}x", flush=True)
+            print(
+                f"{n} | {name} | {theirs:.12g} | {ours:.12g} | {t_theirs:.2f} | "
+                f"{t_walk:.2f} | {t_keyed:.2f} | {t_theirs / t_keyed:.0f}x",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

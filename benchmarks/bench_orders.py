@@ -24,8 +24,10 @@ from exact.kernels.points import warm_up
 
 
 def value_table(max_n: int, exact_max: int) -> None:
-    print("N | value when I choose the prizes (float) | certified enclosure | exact | "
-          "best first prizes | solve s")
+    print(
+        "N | value when I choose the prizes (float) | certified enclosure | exact | "
+        "best first prizes | solve s"
+    )
     print("---|---|---|---|---|---")
     for n in range(2, max_n + 1):
         cards = set(range(1, n + 1))
@@ -39,11 +41,14 @@ def value_table(max_n: int, exact_max: int) -> None:
         exact_text = ""
         if n <= exact_max:
             q = exact.solve(n, arithmetic="rational", order="controlled-by-me").value(
-                cards, cards, cards)
+                cards, cards, cards
+            )
             assert lo <= float(q) <= hi, (n, q, lo, hi)
             exact_text = str(q) if len(str(q)) <= 40 else f"{float(q):.15f} ({len(str(q))} chars)"
-        print(f"{n} | {value:+.6f} | [{lo:.12f}, {hi:.12f}] | {exact_text} | {best} | "
-              f"{seconds:.1f}", flush=True)
+        print(
+            f"{n} | {value:+.6f} | [{lo:.12f}, {hi:.12f}] | {exact_text} | {best} | {seconds:.1f}",
+            flush=True,
+        )
 
 
 def speed(n: int, repeats: int) -> None:
@@ -60,8 +65,11 @@ def speed(n: int, repeats: int) -> None:
             games = sol.stats.matrix_games
         med = statistics.median(runs)
         base = base or med
-        print(f"{name} | {med:.2f} ({', '.join(f'{r:.2f}' for r in runs)}) | {games:,} | "
-              f"{games / med:,.0f} | {med / base:.2f}", flush=True)
+        print(
+            f"{name} | {med:.2f} ({', '.join(f'{r:.2f}' for r in runs)}) | {games:,} | "
+            f"{games / med:,.0f} | {med / base:.2f}",
+            flush=True,
+        )
 
 
 def main():

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-GIB = 2 ** 30
+GIB = 2**30
 CGROUP_V1 = Path("/sys/fs/cgroup/memory")
 
 
@@ -51,8 +51,12 @@ def run(n: int, root: Path, limit: float | None) -> dict:
         (cgroup / "memory.limit_in_bytes").write_text(str(int(limit * GIB)))
     gops = Path(sys.executable).with_name("gops")
     t0 = time.perf_counter()
-    child = subprocess.Popen([str(gops), "solve", str(n), "--store", str(root), "--quiet"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [str(gops), "solve", str(n), "--store", str(root), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if cgroup is not None:  # the child has not allocated anything yet: it imports Python
         (cgroup / "cgroup.procs").write_text(str(child.pid))
     peaks: dict = {}
@@ -61,8 +65,13 @@ def run(n: int, root: Path, limit: float | None) -> dict:
         time.sleep(0.2)
     seconds = time.perf_counter() - t0
     err = child.stderr.read().strip()
-    result = {"limit": limit, "seconds": seconds, "rc": child.returncode, "error": err[-300:],
-              **peaks}
+    result = {
+        "limit": limit,
+        "seconds": seconds,
+        "rc": child.returncode,
+        "error": err[-300:],
+        **peaks,
+    }
     if cgroup is not None:
         stat = dict(line.split() for line in (cgroup / "memory.stat").read_text().splitlines())
         result["cgroup_peak"] = int((cgroup / "memory.max_usage_in_bytes").read_text())
@@ -80,11 +89,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=13)
     ap.add_argument("--limits", default="", help="cgroup memory limits in GiB, comma-separated")
-    ap.add_argument("--work", type=Path, default=Path("/var/tmp"),
-                    help="folder for the stores (each removed after its run)")
-    ap.add_argument("--reference", type=Path,
-                    help="a finished store of the same N to compare the levels with, instead "
-                         "of a first run without a limit")
+    ap.add_argument(
+        "--work",
+        type=Path,
+        default=Path("/var/tmp"),
+        help="folder for the stores (each removed after its run)",
+    )
+    ap.add_argument(
+        "--reference",
+        type=Path,
+        help="a finished store of the same N to compare the levels with, instead "
+        "of a first run without a limit",
+    )
     args = ap.parse_args()
     limits = [float(x) for x in args.limits.split(",") if x]
     if args.reference is None:
@@ -96,10 +112,14 @@ def main():
 
     sizes = [level_bytes(GameSpec.parse(args.n), k) for k in range(args.n + 1)]
     pair = max(sizes[k - 1] + sizes[k] for k in range(1, args.n + 1))
-    print(f"N = {args.n}: largest pair of adjacent levels {pair / GIB:.2f} GiB; "
-          f"pre-flight estimate: {estimate(GameSpec.parse(args.n)).describe()}")
-    print(f"{'limit GiB':>9} {'wall s':>8} {'peak anon GiB':>13} {'peak file GiB':>13} "
-          f"{'cgroup peak GiB':>15} {'major faults':>12}  levels")
+    print(
+        f"N = {args.n}: largest pair of adjacent levels {pair / GIB:.2f} GiB; "
+        f"pre-flight estimate: {estimate(GameSpec.parse(args.n)).describe()}"
+    )
+    print(
+        f"{'limit GiB':>9} {'wall s':>8} {'peak anon GiB':>13} {'peak file GiB':>13} "
+        f"{'cgroup peak GiB':>15} {'major faults':>12}  levels"
+    )
     baseline = level_digests(args.reference) if args.reference else None
     for limit in limits:
         root = Path(tempfile.mkdtemp(prefix=f"gops-mem-{args.n}-", dir=args.work))
@@ -111,14 +131,22 @@ def main():
         first = baseline is None
         if first:
             baseline = digests
-        same = ("the baseline" if first and digests else
-                f"identical to the {'reference' if args.reference else 'baseline'}"
-                if digests and digests == baseline
-                else f"FAILED (exit {r['rc']}): {r['error']}" if digests is None else "DIFFERENT")
-        print(f"{limit if limit else 'none':>9} {r['seconds']:>8.1f} "
-              f"{r.get('RssAnon', 0) / GIB:>13.2f} {r.get('RssFile', 0) / GIB:>13.2f} "
-              f"{r.get('cgroup_peak', 0) / GIB if limit else float('nan'):>15.2f} "
-              f"{r.get('major_faults', 0):>12}  {same}", flush=True)
+        same = (
+            "the baseline"
+            if first and digests
+            else f"identical to the {'reference' if args.reference else 'baseline'}"
+            if digests and digests == baseline
+            else f"FAILED (exit {r['rc']}): {r['error']}"
+            if digests is None
+            else "DIFFERENT"
+        )
+        print(
+            f"{limit if limit else 'none':>9} {r['seconds']:>8.1f} "
+            f"{r.get('RssAnon', 0) / GIB:>13.2f} {r.get('RssFile', 0) / GIB:>13.2f} "
+            f"{r.get('cgroup_peak', 0) / GIB if limit else float('nan'):>15.2f} "
+            f"{r.get('major_faults', 0):>12}  {same}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

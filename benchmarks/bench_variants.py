@@ -63,12 +63,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    print(f"{'variant':>8} {'arith':>8} {'N':>3} {'states':>9} {'matrix games':>13} "
-          f"{'median s':>9} {'runs (s)':>22} {'peak MiB':>9} {'HiGHS ref s':>12} {'speed-up':>9}")
+    print(
+        f"{'variant':>8} {'arith':>8} {'N':>3} {'states':>9} {'matrix games':>13} "
+        f"{'median s':>9} {'runs (s)':>22} {'peak MiB':>9} {'HiGHS ref s':>12} {'speed-up':>9}"
+    )
     for variant, arithmetic, ns in CASES:
         for n in ns:
-            runs = [json.loads(run_child(CHILD, variant, n, arithmetic))
-                    for _ in range(args.repeats)]
+            runs = [
+                json.loads(run_child(CHILD, variant, n, arithmetic)) for _ in range(args.repeats)
+            ]
             med = statistics.median(r["seconds"] for r in runs)
             ref = ratio = ""
             if arithmetic == "float" and n <= REFERENCE_MAX_N[variant]:
@@ -76,9 +79,12 @@ def main() -> None:
                 ref, ratio = f"{ref_s:.1f}", f"{ref_s / med:.0f}x"
             times = ", ".join(f"{r['seconds']:.2f}" for r in runs)
             r = runs[0]
-            print(f"{variant:>8} {arithmetic:>8} {n:>3} {r['states']:>9,} {r['games']:>13,} "
-                  f"{med:>9.2f} {times:>22} {max(x['peak'] for x in runs) / 2**20:>9.0f} "
-                  f"{ref:>12} {ratio:>9}", flush=True)
+            print(
+                f"{variant:>8} {arithmetic:>8} {n:>3} {r['states']:>9,} {r['games']:>13,} "
+                f"{med:>9.2f} {times:>22} {max(x['peak'] for x in runs) / 2**20:>9.0f} "
+                f"{ref:>12} {ratio:>9}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -32,8 +32,9 @@ from exact.dp.store import file_sha256
 def gops(*args) -> tuple[int, str, float]:
     """(exit code, stdout + stderr, seconds) of one `gops` command in a fresh process."""
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "exact.cli", *map(str, args)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "exact.cli", *map(str, args)], capture_output=True, text=True
+    )
     return proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - t0
 
 
@@ -49,7 +50,7 @@ def edit_value(root: Path, k: int) -> None:
 
 def set_entry(root: Path, k, key: str, value) -> None:
     manifest = json.loads((root / "manifest.json").read_text())
-    for level in ([k] if k is not None else manifest["levels"]):
+    for level in [k] if k is not None else manifest["levels"]:
         manifest["levels"][str(level)][key] = value
     (root / "manifest.json").write_text(json.dumps(manifest))
 
@@ -75,10 +76,14 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sample", type=int, default=1000)
-    ap.add_argument("--root", default=None,
-                    help="Folder for the stores (default: a temporary one).")
-    ap.add_argument("--store", default=None,
-                    help="Only the edits, on copies of this solved store of N (no timings).")
+    ap.add_argument(
+        "--root", default=None, help="Folder for the stores (default: a temporary one)."
+    )
+    ap.add_argument(
+        "--store",
+        default=None,
+        help="Only the edits, on copies of this solved store of N (no timings).",
+    )
     args = ap.parse_args()
     base = Path(args.root or tempfile.mkdtemp(prefix="bench-verify-"))
     n = args.n
@@ -101,13 +106,18 @@ def main() -> None:
         code, out, seconds = gops("verify", store, "--quiet", "--sample", args.sample)
         assert code == 0, out
         sample.append(seconds)
-        print(f"run {i + 1}: solve {solve[-1]:.1f} s, verify {full[-1]:.1f} s, "
-              f"verify --sample {args.sample} {sample[-1]:.1f} s", flush=True)
+        print(
+            f"run {i + 1}: solve {solve[-1]:.1f} s, verify {full[-1]:.1f} s, "
+            f"verify --sample {args.sample} {sample[-1]:.1f} s",
+            flush=True,
+        )
     med = statistics.median
     print(f"\n| N = {n} | median of {args.repeats} | runs |\n|---|---|---|")
-    for name, runs in ((f"gops solve {n} --store (baseline)", solve),
-                       ("gops verify (every level re-derived)", full),
-                       (f"gops verify --sample {args.sample}", sample)):
+    for name, runs in (
+        (f"gops solve {n} --store (baseline)", solve),
+        ("gops verify (every level re-derived)", full),
+        (f"gops verify --sample {args.sample}", sample),
+    ):
         print(f"| {name} | {med(runs):.1f} s | {', '.join(f'{x:.1f}' for x in runs)} |")
     print(f"| verify / solve | {med(full) / med(solve):.2f} | |")
     print_edits(n, base / f"s{n}", base)
@@ -125,8 +135,11 @@ def print_edits(n: int, store: Path, base: Path) -> None:
         edit(copy)
         vcode, vout, vsec = gops("verify", copy, "--quiet")
         tcode, tout, tsec = gops("table", n, "--store", copy, "--certified")
-        print(f"| {name} | exit {vcode} in {vsec:.1f} s: {first_line(vout)} | exit {tcode} "
-              f"in {tsec:.1f} s: {first_line(tout)} |", flush=True)
+        print(
+            f"| {name} | exit {vcode} in {vsec:.1f} s: {first_line(vout)} | exit {tcode} "
+            f"in {tsec:.1f} s: {first_line(tout)} |",
+            flush=True,
+        )
     shutil.rmtree(base / "edited", ignore_errors=True)
 
 

@@ -26,19 +26,29 @@ JOBS = {
     "float N=12": "import exact; exact.solve(12)",
     "win N=9": "import exact; exact.solve(9, objective='win')",
     "certify 6": "import exact, tempfile, os; d = tempfile.mkdtemp(); "
-                 "exact.certify(6, os.path.join(d, 'c6.cert'))",
+    "exact.certify(6, os.path.join(d, 'c6.cert'))",
 }
 # Public API only, so that any two layouts of the package compare.
-WARM = ("import exact; exact.solve(3); exact.solve(3, objective='win'); "
-        "exact.solve(3, arithmetic='rational')")
+WARM = (
+    "import exact; exact.solve(3); exact.solve(3, objective='win'); "
+    "exact.solve(3, arithmetic='rational')"
+)
 
 
 def time_job(tree: Path, code: str) -> float:
-    script = (f"{WARM}\nimport time, json\nt0 = time.perf_counter()\n{code}\n"
-              "print(json.dumps(time.perf_counter() - t0))")
+    script = (
+        f"{WARM}\nimport time, json\nt0 = time.perf_counter()\n{code}\n"
+        "print(json.dumps(time.perf_counter() - t0))"
+    )
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", script], cwd=tree, env=env, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -51,8 +61,11 @@ def main():
     jobs = [j.strip() for j in args.jobs.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old),
-                        args.baseline], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), args.baseline],
+            check=True,
+            capture_output=True,
+        )
         try:
             times = {(j, v): [] for j in jobs for v in ("old", "new")}
             for rep in range(args.repeats):
@@ -62,8 +75,10 @@ def main():
                         times[job, label].append(t)
                         print(f"# repeat {rep + 1}: {job:<11} {label}: {t:8.2f} s", flush=True)
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
-                           capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
+                capture_output=True,
+            )
     print(f"\nbaseline {args.baseline}, medians of {args.repeats}")
     print(f"{'job':<12} {'old s':>9} {'new s':>9} {'new/old':>8}")
     for job in jobs:

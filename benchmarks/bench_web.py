@@ -47,8 +47,13 @@ def random_position(n: int, rng: random.Random) -> dict:
     k = rng.randint(2, n)
     cards = list(range(1, n + 1))
     mine, theirs, deck = (sorted(rng.sample(cards, k)) for _ in range(3))
-    return {"n": n, "mine": ",".join(map(str, mine)), "theirs": ",".join(map(str, theirs)),
-            "deck": ",".join(map(str, deck)), "upcard": rng.choice(deck)}
+    return {
+        "n": n,
+        "mine": ",".join(map(str, mine)),
+        "theirs": ",".join(map(str, theirs)),
+        "deck": ",".join(map(str, deck)),
+        "upcard": rng.choice(deck),
+    }
 
 
 def summary(label: str, seconds: list[float]) -> str:
@@ -72,8 +77,7 @@ def page_loads(base: str, n: int, loads: int) -> list[str]:
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     load, mix = [], []
     try:
-        link = (f"{base}/#explore?n={n}&objective=points&mine=1,3,5&theirs=2,4,5"
-                "&deck=1,2,5&upcard=2")
+        link = f"{base}/#explore?n={n}&objective=points&mine=1,3,5&theirs=2,4,5&deck=1,2,5&upcard=2"
         for i in range(loads + 1):  # the first load warms the browser's own caches
             t0 = time.perf_counter()
             driver.get(link)
@@ -83,7 +87,8 @@ def page_loads(base: str, n: int, loads: int) -> list[str]:
             drawn = time.perf_counter() - t0
             timing = driver.execute_script(
                 "const t = performance.getEntriesByType('navigation')[0];"
-                "return t.loadEventEnd - t.startTime;")
+                "return t.loadEventEnd - t.startTime;"
+            )
             if i:
                 load.append(timing / 1000)
                 mix.append(drawn)
@@ -99,8 +104,9 @@ def main():
     ap.add_argument("--loads", type=int, default=7)
     args = ap.parse_args()
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -112,8 +118,12 @@ def main():
         print(f"# N={args.n}: first request (solves the game) {first:.2f} s")
         lines = []
         for endpoint in ("strategy", "position"):
-            times = [get(f"{base}/api/{endpoint}?" + urllib.parse.urlencode(
-                random_position(args.n, rng))) for _ in range(args.requests)]
+            times = [
+                get(
+                    f"{base}/api/{endpoint}?" + urllib.parse.urlencode(random_position(args.n, rng))
+                )
+                for _ in range(args.requests)
+            ]
             lines.append(summary(f"/api/{endpoint} N={args.n}", times))
         lines += page_loads(base, 5, args.loads)
         print("\n".join(lines))

@@ -45,8 +45,12 @@ import urllib.request
 from collections import Counter
 
 CHEAP = [
-    "/api/info", "/", "/static/app.js",
-    "/api/table?n=4", "/api/table?n=6", "/api/table?n=6&objective=win&lead=3",
+    "/api/info",
+    "/",
+    "/static/app.js",
+    "/api/table?n=4",
+    "/api/table?n=6",
+    "/api/table?n=6&objective=win&lead=3",
     "/api/strategy?n=5&mine=1,3,5&theirs=2,4,5&deck=1,2,5&upcard=2",
     "/api/position?n=5&mine=1,3,5&theirs=2,4,5&deck=1,2,5&upcard=2",
     "/api/position?n=6&mine=2,6&theirs=1,5&deck=3,4&upcard=4&objective=win&lead=-2",
@@ -78,7 +82,9 @@ class Run:
         self.lock = threading.Lock()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "exact.cli", "serve", "--port", "0"],
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         t0 = time.perf_counter()
         line = self.proc.stderr.readline()
         self.startup = time.perf_counter() - t0
@@ -179,8 +185,10 @@ def one_run(args, seed: int) -> dict:
         rng = random.Random(seed)
         for path in CHEAP:  # their small games solved and kept before the baseline
             run.get(path, "first")
-        idle = [threading.Thread(target=idle_client, args=(run, random.Random(rng.random())))
-                for _ in range(args.clients)]
+        idle = [
+            threading.Thread(target=idle_client, args=(run, random.Random(rng.random())))
+            for _ in range(args.clients)
+        ]
         for t in idle:
             t.start()
         for t in idle:
@@ -188,12 +196,14 @@ def one_run(args, seed: int) -> dict:
         t0 = time.perf_counter()
         results: multiprocessing.Queue = multiprocessing.Queue()
         stop_probe = multiprocessing.Event()
-        probe_process = multiprocessing.Process(target=probe, args=(
-            run.base, stop_probe, results))
+        probe_process = multiprocessing.Process(target=probe, args=(run.base, stop_probe, results))
         probe_process.start()
-        clients = [threading.Thread(target=client, args=(
-            run, random.Random(rng.random()), args.requests, args.spread))
-            for _ in range(args.clients)]
+        clients = [
+            threading.Thread(
+                target=client, args=(run, random.Random(rng.random()), args.requests, args.spread)
+            )
+            for _ in range(args.clients)
+        ]
         for t in clients:
             t.start()
         for t in clients:
@@ -209,28 +219,41 @@ def one_run(args, seed: int) -> dict:
         stop = run.stop()
     with run.lock:
         records = list(run.records)
-    ms = {kind: [1000 * s for k, _, s, st in records if k == kind and st == 200]
-          for kind in ("idle", "cheap", "cheap-during")}
+    ms = {
+        kind: [1000 * s for k, _, s, st in records if k == kind and st == 200]
+        for kind in ("idle", "cheap", "cheap-during")
+    }
     statuses = Counter(str(st) for _, _, _, st in records)
-    server_errors = sum(n for st, n in statuses.items()
-                        if st.isdigit() and int(st) >= 500 and st != "503")
+    server_errors = sum(
+        n for st, n in statuses.items() if st.isdigit() and int(st) >= 500 and st != "503"
+    )
     failed = sum(n for st, n in statuses.items() if st.startswith("failed"))
     expensive = Counter(str(st) for k, _, _, st in records if k == "expensive")
     cheap_timed_out = sum(1 for k, _, _, st in records if k != "expensive" and st == "timed out")
     return {
-        "startup s": run.startup, "mixed wall s": wall,
-        "idle p50 ms": percentile(ms["idle"], 0.5), "idle p99 ms": percentile(ms["idle"], 0.99),
+        "startup s": run.startup,
+        "mixed wall s": wall,
+        "idle p50 ms": percentile(ms["idle"], 0.5),
+        "idle p99 ms": percentile(ms["idle"], 0.99),
         "during p50 ms": percentile(ms["cheap-during"], 0.5),
         "during p99 ms": percentile(ms["cheap-during"], 0.99),
         "during n": len(ms["cheap-during"]),
-        "probe p50 ms": percentile(probed, 0.5), "probe p99 ms": percentile(probed, 0.99),
+        "probe p50 ms": percentile(probed, 0.5),
+        "probe p99 ms": percentile(probed, 0.99),
         "probe n": len(probed),
         "cheap, none in flight p50 ms": percentile(ms["cheap"], 0.5),
-        "peak RSS GiB": peak / 2 ** 30, "solves": solves,
-        "expensive 200": expensive["200"], "expensive 400": expensive["400"],
-        "expensive timed out": expensive["timed out"], "cheap timed out": cheap_timed_out,
-        "503": statuses["503"], "5xx but 503": server_errors, "failed": failed,
-        "abandoned": statuses["abandoned"], "requests": len(records), "stop s": stop,
+        "peak RSS GiB": peak / 2**30,
+        "solves": solves,
+        "expensive 200": expensive["200"],
+        "expensive 400": expensive["400"],
+        "expensive timed out": expensive["timed out"],
+        "cheap timed out": cheap_timed_out,
+        "503": statuses["503"],
+        "5xx but 503": server_errors,
+        "failed": failed,
+        "abandoned": statuses["abandoned"],
+        "requests": len(records),
+        "stop s": stop,
         "statuses": dict(statuses),
         "slowest": slowest(records),
     }
@@ -243,8 +266,10 @@ def slowest(records, count: int = 4) -> str:
         if kind == "cheap-during" and status == 200:
             by_path.setdefault(path, []).append(1000 * seconds)
     worst = sorted(by_path.items(), key=lambda item: -percentile(item[1], 0.99))[:count]
-    return "; ".join(f"{path} p50 {percentile(v, 0.5):.0f} p99 {percentile(v, 0.99):.0f} ms "
-                     f"(n={len(v)})" for path, v in worst)
+    return "; ".join(
+        f"{path} p50 {percentile(v, 0.5):.0f} p99 {percentile(v, 0.99):.0f} ms (n={len(v)})"
+        for path, v in worst
+    )
 
 
 def main():
@@ -256,15 +281,21 @@ def main():
     ap.add_argument("--deadline", type=float, default=180.0)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    print(f"# {args.clients} clients x {args.requests} requests over ~{args.spread:.0f} s, "
-          f"{args.runs} run(s), deadline {args.deadline:.0f} s; "
-          f"load before: {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"# {args.clients} clients x {args.requests} requests over ~{args.spread:.0f} s, "
+        f"{args.runs} run(s), deadline {args.deadline:.0f} s; "
+        f"load before: {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     results = []
     for i in range(args.runs):
         result = one_run(args, args.seed + i)
         results.append(result)
-        print(f"# run {i + 1}: statuses {result.pop('statuses')}; slowest cheap: "
-              f"{result.pop('slowest')}", flush=True)
+        print(
+            f"# run {i + 1}: statuses {result.pop('statuses')}; slowest cheap: "
+            f"{result.pop('slowest')}",
+            flush=True,
+        )
     keys = list(results[0])
     print("| " + " | ".join(["run"] + keys) + " |")
     print("|" + "---|" * (len(keys) + 1))

@@ -60,9 +60,12 @@ def is_zero(game, bid):
 def claims(n, games):
     out = []
     g = games[n]
-    out.append(("upcard N: never N-1, N-2",
-                min((is_zero(g, n - 1), is_zero(g, n - 2)),
-                    key=["refuted", "open", "proved"].index)))
+    out.append(
+        (
+            "upcard N: never N-1, N-2",
+            min((is_zero(g, n - 1), is_zero(g, n - 2)), key=["refuted", "open", "proved"].index),
+        )
+    )
     if n % 2 == 0:
         out.append(("upcard N, N even: never 1", is_zero(g, 1)))
     return out
@@ -95,7 +98,7 @@ def certified_digits(lo: float, hi: float, places: int = 7) -> str:
     # Exact decimal expansions truncated (floored) to ``places``: floor is monotone, so
     # a digit shared by floor(lo) and floor(hi) is shared by every number in between.
     unit = Decimal(1).scaleb(-places)
-    a, b = (format(Decimal(t).quantize(unit, rounding=ROUND_FLOOR), 'f') for t in (lo, hi))
+    a, b = (format(Decimal(t).quantize(unit, rounding=ROUND_FLOOR), "f") for t in (lo, hi))
     common = 0
     while common < len(a) and a[common] == b[common]:
         common += 1
@@ -106,14 +109,18 @@ def print_table_2(games, json_path=None):
     print("\n| bid \\ upcard | " + " | ".join(str(u) for u in range(1, 14)) + " |")
     print("|---" * 14 + "|")
     for bid in range(1, 14):
-        cells = [certified_digits(*games[u].mine[bid - 1]) if games[u].certified else "open"
-                 for u in range(1, 14)]
+        cells = [
+            certified_digits(*games[u].mine[bid - 1]) if games[u].certified else "open"
+            for u in range(1, 14)
+        ]
         print(f"| {bid} | " + " | ".join(cells) + " |")
     if json_path:
         import json
 
-        enclosures = {str(u): [list(games[u].mine[b]) for b in range(13)] if games[u].certified
-                      else None for u in range(1, 14)}
+        enclosures = {
+            str(u): [list(games[u].mine[b]) for b in range(13)] if games[u].certified else None
+            for u in range(1, 14)
+        }
         Path(json_path).write_text(json.dumps({"n": 13, "enclosures": enclosures}, indent=1))
 
 
@@ -133,29 +140,43 @@ def main():
         ok = sum(g.certified for g in games.values())
         width = max(g.width for g in games.values())
         text = "; ".join(f"{c}: {v}" for c, v in claims(n, games))
-        print(f"{n:>3} {ok:>6}/{n:<3} {width:>9.1e} {max(sol.radii):>9.1e} "
-              f"{time.perf_counter() - t0:>7.1f}  {text}", flush=True)
+        print(
+            f"{n:>3} {ok:>6}/{n:<3} {width:>9.1e} {max(sol.radii):>9.1e} "
+            f"{time.perf_counter() - t0:>7.1f}  {text}",
+            flush=True,
+        )
     games = all_games[13]
     agree, errata = table_2(games)
     certified = sum(g.certified for g in games.values())
-    print(f"\nTable 2 (N = 13): {certified} of 13 columns certified; {agree} of "
-          f"{13 * certified} entries consistent with the printed three decimals")
+    print(
+        f"\nTable 2 (N = 13): {certified} of 13 columns certified; {agree} of "
+        f"{13 * certified} entries consistent with the printed three decimals"
+    )
     for bid, u, paper, lo, hi in errata:
-        print(f"  erratum, proved: bid {bid} on upcard {u}: the paper prints {paper:.3f}, "
-              f"the exact probability lies in [{lo:.7f}, {hi:.7f}]")
+        print(
+            f"  erratum, proved: bid {bid} on upcard {u}: the paper prints {paper:.3f}, "
+            f"the exact probability lies in [{lo:.7f}, {hi:.7f}]"
+        )
     ones = [u for u in range(1, 14) if is_zero(games[u], 1) == "refuted"]
     zeros = [u for u in range(1, 14) if is_zero(games[u], 1) == "proved"]
     verdict = "proved" if ones == [3, 4, 7, 11, 13] and len(zeros) == 8 else "not proved"
-    print(f"sec 4 'bid 1 only on upcards 3, 4, 7, 11, 13': {verdict} (positive on {ones}, "
-          f"exactly 0 on {zeros})")
+    print(
+        f"sec 4 'bid 1 only on upcards 3, 4, 7, 11, 13': {verdict} (positive on {ones}, "
+        f"exactly 0 on {zeros})"
+    )
     print_table_2(games, args.json)
     ex = exact.solve(5, arithmetic="rational").first_move_table()
-    off = [(b, u, TABLE_1[b - 1][u - 1], float(ex[u][b])) for b in range(1, 6)
-           for u in range(1, 6)
-           if abs(ex[u][b] - Fraction(str(TABLE_1[b - 1][u - 1]))) > Fraction(1, 20000)
-           and not (TABLE_1[b - 1][u - 1] == 0 and ex[u][b] == 0)]
-    print(f"\nTable 1 (N = 5) against the exact equilibrium: {25 - len(off)} of 25 entries "
-          "equal to the printed decimals (within half a unit of the last)")
+    off = [
+        (b, u, TABLE_1[b - 1][u - 1], float(ex[u][b]))
+        for b in range(1, 6)
+        for u in range(1, 6)
+        if abs(ex[u][b] - Fraction(str(TABLE_1[b - 1][u - 1]))) > Fraction(1, 20000)
+        and not (TABLE_1[b - 1][u - 1] == 0 and ex[u][b] == 0)
+    ]
+    print(
+        f"\nTable 1 (N = 5) against the exact equilibrium: {25 - len(off)} of 25 entries "
+        "equal to the printed decimals (within half a unit of the last)"
+    )
     for b, u, paper, value in off:
         print(f"  bid {b} on upcard {u}: paper {paper}, exact {value:.7f}")
 

@@ -10,6 +10,7 @@ revision, check it out with ``git worktree add`` and put that folder first on PY
         python /path/to/benchmarks/fingerprint.py --stores 10,11,12 > old.txt)
     diff old.txt new.txt
 """
+
 import argparse
 import hashlib
 import json
@@ -20,19 +21,26 @@ import sys
 from pathlib import Path
 
 COMMANDS = [
-    "table 5 --json", "table 7 --json", "table 6 --json --objective win",
-    "table 5 --json --objective win --lead 2", "table 5 --json --ranges",
+    "table 5 --json",
+    "table 7 --json",
+    "table 6 --json --objective win",
+    "table 5 --json --objective win --lead 2",
+    "table 5 --json --ranges",
     "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json",
     "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json --exact",
     "strategy --mine 1,3,5,6 --theirs 2,4,5,6 --deck 1,2,5,6 --upcard 6 --n 6 --json"
     " --objective win --lead 1",
     "strategy --mine 1,3,5 --theirs 2,4,5 --deck 1,2,5 --upcard 2 --n 5 --json --exact"
     " --objective win --lead -1",
-    "audit 5 --json --quiet", "evaluate 4 --json --bots optimal,upcard",
+    "audit 5 --json --quiet",
+    "evaluate 4 --json --bots optimal,upcard",
     "evaluate 4 --json --bots optimal-win,random",
     "evaluate 5 --json --bots optimal,lowest --float",
-    "variant twelve 5 --json", "variant dummy 4 --json", "variant twelve 4 --json --exact",
-    "compare-objectives 5 --quiet", "compare-objectives 6 --upcard 3 --quiet",
+    "variant twelve 5 --json",
+    "variant dummy 4 --json",
+    "variant twelve 4 --json --exact",
+    "compare-objectives 5 --quiet",
+    "compare-objectives 6 --upcard 3 --quiet",
 ]
 
 
@@ -46,8 +54,9 @@ def without_timings(out: bytes) -> bytes:
     try:
         doc = json.loads(out)
     except ValueError:  # text: drop the lines that report a time ("float64; 3.2 s")
-        return b"\n".join(line for line in out.split(b"\n")
-                          if not re.search(rb"\d s$|\d s\)", line))
+        return b"\n".join(
+            line for line in out.split(b"\n") if not re.search(rb"\d s$|\d s\)", line)
+        )
     if isinstance(doc, dict) and "seconds" in doc:
         doc.pop("seconds")
         return json.dumps(doc).encode()
@@ -70,8 +79,11 @@ def main():
     for n in [int(x) for x in args.stores.split(",") if x]:
         root = Path(args.store_root) / f"s{n}"
         shutil.rmtree(root, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "exact.cli", "solve", str(n), "--store", str(root),
-                        "--quiet"], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "exact.cli", "solve", str(n), "--store", str(root), "--quiet"],
+            check=True,
+            capture_output=True,
+        )
         for k in range(n + 1):
             print(f"{sha((root / f'level-{k}.npy').read_bytes())} N={n} level {k}", flush=True)
         shutil.rmtree(root)

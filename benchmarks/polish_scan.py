@@ -39,8 +39,9 @@ def scan(canon, k, child, sign, prize_child, prize_card, below, column, mirror, 
         for q in range(ncanon):
             p = canon[q]
             for m in range(k):
-                fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below, column,
-                            mirror)
+                fill_matrix(
+                    A, k, p, r, m, child, sign, prize_child, prize_card, below, column, mirror
+                )
                 v = solve_game_into(A, k, x, y, work)
                 lo, hi, a = guarantees(A, k, x, y)
                 raw = max(v - lo, hi - v) + rounding_margin(k, a)
@@ -66,17 +67,33 @@ def main():
     res = np.zeros((level.prize_sets, 5))
     where = np.zeros((level.prize_sets, 3, 2), dtype=np.int64)
     t0 = time.perf_counter()
-    scan(level.canonical_patterns, level.k, level.child, level.sign, level.prize_child,
-         level.prize_card, below, level.below_columns().column, level.below_columns().mirror,
-         res, where)
-    print(f"N = {n}, level {args.level}: {int(res[:, GAMES].sum()):,} games in "
-          f"{time.perf_counter() - t0:.0f} s; polished: {int(res[:, POLISHED].sum()):,}")
-    for c, name in ((RAW, "bound of the simplex's own solution"),
-                    (CERTIFIED, "bound after the polish"),
-                    (CHANGE, "change of a game value by the polish")):
+    scan(
+        level.canonical_patterns,
+        level.k,
+        level.child,
+        level.sign,
+        level.prize_child,
+        level.prize_card,
+        below,
+        level.below_columns().column,
+        level.below_columns().mirror,
+        res,
+        where,
+    )
+    print(
+        f"N = {n}, level {args.level}: {int(res[:, GAMES].sum()):,} games in "
+        f"{time.perf_counter() - t0:.0f} s; polished: {int(res[:, POLISHED].sum()):,}"
+    )
+    for c, name in (
+        (RAW, "bound of the simplex's own solution"),
+        (CERTIFIED, "bound after the polish"),
+        (CHANGE, "change of a game value by the polish"),
+    ):
         r = int(np.argmax(res[:, c]))
-        print(f"largest {name}: {res[r, c]:.3e} (prize set {r}, pattern {where[r, c, 0]}, "
-              f"upcard index {where[r, c, 1]})")
+        print(
+            f"largest {name}: {res[r, c]:.3e} (prize set {r}, pattern {where[r, c, 0]}, "
+            f"upcard index {where[r, c, 1]})"
+        )
 
 
 if __name__ == "__main__":

@@ -100,8 +100,9 @@ def binary64(obj, where: str) -> tuple[int, int]:
     certificates.errors.InvalidCertificate: v: not a finite float (bits 0x7ff8000000000000)
     """
     if type(obj) is not int:
-        raise UnreadableCertificate(f"{where}: expected the bits of a float (an int), "
-                                    f"found {type(obj).__name__}")
+        raise UnreadableCertificate(
+            f"{where}: expected the bits of a float (an int), found {type(obj).__name__}"
+        )
     if not 0 <= obj < _BITS:
         raise UnreadableCertificate(f"{where}: {brief(obj)} is not a 64-bit pattern")
     biased = obj >> 52 & 0x7FF
@@ -146,15 +147,18 @@ def read_bound_header(obj) -> int:
     if obj.get("version") != BOUND_VERSION or type(obj.get("version")) is not int:
         raise UnreadableCertificate(
             f"unsupported bound certificate version {brief(obj.get('version'))}, "
-            f"expected {BOUND_VERSION}")
+            f"expected {BOUND_VERSION}"
+        )
     header = keyed_map(obj, "header", HEADER_KEYS)
     if string(header["rules"], "header rules") != RULES:
         raise UnreadableCertificate(
-            f"unsupported rules {brief(header['rules'])}, expected {RULES!r}")
+            f"unsupported rules {brief(header['rules'])}, expected {RULES!r}"
+        )
     if string(header["objective"], "header objective") != "points":
         raise UnreadableCertificate(
             f"unsupported objective {brief(header['objective'])} for a bound certificate, "
-            "expected 'points'")
+            "expected 'points'"
+        )
     n = small_int(header["n"], "header n")
     if not 1 <= n <= MAX_N:
         raise UnreadableCertificate(f"header n = {n} is outside 1..{MAX_N}")
@@ -177,7 +181,8 @@ def read_level_header(obj, k: int, n: int) -> tuple[int, tuple[int, int]]:
     expected = record_count(n, k)
     if declared != expected:
         raise InvalidCertificate(
-            f"level {k} declares {declared} records; N = {n} has {expected} canonical subgames")
+            f"level {k} declares {declared} records; N = {n} has {expected} canonical subgames"
+        )
     return declared, radius(header["radius"], f"level {k} radius")
 
 
@@ -185,7 +190,8 @@ def check_footer(obj, records: int, root_value: tuple[int, int]) -> None:
     value = footer_root_value(obj, records, binary64)
     if value != root_value:
         raise InvalidCertificate(
-            f"footer root_value {show(value)} differs from the root record's {show(root_value)}")
+            f"footer root_value {show(value)} differs from the root record's {show(root_value)}"
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -215,8 +221,10 @@ def scale_level(claimed: dict) -> ScaledLevel:
 def child_cells(mine: int, theirs: int) -> tuple:
     """Per row i, per column j: (sign(V_i - Y_j), child key of the recorded pattern,
     -1 if its value is negated else 1) (:func:`.patterns.children`)."""
-    return tuple(tuple((c.sign, c.mine | c.theirs << 16, -1 if c.negate else 1) for c in row)
-                 for row in children(mine, theirs))
+    return tuple(
+        tuple((c.sign, c.mine | c.theirs << 16, -1 if c.negate else 1) for c in row)
+        for row in children(mine, theirs)
+    )
 
 
 def matrix(mine: int, theirs: int, prizes: int, u: int, below: ScaledLevel) -> list[list[int]]:
@@ -224,12 +232,15 @@ def matrix(mine: int, theirs: int, prizes: int, u: int, below: ScaledLevel) -> l
     try:
         row = below.values[prizes & ~(1 << (u - 1))]
     except KeyError:
-        raise InvalidCertificate(f"children with prizes {cards(prizes & ~(1 << (u - 1)))} "
-                                 "are missing") from None
+        raise InvalidCertificate(
+            f"children with prizes {cards(prizes & ~(1 << (u - 1)))} are missing"
+        ) from None
     unit = u << -below.E
     try:
-        return [[unit * s + neg * row[key] for s, key, neg in line]
-                for line in child_cells(mine, theirs)]
+        return [
+            [unit * s + neg * row[key] for s, key, neg in line]
+            for line in child_cells(mine, theirs)
+        ]
     except KeyError:
         raise InvalidCertificate("a child record is missing") from None
 
@@ -266,14 +277,17 @@ def game_bounds(A: list[list[int]], x: list[int], sx: int, y: list[int], sy: int
     return mpq(low, sx), mpq(high, sy)
 
 
-def check_record(obj, k: int, n: int, below: ScaledLevel | None, r_below, r_k,
-                 current: dict, index: str) -> None:
+def check_record(
+    obj, k: int, n: int, below: ScaledLevel | None, r_below, r_k, current: dict, index: str
+) -> None:
     """One record ``[mine, theirs, prizes, value, games]`` of level k; adds its value to
     ``current``."""
     with located(f"level {k}, record {index}"):
         fields = array(obj, "record", 5)
-        key = tuple(small_int(fields[t], f"record {name}")
-                    for t, name in enumerate(("mine", "theirs", "prizes")))
+        key = tuple(
+            small_int(fields[t], f"record {name}")
+            for t, name in enumerate(("mine", "theirs", "prizes"))
+        )
     mine, theirs, prizes = key
     where = f"level {k}, {describe(*key)}"
     with located(where):
@@ -301,7 +315,8 @@ def check_record(obj, k: int, n: int, below: ScaledLevel | None, r_below, r_k,
             u = small_int(u, "upcard")
             if u != upcards[m]:
                 raise InvalidCertificate(
-                    f"upcard {u}, expected {upcards[m]} (P in increasing order)")
+                    f"upcard {u}, expected {upcards[m]} (P in increasing order)"
+                )
             x, sx = strategy(xs, k, "x")
             y, sy = strategy(ys, k, "y")
             lo, hi = game_bounds(matrix(mine, theirs, prizes, u, below), x, sx, y, sy)
@@ -316,7 +331,8 @@ def check_record(obj, k: int, n: int, below: ScaledLevel | None, r_below, r_k,
         with located(where):
             raise InvalidCertificate(
                 f"value {show(value)}: proven error max(f - mean lo, mean hi - f) + r_{k - 1} "
-                f"= {show(error)} exceeds the radius r_{k} = {show(r_k)}")
+                f"= {show(error)} exceeds the radius r_{k} = {show(r_k)}"
+            )
     current[key] = value
 
 
@@ -325,8 +341,9 @@ def check_record(obj, k: int, n: int, below: ScaledLevel | None, r_below, r_k,
 # ---------------------------------------------------------------------------------------
 
 
-def verify_bound_stream(header, stream: ObjectStream,
-                        progress: Callable | None = None) -> BoundSummary:
+def verify_bound_stream(
+    header, stream: ObjectStream, progress: Callable | None = None
+) -> BoundSummary:
     """Check a bound certificate whose header (magic :data:`BOUND_MAGIC`) was read."""
     n = read_bound_header(header)
     below = None
@@ -341,7 +358,8 @@ def verify_bound_stream(header, stream: ObjectStream,
             obj = stream.next(f"record {t + 1} of level {k}")
             if type(obj) is dict:
                 raise InvalidCertificate(
-                    f"level {k} has {t} records, its header declares {declared}")
+                    f"level {k} has {t} records, its header declares {declared}"
+                )
             check_record(obj, k, n, below, r_below, r_k, current, f"{t + 1} of {declared}")
         total += declared
         radii.append(float(as_mpq(r_k)))

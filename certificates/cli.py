@@ -45,4 +45,3 @@ def main(argv=None) -> int:
     verdict = check(args.file, None if args.quiet else _progress_printer())
     print(verdict.message)
     return verdict.code
-

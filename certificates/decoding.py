@@ -206,7 +206,9 @@ def record(obj, win: bool = False) -> Record:
     key = record_key(obj, "record", win)
     games = array(obj[-1], "games")
     return Record(
-        key[0], key[1], key[2],
+        key[0],
+        key[1],
+        key[2],
         rational(obj[-2], "value"),
         [game(g, f"games[{m}]") for m, g in enumerate(games)],
         key[3] if win else None,
@@ -225,11 +227,11 @@ def keyed_map(obj, where: str, keys: frozenset) -> dict:
         raise UnreadableCertificate(f"{where}: expected a map, found {_type_name(obj)}")
     if set(obj) != keys:
         missing = sorted(keys - set(obj))
-        extra = sorted(key if type(key) is str and len(key) <= BRIEF_CHARS else brief(key)
-                       for key in set(obj) - keys)
-        raise UnreadableCertificate(
-            f"{where}: wrong keys (missing {missing}, unexpected {extra})"
+        extra = sorted(
+            key if type(key) is str and len(key) <= BRIEF_CHARS else brief(key)
+            for key in set(obj) - keys
         )
+        raise UnreadableCertificate(f"{where}: wrong keys (missing {missing}, unexpected {extra})")
     return obj
 
 

@@ -193,8 +193,9 @@ def line_sum(entries, weights, what: str = "a line") -> tuple:
             for n, w, p in terms:
                 T += n * (w * L + p * cofactor if w else p * cofactor)
         return T, L
-    W = sum(n * a for n, a in whole) + sum(n * w for terms in groups.values()
-                                           for n, w, _ in terms if w)
+    W = sum(n * a for n, a in whole) + sum(
+        n * w for terms in groups.values() for n, w, _ in terms if w
+    )
     N, D = _ZERO, _ONE
     for q, terms in groups.items():
         S = sum(n * p for n, _, p in terms)
@@ -211,8 +212,7 @@ def scale_matrix(X: list[list]) -> tuple[object, list[list]]:
     (mpz(6), [[mpz(9)], [mpz(-2)]])
     """
     L, cofactor = common_multiple({q for row in X for _, _, q in row})
-    return L, [[w * L + p * cofactor[q] if w else p * cofactor[q] for w, p, q in row]
-               for row in X]
+    return L, [[w * L + p * cofactor[q] if w else p * cofactor[q] for w, p, q in row] for row in X]
 
 
 def line_tests(sums, d, v: Rational, side: str = "line"):
@@ -234,8 +234,14 @@ def line_tests(sums, d, v: Rational, side: str = "line"):
     else:
         e, scale = a * d, b  # compare b T_t with (a d) L_t
     for t, (T, L) in enumerate(sums):
-        check_size(max(T.bit_length() + (scale.bit_length() if scale else 0),
-                       e.bit_length() + L.bit_length()) + 1, f"{side} {t + 1}")
+        check_size(
+            max(
+                T.bit_length() + (scale.bit_length() if scale else 0),
+                e.bit_length() + L.bit_length(),
+            )
+            + 1,
+            f"{side} {t + 1}",
+        )
         if scale is None:
             r = T - e * L if e else T
         else:
@@ -254,9 +260,7 @@ def check_probability_vector(vec: Vector, k: int, name: str) -> None:
             raise InvalidCertificate(f"{name}[{i}] = {format_rational((a, vec.d))} is negative")
     total = sum(vec.nums)
     if total != vec.d:
-        raise InvalidCertificate(
-            f"{name} sums to {format_rational((total, vec.d))}, not 1"
-        )
+        raise InvalidCertificate(f"{name} sums to {format_rational((total, vec.d))}, not 1")
 
 
 def _support(vec: Vector) -> tuple[list, list]:
@@ -280,8 +284,9 @@ def check_x_guarantees(X: list[list], x: Vector, v: Rational, shared=None) -> No
     rows, weights = _support(x)
     k = len(X)
     if shared is None:
-        sums = (line_sum([X[i][j] for i in rows], weights, f"column {j + 1} of {k}")
-                for j in range(k))
+        sums = (
+            line_sum([X[i][j] for i in rows], weights, f"column {j + 1} of {k}") for j in range(k)
+        )
     else:
         L, Z = shared
         sums = ((_dot([Z[i][j] for i in rows], weights), L) for j in range(k))
@@ -298,8 +303,7 @@ def check_y_holds(X: list[list], y: Vector, v: Rational, shared=None) -> None:
     cols, weights = _support(y)
     k = len(X)
     if shared is None:
-        sums = (line_sum([X[i][j] for j in cols], weights, f"row {i + 1} of {k}")
-                for i in range(k))
+        sums = (line_sum([X[i][j] for j in cols], weights, f"row {i + 1} of {k}") for i in range(k))
     else:
         L, Z = shared
         sums = ((_dot([row[j] for j in cols], weights), L) for row in Z)

@@ -64,8 +64,9 @@ def payoff_matrix(mine: int, theirs: int, prizes: int, u: int, values: dict) -> 
 _SIGN = {1: (mpz(1), mpz(1)), 0: (mpz(0), mpz(1)), -1: (mpz(-1), mpz(1))}
 
 
-def win_payoff_matrix(mine: int, theirs: int, prizes: int, u: int, lead: int,
-                      values: dict) -> list[list]:
+def win_payoff_matrix(
+    mine: int, theirs: int, prizes: int, u: int, lead: int, values: dict
+) -> list[list]:
     """X of the win objective (FORMAT.md, "Win records") for upcard ``u`` at ``lead``:
     ``X_ij = f(V - V_i, Y - Y_j, P - u, L')`` with L' = L + u * sign(V_i - Y_j), as
     entries ``(0, p, q)``.  A child with no prize left or |L'| > sum(P - u) is decided,
@@ -96,7 +97,8 @@ def win_payoff_matrix(mine: int, theirs: int, prizes: int, u: int, lead: int,
             value = get((c.mine, c.theirs, rest, key_lead))
             if value is None:
                 raise InvalidCertificate(
-                    f"child {describe(c.mine, c.theirs, rest, key_lead)} is missing")
+                    f"child {describe(c.mine, c.theirs, rest, key_lead)} is missing"
+                )
             p, q = value
             out.append((0, -p if negate else p, q))
         matrix.append(out)

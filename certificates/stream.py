@@ -116,8 +116,7 @@ class ObjectStream:
             raise exc.within(f"{what} (from byte {start})") from None
         except msgpack.OutOfData:
             raise UnreadableCertificate(
-                f"truncated: file ends at byte {self._reader.bytes_read} where {what} was "
-                "expected"
+                f"truncated: file ends at byte {self._reader.bytes_read} where {what} was expected"
             ) from None
         except msgpack.BufferFull:
             raise UnreadableCertificate(
@@ -128,8 +127,7 @@ class ObjectStream:
             # msgpack.FormatError, StackError, limits exceeded ("... exceeds max_*_len"),
             # invalid UTF-8 (UnicodeDecodeError is a ValueError), non-string map keys.
             raise UnreadableCertificate(
-                f"{what} (from byte {start}): malformed msgpack: "
-                f"{str(exc) or type(exc).__name__}"
+                f"{what} (from byte {start}): malformed msgpack: {str(exc) or type(exc).__name__}"
             ) from None
 
     def expect_end(self) -> None:

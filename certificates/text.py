@@ -52,8 +52,11 @@ def brief(obj) -> str:
     ('a string of 1000 characters', 'a bin of 1000 bytes', 'an array of 3 entries')
     """
     if type(obj) in (str, bytes) and len(obj) > BRIEF_CHARS:
-        return (f"a string of {len(obj)} characters" if type(obj) is str
-                else f"a bin of {len(obj)} bytes")
+        return (
+            f"a string of {len(obj)} characters"
+            if type(obj) is str
+            else f"a bin of {len(obj)} bytes"
+        )
     if type(obj) is list:
         return f"an array of {len(obj)} entries"
     if type(obj) is dict:
@@ -149,7 +152,11 @@ def format_rational(q, factor=1) -> str:
         if len(num_text) + len(den_text) <= EXACT_CHARS:
             return str(q)
         return f"{approximate(num, den)} ({len(num_text)}-digit/{len(den_text)}-digit fraction)"
-    digits = (_digits(_approximate(num)),
-              _digits(_WIDE.multiply(_approximate(den), _approximate(factor))))
-    return (f"~{_approximate(num, den, factor):g} "
-            f"(a fraction of about {digits[0]:,}/{digits[1]:,} digits)")
+    digits = (
+        _digits(_approximate(num)),
+        _digits(_WIDE.multiply(_approximate(den), _approximate(factor))),
+    )
+    return (
+        f"~{_approximate(num, den, factor):g} "
+        f"(a fraction of about {digits[0]:,}/{digits[1]:,} digits)"
+    )

@@ -68,11 +68,16 @@ def check(path, progress: Callable | None = None) -> Verdict:
     if radii is not None:
         top = max(range(len(radii)), key=radii.__getitem__)
         return Verdict(
-            True, EXIT_VALID,
+            True,
+            EXIT_VALID,
             f"valid: N={summary.n} bound certificate, {summary.records} records, root value "
             f"{format_rational(summary.root_value)}, every value within its level's radius "
             f"(largest r_{top} = {radii[top]:.6e})",
-            summary.n, summary.records, root, radii)
+            summary.n,
+            summary.records,
+            root,
+            radii,
+        )
     return Verdict(
         True,
         EXIT_VALID,

@@ -97,7 +97,8 @@ def read_header(obj) -> tuple[int, str]:
     header = keyed_map(obj, "header", HEADER_KEYS)
     if string(header["rules"], "header rules") != RULES:
         raise UnreadableCertificate(
-            f"unsupported rules {brief(header['rules'])}, expected {RULES!r}")
+            f"unsupported rules {brief(header['rules'])}, expected {RULES!r}"
+        )
     objective = string(header["objective"], "header objective")
     if objective not in OBJECTIVES:
         raise UnreadableCertificate(
@@ -181,8 +182,11 @@ def check_value(rec: Record, k: int) -> None:
     # total q = k p L; the sizes are bounded before multiplying (minimax.check_size).
     total, L = line_sum([(0, g.v.num, g.v.den) for g in rec.games], [1] * k, "game values")
     p, q = rec.value
-    check_size(max(total.bit_length() + q.bit_length(),
-                   p.bit_length() + k.bit_length() + L.bit_length()) + 1, "the mean")
+    check_size(
+        max(total.bit_length() + q.bit_length(), p.bit_length() + k.bit_length() + L.bit_length())
+        + 1,
+        "the mean",
+    )
     if total * q != k * p * L:
         raise InvalidCertificate(
             f"value {format_rational(rec.value)} is not the mean "
@@ -190,8 +194,9 @@ def check_value(rec: Record, k: int) -> None:
         )
 
 
-def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str,
-                 win: bool = False) -> None:
+def check_record(
+    obj, k: int, n: int, previous: dict, current: dict, index: str, win: bool = False
+) -> None:
     """Checks 1-6 for one record object of level k; adds its value to ``current``.
 
     Errors are located as "level k, record mine=... theirs=... prizes={...}[, upcard u]",
@@ -222,8 +227,7 @@ def check_record(obj, k: int, n: int, previous: dict, current: dict, index: str,
 # ---------------------------------------------------------------------------------------
 
 
-def verify_stream(stream: ObjectStream,
-                  progress: Callable | None = None) -> Summary | BoundSummary:
+def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Summary | BoundSummary:
     """Check a whole certificate; return its :class:`Summary` or raise a CertificateError.
 
     ``progress(k, n, records_of_level)`` is called after each level is verified.  A
@@ -301,8 +305,15 @@ def _same_file(st: os.stat_result, fd: int) -> bool:
 def _regular_or_handed(path, mode: int, handed: bool) -> None:
     if stat.S_ISREG(mode) or handed and not stat.S_ISDIR(mode):
         return
-    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
-             (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"))
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISSOCK, "a socket"),
+    )
     what = next((name for test, name in kinds if test(mode)), "a special file")
-    raise UnreadableCertificate(f"{path} is not a regular file ({what}); a certificate "
-                                "is read from a file or from standard input")
+    raise UnreadableCertificate(
+        f"{path} is not a regular file ({what}); a certificate "
+        "is read from a file or from standard input"
+    )

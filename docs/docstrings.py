@@ -33,8 +33,7 @@ def prose(line: str) -> str:
     """A line of prose: roles as code spans, "][" outside code escaped."""
     line = ROLE.sub(r"`\1`", line)
     parts = CODE.split(line)
-    return "".join(part if i % 2 else part.replace("][", "]\\[")
-                   for i, part in enumerate(parts))
+    return "".join(part if i % 2 else part.replace("][", "]\\[") for i, part in enumerate(parts))
 
 
 def markdown(text: str) -> str:

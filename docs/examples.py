@@ -76,18 +76,31 @@ def run(command: str, stdin: str | None = None, expect: int = 0) -> str:
     terminal shows them, run in the scratch directory; its exit code must be ``expect``."""
     env = dict(os.environ, COLUMNS="100", PYTHONHASHSEED="0")
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    done = subprocess.run(["bash", "-c", command], cwd=scratch(), input=stdin, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                          timeout=TIMEOUT_S)
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=scratch(),
+        input=stdin,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        timeout=TIMEOUT_S,
+    )
     if done.returncode != expect:
-        raise RuntimeError(f"`{command}` exited {done.returncode}, not {expect}:\n"
-                           f"{done.stdout}")
+        raise RuntimeError(f"`{command}` exited {done.returncode}, not {expect}:\n{done.stdout}")
     return done.stdout
 
 
-def shell(*commands: str, stdin: str | None = None, expect: int = 0, drop: str = "",
-          keep: str = "", memory: bool = False, show: str | None = None,
-          setup: str = "") -> None:
+def shell(
+    *commands: str,
+    stdin: str | None = None,
+    expect: int = 0,
+    drop: str = "",
+    keep: str = "",
+    memory: bool = False,
+    show: str | None = None,
+    setup: str = "",
+) -> None:
     """Write a ```console block: each command after "$ ", then what it printed.
 
     ``stdin`` is fed to the (last) command; ``expect`` is its exit code; ``drop`` is a
@@ -120,4 +133,3 @@ def shell(*commands: str, stdin: str | None = None, expect: int = 0, drop: str =
     for line in lines:
         cog.outl(line)
     cog.outl("```")
-

@@ -55,29 +55,78 @@ class Recorded:
 #: into memory, both sides of every antisymmetric pair stored), then N = 13 and 14 once the
 #: levels were mapped (memory: the process's own plus the level pages resident).
 SCALING = [
-    *[Recorded(n, "levels in memory, full layout", s, mib / 1024, mb / 1000, "2026-11-22",
-               "44e63aa", "The 13-card game in a store", quote)
-      for n, s, mib, mb, quote in [
-          (8, 0.1, 166, 0.7, "| 8 | 84,664 | 202,728 | 0.1 | 166 | 2,580,066 | 0.7 |"),
-          (9, 0.6, 171, 3.5, "| 9 | 436,478 | 1,184,031 | 0.6 | 171 | 2,090,061 | 3.5 |"),
-          (10, 4.3, 190, 18.2,
-           "| 10 | 2,273,688 | 6,888,580 | 4.3 | 190 | 1,596,699 | 18.2 |"),
-          (11, 20.6, 296, 95.6,
-           "| 11 | 11,946,112 | 39,971,635 | 20.6 | 296 | 1,943,057 | 95.6 |"),
-          (12, 155.5, 750, 505.7,
-           "| 12 | 63,214,410 | 231,506,100 | 155.5 | 750 | 1,488,656 | 505.7 |"),
-          (13, 1014.3, 3186, 2692.2,
-           "| 13 | 336,525,646 | 1,338,879,360 | **1,014.3** | 3,186 | 1,320,049 | 2,692.2 |"),
-      ]],
-    Recorded(14, "levels in memory, full layout", 2787, 15.9, 14.4, "2026-11-23", None,
-             "N = 14 on this machine",
-             "| 14 | 46 min 28 s (2787 s of solving) | 15.9 GiB | 14.4 GB |"),
-    Recorded(13, "levels mapped, full layout", 478.9, 0.31 + 1.82, None, "2026-11-23", None,
-             "Memory: the levels mapped, not read into memory",
-             "| none | 478.9 | 0.31 | 1.82 | | 0 | the baseline |"),
-    Recorded(14, "levels mapped, full layout, in a 7.9 GiB cgroup", 2768.7, 7.90, None,
-             "2026-11-23", None, "Memory: the levels mapped, not read into memory",
-             "| 7.9 | 2768.7 | 0.46 | 7.36 | 7.90 | 3844 | identical to the reference (SHA-256) |"),
+    *[
+        Recorded(
+            n,
+            "levels in memory, full layout",
+            s,
+            mib / 1024,
+            mb / 1000,
+            "2026-11-22",
+            "44e63aa",
+            "The 13-card game in a store",
+            quote,
+        )
+        for n, s, mib, mb, quote in [
+            (8, 0.1, 166, 0.7, "| 8 | 84,664 | 202,728 | 0.1 | 166 | 2,580,066 | 0.7 |"),
+            (9, 0.6, 171, 3.5, "| 9 | 436,478 | 1,184,031 | 0.6 | 171 | 2,090,061 | 3.5 |"),
+            (10, 4.3, 190, 18.2, "| 10 | 2,273,688 | 6,888,580 | 4.3 | 190 | 1,596,699 | 18.2 |"),
+            (
+                11,
+                20.6,
+                296,
+                95.6,
+                "| 11 | 11,946,112 | 39,971,635 | 20.6 | 296 | 1,943,057 | 95.6 |",
+            ),
+            (
+                12,
+                155.5,
+                750,
+                505.7,
+                "| 12 | 63,214,410 | 231,506,100 | 155.5 | 750 | 1,488,656 | 505.7 |",
+            ),
+            (
+                13,
+                1014.3,
+                3186,
+                2692.2,
+                "| 13 | 336,525,646 | 1,338,879,360 | **1,014.3** | 3,186 | 1,320,049 | 2,692.2 |",
+            ),
+        ]
+    ],
+    Recorded(
+        14,
+        "levels in memory, full layout",
+        2787,
+        15.9,
+        14.4,
+        "2026-11-23",
+        None,
+        "N = 14 on this machine",
+        "| 14 | 46 min 28 s (2787 s of solving) | 15.9 GiB | 14.4 GB |",
+    ),
+    Recorded(
+        13,
+        "levels mapped, full layout",
+        478.9,
+        0.31 + 1.82,
+        None,
+        "2026-11-23",
+        None,
+        "Memory: the levels mapped, not read into memory",
+        "| none | 478.9 | 0.31 | 1.82 | | 0 | the baseline |",
+    ),
+    Recorded(
+        14,
+        "levels mapped, full layout, in a 7.9 GiB cgroup",
+        2768.7,
+        7.90,
+        None,
+        "2026-11-23",
+        None,
+        "Memory: the levels mapped, not read into memory",
+        "| 7.9 | 2768.7 | 0.46 | 7.36 | 7.90 | 3844 | identical to the reference (SHA-256) |",
+    ),
 ]
 
 #: What choosing every prize is worth at the start (points per game), as recorded by
@@ -105,8 +154,7 @@ def heatmap(ax, table, title):
     grid = np.array([[table[u][b] for u in range(1, n + 1)] for b in range(n)])
     cmap = matplotlib.colormaps["YlGnBu"].copy()
     cmap.set_bad("white")
-    image = ax.imshow(np.ma.masked_equal(grid, 0.0), cmap=cmap, vmin=0, vmax=1,
-                      origin="upper")
+    image = ax.imshow(np.ma.masked_equal(grid, 0.0), cmap=cmap, vmin=0, vmax=1, origin="upper")
     ax.set_xticks(range(n), [str(u) for u in range(1, n + 1)])
     ax.set_yticks(range(n), [str(b) for b in range(1, n + 1)])
     ax.set_xticks(np.arange(n + 1) - 0.5, minor=True)
@@ -121,20 +169,30 @@ def heatmap(ax, table, title):
         for b in range(n):
             p = grid[b, u]
             if p > 0:
-                ax.text(u, b, f"{100 * p:.0f}" if p >= 0.005 else "<1", ha="center",
-                        va="center", fontsize=size, color="white" if p > 0.5 else "black")
+                ax.text(
+                    u,
+                    b,
+                    f"{100 * p:.0f}" if p >= 0.005 else "<1",
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if p > 0.5 else "black",
+                )
     return image
 
 
 def first_move_13(plt):
     data = json.loads((ROOT / "benchmarks" / "table2_certified.json").read_text())
-    table = {int(u): [(lo + hi) / 2 for lo, hi in bids]
-             for u, bids in data["enclosures"].items()}
+    table = {int(u): [(lo + hi) / 2 for lo, hi in bids] for u, bids in data["enclosures"].items()}
     fig, ax = plt.subplots(figsize=(6.4, 5.6))
     image = heatmap(ax, table, "First move of 13-card GOPS (points): P(bid | upcard), %")
     fig.colorbar(image, ax=ax, shrink=0.8)
-    ax.annotate("an empty cell: probability proved exactly 0", (0, -0.13),
-                xycoords="axes fraction", fontsize=8)
+    ax.annotate(
+        "an empty cell: probability proved exactly 0",
+        (0, -0.13),
+        xycoords="axes fraction",
+        fontsize=8,
+    )
     return fig
 
 
@@ -147,8 +205,10 @@ def first_move_9(plt):
         rows = {u: [float(table[u][b]) for b in range(1, 10)] for u in table}
         image = heatmap(ax, rows, f"N = 9, {objective} objective")
     fig.colorbar(image, ax=axes, shrink=0.8)
-    fig.suptitle("First move, P(bid | upcard) in %: playing for points against playing to win"
-                 " (an empty cell: 0)")
+    fig.suptitle(
+        "First move, P(bid | upcard) in %: playing for points against playing to win"
+        " (an empty cell: 0)"
+    )
     return fig
 
 
@@ -166,8 +226,9 @@ def value_of_choosing(plt):
     recorded = {n: v for n, (v, _) in CHOOSING.items() if n not in solved}
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ax.plot(list(solved), list(solved.values()), "o-", label="solved by docs/figures.py")
-    ax.plot(list(recorded), list(recorded.values()), "s--",
-            label="recorded in benchmarks/RESULTS.md")
+    ax.plot(
+        list(recorded), list(recorded.values()), "s--", label="recorded in benchmarks/RESULTS.md"
+    )
     ax.set_xlabel("N (cards per suit)")
     ax.set_ylabel("points per game")
     ax.set_title("What choosing every prize is worth (value at the start)")
@@ -186,25 +247,44 @@ def scaling(plt):
     mapped = [r for r in SCALING if r.what.startswith("levels mapped")]
     ns = [r.n for r in full]
     axes[0].semilogy(ns, [r.seconds for r in full], "o-", label="measured (2-core machine)")
-    axes[0].semilogy([r.n for r in mapped], [r.seconds for r in mapped], "D",
-                     label="measured, levels mapped")
-    axes[0].semilogy(list(model), [e.seconds for e in model.values()], "x--",
-                     label="pre-flight model, 2 cores")
+    axes[0].semilogy(
+        [r.n for r in mapped], [r.seconds for r in mapped], "D", label="measured, levels mapped"
+    )
+    axes[0].semilogy(
+        list(model), [e.seconds for e in model.values()], "x--", label="pre-flight model, 2 cores"
+    )
     axes[0].set_ylabel("seconds")
     axes[0].set_title("time")
-    axes[1].semilogy(ns, [r.memory_gib for r in full], "o-",
-                     label="measured peak, levels read into memory")
-    axes[1].semilogy([r.n for r in mapped], [r.memory_gib for r in mapped], "D",
-                     label="measured, levels mapped (process + level pages)")
-    axes[1].semilogy(list(model), [e.memory_bytes / 2**30 for e in model.values()], "x--",
-                     label="model, halved store (at most)")
-    axes[1].semilogy(list(model), [e.minimum_bytes / 2**30 for e in model.values()], "+:",
-                     label="model, halved store (at least)")
+    axes[1].semilogy(
+        ns, [r.memory_gib for r in full], "o-", label="measured peak, levels read into memory"
+    )
+    axes[1].semilogy(
+        [r.n for r in mapped],
+        [r.memory_gib for r in mapped],
+        "D",
+        label="measured, levels mapped (process + level pages)",
+    )
+    axes[1].semilogy(
+        list(model),
+        [e.memory_bytes / 2**30 for e in model.values()],
+        "x--",
+        label="model, halved store (at most)",
+    )
+    axes[1].semilogy(
+        list(model),
+        [e.minimum_bytes / 2**30 for e in model.values()],
+        "+:",
+        label="model, halved store (at least)",
+    )
     axes[1].set_ylabel("GiB")
     axes[1].set_title("memory")
     axes[2].semilogy(ns, [r.disk_gb for r in full], "o-", label="measured, full store")
-    axes[2].semilogy(list(model), [e.disk_bytes / 1e9 for e in model.values()], "x--",
-                     label="halved store (exact size)")
+    axes[2].semilogy(
+        list(model),
+        [e.disk_bytes / 1e9 for e in model.values()],
+        "x--",
+        label="halved store (exact size)",
+    )
     axes[2].set_ylabel("GB")
     axes[2].set_title("disk")
     for ax in axes:

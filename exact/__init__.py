@@ -15,8 +15,12 @@ from exact.dp.variant_solver import solve_variant
 from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 
 
-def load(root: str | PathLike[str], n: int | None = None, objective: str | None = None,
-         order: str | None = None) -> Solution:
+def load(
+    root: str | PathLike[str],
+    n: int | None = None,
+    objective: str | None = None,
+    order: str | None = None,
+) -> Solution:
     """The Solution kept in a store directory written by ``gops solve N --store DIR``
     (``n``, ``objective`` and the prize ``order``, when given, must match it)."""
     from exact.dp.store import load as _load
@@ -24,8 +28,12 @@ def load(root: str | PathLike[str], n: int | None = None, objective: str | None 
     return _load(root, n, objective, order)
 
 
-def certify(n: int, path: str | PathLike[str], objective: str = "points",
-            progress: Callable[..., None] | None = None) -> Solution:
+def certify(
+    n: int,
+    path: str | PathLike[str],
+    objective: str = "points",
+    progress: Callable[..., None] | None = None,
+) -> Solution:
     """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
     from exact.certificate.writer import certify as _certify
 

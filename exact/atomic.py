@@ -31,8 +31,12 @@ _serial = itertools.count()
 #: The names of standard output: written straight to sys.stdout, never renamed over.
 STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
-_SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-            (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
 
 
 def output_kind(path) -> str:

@@ -26,8 +26,12 @@ ENCODING_MAX_N = 16
 #: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 15
 #: minutes and 3 GiB on 2 cores; the win objective also carries the lead (float N = 10:
 #: about 190 s of CPU and 1.3 GiB, N = 11 would need about 7 GiB); rational N = 7 minutes.
-SOLVE_MAX_N = {("points", "float"): 13, ("points", "rational"): 7,
-               ("win", "float"): 10, ("win", "rational"): 7}
+SOLVE_MAX_N = {
+    ("points", "float"): 13,
+    ("points", "rational"): 7,
+    ("win", "float"): 10,
+    ("win", "rational"): 7,
+}
 #: Bound certificates: the independent checker verifies every float game in Python
 #: (N = 8 in about 11 s, N = 9 in about 80 s on 2 cores).
 BOUNDS_MAX_N = 9
@@ -58,9 +62,12 @@ assert ADAPTIVITY_VALUE_MAX_N <= FIXED_BIDS_EXACT_MAX_N
 #: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
 #: seconds to about a minute each; "standard" cross-checks the fast solver.
 VARIANT_MAX_N = {
-    ("standard", "float"): 6, ("standard", "rational"): 5,
-    ("twelve", "float"): 9, ("twelve", "rational"): 7,
-    ("dummy", "float"): 6, ("dummy", "rational"): 5,
+    ("standard", "float"): 6,
+    ("standard", "rational"): 5,
+    ("twelve", "float"): 9,
+    ("twelve", "rational"): 7,
+    ("dummy", "float"): 6,
+    ("dummy", "rational"): 5,
 }
 
 

@@ -15,6 +15,16 @@ from exact.dp.solution import (
     to_fraction,
 )
 
-__all__ = ["ARITHMETICS", "Arithmetic", "Number", "RationalArithmetic", "Solution",
-           "SolveStats", "Strategy", "equilibrium_gap", "equilibrium_strategy", "solve_game",
-           "to_fraction"]
+__all__ = [
+    "ARITHMETICS",
+    "Arithmetic",
+    "Number",
+    "RationalArithmetic",
+    "Solution",
+    "SolveStats",
+    "Strategy",
+    "equilibrium_gap",
+    "equilibrium_strategy",
+    "solve_game",
+    "to_fraction",
+]

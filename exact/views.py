@@ -36,8 +36,11 @@ def fraction_text(x) -> str:
 def certified_json(game, mine, theirs) -> dict:
     """A CertifiedGame (exact.analysis.certified) as JSON: intervals [lo, hi] by card, or
     the guarantee alone with the reason it is not certified."""
-    out = {"unique_and_enclosed": game.certified, "value": list(game.value),
-           "guarantee": list(game.guarantee)}
+    out = {
+        "unique_and_enclosed": game.certified,
+        "value": list(game.value),
+        "guarantee": list(game.guarantee),
+    }
     if game.certified:
         out["mine"] = {str(c): list(iv) for c, iv in zip(sorted(mine), game.mine)}
         out["theirs"] = {str(c): list(iv) for c, iv in zip(sorted(theirs), game.theirs)}
@@ -46,8 +49,7 @@ def certified_json(game, mine, theirs) -> dict:
     return out
 
 
-def strategy_json(st, exact_: bool, head: dict | None = None, certified=None,
-                  hands=None) -> dict:
+def strategy_json(st, exact_: bool, head: dict | None = None, certified=None, hands=None) -> dict:
     """An equilibrium (exact.solution.Strategy) as ``gops strategy --json`` prints it."""
     show = fraction_text if exact_ else float
     out = dict(head or {})
@@ -61,8 +63,9 @@ def strategy_json(st, exact_: bool, head: dict | None = None, certified=None,
     return out
 
 
-def table_json(n: int, objective: str, lead, table: dict, gap: float, ranges=None,
-               certified=None) -> dict:
+def table_json(
+    n: int, objective: str, lead, table: dict, gap: float, ranges=None, certified=None
+) -> dict:
     """A first-move table ({upcard: {bid: probability}}) as ``gops table --json`` prints
     it; ``lead`` None for the points objective; ``ranges`` already as JSON."""
     out = {"n": n, "objective": objective}

@@ -148,11 +148,16 @@ def vector(xs) -> list:
 def certificate_objects(n: int) -> list:
     """Every top-level object of a valid version-1 certificate of n-card GOPS."""
     full = (1 << n) - 1
-    objs = [{
-        "magic": "GOPS-CERTIFICATE", "version": 1,
-        "rules": "gops-2p-ties-discarded-random-prizes", "objective": "points",
-        "n": n, "root": [full, full, full],
-    }]
+    objs = [
+        {
+            "magic": "GOPS-CERTIFICATE",
+            "version": 1,
+            "rules": "gops-2p-ties-discarded-random-prizes",
+            "objective": "points",
+            "n": n,
+            "root": [full, full, full],
+        }
+    ]
     total = 0
     for k in range(n + 1):
         records = []

@@ -18,8 +18,11 @@ def _git_status_paths():
     Ignored paths (.venv, __pycache__, .pytest_cache, .hypothesis...) are not reported."""
     if shutil.which("git") is None or not (REPO / ".git").exists():
         return None
-    done = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain=v1",
-                           "--untracked-files=all"], capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain=v1", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         return None
     return {line[3:] for line in done.stdout.splitlines() if line}
@@ -37,9 +40,12 @@ def work_tree_left_clean():
     after = _git_status_paths() or set()
     appeared = sorted(after - before)
     if appeared:
-        pytest.fail("the test session left files in the work tree (write under tmp_path): "
-                    + ", ".join(appeared[:20]) + (" ..." if len(appeared) > 20 else ""),
-                    pytrace=False)
+        pytest.fail(
+            "the test session left files in the work tree (write under tmp_path): "
+            + ", ".join(appeared[:20])
+            + (" ..." if len(appeared) > 20 else ""),
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")

@@ -98,8 +98,14 @@ def _row_lp(A: np.ndarray) -> tuple[float, np.ndarray]:
     b_eq = np.ones(1)
     bounds = [(0.0, None)] * m + [(None, None)]
     res = linprog(
-        c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-        method="highs", options=_HIGHS_OPTIONS,
+        c,
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=bounds,
+        method="highs",
+        options=_HIGHS_OPTIONS,
     )
     if res.status != 0:
         raise RuntimeError(f"HiGHS failed on the row LP: {res.message}\n{A}")
@@ -119,8 +125,14 @@ def _col_lp(A: np.ndarray) -> tuple[float, np.ndarray]:
     b_eq = np.ones(1)
     bounds = [(0.0, None)] * n + [(None, None)]
     res = linprog(
-        c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-        method="highs", options=_HIGHS_OPTIONS,
+        c,
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=bounds,
+        method="highs",
+        options=_HIGHS_OPTIONS,
     )
     if res.status != 0:
         raise RuntimeError(f"HiGHS failed on the column LP: {res.message}\n{A}")

@@ -48,8 +48,7 @@ def combine(order: str, P: frozenset, value_of):
 
 
 def matrix(V, Y, P, u, f):
-    return [[u * _sign(a - b) + f(V - {a}, Y - {b}, P - {u}) for b in sorted(Y)]
-            for a in sorted(V)]
+    return [[u * _sign(a - b) + f(V - {a}, Y - {b}, P - {u}) for b in sorted(Y)] for a in sorted(V)]
 
 
 @cache
@@ -83,7 +82,7 @@ def _solve_square(A, rows, cols):
         return z[:s], z[s]
 
     sub = [[A[i][j] for j in cols] for i in rows]
-    col_side = solve(sub)                                   # A y = v on the rows
+    col_side = solve(sub)  # A y = v on the rows
     row_side = solve([[sub[i][j] for i in range(s)] for j in range(s)])  # x^T A = v
     if col_side is None or row_side is None:
         return None
@@ -104,9 +103,9 @@ def exact_game_value(A) -> Fraction:
                     continue
                 v, x, y = found
                 # Optimal iff x guarantees v against every column and y against every row.
-                if all(sum(x[t] * A[i][j] for t, i in enumerate(rows)) >= v for j in range(n)) \
-                        and all(sum(y[t] * A[i][j] for t, j in enumerate(cols)) <= v
-                                for i in range(m)):
+                if all(
+                    sum(x[t] * A[i][j] for t, i in enumerate(rows)) >= v for j in range(n)
+                ) and all(sum(y[t] * A[i][j] for t, j in enumerate(cols)) <= v for i in range(m)):
                     return v
     raise AssertionError(f"no square kernel found for {A}")  # impossible (Shapley-Snow)
 
@@ -122,9 +121,11 @@ def exact_value(order: str, V: frozenset, Y: frozenset, P: frozenset) -> Fractio
 
 # -- the win objective: f = sign(L) at the end, L my lead (tests/reference_win.py) ----------
 
+
 def win_matrix(V, Y, P, L, u, f):
-    return [[f(V - {a}, Y - {b}, P - {u}, L + u * _sign(a - b)) for b in sorted(Y)]
-            for a in sorted(V)]
+    return [
+        [f(V - {a}, Y - {b}, P - {u}, L + u * _sign(a - b)) for b in sorted(Y)] for a in sorted(V)
+    ]
 
 
 @cache

@@ -33,8 +33,9 @@ def round_difference(u: int, a: int, b: int, d: int | None) -> Fraction:
 
 
 @cache
-def reference_variant_value(h0: frozenset, h1: frozenset, dummy: frozenset | None,
-                            deck: frozenset) -> float:
+def reference_variant_value(
+    h0: frozenset, h1: frozenset, dummy: frozenset | None, deck: frozenset
+) -> float:
     if not h0:
         return 0.0
     total = 0.0
@@ -53,7 +54,8 @@ def reference_variant_matrix(h0, h1, dummy, deck, u) -> list[list[float]]:
             for d in cards:
                 rest_dummy = None if d is None else dummy - {d}
                 acc += float(round_difference(u, a, b, d)) + reference_variant_value(
-                    h0 - {a}, h1 - {b}, rest_dummy, deck - {u})
+                    h0 - {a}, h1 - {b}, rest_dummy, deck - {u}
+                )
             row.append(acc / len(cards))
         rows.append(row)
     return rows

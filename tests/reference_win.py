@@ -44,9 +44,16 @@ def game_value(X: np.ndarray) -> float:
     c[-1] = -1.0  # minimise -v
     A_ub = np.hstack([-X.T, np.ones((n, 1))])  # v - sum_i x_i X_ij <= 0
     A_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=np.ones(1),
-                  bounds=[(0.0, None)] * m + [(None, None)], method="highs",
-                  options=_HIGHS_OPTIONS)
+    res = linprog(
+        c,
+        A_ub=A_ub,
+        b_ub=np.zeros(n),
+        A_eq=A_eq,
+        b_eq=np.ones(1),
+        bounds=[(0.0, None)] * m + [(None, None)],
+        method="highs",
+        options=_HIGHS_OPTIONS,
+    )
     if res.status != 0:
         raise RuntimeError(f"HiGHS failed: {res.message}\n{X}")
     return float(res.x[-1])
@@ -55,8 +62,12 @@ def game_value(X: np.ndarray) -> float:
 def win_matrix(V: frozenset, Y: frozenset, P: frozenset, L: int, u: int) -> np.ndarray:
     """X[i][j] for upcard u (rows: my cards ascending; columns: theirs ascending)."""
     rest = P - {u}
-    return np.array([[win_value(V - {a}, Y - {b}, rest, L + u * _sign(a - b))
-                      for b in sorted(Y)] for a in sorted(V)])
+    return np.array(
+        [
+            [win_value(V - {a}, Y - {b}, rest, L + u * _sign(a - b)) for b in sorted(Y)]
+            for a in sorted(V)
+        ]
+    )
 
 
 @cache

@@ -28,10 +28,15 @@ from exact.errors import GopsInputError
 TOL = 1e-8
 
 #: The exact values (solve_adaptivity, verified there); N = 5 is checked by the slow test.
-VALUES = {1: Fraction(0), 2: Fraction(0), 3: Fraction(0),
-          4: Fraction(262577461, 338197176),
-          5: Fraction(22420378951299687259440553338053006857844341,
-                      17432186294902307882245702804700767278280830)}
+VALUES = {
+    1: Fraction(0),
+    2: Fraction(0),
+    3: Fraction(0),
+    4: Fraction(262577461, 338197176),
+    5: Fraction(
+        22420378951299687259440553338053006857844341, 17432186294902307882245702804700767278280830
+    ),
+}
 
 
 def sequence_form_value(n: int) -> float:
@@ -77,8 +82,15 @@ def sequence_form_value(n: int) -> float:
                     rows.append(j), cols.append(i), vals.append(-value)
         rows.append(j), cols.append(nv), vals.append(1.0)
     a_ub = coo_matrix((vals, (rows, cols)), shape=(len(bijections), nv + 1))
-    res = linprog(np.r_[np.zeros(nv), -1.0], A_ub=a_ub, b_ub=np.zeros(len(bijections)),
-                  A_eq=a_eq, b_eq=rhs, bounds=[(0, None)] * nv + [(None, None)], method="highs")
+    res = linprog(
+        np.r_[np.zeros(nv), -1.0],
+        A_ub=a_ub,
+        b_ub=np.zeros(len(bijections)),
+        A_eq=a_eq,
+        b_eq=rhs,
+        bounds=[(0, None)] * nv + [(None, None)],
+        method="highs",
+    )
     assert res.status == 0, res.message
     return -res.fun
 
@@ -138,8 +150,12 @@ def test_the_value_sits_between_what_is_guaranteed_and_what_a_best_reply_gains()
 
     n, V = 4, VALUES[4]
     optimal = OptimalBot(exact.solve(n, arithmetic="rational"))
-    gops_gains = [evaluate(n, optimal, FixedRuleBot("s", lambda hand, upcard, s=s: s[upcard - 1]))
-                  .expected_difference for s in permutations(range(1, n + 1))]
+    gops_gains = [
+        evaluate(
+            n, optimal, FixedRuleBot("s", lambda hand, upcard, s=s: s[upcard - 1])
+        ).expected_difference
+        for s in permutations(range(1, n + 1))
+    ]
     assert 0 <= min(gops_gains) <= V
     eq = solve_fixed_bids(n, "rational")
     assert V <= best_reply(n, eq.mix)[0] == Fraction(25, 24)

@@ -128,13 +128,16 @@ def test_strategies_guarantee_reference_value(k):
             best_for_me = float((X @ y).max())
             if worst_for_me < ref_v - TOL:
                 failures.append(
-                    f"{where}: my strategy guarantees only {worst_for_me!r} < {ref_v!r}")
+                    f"{where}: my strategy guarantees only {worst_for_me!r} < {ref_v!r}"
+                )
             if best_for_me > ref_v + TOL:
                 failures.append(f"{where}: their strategy concedes {best_for_me!r} > {ref_v!r}")
         # f(V, Y, P) is the mean of the f_u.
         if not abs(total / len(P) - reference_value(V, Y, P)) <= TOL:
-            failures.append(f"{_fmt(V, Y, P)}: mean of strategy values {total / len(P)!r} "
-                            f"!= reference value {reference_value(V, Y, P)!r}")
+            failures.append(
+                f"{_fmt(V, Y, P)}: mean of strategy values {total / len(P)!r} "
+                f"!= reference value {reference_value(V, Y, P)!r}"
+            )
     _report(failures, f"strategy failures at N={n}, k={k}")
 
 

@@ -50,8 +50,9 @@ def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
 #: every other module there is a command module, found by walking the package, so that a
 #: new command is covered without being named here.
 SHARED = {"common", "limits", "render", "__main__"}
-COMMANDS = sorted(m.name for m in pkgutil.iter_modules([str(ROOT / "exact" / "cli")])
-                  if m.name not in SHARED)
+COMMANDS = sorted(
+    m.name for m in pkgutil.iter_modules([str(ROOT / "exact" / "cli")]) if m.name not in SHARED
+)
 
 
 def test_the_command_modules_are_found_and_registered():
@@ -81,5 +82,6 @@ def test_the_game_rules_import_only_errors_and_limits():
     for path in files("exact/game"):
         for module in imported_modules(path):
             if module.startswith("exact"):
-                assert module.startswith(("exact.game", "exact.errors", "exact.limits")), \
+                assert module.startswith(("exact.game", "exact.errors", "exact.limits")), (
                     f"{path.name}: {module}"
+                )

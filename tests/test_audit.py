@@ -73,7 +73,8 @@ def test_float_solver_passes_the_audit(reference, solved, n):
     assert report.max_exploitability < AUDIT_TOL
     assert [lv.k for lv in report.levels] == list(range(n + 1))
     assert sum(lv.games for lv in report.levels) == sum(
-        lv.prize_sets * len(record_patterns(lv)) * lv.k for lv in reference(n).levels)
+        lv.prize_sets * len(record_patterns(lv)) * lv.k for lv in reference(n).levels
+    )
     assert all(lv.support_differences == 0 for lv in report.levels)
 
 
@@ -84,8 +85,9 @@ def fraction_exploitability(A, x, y) -> Fraction:
     x = [p / sum(x) for p in x]
     y = [q / sum(y) for q in y]
     k = len(A)
-    return (max(sum(A[i][j] * y[j] for j in range(k)) for i in range(k))
-            - min(sum(x[i] * A[i][j] for i in range(k)) for j in range(k)))
+    return max(sum(A[i][j] * y[j] for j in range(k)) for i in range(k)) - min(
+        sum(x[i] * A[i][j] for i in range(k)) for j in range(k)
+    )
 
 
 @pytest.mark.parametrize("strategy", ["float kernel", "uniform"])
@@ -150,8 +152,11 @@ def test_cli_audit_exit_codes(monkeypatch, solved):
     good = solved(4)
     values = [v.copy() for v in good.values]
     values[2][0, 1] += PERTURBATION
-    monkeypatch.setattr(audit_module, "solve_float",
-                        lambda n: exact.Solution(GameSpec.parse(n), good.levels, values))
+    monkeypatch.setattr(
+        audit_module,
+        "solve_float",
+        lambda n: exact.Solution(GameSpec.parse(n), good.levels, values),
+    )
     code, out = run("audit", 4, "--quiet")
     assert code == 1
     assert "FAILED" in out.splitlines()[-1]
@@ -190,8 +195,11 @@ def test_cli_audit_bad_input():
 #: Column 3 is never played; the row player is optimal iff x1 = x2, value 1:
 #: X* = {(t, t, 1 - 2t) : 0 <= t <= 1/2}.
 SEGMENT_GAME = [[2, 0, 5], [0, 2, 5], [1, 1, 5]]
-SEGMENT_RANGES = [(Fraction(0), Fraction(1, 2)), (Fraction(0), Fraction(1, 2)),
-                  (Fraction(0), Fraction(1))]
+SEGMENT_RANGES = [
+    (Fraction(0), Fraction(1, 2)),
+    (Fraction(0), Fraction(1, 2)),
+    (Fraction(0), Fraction(1)),
+]
 
 
 @pytest.mark.parametrize("shortcut", [True, False], ids=["shortcut", "lp-only"])
@@ -237,9 +245,15 @@ def highs_ranges(A) -> list[tuple[float, float]]:
         for sense in (1, -1):  # minimise x_b, then maximise it
             c = np.zeros(k)
             c[b] = sense
-            res = linprog(c, A_ub=-A.T, b_ub=np.full(cols, HIGHS_SLACK - v),
-                          A_eq=np.ones((1, k)), b_eq=[1], bounds=[(0, None)] * k,
-                          method="highs")
+            res = linprog(
+                c,
+                A_ub=-A.T,
+                b_ub=np.full(cols, HIGHS_SLACK - v),
+                A_eq=np.ones((1, k)),
+                b_eq=[1],
+                bounds=[(0, None)] * k,
+                method="highs",
+            )
             assert res.status == 0, res.message
             pair.append(sense * res.fun)
         ends.append(tuple(pair))

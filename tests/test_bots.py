@@ -40,8 +40,9 @@ RULE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=f"{c.bot}-{c.hand}-up{c.upcard}")
-                                  for c in RULE_CASES])
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=f"{c.bot}-{c.hand}-up{c.upcard}") for c in RULE_CASES]
+)
 def test_fixed_rules(case):
     n = 5
     hand = frozenset(case.hand)
@@ -144,9 +145,11 @@ def test_optimal_cache_is_keyed_on_the_deck_and_upcard(solved):
     mine, theirs = {2, 5, 6}, {1, 4, 6}
     assert min(bot.mix(position(mine, theirs, {2, 4, 5}, 4, 6), 0).values()) > 0.2
     assert bot.mix(position(mine, theirs, {1, 3, 6}, 6, 6), 0) == pytest.approx(
-        {2: 0, 5: 0, 6: 1}, abs=1e-12)
+        {2: 0, 5: 0, 6: 1}, abs=1e-12
+    )
     assert bot.mix(position(mine, theirs, {1, 3, 6}, 6, 6), 1) == pytest.approx(
-        {1: 0, 4: 0, 6: 1}, abs=1e-12)
+        {1: 0, 4: 0, 6: 1}, abs=1e-12
+    )
 
 
 def test_optimal_bot_rejects_another_n(solved):

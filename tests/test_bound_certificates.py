@@ -238,8 +238,9 @@ def test_a_probability_that_breaks_the_bound_is_rejected(cert5, tmp_path):
     top = max(range(len(xs)), key=lambda i: to_float(xs[i]))
     objs2[t][4][m][1] = [float_bits(1.0 if i != top else 0.0) for i in range(len(xs))]
     mine, theirs, prizes = objs[t][:3]
-    rejected(verdict_of(objs2, tmp_path), 1,
-             B.describe(mine, theirs, prizes), "exceeds the radius r_3")
+    rejected(
+        verdict_of(objs2, tmp_path), 1, B.describe(mine, theirs, prizes), "exceeds the radius r_3"
+    )
 
 
 def test_a_probability_of_y_that_breaks_the_bound_is_rejected(cert5, tmp_path):
@@ -272,12 +273,15 @@ def test_a_probability_that_keeps_the_bound_is_accepted(cert5, tmp_path):
         assert verdict_of(objs4, tmp_path).ok
 
 
-@pytest.mark.parametrize("entries, words", [
-    ([0, 0, 0, 0], "has no positive entry"),
-    ([float_bits(-1.0)] * 4, "has no positive entry"),
-    ([float_bits(float("nan")), 0, 0, 0], "not a finite float"),
-    ([float_bits(1.0)] * 3, "has 3 entries, expected 4"),
-])
+@pytest.mark.parametrize(
+    "entries, words",
+    [
+        ([0, 0, 0, 0], "has no positive entry"),
+        ([float_bits(-1.0)] * 4, "has no positive entry"),
+        ([float_bits(float("nan")), 0, 0, 0], "not a finite float"),
+        ([float_bits(1.0)] * 3, "has 3 entries, expected 4"),
+    ],
+)
 def test_a_malformed_strategy_is_rejected(cert5, tmp_path, entries, words):
     _, objs, _ = cert5
     t, m = mixed_games(objs, 4)[0]
@@ -381,15 +385,18 @@ def test_a_truncated_file_is_unreadable(cert5, tmp_path):
     rejected(check(tmp_path / "long.bcert"), 2, "trailing bytes")
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda o: o[0].update(version=2), "version"),
-    (lambda o: o[0].update(objective="win"), "objective"),
-    (lambda o: o[0].update(extra=1), "wrong keys"),
-    (lambda o: o[1].update(radius="0"), "expected the bits of a float"),  # level 0 header
-    (lambda o: o[3].update(radius=-1), "is not a 64-bit pattern"),  # level 1 header
-    (lambda o: o[4].__setitem__(3, 1.5), "expected the bits of a float"),  # a record
-    (lambda o: o[4].__setitem__(4, 0), "expected an array"),
-])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda o: o[0].update(version=2), "version"),
+        (lambda o: o[0].update(objective="win"), "objective"),
+        (lambda o: o[0].update(extra=1), "wrong keys"),
+        (lambda o: o[1].update(radius="0"), "expected the bits of a float"),  # level 0 header
+        (lambda o: o[3].update(radius=-1), "is not a 64-bit pattern"),  # level 1 header
+        (lambda o: o[4].__setitem__(3, 1.5), "expected the bits of a float"),  # a record
+        (lambda o: o[4].__setitem__(4, 0), "expected an array"),
+    ],
+)
 def test_malformed_objects_are_unreadable(cert5, tmp_path, edit, words):
     _, objs, _ = cert5
     objs2 = copy_objs(objs)
@@ -405,7 +412,8 @@ def test_a_key_twice_is_unreadable(cert5, tmp_path):
     at = data.find(header)
     twice = b"\x84" + header[1:] + msgpack.packb("level") + msgpack.packb(1)
     (tmp_path / "twice.bcert").write_bytes(
-        bytes(data[:at]) + twice + bytes(data[at + len(header):]))
+        bytes(data[:at]) + twice + bytes(data[at + len(header) :])
+    )
     rejected(check(tmp_path / "twice.bcert"), 2, "twice")
 
 
@@ -417,7 +425,12 @@ def test_runs_with_solver_unimportable(tmp_path):
     path = tmp_path / "c3.bcert"
     certify_bounds(3, path)
     env = dict(os.environ, PYTHONPATH=str(os.path.dirname(os.path.dirname(certificates.__file__))))
-    proc = subprocess.run([sys.executable, "-c", BLOCKER, str(path)],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKER, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("valid: N=3 bound certificate, 20 records, root value 0")

@@ -40,8 +40,11 @@ def test_exact_values_lie_within_the_radius(objective, n, solved_exact, solved):
 
 def test_enclosure_contains_the_exact_value(solved, solved_exact):
     fl, ex = solved(6), solved_exact(6)
-    for mine, theirs, deck in [({1, 3, 5}, {2, 4, 6}, {1, 5, 6}), ({6}, {5}, {3}),
-                               ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6}, {1, 2, 3, 4, 6})]:
+    for mine, theirs, deck in [
+        ({1, 3, 5}, {2, 4, 6}, {1, 5, 6}),
+        ({6}, {5}, {3}),
+        ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6}, {1, 2, 3, 4, 6}),
+    ]:
         lo, hi = fl.enclosure(mine, theirs, deck)
         assert Fraction(lo) <= ex.value(mine, theirs, deck) <= Fraction(hi)
         assert 0 < hi - lo < 2 * RADIUS_TARGET
@@ -67,30 +70,177 @@ def test_value_error_of_a_nan_game_is_nan():
 #: its row strategy is ~2e-8 off (bound ~1e-7), in the second its value ~7e-11; in the
 #: third its row support is wrong (bound ~1.5e-9), which only the transposed solve fixes.
 NEAR_DEGENERATE_GOPS_GAMES = [
-    [["0x1.d60b401869830p+3", "0x1.d60b401fad2e4p+3", "0x1.d60b401fad2e4p+3", "0x1.d60b401fad2e4p+3", "0x1.0377163633c02p+4", "0x1.561aa2c649fd0p+4"],
-     ["0x1.3b05a00c34c18p+4", "0x1.d60b401869830p+3", "0x1.d60b401869830p+3", "0x1.d60b401869830p+3", "0x1.0377163633c02p+4", "0x1.561aa2c649fd0p+4"],
-     ["0x1.414eb0ce10ad6p+4", "0x1.41707793ea91bp+4", "0x1.41707793ea91bp+4", "0x1.41707793ea91bp+4", "0x1.e2e0ef27d5236p+3", "0x1.e000000000000p+3"],
-     ["0x1.1c7b5c2b6e786p+4", "0x1.1d3f42042efe9p+4", "0x1.1d3f42042efe9p+4", "0x1.1d3f42042efe9p+4", "0x1.41707793ea91bp+4", "0x1.898bb7d6ec714p+3"],
-     ["0x1.8bc28ed5897b2p+3", "0x1.8fc33ff0d0e9ap+3", "0x1.8fc33ff0d0e9ap+3", "0x1.8fc33ff0d0e9ap+3", "0x1.d77e9819dd9ffp+3", "0x1.64c5dbeb7638ap+4"],
-     ["0x1.8bc28ed5897b2p+3", "0x1.8fc33ff0d0e9ap+3", "0x1.8fc33ff0d0e9ap+3", "0x1.8fc33ff0d0e9ap+3", "0x1.d77e9819dd9ffp+3", "0x1.64c5dbeb7638ap+4"]],
-    [["-0x1.c8d1d05a7e97dp+2", "-0x1.c8d11ff10270ep+2", "-0x1.c8d11ff10270ep+2", "-0x1.c8d11ff10270ep+2", "-0x1.12fcce290d740p-3", "0x1.156a677049c64p+3"],
-     ["0x1.ee5c5f4b02d06p+1", "-0x1.c8d1d05a7e97dp+2", "-0x1.c8d1d05a7e97dp+2", "-0x1.c8d1d05a7e97dp+2", "-0x1.12fcce290d740p-3", "0x1.156a677049c66p+3"],
-     ["0x1.6dfe8a77e0904p+3", "0x1.709b1d5f18a0ap+3", "0x1.709b1d5f18a0ap+3", "0x1.709b1d5f18a0ap+3", "-0x1.dd6063c8a42f6p+1", "0x1.42c686bb9dbacp+2"],
-     ["0x1.6dfe8a77e0904p+3", "0x1.709b1d5f18a0ap+3", "0x1.709b1d5f18a0ap+3", "0x1.709b1d5f18a0ap+3", "-0x1.dd6063c8a42f6p+1", "0x1.42c686bb9dbacp+2"],
-     ["0x1.e0a2c398016fdp+2", "0x1.e4d1ee9f2019ap+2", "0x1.e4d1ee9f2019ap+2", "0x1.e4d1ee9f2019ap+2", "0x1.d14fce1bade85p+2", "0x1.8627993289190p-1"],
-     ["-0x1.d6eae17acdde0p-1", "-0x1.c9c6c375b7e10p-1", "-0x1.c9c6c375b7e10p-1", "-0x1.c9c6c375b7e10p-1", "0x1.7047553d43570p+3", "0x1.d14fce1bade85p+2"]],
-    [["0x1.eae73ec9206a0p+3", "0x1.eae73ecb24ab2p+3", "0x1.eae73ecb24ab2p+3", "0x1.eae73ecb24ab2p+3", "0x1.eae73ecb24ab2p+3", "0x1.0e5a60c54b77dp+4", "0x1.64977e26286f9p+4"],
-     ["0x1.eae73ec9206a0p+3", "0x1.eae73ecb24ab2p+3", "0x1.eae73ecb24ab2p+3", "0x1.eae73ecb24ab2p+3", "0x1.eae73ecb24ab2p+3", "0x1.0e5a60c54b77dp+4", "0x1.64977e26286f9p+4"],
-     ["0x1.45739f6490350p+4", "0x1.eae73ec9206a0p+3", "0x1.eae73ec9206a0p+3", "0x1.eae73ec9206a0p+3", "0x1.eae73ec9206a0p+3", "0x1.0e5a60c54b77dp+4", "0x1.64977e26286f9p+4"],
-     ["0x1.4a09bedcb8b34p+4", "0x1.4a188c830a50ap+4", "0x1.4a188c830a50ap+4", "0x1.4a188c830a50ap+4", "0x1.4a188c830a50ap+4", "0x1.f431190614a13p+3", "0x1.0000000000000p+4"],
-     ["0x1.23e0b3b8cd242p+4", "0x1.247f6612cd236p+4", "0x1.247f6612cd236p+4", "0x1.247f6612cd236p+4", "0x1.247f6612cd236p+4", "0x1.4a188c830a50ap+4", "0x1.a0c5f45069ce2p+3"],
-     ["0x1.7ee76ef685a06p+3", "0x1.80f1875da7916p+3", "0x1.80f1875da7916p+3", "0x1.80f1875da7916p+3", "0x1.80f1875da7916p+3", "0x1.cf39590497ddbp+3", "0x1.7062fa2834e71p+4"],
-     ["0x1.7ee76ef685a06p+3", "0x1.80f1875da7916p+3", "0x1.80f1875da7916p+3", "0x1.80f1875da7916p+3", "0x1.80f1875da7916p+3", "0x1.cf39590497ddbp+3", "0x1.7062fa2834e71p+4"]],
+    [
+        [
+            "0x1.d60b401869830p+3",
+            "0x1.d60b401fad2e4p+3",
+            "0x1.d60b401fad2e4p+3",
+            "0x1.d60b401fad2e4p+3",
+            "0x1.0377163633c02p+4",
+            "0x1.561aa2c649fd0p+4",
+        ],
+        [
+            "0x1.3b05a00c34c18p+4",
+            "0x1.d60b401869830p+3",
+            "0x1.d60b401869830p+3",
+            "0x1.d60b401869830p+3",
+            "0x1.0377163633c02p+4",
+            "0x1.561aa2c649fd0p+4",
+        ],
+        [
+            "0x1.414eb0ce10ad6p+4",
+            "0x1.41707793ea91bp+4",
+            "0x1.41707793ea91bp+4",
+            "0x1.41707793ea91bp+4",
+            "0x1.e2e0ef27d5236p+3",
+            "0x1.e000000000000p+3",
+        ],
+        [
+            "0x1.1c7b5c2b6e786p+4",
+            "0x1.1d3f42042efe9p+4",
+            "0x1.1d3f42042efe9p+4",
+            "0x1.1d3f42042efe9p+4",
+            "0x1.41707793ea91bp+4",
+            "0x1.898bb7d6ec714p+3",
+        ],
+        [
+            "0x1.8bc28ed5897b2p+3",
+            "0x1.8fc33ff0d0e9ap+3",
+            "0x1.8fc33ff0d0e9ap+3",
+            "0x1.8fc33ff0d0e9ap+3",
+            "0x1.d77e9819dd9ffp+3",
+            "0x1.64c5dbeb7638ap+4",
+        ],
+        [
+            "0x1.8bc28ed5897b2p+3",
+            "0x1.8fc33ff0d0e9ap+3",
+            "0x1.8fc33ff0d0e9ap+3",
+            "0x1.8fc33ff0d0e9ap+3",
+            "0x1.d77e9819dd9ffp+3",
+            "0x1.64c5dbeb7638ap+4",
+        ],
+    ],
+    [
+        [
+            "-0x1.c8d1d05a7e97dp+2",
+            "-0x1.c8d11ff10270ep+2",
+            "-0x1.c8d11ff10270ep+2",
+            "-0x1.c8d11ff10270ep+2",
+            "-0x1.12fcce290d740p-3",
+            "0x1.156a677049c64p+3",
+        ],
+        [
+            "0x1.ee5c5f4b02d06p+1",
+            "-0x1.c8d1d05a7e97dp+2",
+            "-0x1.c8d1d05a7e97dp+2",
+            "-0x1.c8d1d05a7e97dp+2",
+            "-0x1.12fcce290d740p-3",
+            "0x1.156a677049c66p+3",
+        ],
+        [
+            "0x1.6dfe8a77e0904p+3",
+            "0x1.709b1d5f18a0ap+3",
+            "0x1.709b1d5f18a0ap+3",
+            "0x1.709b1d5f18a0ap+3",
+            "-0x1.dd6063c8a42f6p+1",
+            "0x1.42c686bb9dbacp+2",
+        ],
+        [
+            "0x1.6dfe8a77e0904p+3",
+            "0x1.709b1d5f18a0ap+3",
+            "0x1.709b1d5f18a0ap+3",
+            "0x1.709b1d5f18a0ap+3",
+            "-0x1.dd6063c8a42f6p+1",
+            "0x1.42c686bb9dbacp+2",
+        ],
+        [
+            "0x1.e0a2c398016fdp+2",
+            "0x1.e4d1ee9f2019ap+2",
+            "0x1.e4d1ee9f2019ap+2",
+            "0x1.e4d1ee9f2019ap+2",
+            "0x1.d14fce1bade85p+2",
+            "0x1.8627993289190p-1",
+        ],
+        [
+            "-0x1.d6eae17acdde0p-1",
+            "-0x1.c9c6c375b7e10p-1",
+            "-0x1.c9c6c375b7e10p-1",
+            "-0x1.c9c6c375b7e10p-1",
+            "0x1.7047553d43570p+3",
+            "0x1.d14fce1bade85p+2",
+        ],
+    ],
+    [
+        [
+            "0x1.eae73ec9206a0p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.0e5a60c54b77dp+4",
+            "0x1.64977e26286f9p+4",
+        ],
+        [
+            "0x1.eae73ec9206a0p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.eae73ecb24ab2p+3",
+            "0x1.0e5a60c54b77dp+4",
+            "0x1.64977e26286f9p+4",
+        ],
+        [
+            "0x1.45739f6490350p+4",
+            "0x1.eae73ec9206a0p+3",
+            "0x1.eae73ec9206a0p+3",
+            "0x1.eae73ec9206a0p+3",
+            "0x1.eae73ec9206a0p+3",
+            "0x1.0e5a60c54b77dp+4",
+            "0x1.64977e26286f9p+4",
+        ],
+        [
+            "0x1.4a09bedcb8b34p+4",
+            "0x1.4a188c830a50ap+4",
+            "0x1.4a188c830a50ap+4",
+            "0x1.4a188c830a50ap+4",
+            "0x1.4a188c830a50ap+4",
+            "0x1.f431190614a13p+3",
+            "0x1.0000000000000p+4",
+        ],
+        [
+            "0x1.23e0b3b8cd242p+4",
+            "0x1.247f6612cd236p+4",
+            "0x1.247f6612cd236p+4",
+            "0x1.247f6612cd236p+4",
+            "0x1.247f6612cd236p+4",
+            "0x1.4a188c830a50ap+4",
+            "0x1.a0c5f45069ce2p+3",
+        ],
+        [
+            "0x1.7ee76ef685a06p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.cf39590497ddbp+3",
+            "0x1.7062fa2834e71p+4",
+        ],
+        [
+            "0x1.7ee76ef685a06p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.80f1875da7916p+3",
+            "0x1.cf39590497ddbp+3",
+            "0x1.7062fa2834e71p+4",
+        ],
+    ],
 ]
 
 
-@pytest.mark.parametrize("rows", NEAR_DEGENERATE_GOPS_GAMES,
-                         ids=["strategy-off", "value-off", "support-off"])
+@pytest.mark.parametrize(
+    "rows", NEAR_DEGENERATE_GOPS_GAMES, ids=["strategy-off", "value-off", "support-off"]
+)
 def test_certified_game_polishes_a_near_degenerate_game(rows):
     """The polish turns a loose bound into a tight one, the returned strategies prove the
     returned bound, and the exact value of the float matrix (an exact rational LP) lies
@@ -108,8 +258,9 @@ def test_certified_game_polishes_a_near_degenerate_game(rows):
     w, e = certified_game(A, k, x, y, v)
     assert e < 1e-12
     assert value_error(A, k, x, y, w) == e  # x, y now hold the strategies of the proof
-    exact_value = solve_exact_game([[fmpq(*Fraction(a).as_integer_ratio()) for a in row]
-                                    for row in A.tolist()]).value
+    exact_value = solve_exact_game(
+        [[fmpq(*Fraction(a).as_integer_ratio()) for a in row] for row in A.tolist()]
+    ).value
     assert abs(Fraction(w) - as_fraction(exact_value)) <= Fraction(e)
 
 
@@ -186,11 +337,14 @@ def test_certified_first_move_contains_the_exact_equilibrium(objective, n, solve
         assert game.width < WIDTH_TARGET
 
 
-@pytest.mark.parametrize("A, why", [
-    pytest.param([[1.0, 1.0], [1.0, 1.0]], "near-tie", id="every-strategy-optimal"),
-    pytest.param([[1.0, 1.0 + 1e-13], [0.0, 2.0]], "near-tie", id="tie-within-the-radius"),
-    pytest.param([[0.0, 1.0], [0.0, 1.0]], "", id="degenerate-rows"),
-])
+@pytest.mark.parametrize(
+    "A, why",
+    [
+        pytest.param([[1.0, 1.0], [1.0, 1.0]], "near-tie", id="every-strategy-optimal"),
+        pytest.param([[1.0, 1.0 + 1e-13], [0.0, 2.0]], "near-tie", id="tie-within-the-radius"),
+        pytest.param([[0.0, 1.0], [0.0, 1.0]], "", id="degenerate-rows"),
+    ],
+)
 def test_certification_refuses_a_near_degenerate_game(A, why):
     """Where the matrix box holds games with other equilibria, nothing is claimed about the
     probabilities; the guarantee of the float mixes still contains the exact value."""
@@ -219,13 +373,41 @@ def test_cli_certified_table_and_strategy():
 
     out = CliRunner().invoke(main, ["table", "5", "--certified"])
     assert out.exit_code == 0 and "certified: 5 of 5 columns" in out.output
-    out = CliRunner().invoke(main, ["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck",
-                                    "12,13", "--upcard", "13", "--certified", "--json"])
+    out = CliRunner().invoke(
+        main,
+        [
+            "strategy",
+            "--mine",
+            "2,4",
+            "--theirs",
+            "1,3",
+            "--deck",
+            "12,13",
+            "--upcard",
+            "13",
+            "--certified",
+            "--json",
+        ],
+    )
     import json
 
     doc = json.loads(out.output)["certified"]
     lo, hi = doc["mine"]["2"]
     assert doc["unique_and_enclosed"] and lo <= 12 / 25 <= hi  # the paper's sec 3.1 example
-    bad = CliRunner().invoke(main, ["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck",
-                                    "12,13", "--upcard", "13", "--certified", "--exact"])
+    bad = CliRunner().invoke(
+        main,
+        [
+            "strategy",
+            "--mine",
+            "2,4",
+            "--theirs",
+            "1,3",
+            "--deck",
+            "12,13",
+            "--upcard",
+            "13",
+            "--certified",
+            "--exact",
+        ],
+    )
     assert bad.exit_code == 2

@@ -72,9 +72,7 @@ def level_header_index(objs, level):
 
 def hands(rec):
     """Sorted card tuples (V, Y, P) of a record: position p is card p + 1."""
-    return tuple(
-        tuple(c + 1 for c in range(16) if m >> c & 1) for m in (rec[0], rec[1], rec[2])
-    )
+    return tuple(tuple(c + 1 for c in range(16) if m >> c & 1) for m in (rec[0], rec[1], rec[2]))
 
 
 def name_of(rec):
@@ -134,9 +132,10 @@ def test_pattern_count_brute_force():
     for k in range(n + 1):
         brute = sum(
             1
-            for V in range(1 << n) if bin(V).count("1") == k
-            for Y in range(1 << n) if bin(Y).count("1") == k
-            and ((V | Y) & ((V | Y) + 1)) == 0
+            for V in range(1 << n)
+            if bin(V).count("1") == k
+            for Y in range(1 << n)
+            if bin(Y).count("1") == k and ((V | Y) & ((V | Y) + 1)) == 0
         )
         assert pattern_count(n, k) == brute
 
@@ -153,8 +152,10 @@ def test_children_match_relabelled_hands(data):
 
     def pattern(mine_cards, theirs_cards):
         order = sorted(set(mine_cards) | set(theirs_cards))
-        return (sum(1 << order.index(c) for c in mine_cards),
-                sum(1 << order.index(c) for c in theirs_cards))
+        return (
+            sum(1 << order.index(c) for c in mine_cards),
+            sum(1 << order.index(c) for c in theirs_cards),
+        )
 
     mine, theirs = pattern(V, Y)
     expect = pattern([c for c in V if c != V[i]], [c for c in Y if c != Y[j]])
@@ -204,8 +205,7 @@ def _random_game(data, antisymmetric: bool):
 
 
 @settings(max_examples=400, deadline=None)
-@given(data=st.data(), antisymmetric=st.booleans(), shared=st.booleans(),
-       horner=st.booleans())
+@given(data=st.data(), antisymmetric=st.booleans(), shared=st.booleans(), horner=st.booleans())
 def test_matrix_game_arithmetic_matches_fractions(data, antisymmetric, shared, horner):
     """Check 5 by integers only (minimax.check_matrix_game, with one common denominator
     per line or per matrix, a line summed with a list of cofactors or by Horner's rule,
@@ -309,8 +309,7 @@ def breaking_pairs(X, x, v):
             moved = probs[:]
             moved[a] -= EPS
             moved[b] += EPS
-            guarantee = min(sum(p * X[r][c] for r, p in enumerate(moved))
-                            for c in range(len(X[0])))
+            guarantee = min(sum(p * X[r][c] for r, p in enumerate(moved)) for c in range(len(X[0])))
             if guarantee < Fraction(*v):
                 yield a, b
 
@@ -335,8 +334,9 @@ def test_tamper_probability_moved_keeps_sum(objs3, tmp_path):
     x[0][a] -= 1
     x[0][b] += 1
     rec[4][m][1] = x
-    assert_invalid(verdict_of(objs, tmp_path), name_of(rec), f"upcard {rec[4][m][0]}",
-                   "x guarantees")
+    assert_invalid(
+        verdict_of(objs, tmp_path), name_of(rec), f"upcard {rec[4][m][0]}", "x guarantees"
+    )
 
 
 def test_tamper_probability_changed_breaks_sum(objs3, tmp_path):
@@ -403,8 +403,9 @@ def test_tamper_child_records_relabelled(objs3, tmp_path):
     is then present once, but its games no longer fit its pattern."""
     objs = copy(objs3)
     idx = record_indices(objs, 2)
-    a, b = next((a, b) for a in idx for b in idx if objs[a][3] != objs[b][3]
-                and objs[a][2] == objs[b][2])
+    a, b = next(
+        (a, b) for a in idx for b in idx if objs[a][3] != objs[b][3] and objs[a][2] == objs[b][2]
+    )
     objs[a][:3], objs[b][:3] = objs[b][:3], objs[a][:3]
     assert_invalid(verdict_of(objs, tmp_path), "level 2", "record mine=", "upcard")
 
@@ -421,8 +422,9 @@ def test_tamper_record_removed_and_count_fixed(objs3, tmp_path):
     objs = copy(objs3)
     del objs[record_indices(objs, 2)[4]]
     objs[level_header_index(objs, 2)]["records"] -= 1
-    assert_invalid(verdict_of(objs, tmp_path), "level 2 declares 11 records",
-                   "12 canonical subgames")
+    assert_invalid(
+        verdict_of(objs, tmp_path), "level 2 declares 11 records", "12 canonical subgames"
+    )
 
 
 def test_tamper_root_removed(objs3, tmp_path):
@@ -631,8 +633,9 @@ def paths3(objs3):
     return integer_paths(objs3)
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_any_changed_integer_is_rejected(objs3, paths3, tmp_path, data):
     """Change any one Integer of a valid certificate to a different value: never accepted.
@@ -643,8 +646,9 @@ def test_any_changed_integer_is_rejected(objs3, paths3, tmp_path, data):
     i, path, zero_den = data.draw(st.sampled_from(paths3))
     old = get_path(objs3[i], path)
     new = data.draw(
-        st.one_of(st.integers(-8, 8), st.integers(-(2**70), 2**70), st.integers(-(2**300), 2**300))
-        .filter(lambda a: a != old)
+        st.one_of(
+            st.integers(-8, 8), st.integers(-(2**70), 2**70), st.integers(-(2**300), 2**300)
+        ).filter(lambda a: a != old)
     )
     if zero_den:
         new = -abs(new)
@@ -778,20 +782,36 @@ def test_non_canonical_integers(objs3, tmp_path):
     def record_with_value(num):
         return msgpack.packb([0, 0, 0, [num, 1], []], use_bin_type=True)
 
-    assert_unreadable(check(write(tmp_path, head + record_with_value(b"\x00\x05"))),
-                      "non-canonical", "fits in int64")
+    assert_unreadable(
+        check(write(tmp_path, head + record_with_value(b"\x00\x05"))),
+        "non-canonical",
+        "fits in int64",
+    )
     big = (1 << 70).to_bytes(10, "big", signed=True)
-    assert_unreadable(check(write(tmp_path, head + record_with_value(b"\x00" + big))),
-                      "non-canonical", "11 bytes where 9 suffice")
-    assert_unreadable(check(write(tmp_path, head + record_with_value(2**64 - 1))),
-                      "outside int64")
+    assert_unreadable(
+        check(write(tmp_path, head + record_with_value(b"\x00" + big))),
+        "non-canonical",
+        "11 bytes where 9 suffice",
+    )
+    assert_unreadable(check(write(tmp_path, head + record_with_value(2**64 - 1))), "outside int64")
     assert_unreadable(check(write(tmp_path, head + record_with_value(b""))), "empty bin")
 
 
 @pytest.mark.parametrize(
     "a",
-    [2**63, -(2**63) - 1, -(2**64), 2**64, -(2**71), -(2**71) - 1, 2**71 - 1, 2**71,
-     -(2**79), 3**1000, -(3**1000)],
+    [
+        2**63,
+        -(2**63) - 1,
+        -(2**64),
+        2**64,
+        -(2**71),
+        -(2**71) - 1,
+        2**71 - 1,
+        2**71,
+        -(2**79),
+        3**1000,
+        -(3**1000),
+    ],
 )
 def test_integer_encoding_boundaries(a):
     """Minimal two's complement: e.g. -2^71 takes 9 bytes, -2^71 - 1 takes 10."""
@@ -913,13 +933,23 @@ def test_runs_with_solver_unimportable(objs3, tmp_path):
     path = tmp_path / "c.cert"
     cf.write_objects(path, objs3)
     env = dict(os.environ, PYTHONPATH=str(PACKAGE.parent))
-    proc = subprocess.run([sys.executable, "-c", BLOCKER, str(path)],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKER, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "valid: N=3, 20 records, root value 0\n"
     path.write_bytes(b"junk")
-    proc = subprocess.run([sys.executable, "-c", BLOCKER, str(path)],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKER, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 2, proc.stderr
 
 
@@ -928,8 +958,13 @@ def test_python_m_exit_codes(objs3, tmp_path):
     bad = copy(objs3)
     bad[-1]["root_value"] = [1, 2]
     cf.write_objects(path, bad)
-    proc = subprocess.run([sys.executable, "-m", "certificates", str(path), "--quiet"],
-                          capture_output=True, text=True, cwd=PACKAGE.parent, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "certificates", str(path), "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=PACKAGE.parent,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert proc.stdout.startswith("invalid: footer root_value 1/2")
 

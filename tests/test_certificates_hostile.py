@@ -68,7 +68,10 @@ def run_checker_on_stdin(data: bytes):
     """``python -m certificates /dev/stdin --quiet`` with ``data`` written to a pipe."""
     return subprocess.run(
         [sys.executable, "-m", "certificates", "/dev/stdin", "--quiet"],
-        input=data, capture_output=True, cwd=PACKAGE.parent, timeout=60,
+        input=data,
+        capture_output=True,
+        cwd=PACKAGE.parent,
+        timeout=60,
     )
 
 
@@ -89,8 +92,9 @@ def test_truncated_on_a_pipe(objs3):
     data = cf.pack_objects(objs3)
     proc = run_checker_on_stdin(data[:-1])
     assert proc.returncode == 2
-    assert proc.stdout.startswith(f"unreadable: truncated: file ends at byte {len(data) - 1}"
-                                  .encode())
+    assert proc.stdout.startswith(
+        f"unreadable: truncated: file ends at byte {len(data) - 1}".encode()
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -104,16 +108,24 @@ def win_prefix(n: int = 3) -> list:
 
     full = (1 << n) - 1
     return [
-        {"magic": "GOPS-CERTIFICATE", "version": 1,
-         "rules": "gops-2p-ties-discarded-random-prizes", "objective": "win",
-         "n": n, "root": [full, full, full]},
+        {
+            "magic": "GOPS-CERTIFICATE",
+            "version": 1,
+            "rules": "gops-2p-ties-discarded-random-prizes",
+            "objective": "win",
+            "n": n,
+            "root": [full, full, full],
+        },
         {"level": 0, "records": 0},
         {"level": 1, "records": win_record_count(n, 1)},
     ]
 
 
-@pytest.mark.parametrize("lead", [10**5000, -(10**5000), 2**63, -(2**63) - 1, 2],
-                         ids=["5001-digits", "-5001-digits", "2^63", "-2^63-1", "2"])
+@pytest.mark.parametrize(
+    "lead",
+    [10**5000, -(10**5000), 2**63, -(2**63) - 1, 2],
+    ids=["5001-digits", "-5001-digits", "2^63", "-2^63-1", "2"],
+)
 def test_lead_out_of_range_is_invalid(tmp_path, lead):
     """Lead of record (mine {1}, theirs {1}, P = {1}) outside -1..1: exit 1 (a range check),
     whatever its size; Python's int-to-str limit (4,300 digits) is never reached."""
@@ -171,8 +183,7 @@ def _x_off_by_one(rec):
         (_negative_x, 1, "x[0] = ~-"),
         (_x_off_by_one, 1, "x sums to ~1"),
     ],
-    ids=["record-value", "game-value-high", "game-value-low", "denominator", "negative",
-         "sum"],
+    ids=["record-value", "game-value-high", "game-value-low", "denominator", "negative", "sum"],
 )
 def test_huge_wrong_number_gives_a_short_message(objs3, tmp_path, tamper, code, fragment):
     """A wrong 100,001-digit number is named by an approximation and a digit count."""
@@ -194,8 +205,9 @@ def test_huge_wrong_number_gives_a_short_message(objs3, tmp_path, tamper, code, 
         (-1, "root_value", [F, 1], 1, "footer root_value ~1e+100000"),
     ],
 )
-def test_huge_header_or_footer_field_gives_a_short_message(objs3, tmp_path, where, key, value,
-                                                           code, fragment):
+def test_huge_header_or_footer_field_gives_a_short_message(
+    objs3, tmp_path, where, key, value, code, fragment
+):
     objs = copy(objs3)
     objs[where][key] = value
     v = check(write(tmp_path, cf.pack_objects(objs)))
@@ -240,9 +252,12 @@ def test_product_limit_refuses_before_multiplying(objs3, tmp_path, monkeypatch):
     assert check(path).ok
     monkeypatch.setattr(minimax, "MAX_PRODUCT_BITS", 1 << 13)
     v = check(path)
-    assert_unreadable(v, "level 3, record mine=0b111 theirs=0b111 prizes={1,2,3}, upcard 1",
-                      "column 2 of 3 needs integers of up to 14,008 bits",
-                      "beyond the checker's limit of 8,192 bits")
+    assert_unreadable(
+        v,
+        "level 3, record mine=0b111 theirs=0b111 prizes={1,2,3}, upcard 1",
+        "column 2 of 3 needs integers of up to 14,008 bits",
+        "beyond the checker's limit of 8,192 bits",
+    )
 
 
 def test_line_sum_bound_is_exact_at_the_limit(monkeypatch):
@@ -253,13 +268,14 @@ def test_line_sum_bound_is_exact_at_the_limit(monkeypatch):
     from certificates import minimax
     from certificates.errors import UnreadableCertificate
 
-    entries = [(1, mpz(3) ** 900, mpz(7) ** 800), (0, -mpz(5) ** 700, mpz(11) ** 600)]
+    entries = [(1, mpz(3) ** 900, mpz(7) ** 800), (0, -(mpz(5) ** 700), mpz(11) ** 600)]
     weights = [mpz(2) ** 100, mpz(3)]
     bound = minimax.sum_bits(entries, weights)
     monkeypatch.setattr(minimax, "MAX_PRODUCT_BITS", bound)
     T, L = minimax.line_sum(entries, weights)
     assert Fraction(int(T), int(L)) == sum(
-        n * (w + Fraction(int(p), int(q))) for (w, p, q), n in zip(entries, map(int, weights)))
+        n * (w + Fraction(int(p), int(q))) for (w, p, q), n in zip(entries, map(int, weights))
+    )
     monkeypatch.setattr(minimax, "MAX_PRODUCT_BITS", bound - 1)
     with pytest.raises(UnreadableCertificate, match="beyond the checker's limit"):
         minimax.line_sum(entries, weights)
@@ -277,9 +293,14 @@ def test_line_sum_matches_fractions_within_its_bound(data, horner):
 
     k = data.draw(st.integers(1, 8))
     dens = data.draw(st.lists(st.integers(1, 2**200), min_size=1, max_size=3))
-    entries = [(data.draw(st.integers(-16, 16)),
-                mpz(data.draw(st.integers(-(2**300), 2**300) | st.integers(-3, 3))),
-                mpz(data.draw(st.sampled_from(dens + [1])))) for _ in range(k)]
+    entries = [
+        (
+            data.draw(st.integers(-16, 16)),
+            mpz(data.draw(st.integers(-(2**300), 2**300) | st.integers(-3, 3))),
+            mpz(data.draw(st.sampled_from(dens + [1]))),
+        )
+        for _ in range(k)
+    ]
     weights = [mpz(data.draw(st.integers(1, 2**150))) for _ in range(k)]
     saved = minimax.COFACTOR_LIST_BITS
     minimax.COFACTOR_LIST_BITS = -1 if horner else 1 << 30
@@ -287,8 +308,9 @@ def test_line_sum_matches_fractions_within_its_bound(data, horner):
         T, L = minimax.line_sum(entries, weights)
     finally:
         minimax.COFACTOR_LIST_BITS = saved
-    exact = sum(n * (w + Fraction(int(p), int(q)))
-                for (w, p, q), n in zip(entries, map(int, weights)))
+    exact = sum(
+        n * (w + Fraction(int(p), int(q))) for (w, p, q), n in zip(entries, map(int, weights))
+    )
     assert L > 0 and Fraction(int(T), int(L)) == exact
     bound = minimax.sum_bits(entries, weights)
     assert T.bit_length() <= bound and L.bit_length() <= bound

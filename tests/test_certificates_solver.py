@@ -62,8 +62,9 @@ def test_solver_certificate_tampered(solver_cert, tmp_path):
     )
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_solver_certificate_any_changed_integer(solver_cert, tmp_path, data):
     """One Integer of a record of the N = 4 certificate changed: never accepted

@@ -46,7 +46,6 @@ def objs4(win_certs):
 # ---------------------------------------------------------------------------------------
 
 
-
 def cards_of(mask):
     return tuple(c + 1 for c in range(16) if mask >> c & 1)
 
@@ -79,8 +78,19 @@ def matrix(table, rec, u):
     """The payoff matrix of a record for upcard u, from the rules (test-only rebuild)."""
     V, Y, P = cards_of(rec[0]), cards_of(rec[1]), cards_of(rec[2])
     rest = tuple(c for c in P if c != u)
-    return [[value_of(table, tuple(c for c in V if c != a), tuple(c for c in Y if c != b),
-                      rest, rec[3] + u * sign(a - b)) for b in Y] for a in V]
+    return [
+        [
+            value_of(
+                table,
+                tuple(c for c in V if c != a),
+                tuple(c for c in Y if c != b),
+                rest,
+                rec[3] + u * sign(a - b),
+            )
+            for b in Y
+        ]
+        for a in V
+    ]
 
 
 def table_of(objs):
@@ -157,8 +167,9 @@ def test_leads_and_decided_children(objs4):
         for u, x, _y, v in rec[5]:
             X = matrix(table, rec, u)
             xs = [Fraction(a, x[1]) for a in x[0]]
-            assert min(sum(p * X[r][c] for r, p in enumerate(xs)) for c in range(len(X))) \
-                == Fraction(*v)
+            assert min(
+                sum(p * X[r][c] for r, p in enumerate(xs)) for c in range(len(X))
+            ) == Fraction(*v)
 
 
 def test_cli_certify_and_check(tmp_path):
@@ -167,8 +178,9 @@ def test_cli_certify_and_check(tmp_path):
     from exact.cli import main
 
     out = tmp_path / "w3.cert"
-    result = CliRunner().invoke(main, ["certify", "3", "--objective", "win", "-o", str(out),
-                                       "--quiet"])
+    result = CliRunner().invoke(
+        main, ["certify", "3", "--objective", "win", "-o", str(out), "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "79 records" in result.output
     result = CliRunner().invoke(main, ["check", str(out), "--quiet"])
@@ -202,8 +214,9 @@ def test_tamper_probability_moved(objs4, tmp_path):
     x[1] *= 10**30
     x[0][a] -= 1
     x[0][b] += 1
-    assert_invalid(verdict_of(objs, tmp_path), name_of(rec), f"upcard {rec[5][m][0]}",
-                   "x guarantees")
+    assert_invalid(
+        verdict_of(objs, tmp_path), name_of(rec), f"upcard {rec[5][m][0]}", "x guarantees"
+    )
 
 
 def test_tamper_value_changed(objs4, tmp_path):
@@ -229,8 +242,9 @@ def test_tamper_record_removed(objs4, tmp_path):
     objs = copy(objs4)
     declared = next(o for o in objs if type(o) is dict and o.get("level") == 2)["records"]
     del objs[records(objs, 2)[10]]
-    assert_invalid(verdict_of(objs, tmp_path), f"level 2 has {declared - 1} records",
-                   f"declares {declared}")
+    assert_invalid(
+        verdict_of(objs, tmp_path), f"level 2 has {declared - 1} records", f"declares {declared}"
+    )
     next(o for o in objs if type(o) is dict and o.get("level") == 2)["records"] -= 1
     assert_invalid(verdict_of(objs, tmp_path), f"level 2 declares {declared - 1} records")
 
@@ -249,8 +263,13 @@ def test_tamper_child_values_swapped(objs4, tmp_path):
 
 def test_tamper_lead_changed(objs4, tmp_path):
     objs = copy(objs4)
-    rec = objs[next(i for i in records(objs, 2) if objs[i][0] != objs[i][1]
-                    and objs[i][3] < lead_limit(4, objs[i][2]))]
+    rec = objs[
+        next(
+            i
+            for i in records(objs, 2)
+            if objs[i][0] != objs[i][1] and objs[i][3] < lead_limit(4, objs[i][2])
+        )
+    ]
     rec[3] += 1  # its games no longer fit, or (written after) the lead is a duplicate
     assert_invalid(verdict_of(objs, tmp_path), "level 2", name_of(rec))
     rec[3] -= 1
@@ -261,8 +280,7 @@ def test_tamper_lead_changed(objs4, tmp_path):
     rec[3] = lead_limit(4, rec[2]) + 1
     assert_invalid(verdict_of(objs, tmp_path), name_of(rec), "outside")
     objs = copy(objs4)
-    ident = objs[next(i for i in records(objs, 2) if objs[i][0] == objs[i][1]
-                      and objs[i][3] == 1)]
+    ident = objs[next(i for i in records(objs, 2) if objs[i][0] == objs[i][1] and objs[i][3] == 1)]
     ident[3] = -1
     assert_invalid(verdict_of(objs, tmp_path), name_of(ident), "identical hands")
 
@@ -298,8 +316,9 @@ def leaf_paths(objs):
     return out
 
 
-@settings(max_examples=80, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_any_changed_integer_is_rejected(win_certs, tmp_path, data):
     objs = cf.read_objects(win_certs[3])
@@ -309,14 +328,20 @@ def test_any_changed_integer_is_rejected(win_certs, tmp_path, data):
         parent = parent[p]
     old = parent[path[-1]]
     parent[path[-1]] = data.draw(
-        st.one_of(st.integers(-8, 8), st.integers(-(2**80), 2**80)).filter(lambda a: a != old))
+        st.one_of(st.integers(-8, 8), st.integers(-(2**80), 2**80)).filter(lambda a: a != old)
+    )
     v = verdict_of(objs, tmp_path)
     assert v.code in (1, 2) and not v.ok, (i, path, old, v)
 
 
 def test_runs_with_solver_unimportable(win_certs):
     env = dict(os.environ, PYTHONPATH=str(PACKAGE.parent))
-    proc = subprocess.run([sys.executable, "-c", BLOCKER, str(win_certs[4])],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKER, str(win_certs[4])],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "valid: N=4 (win), 551 records, root value 0\n"

@@ -39,8 +39,9 @@ def test_table_text_layout():
 
 
 def test_strategy_json_worked_example():
-    code, out = run("strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "12,13",
-                    "--upcard", 13, "--json")
+    code, out = run(
+        "strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "12,13", "--upcard", 13, "--json"
+    )
     assert code == 0
     data = json.loads(out)
     assert data["value"] == pytest.approx(12.52, abs=TOL)
@@ -49,8 +50,19 @@ def test_strategy_json_worked_example():
 
 
 def test_strategy_exact_worked_example():
-    code, out = run("strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "12,13",
-                    "--upcard", 13, "--exact", "--json")
+    code, out = run(
+        "strategy",
+        "--mine",
+        "2,4",
+        "--theirs",
+        "1,3",
+        "--deck",
+        "12,13",
+        "--upcard",
+        13,
+        "--exact",
+        "--json",
+    )
     assert code == 0
     data = json.loads(out)
     assert Fraction(data["value"]) == Fraction(313, 25)
@@ -70,23 +82,69 @@ def test_count_total_n5():
         pytest.param(["table", "14"], "between 1 and 13", id="n-too-big-float"),
         pytest.param(["count", "--", "-3"], "between 1 and", id="count-negative"),
         pytest.param(["certify", "8", "-o", "x.cert"], "between 1 and 7", id="n-too-big-exact"),
-        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1", "--deck", "1,2",
-                      "--upcard", "1"], "differ in size", id="hands-of-different-sizes"),
-        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2,3",
-                      "--upcard", "1"], "deck", id="deck-size"),
-        pytest.param(["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2",
-                      "--upcard", "5"], "upcard", id="upcard-not-in-deck"),
-        pytest.param(["strategy", "--mine", "2,x", "--theirs", "1,3", "--deck", "1,2",
-                      "--upcard", "1"], "bad card", id="malformed-list"),
-        pytest.param(["strategy", "--mine", "2,2", "--theirs", "1,3", "--deck", "1,2",
-                      "--upcard", "1"], "more than once", id="repeated-card"),
-        pytest.param(["strategy", "--mine", "2,9", "--theirs", "1,3", "--deck", "1,2",
-                      "--upcard", "1", "--n", "5"], "9", id="card-out-of-range"),
-        pytest.param(["strategy", "--mine", "0,2", "--theirs", "1,3", "--deck", "1,2",
-                      "--upcard", "1"], "bad card", id="card-zero"),
-        pytest.param(["strategy", "--mine", "1,2,3,4,5,6,7,8,9", "--theirs", "1,2,3,4,5,6,7,8,9",
-                      "--deck", "1,2,3,4,5,6,7,8,9", "--upcard", "1", "--exact"],
-                     "at most 7", id="exact-too-big"),
+        pytest.param(
+            ["strategy", "--mine", "2,4", "--theirs", "1", "--deck", "1,2", "--upcard", "1"],
+            "differ in size",
+            id="hands-of-different-sizes",
+        ),
+        pytest.param(
+            ["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2,3", "--upcard", "1"],
+            "deck",
+            id="deck-size",
+        ),
+        pytest.param(
+            ["strategy", "--mine", "2,4", "--theirs", "1,3", "--deck", "1,2", "--upcard", "5"],
+            "upcard",
+            id="upcard-not-in-deck",
+        ),
+        pytest.param(
+            ["strategy", "--mine", "2,x", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
+            "bad card",
+            id="malformed-list",
+        ),
+        pytest.param(
+            ["strategy", "--mine", "2,2", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
+            "more than once",
+            id="repeated-card",
+        ),
+        pytest.param(
+            [
+                "strategy",
+                "--mine",
+                "2,9",
+                "--theirs",
+                "1,3",
+                "--deck",
+                "1,2",
+                "--upcard",
+                "1",
+                "--n",
+                "5",
+            ],
+            "9",
+            id="card-out-of-range",
+        ),
+        pytest.param(
+            ["strategy", "--mine", "0,2", "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"],
+            "bad card",
+            id="card-zero",
+        ),
+        pytest.param(
+            [
+                "strategy",
+                "--mine",
+                "1,2,3,4,5,6,7,8,9",
+                "--theirs",
+                "1,2,3,4,5,6,7,8,9",
+                "--deck",
+                "1,2,3,4,5,6,7,8,9",
+                "--upcard",
+                "1",
+                "--exact",
+            ],
+            "at most 7",
+            id="exact-too-big",
+        ),
         pytest.param(["table", "five"], "is not a whole number", id="n-not-an-integer"),
     ],
 )
@@ -99,8 +157,9 @@ def test_bad_input_is_one_line_and_exit_2(args, fragment):
 
 def test_entry_point_bad_input_has_no_traceback():
     """The installed console script prints one line on stderr and exits 2."""
-    proc = subprocess.run([sys.executable, "-m", "exact.cli", "table", "0"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "exact.cli", "table", "0"], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
     assert "N must be between 1 and 13" in proc.stderr
@@ -118,10 +177,21 @@ def test_exact_strategy_prints_numbers_beyond_4300_digits(solved_exact):
     from exact.cli import main
     from exact.cli.render import digit_count
 
-    args = ["strategy", "--mine", "1,2,3,4,5,6", "--theirs", "1,2,3,4,5,6",
-            "--deck", "1,2,3,4,5,6", "--upcard", "1", "--exact"]
+    args = [
+        "strategy",
+        "--mine",
+        "1,2,3,4,5,6",
+        "--theirs",
+        "1,2,3,4,5,6",
+        "--deck",
+        "1,2,3,4,5,6",
+        "--upcard",
+        "1",
+        "--exact",
+    ]
     result = CliRunner().invoke(main, args + ["--json"])
     assert result.exit_code == 0, result.output
+
     def parse(text):  # Fraction(str) has the same 4,300-digit limit; fmpz does not
         num, _, den = text.partition("/")
         return Fraction(int(fmpz(num)), int(fmpz(den or "1")))

@@ -33,22 +33,41 @@ def assert_one_line(code, out, err, fragment, expected_code=2):
 # -- 10. --lead: one rule (|lead| <= N(N+1)/2) for solve, table, strategy and the API ------
 
 HUGE_LEADS = [2**63 - 15, 10**100, -(2**63)]
-STRATEGY = ["strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", "1",
-            "--n", "3"]
+STRATEGY = [
+    "strategy",
+    "--mine",
+    "1,2",
+    "--theirs",
+    "1,2",
+    "--deck",
+    "1,2",
+    "--upcard",
+    "1",
+    "--n",
+    "3",
+]
 
 
 @pytest.mark.parametrize("lead", HUGE_LEADS, ids=["2^63-15", "10^100", "-2^63"])
-@pytest.mark.parametrize("command", [["table", "5"], ["solve", "5"], STRATEGY],
-                         ids=["table", "solve", "strategy"])
+@pytest.mark.parametrize(
+    "command", [["table", "5"], ["solve", "5"], STRATEGY], ids=["table", "solve", "strategy"]
+)
 def test_huge_lead_is_one_line(command, lead):
-    code, out, err = run(*command, "--objective", "win", "--lead", lead, "--quiet"
-                         if command[0] != "strategy" else "--json")
+    code, out, err = run(
+        *command,
+        "--objective",
+        "win",
+        "--lead",
+        lead,
+        "--quiet" if command[0] != "strategy" else "--json",
+    )
     assert_one_line(code, out, err, f"got {lead}")
     assert "--lead must be between" in err
 
 
-@pytest.mark.parametrize("command, n", [(["table", "3"], 3), (STRATEGY, 3)],
-                         ids=["table", "strategy"])
+@pytest.mark.parametrize(
+    "command, n", [(["table", "3"], 3), (STRATEGY, 3)], ids=["table", "strategy"]
+)
 def test_lead_limit_is_the_points_of_all_prizes(command, n):
     total = n * (n + 1) // 2
     code, out, err = run(*command, "--objective", "win", "--lead", total + 1)
@@ -78,6 +97,7 @@ def test_lead_on_the_points_objective_is_refused():
 
 # -- 11. gops variant standard N: the standard game through the variant solver ---------------
 
+
 def test_variant_standard_matches_the_fast_solver():
     code, out, err = run("variant", "standard", "4", "--exact", "--json")
     assert code == 0, err
@@ -86,8 +106,9 @@ def test_variant_standard_matches_the_fast_solver():
 
     data = json.loads(out)
     table = exact.solve(4, arithmetic="rational").first_move_table()
-    assert {int(u): [Fraction(p) for p in probs] for u, probs in data["by_upcard"].items()} \
-        == {u: [table[u][b] for b in range(1, 5)] for u in table}
+    assert {int(u): [Fraction(p) for p in probs] for u, probs in data["by_upcard"].items()} == {
+        u: [table[u][b] for b in range(1, 5)] for u in table
+    }
     code, out, err = run("variant", "standard", "3")
     assert code == 0 and "standard rules, by the generic variant recursion" in out
 
@@ -98,6 +119,7 @@ def test_variant_standard_limit():
 
 
 # -- 12. gops check: an unreadable certificate is an error on stderr -------------------------
+
 
 def test_check_unreadable_goes_to_stderr(tmp_path):
     bad = tmp_path / "bad.cert"
@@ -119,6 +141,7 @@ def test_check_valid_verdict_on_stdout(tmp_path):
 
 # -- 13. bare gops, negative N, Ctrl-C -------------------------------------------------------
 
+
 def test_bare_gops_prints_the_command_list():
     code, out, err = run()
     assert code == 2
@@ -129,13 +152,16 @@ def test_bare_gops_prints_the_command_list():
     assert "error" not in text
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["table", "-1"], "between 1 and 13 for gops table"),
-    (["count", "-3"], "between 1 and 16 for gops count"),
-    (["variant", "twelve", "-1"], "between 2 and 9 for gops variant twelve"),
-    (["evaluate", "-2", "--bots", "random,lowest"], "between 1 and 10 for gops evaluate"),
-    (["certify", "-o", "x.cert", "-5"], "between 1 and 7 for gops certify"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["table", "-1"], "between 1 and 13 for gops table"),
+        (["count", "-3"], "between 1 and 16 for gops count"),
+        (["variant", "twelve", "-1"], "between 2 and 9 for gops variant twelve"),
+        (["evaluate", "-2", "--bots", "random,lowest"], "between 1 and 10 for gops evaluate"),
+        (["certify", "-o", "x.cert", "-5"], "between 1 and 7 for gops certify"),
+    ],
+)
 def test_negative_n_is_a_bad_n(args, fragment):
     code, out, err = run(*args)
     assert_one_line(code, out, err, fragment)
@@ -143,8 +169,7 @@ def test_negative_n_is_a_bad_n(args, fragment):
 
 
 def test_negative_numbers_still_reach_options_and_unknown_options_fail():
-    code, out, err = run("table", "3", "--objective", "win", "--lead", "-2", "--json",
-                         "--quiet")
+    code, out, err = run("table", "3", "--objective", "win", "--lead", "-2", "--json", "--quiet")
     assert code == 0 and '"lead": -2' in out, err
     code, out, err = run("table", "3", "--bogus")
     assert_one_line(code, out, err, "No such option")
@@ -166,10 +191,15 @@ def test_sigint_in_play_exits_130():
     """The real thing: SIGINT while `gops play` waits for a bid."""
     # SIGINT back to its default in the child: a test run started in the background
     # (``cmd &``) inherits SIGINT ignored, and Python then installs no handler for it.
-    proc = subprocess.Popen([sys.executable, "-m", "exact.cli", "play", "3", "--seed", "1"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "exact.cli", "play", "3", "--seed", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         seen = ""
         while "Your bid" not in seen:
@@ -185,8 +215,12 @@ def test_sigint_in_play_exits_130():
 
 
 def test_python_m_exact_cli_knows_every_command():
-    proc = subprocess.run([sys.executable, "-m", "exact.cli", "variant", "dummy", "2"],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "exact.cli", "variant", "dummy", "2"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -201,9 +235,21 @@ def test_exit_code_table_documents_130():
 NOT_A_NUMBER = "is not a whole number (ASCII digits 0-9, optionally after a '-', no spaces)"
 
 
-@pytest.mark.parametrize("text", ["５", " 5 ", "5\t", "\t5", "+5", "5.0", "٣", "", "5-"],
-                         ids=["fullwidth", "spaces", "tab-after", "tab-before", "plus",
-                              "decimal", "arabic-indic", "empty", "minus-after"])
+@pytest.mark.parametrize(
+    "text",
+    ["５", " 5 ", "5\t", "\t5", "+5", "5.0", "٣", "", "5-"],
+    ids=[
+        "fullwidth",
+        "spaces",
+        "tab-after",
+        "tab-before",
+        "plus",
+        "decimal",
+        "arabic-indic",
+        "empty",
+        "minus-after",
+    ],
+)
 def test_n_is_ascii_digits_only(text):
     code, out, err = run("count", text)
     assert_one_line(code, out, err, NOT_A_NUMBER)
@@ -213,8 +259,7 @@ def test_n_is_ascii_digits_only(text):
 def test_integer_options_use_the_same_parser(option):
     values = {"--n": "2", "--upcard": "1", "--lead": "0"}
     values[option] = "５"
-    argv = ["strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2",
-            "--objective", "win"]
+    argv = ["strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--objective", "win"]
     for name, value in values.items():
         argv += [name, value]
     code, out, err = run(*argv)
@@ -223,16 +268,20 @@ def test_integer_options_use_the_same_parser(option):
 
 @pytest.mark.parametrize("option", ["--chunk-items", "--games", "--seed"])
 def test_other_integer_options_use_the_same_parser(option, tmp_path):
-    argv = {"--chunk-items": ["solve", "3", "--store", tmp_path / "s"],
-            "--games": ["tournament", "3"], "--seed": ["tournament", "3"]}[option]
+    argv = {
+        "--chunk-items": ["solve", "3", "--store", tmp_path / "s"],
+        "--games": ["tournament", "3"],
+        "--seed": ["tournament", "3"],
+    }[option]
     code, out, err = run(*argv, option, " 3")
     assert_one_line(code, out, err, NOT_A_NUMBER)
 
 
 @pytest.mark.parametrize("card", ["５", "٣"])
 def test_cards_use_the_same_parser(card):
-    code, out, err = run("strategy", "--mine", f"1,{card}", "--theirs", "1,2", "--deck", "1,2",
-                         "--upcard", "1")
+    code, out, err = run(
+        "strategy", "--mine", f"1,{card}", "--theirs", "1,2", "--deck", "1,2", "--upcard", "1"
+    )
     assert_one_line(code, out, err, NOT_A_NUMBER)
     assert f"bad card {card!r}" in err
 
@@ -250,8 +299,9 @@ def test_parse_integer():
 
 @pytest.mark.parametrize("cards", ["2, 4", "2 ,4", " 2,4", "2,4 ", "2,\t4"])
 def test_cards_allow_no_spaces_as_n_does(cards):
-    code, out, err = run("strategy", "--mine", cards, "--theirs", "1,3", "--deck", "1,2",
-                         "--upcard", "1")
+    code, out, err = run(
+        "strategy", "--mine", cards, "--theirs", "1,3", "--deck", "1,2", "--upcard", "1"
+    )
     assert_one_line(code, out, err, NOT_A_NUMBER)
     token = [t for t in cards.split(",") if t.strip() != t][0]
     assert f"bad card {token!r}" in err
@@ -260,8 +310,18 @@ def test_cards_allow_no_spaces_as_n_does(cards):
 @pytest.mark.parametrize("card, n", [("99999999999999999999", ""), ("53", ""), ("6", "5")])
 def test_a_card_out_of_range_is_named(card, n):
     extra = ["--n", n] if n else []
-    code, out, err = run("strategy", "--mine", f"2,4,{card}", "--theirs", "1,3,5",
-                         "--deck", "1,2,3", "--upcard", "1", *extra)
+    code, out, err = run(
+        "strategy",
+        "--mine",
+        f"2,4,{card}",
+        "--theirs",
+        "1,3,5",
+        "--deck",
+        "1,2,3",
+        "--upcard",
+        "1",
+        *extra,
+    )
     assert_one_line(code, out, err, f"my hand: card {card} is outside 1..{n or 52}")
     assert "N must" not in err
 
@@ -291,8 +351,11 @@ N_COMMANDS = {
 
 
 def test_every_n_command_is_listed():
-    with_n = {name for name, cmd in main.commands.items()
-              if any(p.name == "n" and not p.opts[0].startswith("-") for p in cmd.params)}
+    with_n = {
+        name
+        for name, cmd in main.commands.items()
+        if any(p.name == "n" and not p.opts[0].startswith("-") for p in cmd.params)
+    }
     assert with_n == set(N_COMMANDS)
 
 
@@ -307,30 +370,56 @@ def test_each_command_states_its_own_limit(name, side):
     assert err.rstrip().endswith(f"got {n}")
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["tournament", "11", "--bots", "optimal,lowest"],
-     "between 1 and 10 for gops tournament with an optimal bot"),
-    (["tournament", "7", "--variant", "dummy", "--bots", "optimal,lowest"],
-     "between 1 and 6 for gops tournament --variant dummy with an optimal bot"),
-    (["tournament", "1", "--variant", "twelve", "--bots", "random,lowest"],
-     "between 2 and 13 for gops tournament --variant twelve (one suit of a deck)"),
-    (["play", "7", "--variant", "dummy"], "between 1 and 6 for gops play --variant dummy"),
-    (["play", "14", "--variant", "three"], "between 1 and 13 for gops play --variant three"),
-    (["play", "17", "--store", "nowhere"], "between 1 and 16 for gops play --store"),
-    (["solve", "11", "--objective", "win"], "between 1 and 10 for gops solve --objective win"),
-    (["table", "11", "--objective", "win"], "between 1 and 10 for gops table --objective win"),
-    (["certify", "8", "--objective", "win", "-o", "x"],
-     "between 1 and 7 for gops certify --objective win"),
-    (["variant", "twelve", "8", "--exact"], "between 2 and 7 for gops variant twelve --exact"),
-    (["strategy", "--mine", "1", "--theirs", "1", "--deck", "1", "--upcard", "1", "--n", "17"],
-     "between 1 and 16 for gops strategy"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (
+            ["tournament", "11", "--bots", "optimal,lowest"],
+            "between 1 and 10 for gops tournament with an optimal bot",
+        ),
+        (
+            ["tournament", "7", "--variant", "dummy", "--bots", "optimal,lowest"],
+            "between 1 and 6 for gops tournament --variant dummy with an optimal bot",
+        ),
+        (
+            ["tournament", "1", "--variant", "twelve", "--bots", "random,lowest"],
+            "between 2 and 13 for gops tournament --variant twelve (one suit of a deck)",
+        ),
+        (["play", "7", "--variant", "dummy"], "between 1 and 6 for gops play --variant dummy"),
+        (["play", "14", "--variant", "three"], "between 1 and 13 for gops play --variant three"),
+        (["play", "17", "--store", "nowhere"], "between 1 and 16 for gops play --store"),
+        (["solve", "11", "--objective", "win"], "between 1 and 10 for gops solve --objective win"),
+        (["table", "11", "--objective", "win"], "between 1 and 10 for gops table --objective win"),
+        (
+            ["certify", "8", "--objective", "win", "-o", "x"],
+            "between 1 and 7 for gops certify --objective win",
+        ),
+        (["variant", "twelve", "8", "--exact"], "between 2 and 7 for gops variant twelve --exact"),
+        (
+            [
+                "strategy",
+                "--mine",
+                "1",
+                "--theirs",
+                "1",
+                "--deck",
+                "1",
+                "--upcard",
+                "1",
+                "--n",
+                "17",
+            ],
+            "between 1 and 16 for gops strategy",
+        ),
+    ],
+)
 def test_limits_depend_on_objective_variant_and_arithmetic(args, fragment):
     code, out, err = run(*args)
     assert_one_line(code, out, err, fragment)
 
 
 # -- 16. gops reproduce does not overwrite; the notebook leaves nothing behind ----------------
+
 
 def test_reproduce_refuses_to_overwrite(tmp_path):
     target = tmp_path / "gops-5.cert"

@@ -31,16 +31,22 @@ distributed = pytest.importorskip("distributed")
 def client():
     import logging
 
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
 
 
 def level_hashes(root, n):
-    return [hashlib.sha256(Path(root, f"level-{k}.npy").read_bytes()).hexdigest()
-            for k in range(n + 1)]
+    return [
+        hashlib.sha256(Path(root, f"level-{k}.npy").read_bytes()).hexdigest() for k in range(n + 1)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +65,14 @@ def single(tmp_path_factory):
 
 
 @pytest.mark.parametrize("objective,n", [("points", 5), ("points", 9), ("win", 5), ("win", 7)])
-def test_every_level_identical_to_the_single_process_store(client, single, tmp_path,
-                                                           objective, n):
-    store, report = solve_on_cluster(GameSpec.parse(n, objective), tmp_path / "c", "local:2",
-                                     part_items=10 if n <= 5 else 3000, client=client)
+def test_every_level_identical_to_the_single_process_store(client, single, tmp_path, objective, n):
+    store, report = solve_on_cluster(
+        GameSpec.parse(n, objective),
+        tmp_path / "c",
+        "local:2",
+        part_items=10 if n <= 5 else 3000,
+        client=client,
+    )
     assert level_hashes(tmp_path / "c", n) == single(objective, n)
     assert not any(parts_dir(tmp_path / "c", k).exists() for k in range(n + 1))
     assert sum(parts for _, parts, _, _ in report.levels) > n  # levels were really split
@@ -71,11 +81,11 @@ def test_every_level_identical_to_the_single_process_store(client, single, tmp_p
 
 
 @pytest.mark.parametrize("order", ["controlled-by-me", "descending"])
-def test_prize_orders_on_the_cluster_identical_to_the_single_process_store(client, tmp_path,
-                                                                           order):
+def test_prize_orders_on_the_cluster_identical_to_the_single_process_store(client, tmp_path, order):
     solve_into_store(GameSpec.parse(6, order=order), tmp_path / "s")
-    solve_on_cluster(GameSpec.parse(6, order=order), tmp_path / "c", "local:2", part_items=7,
-                     client=client)
+    solve_on_cluster(
+        GameSpec.parse(6, order=order), tmp_path / "c", "local:2", part_items=7, client=client
+    )
     assert level_hashes(tmp_path / "c", 6) == level_hashes(tmp_path / "s", 6)
     assert exact.load(tmp_path / "c").order.name == order
 
@@ -92,8 +102,14 @@ def test_a_killed_worker_changes_nothing(client, single, tmp_path):
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    solve_on_cluster(GameSpec.parse(9), tmp_path / "c", "local:2", part_items=300,
-                     progress=progress, client=client)
+    solve_on_cluster(
+        GameSpec.parse(9),
+        tmp_path / "c",
+        "local:2",
+        part_items=300,
+        progress=progress,
+        client=client,
+    )
     assert killed
     assert level_hashes(tmp_path / "c", 9) == single("points", 9)
     client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
@@ -107,11 +123,22 @@ def test_a_killed_client_resumes_with_the_same_command(single, tmp_path):
     of a LocalCluster (about 7 s each on the 2-core machine); the solve takes 3 s."""
     n = 9
     root = tmp_path / "c"
-    cmd = [sys.executable, "-c", "import sys; from exact.cli import main; "
-           "sys.argv[0] = 'gops'; main()", "solve", str(n), "--store", str(root),
-           "--cluster", "local:2", "--chunk-items", "200"]
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from exact.cli import main; sys.argv[0] = 'gops'; main()",
+        "solve",
+        str(n),
+        "--store",
+        str(root),
+        "--cluster",
+        "local:2",
+        "--chunk-items",
+        "200",
+    ]
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 120
     try:
         while not list(root.glob("level-[6-9].parts/*.json")):
@@ -129,8 +156,12 @@ def test_a_killed_client_resumes_with_the_same_command(single, tmp_path):
     assert done.returncode == 0, done.stderr
     assert level_hashes(root, n) == single("points", n)
     # "gops: level K/N: T parts (R run now), ..." for each level solved by the rerun.
-    lines = {int(k): (int(t), int(r)) for k, t, r in re.findall(
-        rf"gops: level (\d+)/{n}: (\d+) parts? \((\d+) run now\)", done.stderr)}
+    lines = {
+        int(k): (int(t), int(r))
+        for k, t, r in re.findall(
+            rf"gops: level (\d+)/{n}: (\d+) parts? \((\d+) run now\)", done.stderr
+        )
+    }
     assert set(lines) == set(range(1, n + 1)) - recorded, done.stderr
     for k, (total, run_now) in lines.items():
         assert run_now == total - notes[k], (k, done.stderr)
@@ -184,6 +215,7 @@ def test_win_store_from_the_command_line(tmp_path):
     root = tmp_path / "w6"
     code, out = run("solve", 6, "--objective", "win", "--store", root, "--quiet")
     assert code == 0, out
+
     def answer(*args):
         """The JSON answer, and what it says of its source (only answers from a store
         have one: the level they read, re-derived from the level below)."""
@@ -193,13 +225,34 @@ def test_win_store_from_the_command_line(tmp_path):
         return data, data.pop("source", None)
 
     stored, source = answer("table", 6, "--objective", "win", "--store", root, "--json")
-    assert (stored, source["level_read"]) == (answer("table", 6, "--objective", "win", "--json",
-                                                     "--quiet")[0], 5)
-    pos = ["strategy", "--mine", "1,3,5", "--theirs", "2,4,5", "--deck", "1,2,5",
-           "--upcard", "2", "--n", "6", "--objective", "win", "--lead", "-2", "--json"]
+    assert (stored, source["level_read"]) == (
+        answer("table", 6, "--objective", "win", "--json", "--quiet")[0],
+        5,
+    )
+    pos = [
+        "strategy",
+        "--mine",
+        "1,3,5",
+        "--theirs",
+        "2,4,5",
+        "--deck",
+        "1,2,5",
+        "--upcard",
+        "2",
+        "--n",
+        "6",
+        "--objective",
+        "win",
+        "--lead",
+        "-2",
+        "--json",
+    ]
     stored, source = answer(*pos, "--store", root)
-    assert ((stored, source["level_read"], source["unverified_levels"])
-            == (answer(*pos)[0], 2, [0, 1]))
+    assert (stored, source["level_read"], source["unverified_levels"]) == (
+        answer(*pos)[0],
+        2,
+        [0, 1],
+    )
     sol, ref = exact.load(root), exact.solve(6, objective="win")
     for k in range(7):
         assert np.array_equal(np.asarray(sol.values[k]), ref.values[k], equal_nan=True)

@@ -32,15 +32,20 @@ SOLVE_S = 240  # the cluster solve: about 10 s on the 2-core machine
 
 
 def level_hashes(root, n):
-    return [hashlib.sha256(Path(root, f"level-{k}.npy").read_bytes()).hexdigest()
-            for k in range(n + 1)]
+    return [
+        hashlib.sha256(Path(root, f"level-{k}.npy").read_bytes()).hexdigest() for k in range(n + 1)
+    ]
 
 
 def gops_cmd(*args):
     if GOPS:
         return [GOPS, *map(str, args)]
-    return [sys.executable, "-c", "import sys; from exact.cli import main; "
-            "sys.argv[0] = 'gops'; main()", *map(str, args)]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from exact.cli import main; sys.argv[0] = 'gops'; main()",
+        *map(str, args),
+    ]
 
 
 def tail(path, chars=3000):
@@ -62,9 +67,15 @@ def test_a_worker_killed_mid_level_on_a_cluster_started_from_the_shell(tmp_path)
 
     def start(name, cmd):
         with open(logs / f"{name}.log", "w") as out:  # the child keeps its own copy
-            procs[name] = subprocess.Popen(cmd, cwd=tmp_path, stdout=out,
-                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                           start_new_session=True, env=env)
+            procs[name] = subprocess.Popen(
+                cmd,
+                cwd=tmp_path,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+            )
 
     def logs_of(*names):
         return "\n".join(f"--- {n} ---\n{tail(logs / f'{n}.log')}" for n in names)
@@ -80,10 +91,24 @@ def test_a_worker_killed_mid_level_on_a_cluster_started_from_the_shell(tmp_path)
         start("single", gops_cmd("solve", N, "--store", ref, "--quiet"))
         # The scheduler closes itself after 2 idle minutes, and a worker whose scheduler
         # is gone exits: nothing outlives a test process that was itself killed.
-        start("scheduler", [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                            "--no-dashboard", "--dashboard-address", "127.0.0.1:0",
-                            "--scheduler-file", str(scheduler_file),
-                            "--idle-timeout", "120s"])
+        start(
+            "scheduler",
+            [
+                DASK,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--dashboard-address",
+                "127.0.0.1:0",
+                "--scheduler-file",
+                str(scheduler_file),
+                "--idle-timeout",
+                "120s",
+            ],
+        )
         deadline = time.monotonic() + STARTUP_S
         address = None
         while address is None:
@@ -96,24 +121,44 @@ def test_a_worker_killed_mid_level_on_a_cluster_started_from_the_shell(tmp_path)
                 time.sleep(0.05)
         assert address.startswith("tcp://127.0.0.1:"), address
         for name in ("w0", "w1"):
-            start(name, [DASK, "worker", address, "--nthreads", "1", "--nworkers", "1",
-                         "--no-nanny", "--name", name, "--host", "127.0.0.1",
-                         "--no-dashboard", "--local-directory", str(tmp_path / name),
-                         "--death-timeout", "30s"])
+            start(
+                name,
+                [
+                    DASK,
+                    "worker",
+                    address,
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--no-nanny",
+                    "--name",
+                    name,
+                    "--host",
+                    "127.0.0.1",
+                    "--no-dashboard",
+                    "--local-directory",
+                    str(tmp_path / name),
+                    "--death-timeout",
+                    "30s",
+                ],
+            )
 
         client = distributed.Client(address, timeout="60s")
         deadline = time.monotonic() + STARTUP_S
         while len(client.scheduler_info()["workers"]) < 2:
             alive_or_fail("scheduler", "w0", "w1")
             if time.monotonic() > deadline:
-                pytest.fail(f"2 workers not up after {STARTUP_S} s\n"
-                            + logs_of("scheduler", "w0", "w1"))
+                pytest.fail(
+                    f"2 workers not up after {STARTUP_S} s\n" + logs_of("scheduler", "w0", "w1")
+                )
             time.sleep(0.1)
         by_name = {w["name"]: addr for addr, w in client.scheduler_info()["workers"].items()}
         pids = client.run(os.getpid)
         # Without a nanny the process started is the worker: the SIGKILL below is honest.
         assert {n: pids[by_name[n]] for n in ("w0", "w1")} == {
-            n: procs[n].pid for n in ("w0", "w1")}
+            n: procs[n].pid for n in ("w0", "w1")
+        }
 
         try:  # done before the cluster solve starts: its two cores are the workers'
             assert procs["single"].wait(timeout=SOLVE_S) == 0, logs_of("single")
@@ -122,21 +167,28 @@ def test_a_worker_killed_mid_level_on_a_cluster_started_from_the_shell(tmp_path)
 
         root = tmp_path / "c"
         t0 = time.monotonic()
-        start("gops", gops_cmd("solve", N, "--store", root, "--cluster", address,
-                               "--chunk-items", CHUNK_ITEMS))
+        start(
+            "gops",
+            gops_cmd(
+                "solve", N, "--store", root, "--cluster", address, "--chunk-items", CHUNK_ITEMS
+            ),
+        )
 
         # Kill a worker once a level of many parts has begun and it holds one of them.
         deadline = time.monotonic() + SOLVE_S
         victim = level = None
         while victim is None:
             if procs["gops"].poll() is not None:
-                pytest.fail(f"gops solve ended ({procs['gops'].returncode}) before any part "
-                            f"of levels {KILL_LEVELS} was seen\n" + logs_of("gops"))
+                pytest.fail(
+                    f"gops solve ended ({procs['gops'].returncode}) before any part "
+                    f"of levels {KILL_LEVELS} was seen\n" + logs_of("gops")
+                )
             if time.monotonic() > deadline:
-                pytest.fail(f"no part of levels {KILL_LEVELS} done after {SOLVE_S} s\n"
-                            + logs_of("gops", "w0", "w1"))
-            started = [k for k in KILL_LEVELS
-                       if any((root / f"level-{k}.parts").glob("*.json"))]
+                pytest.fail(
+                    f"no part of levels {KILL_LEVELS} done after {SOLVE_S} s\n"
+                    + logs_of("gops", "w0", "w1")
+                )
+            started = [k for k in KILL_LEVELS if any((root / f"level-{k}.parts").glob("*.json"))]
             if started:
                 processing = client.processing()
                 busy = [n for n in ("w0", "w1") if processing.get(by_name[n])]
@@ -149,27 +201,35 @@ def test_a_worker_killed_mid_level_on_a_cluster_started_from_the_shell(tmp_path)
         # The kill landed inside the level: it was not yet recorded once the worker was gone.
         manifest = json.loads((root / "manifest.json").read_text())
         assert str(level) not in manifest["levels"], (
-            f"level {level} finished before {victim} was killed; the kill came too late")
+            f"level {level} finished before {victim} was killed; the kill came too late"
+        )
         assert procs[victim].wait(timeout=30) == -signal.SIGKILL
 
         try:
             code = procs["gops"].wait(timeout=SOLVE_S)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"gops solve still running {SOLVE_S} s after the kill\n"
-                        + logs_of("gops", "scheduler", "w0", "w1"))
+            pytest.fail(
+                f"gops solve still running {SOLVE_S} s after the kill\n"
+                + logs_of("gops", "scheduler", "w0", "w1")
+            )
         assert code == 0, logs_of("gops", "scheduler", "w0", "w1")
         survivor = "w1" if victim == "w0" else "w0"
         # Nothing replaced the killed worker: the survivor alone finished the solve.
         assert list(client.scheduler_info()["workers"]) == [by_name[survivor]]
         alive_or_fail("scheduler", survivor)
-        print(f"killed {victim} in level {level} at {killed_at:.1f} s; "
-              f"solve done at {time.monotonic() - t0:.1f} s")
+        print(
+            f"killed {victim} in level {level} at {killed_at:.1f} s; "
+            f"solve done at {time.monotonic() - t0:.1f} s"
+        )
 
         assert level_hashes(root, N) == level_hashes(ref, N)
-        assert ({k: v["sha256"] for k, v in json.loads(
-                    (root / "manifest.json").read_text())["levels"].items()}
-                == {k: v["sha256"] for k, v in json.loads(
-                    (ref / "manifest.json").read_text())["levels"].items()})
+        assert {
+            k: v["sha256"]
+            for k, v in json.loads((root / "manifest.json").read_text())["levels"].items()
+        } == {
+            k: v["sha256"]
+            for k, v in json.loads((ref / "manifest.json").read_text())["levels"].items()
+        }
         assert not list(root.glob("level-*.parts"))
     finally:
         if client is not None:

@@ -25,14 +25,16 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS))
 
 #: The Markdown users read: README, the site's own pages, the notes beside the code.
-PAGES = sorted([ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md",
-                *DOCS.rglob("*.md")])
+PAGES = sorted(
+    [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md", *DOCS.rglob("*.md")]
+)
 #: Results of multi-hour runs that CI cannot repeat, each recorded with its date, commit
 #: and machine in benchmarks/RESULTS.md; they are not command transcripts to regenerate.
 RECORDED_ONLY = {DOCS / "frontier.md"}
 #: A fenced block: its opening fence, its language, its body.
-FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```",
-                   re.S | re.M)
+FENCE = re.compile(
+    r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.S | re.M
+)
 README_MAX_LINES = 200
 
 
@@ -43,8 +45,9 @@ def rel(path: Path) -> str:
 def blocks(path: Path):
     """(language, body, line number, inside a cog block) of every fenced block of a page."""
     text = path.read_text(encoding="utf-8")
-    cog_spans = [(m.start(), m.end()) for m in
-                 re.finditer(r"\[\[\[cog.*?\[\[\[end\]\]\]", text, re.S)]
+    cog_spans = [
+        (m.start(), m.end()) for m in re.finditer(r"\[\[\[cog.*?\[\[\[end\]\]\]", text, re.S)
+    ]
     for m in FENCE.finditer(text):
         generated = any(a <= m.start() and m.end() <= b for a, b in cog_spans)
         yield m["lang"], m["body"], text.count("\n", 0, m.start()) + 1, generated
@@ -52,8 +55,14 @@ def blocks(path: Path):
 
 def test_the_pages_are_found():
     names = {rel(p) for p in PAGES}
-    assert {"README.md", "docs/index.md", "docs/getting-started.md", "docs/method.md",
-            "docs/errata.md", "docs/frontier.md"} <= names
+    assert {
+        "README.md",
+        "docs/index.md",
+        "docs/getting-started.md",
+        "docs/method.md",
+        "docs/errata.md",
+        "docs/frontier.md",
+    } <= names
 
 
 def test_the_readme_is_short():
@@ -71,8 +80,9 @@ def test_the_readme_shows_ci_s_own_test_command():
 def test_ci_runs_the_doc_checks():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(r"^cog --check\b", ci, re.M), "cog --check is not in .ci/run"
-    assert re.search(r"^(\S+=\S+ )*mkdocs build --strict\b", ci, re.M), \
+    assert re.search(r"^(\S+=\S+ )*mkdocs build --strict\b", ci, re.M), (
         "mkdocs build --strict is not in .ci/run"
+    )
 
 
 @pytest.mark.parametrize("path", PAGES, ids=rel)
@@ -119,7 +129,7 @@ def test_no_page_speaks_of_the_issue_or_the_seed(path):
 
 def nav_pages() -> set[str]:
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    nav = text[text.index("\nnav:"):]
+    nav = text[text.index("\nnav:") :]
     return set(re.findall(r"([\w./-]+\.md)\s*$", nav, re.M))
 
 

@@ -15,8 +15,11 @@ import exact
 
 def _modules(package):
     return [package.__name__] + [
-        m.name for m in pkgutil.walk_packages([str(Path(package.__file__).parent)],
-                                              prefix=package.__name__ + ".")]
+        m.name
+        for m in pkgutil.walk_packages(
+            [str(Path(package.__file__).parent)], prefix=package.__name__ + "."
+        )
+    ]
 
 
 ALL = _modules(exact) + _modules(certificates)
@@ -36,8 +39,14 @@ def _source(name):
 
 def test_the_walk_finds_both_packages():
     assert len(MODULES) > 40
-    assert {"exact.game.encoding", "exact.dp.variant_solver", "exact.play.bots",
-            "exact.analysis.audit", "certificates.payoff", "certificates.minimax"} <= set(MODULES)
+    assert {
+        "exact.game.encoding",
+        "exact.dp.variant_solver",
+        "exact.play.bots",
+        "exact.analysis.audit",
+        "certificates.payoff",
+        "certificates.minimax",
+    } <= set(MODULES)
 
 
 def test_the_entry_points_left_out_have_no_examples():

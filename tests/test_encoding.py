@@ -43,8 +43,11 @@ def test_counts_from_closed_form():
     n = 9
     for row in count_table(n):
         k = row["k"]
-        patterns = sum(factorial(2 * k - t) // (factorial(t) * factorial(k - t) ** 2)
-                       for t in range(k + 1) if 2 * k - t <= n)
+        patterns = sum(
+            factorial(2 * k - t) // (factorial(t) * factorial(k - t) ** 2)
+            for t in range(k + 1)
+            if 2 * k - t <= n
+        )
         assert row["subgames"] == patterns * comb(n, k)
 
 

@@ -64,8 +64,10 @@ def test_agrees_with_brute_force_n3(a, b, solved_exact):
     assert ev.distribution == brute_force(3, bot_a, bot_b)
 
 
-@pytest.mark.parametrize("a,b", [("optimal", "random"), ("random", "upcard+1"),
-                                 ("optimal", "highest"), ("upcard", "lowest")])
+@pytest.mark.parametrize(
+    "a,b",
+    [("optimal", "random"), ("random", "upcard+1"), ("optimal", "highest"), ("upcard", "lowest")],
+)
 def test_agrees_with_brute_force_n4(a, b, solved_exact):
     bot_a, bot_b = bot(a, 4, solved_exact), bot(b, 4, solved_exact)
     ev = evaluate(4, bot_a, bot_b)
@@ -111,7 +113,11 @@ def test_known_small_values():
     # 3 cards, "upcard+1" against "upcard": the six prize orders end 0,-1,0,-1,-1,0.
     ev = evaluate(3, make_bot("upcard+1", 3), make_bot("upcard", 3))
     assert (ev.expected_difference, ev.win, ev.draw, ev.loss) == (
-        Fraction(-1, 2), 0, Fraction(1, 2), Fraction(1, 2))
+        Fraction(-1, 2),
+        0,
+        Fraction(1, 2),
+        Fraction(1, 2),
+    )
     # "Bid N for the N of diamonds ... ensures that the other player cannot do better
     # than draw" (seed 000, smaller versions): upcard is never behind in 3-card GOPS.
     for other in OTHERS:
@@ -201,14 +207,17 @@ def test_evaluate_text_says_exact_or_float():
     assert "within" in out
 
 
-@pytest.mark.parametrize("args,message", [
-    (("evaluate", 4, "--bots", "optimal,clever"), "unknown bot 'clever'"),
-    (("evaluate", 4, "--bots", "optimal"), "exactly two bots"),
-    (("evaluate", 0, "--bots", "random,lowest"), "between 1 and"),
-    (("tournament", 4, "--bots", "random,lowest", "--games", 0), "at least 1"),
-    (("tournament", 11, "--bots", "optimal,lowest"), "between 1 and 10"),
-    (("tournament", 4, "--bots", "random"), "at least 2 bots"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("evaluate", 4, "--bots", "optimal,clever"), "unknown bot 'clever'"),
+        (("evaluate", 4, "--bots", "optimal"), "exactly two bots"),
+        (("evaluate", 0, "--bots", "random,lowest"), "between 1 and"),
+        (("tournament", 4, "--bots", "random,lowest", "--games", 0), "at least 1"),
+        (("tournament", 11, "--bots", "optimal,lowest"), "between 1 and 10"),
+        (("tournament", 4, "--bots", "random"), "at least 2 bots"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(args, message):
     code, out = run(*args)
     assert code == 2
@@ -228,8 +237,9 @@ def test_tournament_means_cover_the_exact_expectations():
     """
     n, names = 4, ["optimal", "random", "upcard", "lowest", "highest"]
     results = tournament(n, names, GAMES, seed=2024)
-    bots = {x: make_bot(x, n, arithmetic="float") if x == "optimal" else make_bot(x, n)
-            for x in names}
+    bots = {
+        x: make_bot(x, n, arithmetic="float") if x == "optimal" else make_bot(x, n) for x in names
+    }
     misses = 0
     for r in results:
         exact = float(evaluate(n, bots[r.bots[0]], bots[r.bots[1]]).expected_difference)

@@ -69,8 +69,9 @@ def test_exact_matrix_games_equal_sympy_oracle(solved_exact):
                 A = sol.matrix(set(mine), set(theirs), deck, u)
                 fr = [[Fraction(int(a.p), int(a.q)) for a in row] for row in A]
                 s = sol.strategy(set(mine), set(theirs), deck, u)
-                assert s.value == sympy_game_value([[sympy.Rational(a.numerator, a.denominator)
-                                                     for a in row] for row in fr])
+                assert s.value == sympy_game_value(
+                    [[sympy.Rational(a.numerator, a.denominator) for a in row] for row in fr]
+                )
                 checked += 1
     assert checked >= 100
 

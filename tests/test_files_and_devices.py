@@ -85,6 +85,7 @@ def cert2(tmp_path_factory):
 
 # -- 4. the atomic writer renames over regular files only ------------------------------------
 
+
 def test_atomic_file_refuses_a_fifo(fifo):
     from exact.atomic import atomic_file
 
@@ -126,8 +127,9 @@ def test_certify_to_stdout(target, tmp_path, monkeypatch, no_rename_over_devices
 
 
 def test_certify_dash_in_a_process_writes_stdout(tmp_path):
-    code, out, err = run_process(*GOPS, "certify", "2", "-o", "-", "--quiet", cwd=tmp_path,
-                                 timeout=120)
+    code, out, err = run_process(
+        *GOPS, "certify", "2", "-o", "-", "--quiet", cwd=tmp_path, timeout=120
+    )
     assert code == 0, err
     assert b"GOPS-CERTIFICATE" in out[:40] and "wrote -: N=2" in err
     assert list(tmp_path.iterdir()) == []  # no file named "-"
@@ -180,6 +182,7 @@ def test_reproduce_refuses_a_fifo(fifo):
 
 # -- 5. the readers refuse a FIFO instead of blocking; a pipe on stdin still works -----------
 
+
 def test_check_a_fifo_does_not_hang(fifo):
     code, out, err = run_process(*GOPS, "check", fifo, "--quiet")
     assert_one_line(code, err, f"{fifo} {NOT_REGULAR}")
@@ -194,9 +197,13 @@ def test_checker_a_fifo_does_not_hang(fifo):
 
 def test_checker_api_refuses_a_fifo(fifo):
     # In a child process: the old reader blocks on the open.
-    code, out, err = run_process(sys.executable, "-c",
-                                 "import sys; from certificates import check; "
-                                 "v = check(sys.argv[1]); print(v.code, v.message)", fifo)
+    code, out, err = run_process(
+        sys.executable,
+        "-c",
+        "import sys; from certificates import check; "
+        "v = check(sys.argv[1]); print(v.code, v.message)",
+        fifo,
+    )
     assert code == 0, err
     assert out.decode().startswith(f"2 unreadable: {fifo} {NOT_REGULAR}")
 

@@ -23,8 +23,10 @@ TOL = 1e-8
 def brute_matrix(n):
     """Every bijection (bids for prizes 1..n) and the payoff matrix, written out here."""
     bijections = list(permutations(range(1, n + 1)))
-    M = [[sum(p * ((a > b) - (a < b)) for p, a, b in zip(range(1, n + 1), s, t))
-          for t in bijections] for s in bijections]
+    M = [
+        [sum(p * ((a > b) - (a < b)) for p, a, b in zip(range(1, n + 1), s, t)) for t in bijections]
+        for s in bijections
+    ]
     return bijections, M
 
 
@@ -32,9 +34,15 @@ def brute_value(M) -> float:
     """max_x min_t x^T M by HiGHS over the whole game."""
     m = len(M)
     A = np.array(M, dtype=float)
-    res = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.hstack([-A.T, np.ones((m, 1))]),
-                  b_ub=np.zeros(m), A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    res = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.hstack([-A.T, np.ones((m, 1))]),
+        b_ub=np.zeros(m),
+        A_eq=np.r_[np.ones(m), 0.0][None, :],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
     return -res.fun
 
 
@@ -113,9 +121,10 @@ def test_cli_fixed_bids():
     assert "against our equilibrium: our GOPS equilibrium gains" in text
     text = run("fixed-bids", 5).output
     assert "value 0 (symmetric)" in text and "double-oracle iterations" in text
-    for args, message in (((17,), "between 1 and 16 for gops fixed-bids (double oracle"),
-                          ((8, "--exact"), "between 1 and 7 for gops fixed-bids --exact"),
-                          ((9, "--adaptivity"),
-                           "between 1 and 8 for gops fixed-bids --adaptivity")):
+    for args, message in (
+        ((17,), "between 1 and 16 for gops fixed-bids (double oracle"),
+        ((8, "--exact"), "between 1 and 7 for gops fixed-bids --exact"),
+        ((9, "--adaptivity"), "between 1 and 8 for gops fixed-bids --adaptivity"),
+    ):
         bad = run("fixed-bids", *args)
         assert bad.exit_code == 2 and message in bad.output, bad.output

@@ -50,9 +50,16 @@ def highs_value(A):
     a_ub = np.hstack([-A.T, np.ones((k, 1))])
     a_eq = np.ones((1, k + 1))
     a_eq[0, -1] = 0.0
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * k + [(None, None)], method="highs",
-                  options=_HIGHS_OPTIONS)
+    res = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(k),
+        A_eq=a_eq,
+        b_eq=[1.0],
+        bounds=[(0, None)] * k + [(None, None)],
+        method="highs",
+        options=_HIGHS_OPTIONS,
+    )
     assert res.status == 0, res.message
     return res.x[-1]
 
@@ -127,8 +134,10 @@ def test_known_2x2():
 
 
 def test_matching_pennies_and_rock_paper_scissors():
-    for A in (np.array([[1.0, -1.0], [-1.0, 1.0]]),
-              np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])):
+    for A in (
+        np.array([[1.0, -1.0], [-1.0, 1.0]]),
+        np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]]),
+    ):
         k = A.shape[0]
         v, x, y = solve_game(A)
         assert abs(v) <= TOL_EXACT
@@ -331,8 +340,20 @@ def gops_games(sol, k, count, seed):
         r, p = t // canon.shape[0], int(canon[t % canon.shape[0]])
         for m in range(k):
             A = np.empty((k, k))
-            fill_matrix(A, k, p, r, m, level.child, level.sign, level.prize_child,
-                        level.prize_card, below, children.column, children.mirror)
+            fill_matrix(
+                A,
+                k,
+                p,
+                r,
+                m,
+                level.child,
+                level.sign,
+                level.prize_child,
+                level.prize_card,
+                below,
+                children.column,
+                children.mirror,
+            )
             games.append(A)
     return games[:count]
 

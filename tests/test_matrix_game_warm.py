@@ -207,8 +207,13 @@ def test_known_games():
     rps = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
     assert abs(np.linalg.det(rps)) < 1e-12  # singular: value 0 on the full support
     full3 = support_code(7, 7)
-    for A, value in ((rps, 0.0), (rps + 2.5, 2.5), (np.eye(4), 0.25), (-np.eye(5), -0.2),
-                     (np.array([[0.0, 1.0], [1.0, 0.0]]), 0.5)):
+    for A, value in (
+        (rps, 0.0),
+        (rps + 2.5, 2.5),
+        (np.eye(4), 0.25),
+        (-np.eye(5), -0.2),
+        (np.array([[0.0, 1.0], [1.0, 0.0]]), 0.5),
+    ):
         k = A.shape[0]
         full = support_code((1 << k) - 1, (1 << k) - 1)
         ok, v, x, y = attempt(A, full)
@@ -232,8 +237,7 @@ def test_several_optimal_supports():
     ok, w, xw, yw = attempt(A, support_code(0b0111, 0b0111))
     assert ok and abs(w) <= 1e-15
     check_accepted(A, w, xw, yw)
-    for rows, cols in ((0b1000, 0b0001), (0b1000, 0b1000), (0b0011, 0b0011),
-                       (0b1111, 0b1111)):
+    for rows, cols in ((0b1000, 0b0001), (0b1000, 0b1000), (0b0011, 0b0011), (0b1111, 0b1111)):
         ok, w, xw, yw = attempt(A, support_code(rows, cols))
         assert not ok, (rows, cols, w)
         vv, xx, yy, code2 = warm(A, support_code(rows, cols))
@@ -268,8 +272,12 @@ def test_wrong_guesses_fall_back():
         vc, xc, yc = cold(A)
         code_c = warm(A, NO_SUPPORT)[3]
         if k <= 4:
-            guesses = [support_code(r, c) for r in range(1, 1 << k) for c in range(1, 1 << k)
-                       if bin(r).count("1") == bin(c).count("1")]
+            guesses = [
+                support_code(r, c)
+                for r in range(1, 1 << k)
+                for c in range(1, 1 << k)
+                if bin(r).count("1") == bin(c).count("1")
+            ]
         else:
             guesses = []
             for _ in range(20):
@@ -291,14 +299,17 @@ def test_wrong_guesses_fall_back():
     assert refused > 1000
 
 
-@pytest.mark.parametrize("guess", [
-    support_code(0b011, 0b001),  # unequal sizes
-    support_code(0b1000, 0b0001),  # a row beyond k = 3
-    support_code(0b001, 0b1000),  # a column beyond k
-    support_code(0, 0),  # empty (= NO_SUPPORT)
-    support_code(0b110, 0b110),  # duplicated rows 1 and 2: singular
-    support_code(0b111, 0b111),  # singular (two equal rows) on the full support
-])
+@pytest.mark.parametrize(
+    "guess",
+    [
+        support_code(0b011, 0b001),  # unequal sizes
+        support_code(0b1000, 0b0001),  # a row beyond k = 3
+        support_code(0b001, 0b1000),  # a column beyond k
+        support_code(0, 0),  # empty (= NO_SUPPORT)
+        support_code(0b110, 0b110),  # duplicated rows 1 and 2: singular
+        support_code(0b111, 0b111),  # singular (two equal rows) on the full support
+    ],
+)
 def test_malformed_or_singular_guesses(guess):
     A = np.array([[4.0, -1.0, 0.5], [-2.0, 3.0, 1.0], [-2.0, 3.0, 1.0]])
     vc, xc, yc = cold(A)
@@ -437,10 +448,19 @@ def test_real_gops_games(solved, n, k):
     canon = np.ascontiguousarray(level.canonical_patterns)
     nsets = min(level.prize_sets, 12)
     out = np.zeros((nsets * k * canon.shape[0], 7))
-    g = _replay(k, canon, level.child, level.sign, level.prize_child, level.prize_card,
-                _full_values(sol, k - 1), nsets, out)
+    g = _replay(
+        k,
+        canon,
+        level.child,
+        level.sign,
+        level.prize_child,
+        level.prize_card,
+        _full_values(sol, k - 1),
+        nsets,
+        out,
+    )
     assert g == out.shape[0]
-    later = out[k * canon.shape[0]:]  # prize sets with a guess
+    later = out[k * canon.shape[0] :]  # prize sets with a guess
     hits = later[:, 4] == 1.0
     assert hits.mean() >= 0.5, hits.mean()  # (measured: 64-67% at N = 9, 10)
     assert not np.any(out[:, 5]), "an accepted warm start was polished"

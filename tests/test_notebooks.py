@@ -25,7 +25,9 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(scratch))
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
     client.execute()  # raises CellExecutionError, naming the cell, on any failure

@@ -33,10 +33,16 @@ def test_missing_openspiel_is_one_clear_line(monkeypatch):
 def test_game_is_goofspiel_with_random_prizes(ops):
     game = ops.goofspiel_game(4, "points", turn_based=False)
     params = game.get_parameters()
-    assert (params["num_cards"], params["points_order"], params["returns_type"],
-            params["imp_info"]) == (4, "random", "point_difference", False)
-    assert ops.goofspiel_game(4, "win", turn_based=False).get_parameters()[
-        "returns_type"] == "win_loss"
+    assert (
+        params["num_cards"],
+        params["points_order"],
+        params["returns_type"],
+        params["imp_info"],
+    ) == (4, "random", "point_difference", False)
+    assert (
+        ops.goofspiel_game(4, "win", turn_based=False).get_parameters()["returns_type"]
+        == "win_loss"
+    )
 
 
 def test_position_is_read_from_the_state(ops):
@@ -132,8 +138,11 @@ def test_our_nash_conv_equals_openspiels(ops, objective, order):
 
     sol = exact.solve(4, objective, order=order)
     game = ops.goofspiel_game(4, objective, order=order)
-    policies = {"uniform": UniformRandomPolicy(game), "equilibrium": ops.solution_policy(sol, game),
-                "perturbed": perturbed_policy(ops, sol, game)}
+    policies = {
+        "uniform": UniformRandomPolicy(game),
+        "equilibrium": ops.solution_policy(sol, game),
+        "perturbed": perturbed_policy(ops, sol, game),
+    }
     for name, policy in policies.items():
         theirs = exploitability.nash_conv(game, policy)
         for by_position in (False, True):

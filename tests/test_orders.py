@@ -110,8 +110,10 @@ def test_known_order_fixes_the_upcard():
 
 def test_known_orders_solve_one_game_per_item():
     """A known order solves the one game of its upcard: 1/k of the random order's games."""
-    assert exact.solve(6, order="ascending").stats.matrix_games * 6 < \
-        exact.solve(6).stats.matrix_games * 2
+    assert (
+        exact.solve(6, order="ascending").stats.matrix_games * 6
+        < exact.solve(6).stats.matrix_games * 2
+    )
 
 
 def test_unknown_order_is_one_line():
@@ -120,6 +122,7 @@ def test_unknown_order_is_one_line():
 
 
 # -- stores and the command line -------------------------------------------------------------
+
 
 def test_store_keeps_the_order_and_refuses_another(tmp_path):
     from exact.dp.store import StoreError, solve_into_store
@@ -132,8 +135,9 @@ def test_store_keeps_the_order_and_refuses_another(tmp_path):
         assert np.array_equal(stored.values[k], fresh.values[k])
     with pytest.raises(StoreError, match="holds the controlled-by-them prize order, not random"):
         exact.load(tmp_path / "s", order="random")
-    with pytest.raises(StoreError,
-                       match="order=controlled-by-them, not N=6 objective=points order=random"):
+    with pytest.raises(
+        StoreError, match="order=controlled-by-them, not N=6 objective=points order=random"
+    ):
         solve_into_store(GameSpec.parse(6), tmp_path / "s")
     solve_into_store(GameSpec.parse(5, "win", "controlled-by-me"), tmp_path / "w", chunk_items=7)
     stored, fresh = exact.load(tmp_path / "w"), exact.solve(5, "win", order="controlled-by-me")
@@ -167,8 +171,19 @@ def test_cli_table_of_a_controlled_order_names_the_best_first_prize():
 def test_cli_known_order_and_refusals():
     out = run("table", 4, "--order", "ascending", "--quiet")
     assert out.exit_code == 0 and "bid\\up       1\n" in out.output
-    bad = run("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1,
-              "--order", "descending")
+    bad = run(
+        "strategy",
+        "--mine",
+        "1,2",
+        "--theirs",
+        "1,2",
+        "--deck",
+        "1,2",
+        "--upcard",
+        1,
+        "--order",
+        "descending",
+    )
     assert bad.exit_code == 2 and "the next prize is 2, not 1" in bad.output
     win = run("table", 4, "--objective", "win", "--order", "controlled-by-them", "--quiet")
     assert win.exit_code == 0 and "win objective, controlled-by-them prize order" in win.output
@@ -180,6 +195,7 @@ def test_cli_known_order_and_refusals():
 
 
 # -- the win objective under the known orders ------------------------------------------------
+
 
 @pytest.mark.parametrize("order", NEW_ORDERS)
 def test_win_objective_under_new_orders_matches_references(order):
@@ -212,6 +228,7 @@ def test_win_controlled_orders_mirror_each_other():
 
 # -- exact evaluation of bots under a known order ---------------------------------------------
 
+
 def test_evaluate_under_a_known_order_matches_a_direct_recursion():
     """gops evaluate's recursion with the prizes ascending, against a few lines here: the
     optimal bot (the ascending equilibrium, exact) against the uniformly random bot."""
@@ -228,13 +245,16 @@ def test_evaluate_under_a_known_order_matches_a_direct_recursion():
             return Fraction(0)
         u = min(P)
         x = sol.strategy(set(V), set(Y), set(P), u).mine
-        return sum(x[a] * Fraction(1, len(Y))
-                   * (u * ((a > b) - (a < b)) + mean(V - {a}, Y - {b}, P - {u}))
-                   for a in V for b in Y)
+        return sum(
+            x[a] * Fraction(1, len(Y)) * (u * ((a > b) - (a < b)) + mean(V - {a}, Y - {b}, P - {u}))
+            for a in V
+            for b in Y
+        )
 
     full = frozenset(range(1, 5))
-    ev = evaluate(4, make_bot("optimal", 4, order="ascending"), make_bot("random", 4),
-                  order="ascending")
+    ev = evaluate(
+        4, make_bot("optimal", 4, order="ascending"), make_bot("random", 4), order="ascending"
+    )
     assert ev.exact and ev.expected_difference == mean(full, full, full) > 0
     assert sum(ev.distribution.values()) == 1
     out = run("evaluate", 4, "--bots", "optimal,upcard", "--order", "descending")
@@ -249,8 +269,10 @@ def test_evaluate_the_chooser_of_the_prizes():
     from exact.play.bots import make_bot
 
     full = {1, 2, 3, 4}
-    for order, other in (("controlled-by-me", "controlled-by-them"),
-                         ("controlled-by-them", "controlled-by-me")):
+    for order, other in (
+        ("controlled-by-me", "controlled-by-them"),
+        ("controlled-by-them", "controlled-by-me"),
+    ):
         a = make_bot("optimal", 4, arithmetic="rational", order=order)
         b = make_bot("optimal", 4, arithmetic="rational", order=other)
         ev = evaluate(4, a, b, order=order)
@@ -259,8 +281,12 @@ def test_evaluate_the_chooser_of_the_prizes():
     chosen = evaluate(4, make_bot("random", 4), make_bot("upcard", 4), order="controlled-by-me")
     assert chosen.distribution == shuffled.distribution
     with pytest.raises(GopsInputError, match="not controlled-by-them"):  # the wrong solution
-        evaluate(4, make_bot("optimal", 4, arithmetic="rational", order="controlled-by-them"),
-                 make_bot("random", 4), order="controlled-by-me")
+        evaluate(
+            4,
+            make_bot("optimal", 4, arithmetic="rational", order="controlled-by-them"),
+            make_bot("random", 4),
+            order="controlled-by-me",
+        )
     text = run("evaluate", 4, "--bots", "optimal,optimal", "--order", "controlled-by-me").output
     assert "player 0 chooses the prizes" in text and "148116/1307731" in text
 
@@ -273,8 +299,11 @@ def test_play_with_every_order():
     from exact.cli import main
 
     def play(order, keys):
-        out = CliRunner().invoke(main, ["play", "4", "--order", order, "--seed", "3"],
-                                 input="".join(f"{k}\n" for k in keys))
+        out = CliRunner().invoke(
+            main,
+            ["play", "4", "--order", order, "--seed", "3"],
+            input="".join(f"{k}\n" for k in keys),
+        )
         assert out.exit_code == 0, out.output
         ups = re.findall(r"Round \d of 4: the (\d+) is up", out.output)
         return out.output, [int(u) for u in ups]
@@ -332,6 +361,7 @@ def test_preflight_time_follows_the_games_each_order_solves(order):
         return sum(k * k * g for k, g in enumerate(games_by_level(10, o)))
 
     counted = work(order) / work("random")
-    modelled = (estimate(GameSpec.parse(10, order=order)).seconds
-                / estimate(GameSpec.parse(10)).seconds)
+    modelled = (
+        estimate(GameSpec.parse(10, order=order)).seconds / estimate(GameSpec.parse(10)).seconds
+    )
     assert modelled == pytest.approx(counted, rel=MODEL_REL)

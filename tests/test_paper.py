@@ -23,8 +23,9 @@ def test_table_1_first_move_n5(solved, upcard):
     """Rhoads & Bartholdi 2012, Table 1: every entry to 4 decimals."""
     table = solved(5).first_move_table()
     for bid in range(1, 6):
-        assert table[upcard][bid] == pytest.approx(TABLE_1[bid - 1][upcard - 1],
-                                                   abs=PAPER_DIGITS_TOL)
+        assert table[upcard][bid] == pytest.approx(
+            TABLE_1[bid - 1][upcard - 1], abs=PAPER_DIGITS_TOL
+        )
 
 
 def test_worked_example_sec_3_1():

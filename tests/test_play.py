@@ -17,8 +17,9 @@ SHOWN_ROUNDING = 0.5e-4
 
 
 def play(n, stdin, *extra):
-    result = CliRunner().invoke(main, ["play", str(n), "--seed", "5", *map(str, extra)],
-                                input=stdin)
+    result = CliRunner().invoke(
+        main, ["play", str(n), "--seed", "5", *map(str, extra)], input=stdin
+    )
     return result.exit_code, result.output
 
 
@@ -51,8 +52,13 @@ def test_each_round_shows_hands_prizes_and_score():
     code, out = play(3, "1\n2\n")
     assert code == 0
     first = out.split("Round 2")[0]
-    for label in ("prizes left     1 2 3", "your cards      1 2 3", "computer cards  1 2 3",
-                  "prizes won      you -;  computer -", "score           you 0, computer 0"):
+    for label in (
+        "prizes left     1 2 3",
+        "your cards      1 2 3",
+        "computer cards  1 2 3",
+        "prizes won      you -;  computer -",
+        "score           you 0, computer 0",
+    ):
         assert label in first
 
 
@@ -79,8 +85,10 @@ def test_reveal_shows_the_equilibrium_mix_of_each_round():
     assert code == 0, out
     prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
     bids = [(int(m.group(1)), int(m.group(2))) for m in BID_LINE.finditer(out)]
-    shown = [{int(c): float(p) for c, p in re.findall(r"(\d+): ([0-9.]+)", line)}
-             for line in re.findall(r"the computer's equilibrium mix was  (.*)", out)]
+    shown = [
+        {int(c): float(p) for c, p in re.findall(r"(\d+): ([0-9.]+)", line)}
+        for line in re.findall(r"the computer's equilibrium mix was  (.*)", out)
+    ]
     assert len(prizes) == len(bids) == len(shown) == 4
     sol = exact.solve(4, arithmetic="rational")
     you, computer, deck = {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4}
@@ -133,8 +141,10 @@ def test_play_from_a_store(tmp_path):
     # It says where its numbers come from: level 4 re-derived here (5 prize sets x 10
     # pairs of different hands: gops count 5 has 21 patterns, one of identical hands), the
     # rest as stored.
-    assert out.startswith(f"the computer's first move is read from the store {tmp_path / 's5'}: "
-                          "the values of level 4 it reads (50 kernel items) were re-derived")
+    assert out.startswith(
+        f"the computer's first move is read from the store {tmp_path / 's5'}: "
+        "the values of level 4 it reads (50 kernel items) were re-derived"
+    )
     assert f"levels 0..3 as stored: `gops verify {tmp_path / 's5'}`" in out.splitlines()[0]
     code, out = play(6, "", "--store", tmp_path / "s5")
     assert code == 2 and out.count("\n") == 1 and "N=5" in out
@@ -170,8 +180,9 @@ def split_rule(prize, a, b, d):
 
 @pytest.mark.parametrize("seed", [5, 6, 7])
 def test_dummy_variant_scores_halves(seed):
-    result = CliRunner().invoke(main, ["play", "4", "--variant", "dummy", "--seed", str(seed)],
-                                input="4\n3\n2\n")
+    result = CliRunner().invoke(
+        main, ["play", "4", "--variant", "dummy", "--seed", str(seed)], input="4\n3\n2\n"
+    )
     out = result.output
     assert result.exit_code == 0, out
     assert "dummy's cards" in out
@@ -186,11 +197,14 @@ def test_dummy_variant_scores_halves(seed):
     assert (float(final.group(1)), float(final.group(2))) == (you, it)
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--variant", "dummy", "--objective", "win"), "points only"),
-    (("--variant", "twelve", "--store", "nowhere"), "--store"),
-    (("--store", "/nonexistent/store"), "store"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--variant", "dummy", "--objective", "win"), "points only"),
+        (("--variant", "twelve", "--store", "nowhere"), "--store"),
+        (("--store", "/nonexistent/store"), "store"),
+    ],
+)
 def test_bad_combinations_are_one_line(args, message):
     code, out = play(5, "", *args)
     assert code == 2 and out.count("\n") == 1 and message in out, out
@@ -204,8 +218,10 @@ def test_variant_n_limits():
 
 
 THREE_BID_LINE = re.compile(r"You bid (\d+), computer 1 bid (\d+), computer 2 bid (\d+): (.*)\.")
-FINAL_THREE = re.compile(r"Final score: you ([\d.]+) \(.*\), computer 1 ([\d.]+) \(.*\), "
-                         r"computer 2 ([\d.]+) \(.*\)\. (.*)\.")
+FINAL_THREE = re.compile(
+    r"Final score: you ([\d.]+) \(.*\), computer 1 ([\d.]+) \(.*\), "
+    r"computer 2 ([\d.]+) \(.*\)\. (.*)\."
+)
 
 
 def three_player_points(prize, bids, rule):
@@ -223,13 +239,20 @@ def three_player_points(prize, bids, rule):
     return [prize * (not h) for h in high]
 
 
-@pytest.mark.parametrize("rule, seed, opponents", [
-    ("three", 3, "random,highest"), ("three-third", 2, "upcard+1,upcard"),
-    ("three-third", 8, "random,lowest"),
-])
+@pytest.mark.parametrize(
+    "rule, seed, opponents",
+    [
+        ("three", 3, "random,highest"),
+        ("three-third", 2, "upcard+1,upcard"),
+        ("three-third", 8, "random,lowest"),
+    ],
+)
 def test_three_player_game_scores_by_the_written_rules(rule, seed, opponents):
-    result = CliRunner().invoke(main, ["play", "6", "--variant", rule, "--seed", str(seed),
-                                       "--opponents", opponents], input="6\n5\n4\n3\n2\n")
+    result = CliRunner().invoke(
+        main,
+        ["play", "6", "--variant", rule, "--seed", str(seed), "--opponents", opponents],
+        input="6\n5\n4\n3\n2\n",
+    )
     out = result.output
     assert result.exit_code == 0, out
     prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
@@ -243,17 +266,23 @@ def test_three_player_game_scores_by_the_written_rules(rule, seed, opponents):
     assert [float(final.group(i)) for i in (1, 2, 3)] == totals
     best = max(totals)
     leaders = [i for i, t in enumerate(totals) if t == best]
-    expected = ("A tie for the most points" if len(leaders) > 1
-                else ["You win", "Computer 1 wins", "Computer 2 wins"][leaders[0]])
+    expected = (
+        "A tie for the most points"
+        if len(leaders) > 1
+        else ["You win", "Computer 1 wins", "Computer 2 wins"][leaders[0]]
+    )
     assert final.group(4) == expected
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--variant", "three", "--opponents", "optimal,random"), "two-player games only"),
-    (("--variant", "three", "--opponents", "random"), "exactly two bots"),
-    (("--opponents", "random,lowest"), "three-player variants"),
-    (("--variant", "three-third", "--objective", "win"), "played against bots"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--variant", "three", "--opponents", "optimal,random"), "two-player games only"),
+        (("--variant", "three", "--opponents", "random"), "exactly two bots"),
+        (("--opponents", "random,lowest"), "three-player variants"),
+        (("--variant", "three-third", "--objective", "win"), "played against bots"),
+    ],
+)
 def test_three_player_bad_options(args, message):
     code, out = play(5, "", *args)
     assert code == 2 and out.count("\n") == 1 and message in out, out
@@ -268,17 +297,24 @@ def test_three_player_n_limit():
 
 ROUND_BLOCK = re.compile(
     r"Round (\d+) of \d+: the (\d+) is up\.\n  prizes left     ([\d ]+)\n"
-    r"  your cards      ([\d ]+)\n  computer cards  ([\d ]+)\n")
+    r"  your cards      ([\d ]+)\n  computer cards  ([\d ]+)\n"
+)
 FACE_UP = re.compile(r"The computer sees your (\d+) and answers with its (\d+)\.")
 
 
-@pytest.mark.parametrize("seed, stdin, declared", [
-    (5, "1\nd2\n3\n4\n", 2), (7, "d5\n4\n3\n2\n", 1), (9, "3\n1\n5\nd2\n", 4),
-    (3, "2\n4\n1\n5\n", None),
-])
+@pytest.mark.parametrize(
+    "seed, stdin, declared",
+    [
+        (5, "1\nd2\n3\n4\n", 2),
+        (7, "d5\n4\n3\n2\n", 1),
+        (9, "3\n1\n5\nd2\n", 4),
+        (3, "2\n4\n1\n5\n", None),
+    ],
+)
 def test_declarations_face_up_replies_and_score(seed, stdin, declared, solved):
-    result = CliRunner().invoke(main, ["play", "5", "--seed", str(seed), "--declarations"],
-                                input=stdin)
+    result = CliRunner().invoke(
+        main, ["play", "5", "--seed", str(seed), "--declarations"], input=stdin
+    )
     out = result.output
     assert result.exit_code == 0, out
     blocks = ROUND_BLOCK.findall(out)
@@ -286,7 +322,7 @@ def test_declarations_face_up_replies_and_score(seed, stdin, declared, solved):
     assert len(blocks) == 5
     assert len(replies) == (0 if declared is None else 5 - declared + 1)
     sol = solved(5)
-    face_up_rounds = blocks[declared - 1:] if declared else []
+    face_up_rounds = blocks[declared - 1 :] if declared else []
     for (_, up, deck, mine, theirs), (bid, answer) in zip(face_up_rounds, replies):
         cards = [frozenset(map(int, x.split())) for x in (deck, mine, theirs)]
         M = sol.matrix(cards[2], cards[1], cards[0], int(up))
@@ -311,10 +347,15 @@ def test_declarations_standard_points_only(args):
 
 # -- the engine ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n, stdin, extra", [
-    (5, "2\n4\n1\n5\n", ()), (4, "1\n2\n3\n", ("--objective", "win")),
-    (5, "3\n2\n1\n4\n", ("--order", "descending")),
-])
+
+@pytest.mark.parametrize(
+    "n, stdin, extra",
+    [
+        (5, "2\n4\n1\n5\n", ()),
+        (4, "1\n2\n3\n", ("--objective", "win")),
+        (5, "3\n2\n1\n4\n", ("--order", "descending")),
+    ],
+)
 def test_the_terminal_game_is_the_engines_game(n, stdin, extra):
     """gops play prints the game exact.play.engine plays: the same seed (5) and bids give
     the same prizes, computer bids and final score."""
@@ -337,6 +378,7 @@ def test_the_terminal_game_is_the_engines_game(n, stdin, extra):
 
 # -- the optimal bots' cache: keyed on the GameSpec ------------------------------------------
 
+
 @pytest.fixture
 def empty_cache(monkeypatch):
     from exact.play import bots
@@ -355,9 +397,11 @@ def test_equal_specs_built_differently_share_one_solution(empty_cache):
     same = [
         bots.solution_for(GameSpec.parse(4, order="controlled-by-me")),
         bots.solution_for(GameSpec.parse(4, "points", CONTROLLED_BY_ME, 0, "float")),
-        bots.solution_for(GameSpec.from_json({"n": 4, "objective": "points",
-                                              "order": "controlled-by-me",
-                                              "arithmetic": "float"})),
+        bots.solution_for(
+            GameSpec.from_json(
+                {"n": 4, "objective": "points", "order": "controlled-by-me", "arithmetic": "float"}
+            )
+        ),
         bots.solution_for(GameSpec.parse(4).replace(order="controlled-by-me")),
         bots.solution_for(GameSpec.parse(4, order="controlled-by-them").mirrored()),
         bots.make_bot("optimal", 4, arithmetic="float", order="controlled-by-me").solution,
@@ -369,11 +413,16 @@ def test_equal_specs_built_differently_share_one_solution(empty_cache):
 def test_different_games_are_different_entries(empty_cache):
     bots = empty_cache
     base = GameSpec.parse(4, "win")
-    solutions = [bots.solution_for(g) for g in (base, base.replace(handicap=2),
-                                                base.replace(order="ascending"))]
+    solutions = [
+        bots.solution_for(g)
+        for g in (base, base.replace(handicap=2), base.replace(order="ascending"))
+    ]
     assert len({id(s) for s in solutions}) == 3
-    assert [s.spec for s in solutions] == [base, base.replace(handicap=2),
-                                           base.replace(order="ascending")]
+    assert [s.spec for s in solutions] == [
+        base,
+        base.replace(handicap=2),
+        base.replace(order="ascending"),
+    ]
     # a variant of the same N is another game: keyed (variant, spec), never the standard one
     twelve = bots.solution_for(GameSpec.parse(4), variant="twelve")
     assert twelve is not bots.solution_for(GameSpec.parse(4))
@@ -385,8 +434,10 @@ def test_bots_are_built_from_a_gamespec(empty_cache):
     win = GameSpec.parse(4, "win", "descending")
     bot = bots.bot_for(win)
     assert isinstance(bot, bots.WinOptimalBot) and bot.solution.spec == win
-    assert bot.solution is bots.make_bot("optimal-win", 4, arithmetic="float",
-                                         order="descending").solution
+    assert (
+        bot.solution
+        is bots.make_bot("optimal-win", 4, arithmetic="float", order="descending").solution
+    )
     assert type(bots.bot_for(GameSpec.parse(4))) is bots.OptimalBot
     # a bot must play its own game's solution
     with pytest.raises(GopsInputError, match="cannot play"):

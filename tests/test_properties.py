@@ -19,7 +19,6 @@ The oracle is slow (tens of ms per new position with 3 cards in hand), so its po
 have at most ``REFERENCE_K`` cards in hand.
 """
 
-
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -77,8 +76,9 @@ def test_identical_hands_are_worth_zero(sol, pos):
     assert reference_value(hand, hand, deck) == pytest.approx(0, abs=TOL)
     assert sol.value(hand, hand, deck) == 0
     for u in sorted(deck):
-        np.testing.assert_allclose(sol.matrix(hand, hand, deck, u),
-                                   reference_matrix(hand, hand, deck, u), rtol=0, atol=TOL)
+        np.testing.assert_allclose(
+            sol.matrix(hand, hand, deck, u), reference_matrix(hand, hand, deck, u), rtol=0, atol=TOL
+        )
 
 
 @settings(max_examples=100, deadline=None)
@@ -107,8 +107,11 @@ def test_order_preserving_relabelling(sol, pos, data):
     value and matrix of the moved hands are the oracle's."""
     mine, theirs, deck = pos
     union = sorted(mine | theirs)
-    images = sorted(data.draw(st.lists(st.integers(1, N), min_size=len(union),
-                                       max_size=len(union), unique=True)))
+    images = sorted(
+        data.draw(
+            st.lists(st.integers(1, N), min_size=len(union), max_size=len(union), unique=True)
+        )
+    )
     assume(images != union)
     g = dict(zip(union, images))
     moved_mine, moved_theirs = {g[c] for c in mine}, {g[c] for c in theirs}
@@ -116,9 +119,12 @@ def test_order_preserving_relabelling(sol, pos, data):
     assert moved == pytest.approx(reference_value(mine, theirs, deck), abs=TOL)
     assert sol.value(moved_mine, moved_theirs, deck) == pytest.approx(moved, abs=TOL)
     u = data.draw(st.sampled_from(sorted(deck)))
-    np.testing.assert_allclose(sol.matrix(moved_mine, moved_theirs, deck, u),
-                               reference_matrix(moved_mine, moved_theirs, deck, u),
-                               rtol=0, atol=TOL)
+    np.testing.assert_allclose(
+        sol.matrix(moved_mine, moved_theirs, deck, u),
+        reference_matrix(moved_mine, moved_theirs, deck, u),
+        rtol=0,
+        atol=TOL,
+    )
 
 
 @settings(max_examples=200, deadline=None)

@@ -32,12 +32,18 @@ def interpreter(version):
     """A runnable interpreter of exactly ``version``, or None."""
     major, minor = version
     home = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
-    candidates = [shutil.which(f"python{major}.{minor}"),
-                  *sorted(glob.glob(f"{home}/versions/{major}.{minor}.*/bin/python"))]
+    candidates = [
+        shutil.which(f"python{major}.{minor}"),
+        *sorted(glob.glob(f"{home}/versions/{major}.{minor}.*/bin/python")),
+    ]
     for exe in filter(None, candidates):
         try:
-            done = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
-                                  capture_output=True, text=True, timeout=30)
+            done = subprocess.run(
+                [exe, "-c", "import sys; print(*sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
         except (OSError, subprocess.TimeoutExpired):
             continue
         if done.returncode == 0 and done.stdout.split() == [str(major), str(minor)]:
@@ -56,11 +62,12 @@ def test_every_source_file_compiles_on_the_oldest_python():
     files = sorted(str(p) for d in SOURCES for p in (REPO / d).rglob("*.py"))
     assert len(files) > 100
     # compile() without writing .pyc files; prints each file that does not parse.
-    check = ("import sys\nbad = []\nfor f in sys.argv[1:]:\n"
-             "    try:\n        compile(open(f, encoding='utf-8').read(), f, 'exec')\n"
-             "    except SyntaxError as e:\n        bad.append(f'{f}:{e.lineno}: {e.msg}')\n"
-             "print('\\n'.join(bad))\n")
-    done = subprocess.run([exe, "-c", check, *files], capture_output=True, text=True,
-                          timeout=120)
+    check = (
+        "import sys\nbad = []\nfor f in sys.argv[1:]:\n"
+        "    try:\n        compile(open(f, encoding='utf-8').read(), f, 'exec')\n"
+        "    except SyntaxError as e:\n        bad.append(f'{f}:{e.lineno}: {e.msg}')\n"
+        "print('\\n'.join(bad))\n"
+    )
+    done = subprocess.run([exe, "-c", check, *files], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", f"not Python {version} syntax:\n{done.stdout}"

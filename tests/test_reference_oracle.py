@@ -160,13 +160,15 @@ def test_paper_table1_n5():
     rounding of the table) rather than compare vectors. This solves the whole
     N = 5 tree (~15 s), shared through the memo with test_against_reference.
     """
-    T = np.array([
-        [0.0470, 0.1855, 0.1182, 0.1226, 0.1123],
-        [0.8327, 0, 0.1188, 0.07347, 0.0241],
-        [0.1203, 0.7375, 0, 0.1915, 0],
-        [0, 0.0770, 0.7630, 0.2043, 0],
-        [0, 0, 0, 0.4081, 0.8636],
-    ])
+    T = np.array(
+        [
+            [0.0470, 0.1855, 0.1182, 0.1226, 0.1123],
+            [0.8327, 0, 0.1188, 0.07347, 0.0241],
+            [0.1203, 0.7375, 0, 0.1915, 0],
+            [0, 0.0770, 0.7630, 0.2043, 0],
+            [0, 0, 0, 0.4081, 0.8636],
+        ]
+    )
     S = set(range(1, 6))
     assert reference_value(S, S, S) == pytest.approx(0, abs=TOL)
     for u in S:

@@ -313,7 +313,8 @@ def test_parse_cards_rejects_non_string():
 
 
 def test_parse_then_validate_round_trip():
-    mine, theirs, deck = validate_position(parse_cards("1,3"), parse_cards("2,3"),
-                                           parse_cards("4,1"), n=4)
+    mine, theirs, deck = validate_position(
+        parse_cards("1,3"), parse_cards("2,3"), parse_cards("4,1"), n=4
+    )
     pos = Position((mine, theirs), deck, None, (0, 0), 4)
     assert pos.legal_bids(0) == (1, 3) and pos.legal_bids(1) == (2, 3)

@@ -10,11 +10,13 @@ from exact.game.spec import GameSpec
 
 @pytest.mark.parametrize("order", list(ORDERS))
 def test_one_value_and_hash_per_game(order):
-    ways = [GameSpec.parse(6, "win", order),
-            GameSpec.parse(6, "win", ORDERS[order]),
-            GameSpec.from_json(GameSpec.parse(6, "win", order).to_json()),
-            GameSpec.parse(6).replace(objective="win", order=order),
-            GameSpec.parse(6, "win", mirrored(order)).mirrored()]
+    ways = [
+        GameSpec.parse(6, "win", order),
+        GameSpec.parse(6, "win", ORDERS[order]),
+        GameSpec.from_json(GameSpec.parse(6, "win", order).to_json()),
+        GameSpec.parse(6).replace(objective="win", order=order),
+        GameSpec.parse(6, "win", mirrored(order)).mirrored(),
+    ]
     assert len(set(ways)) == 1 and len({hash(w) for w in ways}) == 1
 
 
@@ -31,8 +33,12 @@ def test_covers_the_same_game_at_no_more_leads():
     win = GameSpec.parse(5, "win")
     assert win.covers(win) and win.replace(handicap=15).covers(win.replace(handicap=4))
     assert not win.replace(handicap=4).covers(win.replace(handicap=5))
-    for other in (win.replace(n=6), win.replace(objective="points"),
-                  win.replace(order="ascending"), win.replace(arithmetic="rational")):
+    for other in (
+        win.replace(n=6),
+        win.replace(objective="points"),
+        win.replace(order="ascending"),
+        win.replace(arithmetic="rational"),
+    ):
         assert not win.replace(handicap=15).covers(other)
 
 

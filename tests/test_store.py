@@ -55,7 +55,7 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
     assert done == 3 * 2000
     canonical = len(exact.game.encoding.build_levels(8)[6].canonical_patterns)
     partial = np.load(root / "level-6.npy", mmap_mode="r+")
-    partial[done // canonical + 1:] = np.nan  # rows beyond the checkpoint: torn writes
+    partial[done // canonical + 1 :] = np.nan  # rows beyond the checkpoint: torn writes
     partial.flush()
     del partial
     solve_into_store(GameSpec.parse(8), root)
@@ -65,8 +65,18 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
 def test_resume_after_kill_9(tmp_path, solved):
     """kill -9 a real `gops solve 8 --store` mid-run, rerun the same command: identical."""
     root = tmp_path / "store"
-    cmd = [sys.executable, "-m", "exact.cli", "solve", "8", "--store", str(root),
-           "--chunk-items", "300", "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "exact.cli",
+        "solve",
+        "8",
+        "--store",
+        str(root),
+        "--chunk-items",
+        "300",
+        "--quiet",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while not list(root.glob("level-6.progress")) and time.time() < deadline:
@@ -130,6 +140,7 @@ def test_not_a_store(tmp_path):
 
 # -- Hardening: a store that was edited, damaged or filled up never yields a wrong number --
 
+
 @pytest.fixture
 def store8(tmp_path):
     root = tmp_path / "s8"
@@ -163,8 +174,11 @@ def test_manifest_edited_to_another_n_is_refused(store8, solved):
 def test_manifest_with_impossible_entries(store8):
     path = store8 / "manifest.json"
     text = path.read_text()
-    for bad in (text.replace('"n": 8', '"n": 99'), text.replace('"8": {', '"9": {'),
-                text.replace('"sha256": "', '"sha256": "zz', 1)):
+    for bad in (
+        text.replace('"n": 8', '"n": 99'),
+        text.replace('"8": {', '"9": {'),
+        text.replace('"sha256": "', '"sha256": "zz', 1),
+    ):
         path.write_text(bad)
         code, out = run("table", 8, "--store", store8)
         assert code == 2 and out.count("\n") == 1 and "manifest" in out, out
@@ -193,14 +207,20 @@ def symlink_loop(path):
     os.symlink(path.name, path)
 
 
-@pytest.mark.parametrize("damage", [truncate, flip_last_byte, replace_with_level_3, delete,
-                                    symlink_loop], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "damage",
+    [truncate, flip_last_byte, replace_with_level_3, delete, symlink_loop],
+    ids=lambda f: f.__name__,
+)
 def test_resume_repairs_a_damaged_complete_level(store8, solved, damage):
     """A finished level damaged after the fact: `gops solve` used to call the store
     complete (exit 0) while `gops table` failed. Now it is verified and recomputed."""
     damage(store8 / "level-5.npy")
-    result = subprocess.run([sys.executable, "-m", "exact.cli", "solve", "8", "--store",
-                             str(store8), "--quiet"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "exact.cli", "solve", "8", "--store", str(store8), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "level 5" in result.stderr and "recomput" in result.stderr
     assert_same_values(exact.load(store8), solved(8))
@@ -247,8 +267,12 @@ def small_tmpfs(path, size):
     path.mkdir()
     if os.geteuid() != 0:
         return False
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def test_really_full_disk(tmp_path, solved):
@@ -265,8 +289,16 @@ def test_really_full_disk(tmp_path, solved):
     if not small_tmpfs(mnt, f"{pages * 4}k"):
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     try:
-        cmd = [sys.executable, "-m", "exact.cli", "solve", "8", "--store", str(mnt / "s"),
-               "--quiet"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "exact.cli",
+            "solve",
+            "8",
+            "--store",
+            str(mnt / "s"),
+            "--quiet",
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True)
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and "no space left" in result.stderr
@@ -343,8 +375,9 @@ def test_old_progress_without_radius_redoes_the_level(tmp_path, solved):
     progress = root / "level-6.progress"
     progress.write_text(progress.read_text().split()[0])
     redone = []
-    solve_into_store(GameSpec.parse(8), root,
-                     progress=lambda level, items: redone.append((level.k, items)))
+    solve_into_store(
+        GameSpec.parse(8), root, progress=lambda level, items: redone.append((level.k, items))
+    )
     assert (6, 4000) not in redone  # no resumed items reported
     assert_same_values(exact.load(root), solved(8))
     assert exact.load(root).radii == solved(8).radii
@@ -368,8 +401,11 @@ def test_a_store_of_the_full_layout_is_refused_in_one_line(store5):
     manifest["version"] = 1
     path.write_text(json.dumps(manifest))
     before = level_hashes(store5)
-    for args in (("table", 5, "--store", store5), ("solve", 5, "--store", store5, "--quiet"),
-                 ("verify", store5)):
+    for args in (
+        ("table", 5, "--store", store5),
+        ("solve", 5, "--store", store5, "--quiet"),
+        ("verify", store5),
+    ):
         code, out = run(*args)
         assert code == 2 and out.count("\n") == 1, (args, out)
         assert "store of version 1" in out and "gops solve N --store NEWDIR" in out

@@ -41,8 +41,10 @@ def positions(sol: VariantSolution, k: int):
                     yield h0, h1, d, p
 
 
-@pytest.mark.parametrize("variant, n, k, step", [("twelve", 4, 2, 1), ("twelve", 5, 2, 2),
-                                                 ("dummy", 3, 2, 1), ("dummy", 4, 2, 5)])
+@pytest.mark.parametrize(
+    "variant, n, k, step",
+    [("twelve", 4, 2, 1), ("twelve", 5, 2, 2), ("dummy", 3, 2, 1), ("dummy", 4, 2, 5)],
+)
 def test_values_match_reference(variant, n, k, step):
     """Every position with k cards a hand (every step-th one), against the reference."""
     sol = solve_variant(variant, n)
@@ -67,8 +69,9 @@ def test_first_moves_match_reference(variant, n):
         v_ref = reference_game(M)[0]
         assert abs(st.value - v_ref) <= TOL
         cols = sorted(h1)
-        worst = min(sum(st.mine[a] * M[i][j] for i, a in enumerate(sorted(h0)))
-                    for j, _ in enumerate(cols))
+        worst = min(
+            sum(st.mine[a] * M[i][j] for i, a in enumerate(sorted(h0))) for j, _ in enumerate(cols)
+        )
         assert worst >= v_ref - TOL  # our mix guarantees the reference value
         assert st.gap <= TOL
 
@@ -76,9 +79,14 @@ def test_first_moves_match_reference(variant, n):
 def exact_equilibrium_holds(M, value, x, y) -> bool:
     """x guarantees >= value against every column, y concedes <= value to every row."""
     rows, cols = range(len(M)), range(len(M[0]))
-    return (all(p >= 0 for p in x) and all(q >= 0 for q in y) and sum(x) == 1 and sum(y) == 1
-            and all(sum(x[i] * M[i][j] for i in rows) >= value for j in cols)
-            and all(sum(M[i][j] * y[j] for j in cols) <= value for i in rows))
+    return (
+        all(p >= 0 for p in x)
+        and all(q >= 0 for q in y)
+        and sum(x) == 1
+        and sum(y) == 1
+        and all(sum(x[i] * M[i][j] for i in rows) >= value for j in cols)
+        and all(sum(M[i][j] * y[j] for j in cols) <= value for i in rows)
+    )
 
 
 @pytest.mark.parametrize("variant, n", [("twelve", 5), ("dummy", 3)])
@@ -141,29 +149,39 @@ def test_hand_worked_positions():
     assert dummy.value({1}, {1}, {1}, dummy={2}) == 0
 
 
-@pytest.mark.parametrize("args, message", [
-    (("three", 4, "float"), "solvable two-player variants"),
-    (("twelve", VARIANT_MAX_N["twelve", "float"] + 1, "float"),
-     "between 1 and 9 in the twelve variant"),
-    (("dummy", VARIANT_MAX_N["dummy", "rational"] + 1, "rational"),
-     "between 1 and 5 in the dummy variant"),
-    (("twelve", 1, "float"), "needs N >= 2"),
-    (("twelve", 4, "decimal"), "arithmetic"),
-    (("twelve", 0, "float"), "between 1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("three", 4, "float"), "solvable two-player variants"),
+        (
+            ("twelve", VARIANT_MAX_N["twelve", "float"] + 1, "float"),
+            "between 1 and 9 in the twelve variant",
+        ),
+        (
+            ("dummy", VARIANT_MAX_N["dummy", "rational"] + 1, "rational"),
+            "between 1 and 5 in the dummy variant",
+        ),
+        (("twelve", 1, "float"), "needs N >= 2"),
+        (("twelve", 4, "decimal"), "arithmetic"),
+        (("twelve", 0, "float"), "between 1"),
+    ],
+)
 def test_bad_options(args, message):
     with pytest.raises(GopsInputError, match=message):
         check_variant_options(*args)
 
 
-@pytest.mark.parametrize("variant, call, message", [
-    ("twelve", lambda s: s.value({1, 2}, {2, 3}, {1, 2, 3}), "outside 2..4"),
-    ("twelve", lambda s: s.value({2, 3}, {2, 3}, {1, 2}), "deck must hold 3"),
-    ("twelve", lambda s: s.value({2}, {3}, {1, 2}, dummy={1}), "no dummy"),
-    ("dummy", lambda s: s.value({2}, {3}, {1}), "dummy's suit must hold 1"),
-    ("dummy", lambda s: s.strategy({2}, {3}, {1}, 4, dummy={1}), "upcard 4"),
-    ("dummy", lambda s: s.value({2}, {3, 4}, {1}, dummy={1}), "differ in size"),
-])
+@pytest.mark.parametrize(
+    "variant, call, message",
+    [
+        ("twelve", lambda s: s.value({1, 2}, {2, 3}, {1, 2, 3}), "outside 2..4"),
+        ("twelve", lambda s: s.value({2, 3}, {2, 3}, {1, 2}), "deck must hold 3"),
+        ("twelve", lambda s: s.value({2}, {3}, {1, 2}, dummy={1}), "no dummy"),
+        ("dummy", lambda s: s.value({2}, {3}, {1}), "dummy's suit must hold 1"),
+        ("dummy", lambda s: s.strategy({2}, {3}, {1}, 4, dummy={1}), "upcard 4"),
+        ("dummy", lambda s: s.value({2}, {3, 4}, {1}, dummy={1}), "differ in size"),
+    ],
+)
 def test_bad_positions(variant, call, message):
     sol = solve_variant(variant, 4)
     with pytest.raises(GopsInputError, match=message):

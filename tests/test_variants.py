@@ -92,8 +92,9 @@ def test_dummy_needs_its_card_and_others_refuse_one():
 
 
 def test_dummy_game_turns_the_whole_dummy_suit():
-    rec = play_variant("dummy", 6, [lambda p, i: min(p.hands[i]), lambda p, i: max(p.hands[i])],
-                       random.Random(3))
+    rec = play_variant(
+        "dummy", 6, [lambda p, i: min(p.hands[i]), lambda p, i: max(p.hands[i])], random.Random(3)
+    )
     assert sorted(r.dummy_bid for r in rec.rounds) == [1, 2, 3, 4, 5, 6]
     assert sum(rec.points) <= 21
 
@@ -116,8 +117,9 @@ def test_twelve_rounds_drop_the_last_diamond():
 def test_three_player_game_with_bots():
     bots = [make_bot(x, 6) for x in ("upcard", "upcard+1", "highest")]
     rng = random.Random(0)
-    rec = play_variant("three-third", 6, [lambda p, i: bots[i].bid(p, i, rng) for i in range(3)],
-                       rng)
+    rec = play_variant(
+        "three-third", 6, [lambda p, i: bots[i].bid(p, i, rng) for i in range(3)], rng
+    )
     assert len(rec.rounds) == 6 and len(rec.points) == 3
     assert sum(rec.points) <= 21
 
@@ -199,8 +201,9 @@ def test_variant_optimal_bot_in_tournaments():
     from exact.play.tournament import tournament
 
     for variant, n in (("twelve", 5), ("dummy", 4)):
-        res = tournament(n, ["optimal", "random", "lowest", "highest"], 300, seed=11,
-                         variant=variant)
+        res = tournament(
+            n, ["optimal", "random", "lowest", "highest"], 300, seed=11, variant=variant
+        )
         for r in res[:3]:  # optimal against each other bot
             assert r.bots[0] == "optimal"
             assert r.mean_interval[0] > 0, r
@@ -223,11 +226,13 @@ def test_three_player_tournaments_follow_the_tie_rules():
     first two prizes are 3 and 4 (3.5 each against 3)."""
     from exact.play.tournament import three_player_tournament, wilson_interval
 
-    third = three_player_tournament(4, ["highest", "highest", "lowest"], 30, seed=1,
-                                    variant="three-third")
+    third = three_player_tournament(
+        4, ["highest", "highest", "lowest"], 30, seed=1, variant="three-third"
+    )
     assert [(r.wins, r.shared, r.mean_points) for r in third] == [((0, 0, 30), 0, (0, 0, 10))]
-    (split,) = three_player_tournament(4, ["highest", "highest", "lowest"], 300, seed=1,
-                                       variant="three")
+    (split,) = three_player_tournament(
+        4, ["highest", "highest", "lowest"], 300, seed=1, variant="three"
+    )
     assert split.wins[:2] == (0, 0) and split.wins[2] + split.shared == 300
     assert split.mean_points[0] == split.mean_points[1]
     assert abs(sum(split.mean_points) - 10) < 1e-12
@@ -251,10 +256,13 @@ def test_three_player_tournament_counts_and_seed():
     assert res != three_player_tournament(6, names, 60, seed=5, variant="three")
 
 
-@pytest.mark.parametrize("bots, message", [
-    ("optimal,random,lowest", "two-player games only"),
-    ("random,lowest", "at least 3 bots"),
-])
+@pytest.mark.parametrize(
+    "bots, message",
+    [
+        ("optimal,random,lowest", "two-player games only"),
+        ("random,lowest", "at least 3 bots"),
+    ],
+)
 def test_three_player_tournament_errors(bots, message):
     from click.testing import CliRunner
 
@@ -272,8 +280,20 @@ def test_three_player_tournament_cli_json():
 
     from exact.cli import main
 
-    result = CliRunner().invoke(main, ["tournament", "4", "--variant", "three-third", "--bots",
-                                       "highest,highest,lowest", "--games", "9", "--json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "tournament",
+            "4",
+            "--variant",
+            "three-third",
+            "--bots",
+            "highest,highest,lowest",
+            "--games",
+            "9",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["triples"][0]["wins"] == [0, 0, 9]

@@ -79,6 +79,7 @@ def set_radius(root, k, radius):
 
 # -- gops verify on intact stores -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", ["points", "win"])
 def test_an_intact_store_verifies_with_the_radii_it_recorded(pristine, kind):
     verdict = verify_store(pristine / kind)
@@ -111,6 +112,7 @@ def test_levels_can_be_verified_in_separate_runs(pristine):
 
 # -- values edited together with their checksum -------------------------------------------
 
+
 @pytest.mark.parametrize("k", [3, N - 1])
 def test_an_edited_level_with_a_recomputed_checksum_fails_verify(store, k):
     old = edit_level(store, k)
@@ -140,8 +142,10 @@ def test_answers_from_a_store_say_what_they_rest_on(store):
     assert result.exit_code == 0
     # Level 6 of N = 7: 7 prize sets x 21 pairs of different hands (gops count 7: 301
     # subgames, 43 patterns, one of them identical hands).
-    assert (f"read from the store {store}: the values of level 6 it reads (147 kernel "
-            "items) were re-derived here from level 5 and agree") in result.output
+    assert (
+        f"read from the store {store}: the values of level 6 it reads (147 kernel "
+        "items) were re-derived here from level 5 and agree"
+    ) in result.output
     assert f"levels 0..5 as stored: `gops verify {store}` re-derives them" in result.output
     out = json.loads(gops("table", N, "--store", store, "--json").output)
     assert out["source"]["unverified_levels"] == [0, 1, 2, 3, 4, 5]
@@ -176,6 +180,7 @@ def test_a_value_the_rules_fix_is_checked_too(store):
 
 
 # -- hand-edited radii ----------------------------------------------------------------------
+
 
 def test_a_zero_radius_fails_verify_and_is_never_printed(store):
     recorded = manifest(store)["levels"][str(N - 1)]["radius"]
@@ -231,7 +236,8 @@ def test_a_slightly_understated_radius_fails_verify(store):
 def test_a_sample_sees_a_radius_below_its_items_bounds(store):
     set_radius(store, 5, 1e-300)
     assert "level 5: the manifest's radius 1.000e-300 is below" in str(
-        verify_store(store, levels=[5], sample=5).bad)
+        verify_store(store, levels=[5], sample=5).bad
+    )
 
 
 def test_a_looser_radius_is_not_what_the_solver_wrote(store):
@@ -250,11 +256,15 @@ def test_the_empty_game_has_radius_zero(store):
 
 # -- unreadable stores: exit 2, one line ------------------------------------------------
 
+
 def test_a_fifo_in_place_of_a_level_is_refused_without_hanging(store):
     (store / "level-6.npy").unlink()
     os.mkfifo(store / "level-6.npy")
-    for args in (["verify", store], ["table", N, "--store", store],
-                 ["solve", N, "--store", store, "--quiet"]):
+    for args in (
+        ["verify", store],
+        ["table", N, "--store", store],
+        ["solve", N, "--store", store, "--quiet"],
+    ):
         result = gops(*args)
         assert result.exit_code == 2, (args, result.output)
         assert "level-6.npy is a FIFO, not a regular file" in result.output
@@ -270,12 +280,17 @@ def test_a_fifo_in_place_of_the_manifest_is_refused(store):
 
 def test_a_deeply_nested_manifest_is_one_line(store):
     (store / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
-    for args in (["verify", store], ["table", N, "--store", store],
-                 ["solve", N, "--store", store], STRATEGY + ["--store", store]):
+    for args in (
+        ["verify", store],
+        ["table", N, "--store", store],
+        ["solve", N, "--store", store],
+        STRATEGY + ["--store", store],
+    ):
         result = gops(*args)
         assert result.exit_code == 2, (args, result.output)
-        assert result.output == (f"gops: error: {store / 'manifest.json'} is corrupted "
-                                 "(JSON nested too deeply)\n")
+        assert result.output == (
+            f"gops: error: {store / 'manifest.json'} is corrupted (JSON nested too deeply)\n"
+        )
 
 
 def test_a_boolean_chunk_size_is_refused(store):
@@ -289,8 +304,10 @@ def test_a_boolean_chunk_size_is_refused(store):
 def test_a_store_path_makes_only_its_last_folder(tmp_path):
     result = gops("solve", 3, "--store", tmp_path / "missing" / "a" / "b")
     assert result.exit_code == 2
-    assert result.output == (f"gops: error: {tmp_path / 'missing' / 'a'} does not exist: "
-                             "create it first, or choose another store directory\n")
+    assert result.output == (
+        f"gops: error: {tmp_path / 'missing' / 'a'} does not exist: "
+        "create it first, or choose another store directory\n"
+    )
     assert not (tmp_path / "missing").exists()
     assert gops("solve", 3, "--store", tmp_path / "new", "--quiet").exit_code == 0
 
@@ -298,13 +315,17 @@ def test_a_store_path_makes_only_its_last_folder(tmp_path):
 def test_a_store_of_another_game_is_refused_before_the_estimate(pristine):
     result = gops("solve", N + 1, "--store", pristine / "points")
     assert result.exit_code == 2
-    assert result.output == (f"gops: error: {pristine / 'points'} holds N={N} objective=points "
-                             f"order=random, not N={N + 1} objective=points order=random\n")
+    assert result.output == (
+        f"gops: error: {pristine / 'points'} holds N={N} objective=points "
+        f"order=random, not N={N + 1} objective=points order=random\n"
+    )
 
 
 def test_verify_names_what_it_cannot_read(tmp_path, pristine):
-    assert gops("verify", tmp_path / "none").output == \
-        f"gops: error: {tmp_path / 'none'}: no such store directory\n"
+    assert (
+        gops("verify", tmp_path / "none").output
+        == f"gops: error: {tmp_path / 'none'}: no such store directory\n"
+    )
     result = gops("verify", pristine / "points", "--levels", "9")
     assert result.exit_code == 2 and "holds levels 0 to 7, not 9" in result.output
     assert gops("verify", pristine / "points", "--levels", "x").exit_code == 2
@@ -314,8 +335,10 @@ def test_verify_names_what_it_cannot_read(tmp_path, pristine):
 def test_a_loaded_solution_names_its_store(pristine):
     sol = exact.load(pristine / "points")
     assert sol.store == pristine / "points"
-    assert repr(sol) == (f"Solution(n={N}, objective='points', arithmetic='float', "
-                         f"store={str(pristine / 'points')!r})")
+    assert repr(sol) == (
+        f"Solution(n={N}, objective='points', arithmetic='float', "
+        f"store={str(pristine / 'points')!r})"
+    )
     assert exact.solve(3).store is None
 
 

@@ -138,7 +138,8 @@ def test_antisymmetry_with_the_lead(win, pos):
     mine, theirs, deck, lead = pos
     sol = win(N)
     assert sol.value(theirs, mine, deck, -lead) == pytest.approx(
-        -sol.value(mine, theirs, deck, lead), abs=TOL)
+        -sol.value(mine, theirs, deck, lead), abs=TOL
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -156,8 +157,11 @@ def test_identical_hands_at_lead_zero_are_worth_zero(win, pos):
 def test_order_preserving_relabelling(win, pos, data):
     mine, theirs, deck, lead = pos
     union = sorted(mine | theirs)
-    images = sorted(data.draw(st.lists(st.integers(1, N), min_size=len(union),
-                                       max_size=len(union), unique=True)))
+    images = sorted(
+        data.draw(
+            st.lists(st.integers(1, N), min_size=len(union), max_size=len(union), unique=True)
+        )
+    )
     g = dict(zip(union, images))
     sol = win(N)
     moved = sol.value({g[c] for c in mine}, {g[c] for c in theirs}, deck, lead)
@@ -238,16 +242,18 @@ def test_lead_validation(win):
     handicapped = exact.solve(4, objective="win", handicap=2)
     assert handicapped.value(full, full, full, lead=2) > 0
     assert handicapped.first_move_table(lead=2)[4][4] == pytest.approx(
-        float(exact.solve(4, "win", "rational", handicap=2).first_move_table(lead=2)[4][4]),
-        abs=TOL)
+        float(exact.solve(4, "win", "rational", handicap=2).first_move_table(lead=2)[4][4]), abs=TOL
+    )
 
 
 def test_points_api_is_unchanged():
     """The points objective has no lead: one Solution class, and a clear error for a lead."""
     sol = exact.solve(3)
-    for call in (lambda: sol.value({1}, {2}, {3}, lead=0),
-                 lambda: sol.strategy({1}, {2}, {3}, 3, lead=1),
-                 lambda: sol.first_move_table(lead=0)):
+    for call in (
+        lambda: sol.value({1}, {2}, {3}, lead=0),
+        lambda: sol.strategy({1}, {2}, {3}, 3, lead=1),
+        lambda: sol.first_move_table(lead=0),
+    ):
         with pytest.raises(exact.GopsInputError, match="the points objective has no lead"):
             call()
     with pytest.raises(exact.GopsInputError, match="win objective only"):
@@ -286,8 +292,13 @@ def test_exact_records_expose_equilibria():
 
 
 def test_doctests():
-    for name in ("exact.kernels.win", "exact.dp.objective", "exact.dp.solution",
-                 "exact.analysis.win_exploit", "exact.dp.solve"):
+    for name in (
+        "exact.kernels.win",
+        "exact.dp.objective",
+        "exact.dp.solution",
+        "exact.analysis.win_exploit",
+        "exact.dp.solve",
+    ):
         failed, attempted = doctest.testmod(importlib.import_module(name))
         assert failed == 0 and attempted > 0, name
 
@@ -314,10 +325,13 @@ def test_best_response_matches_raw_recursion():
             mix = points.strategy(V, Y, P, u).mine
             replies = []
             for b in sorted(Y):
-                parts = [(xa, g(V - {a}, Y - {b}, P - {u}, lead + u * sign(a - b)))
-                         for a, xa in mix.items()]
-                replies.append((sum(x * gv for x, (gv, _) in parts),
-                                sum(x * tv for x, (_, tv) in parts)))
+                parts = [
+                    (xa, g(V - {a}, Y - {b}, P - {u}, lead + u * sign(a - b)))
+                    for a, xa in mix.items()
+                ]
+                replies.append(
+                    (sum(x * gv for x, (gv, _) in parts), sum(x * tv for x, (_, tv) in parts))
+                )
             best = min(replies, key=lambda r: r[0])
             G, T = G + best[0], T + best[1]
         return G / len(P), T / len(P)
@@ -329,8 +343,9 @@ def test_best_response_matches_raw_recursion():
     assert got == pytest.approx(want, abs=TOL)
     assert got[0] < -0.2  # the points strategy loses a lot of winning chances
     # The root is the mean over the first upcard of the best reply's continuation.
-    best = [min(br.replies(root, root, root, u)[1].values(), key=lambda r: r[0])
-            for u in sorted(root)]
+    best = [
+        min(br.replies(root, root, root, u)[1].values(), key=lambda r: r[0]) for u in sorted(root)
+    ]
     assert got == pytest.approx(tuple(np.mean(best, axis=0)), abs=TOL)
 
 
@@ -345,8 +360,23 @@ def run(*args):
 
 
 def test_cli_strategy_sample_game_exact():
-    code, out = run("strategy", "--mine", "5,7,10", "--theirs", "6,7,8", "--deck", "4,6,11",
-                    "--upcard", 11, "--objective", "win", "--lead", -7, "--exact", "--json")
+    code, out = run(
+        "strategy",
+        "--mine",
+        "5,7,10",
+        "--theirs",
+        "6,7,8",
+        "--deck",
+        "4,6,11",
+        "--upcard",
+        11,
+        "--objective",
+        "win",
+        "--lead",
+        -7,
+        "--exact",
+        "--json",
+    )
     assert code == 0
     data = json.loads(out.splitlines()[-1])
     assert data["value"] == "-1/3" and data["objective"] == "win" and data["lead"] == -7
@@ -362,16 +392,39 @@ def test_cli_table_json_win():
         assert sum(probs) == pytest.approx(1, abs=TOL)
 
 
-@pytest.mark.parametrize("args", [
-    ("table", 4, "--lead", 1),
-    ("solve", 4, "--lead", 0),
-    ("strategy", "--mine", "1,2", "--theirs", "1,2", "--deck", "1,2", "--upcard", 1, "--lead", 1),
-    ("table", 4, "--objective", "win", "--ranges"),
-    ("solve", 4, "--objective", "win", "--lead", 2, "--store", "{tmp}/store"),
-    ("table", 11, "--objective", "win"),
-    ("table", 4, "--objective", "money"),
-], ids=["table-lead-points", "solve-lead-points", "strategy-lead-points", "ranges-win",
-        "store-win-lead", "too-big", "bad-objective"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("table", 4, "--lead", 1),
+        ("solve", 4, "--lead", 0),
+        (
+            "strategy",
+            "--mine",
+            "1,2",
+            "--theirs",
+            "1,2",
+            "--deck",
+            "1,2",
+            "--upcard",
+            1,
+            "--lead",
+            1,
+        ),
+        ("table", 4, "--objective", "win", "--ranges"),
+        ("solve", 4, "--objective", "win", "--lead", 2, "--store", "{tmp}/store"),
+        ("table", 11, "--objective", "win"),
+        ("table", 4, "--objective", "money"),
+    ],
+    ids=[
+        "table-lead-points",
+        "solve-lead-points",
+        "strategy-lead-points",
+        "ranges-win",
+        "store-win-lead",
+        "too-big",
+        "bad-objective",
+    ],
+)
 def test_cli_bad_objective_options_exit_2(args, tmp_path):
     code, out = run(*(str(a).replace("{tmp}", str(tmp_path)) for a in args))
     assert code == 2 and out.count("\n") == 1 and out.startswith("gops: error:")

@@ -164,8 +164,10 @@ def best_reply(n: int, sigma: dict):
             best = None
             for a in _cards(H, n):
                 v = f * p * sum(m * _sign(a - b) for b, m in mass.items())
-                v += sum(value(R[:p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)), g)
-                         for b, g in groups.items())
+                v += sum(
+                    value(R[: p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)), g)
+                    for b, g in groups.items()
+                )
                 if best is None or v > best[0]:
                     best = (v, a)
             assert best is not None  # A holds a card before each bid
@@ -192,8 +194,9 @@ def gains_against_bijections(n: int, strategy: dict, against=None) -> list[Fract
     >>> gains_against_bijections(2, always_2_then_1)  # vs (1, 2): (1 - 2 + 0) / 2
     [Fraction(-1, 2), Fraction(1, 2)]
     """
-    return [_expected_points(n, strategy, s)
-            for s in (bijections(n) if against is None else against)]
+    return [
+        _expected_points(n, strategy, s) for s in (bijections(n) if against is None else against)
+    ]
 
 
 def _expected_points(n: int, strategy: dict, s) -> Fraction:
@@ -211,8 +214,7 @@ def _expected_points(n: int, strategy: dict, s) -> Fraction:
             mix = strategy.get((R, H, p))
             if mix is None:
                 raise SolverError(f"the adaptive strategy has no bid at state {(R, H, p)}")
-            if sum(mix.values()) != 1 or any(q < 0 or not H >> (a - 1) & 1
-                                             for a, q in mix.items()):
+            if sum(mix.values()) != 1 or any(q < 0 or not H >> (a - 1) & 1 for a, q in mix.items()):
                 raise SolverError(f"the adaptive strategy's mix at {(R, H, p)} is not one")
             for a, q in mix.items():
                 if q:
@@ -281,7 +283,7 @@ def state_lp(n: int) -> StateLP:
         b_eq.append(0.0 if any(R) else 1.0)
         for q in range(1, n + 1):
             if R[q - 1]:
-                before = R[:q - 1] + (0,) + R[q:]
+                before = R[: q - 1] + (0,) + R[q:]
                 for a in range(1, n + 1):
                     if not H >> (a - 1) & 1:
                         rows.append(i), cols.append(var_index[((before, H | 1 << (a - 1), q), a)])
@@ -308,8 +310,15 @@ def state_lp(n: int) -> StateLP:
     a_ub = coo_matrix((vals, (rows, cols)), shape=(len(pure), nv + nz + 1)).tocsr()
     c = np.zeros(nv + nz + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(len(pure)), A_eq=a_eq, b_eq=b_eq,
-                  bounds=[(0, None)] * (nv + nz) + [(None, None)], method="highs-ipm")
+    res = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(len(pure)),
+        A_eq=a_eq,
+        b_eq=b_eq,
+        bounds=[(0, None)] * (nv + nz) + [(None, None)],
+        method="highs-ipm",
+    )
     if res.status != 0:  # pragma: no cover - a bounded, feasible LP
         raise SolverError(f"HiGHS failed on the adaptive-against-committed LP: {res.message}")
     sigma = np.maximum(-res.ineqlin.marginals, 0.0)
@@ -334,8 +343,9 @@ def _exact_adaptive(n: int, lp: StateLP):
     for ((R, H, p), a), w in zip(lp.variables, lp.y):
         if w > SUPPORT_TOL:
             support.setdefault((R, H, p), []).append((float(w), a))
-    support = {m: [a for _, a in sorted(bids, key=lambda t: (-t[0], t[1]))]
-               for m, bids in support.items()}
+    support = {
+        m: [a for _, a in sorted(bids, key=lambda t: (-t[0], t[1]))] for m, bids in support.items()
+    }
     params = [(m, a) for m, bids in support.items() for a in bids[1:]]
     d = len(params)
     theta_index = {pa: i for i, pa in enumerate(params)}
@@ -368,26 +378,30 @@ def _exact_adaptive(n: int, lp: StateLP):
                 if sum(1 for b in R if b) + 1 < n - 1:  # the next round is not the last
                     for a in bids:
                         for b in theirs:
-                            key = (R[:p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)))
+                            key = (R[: p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)))
                             nxt[key] = nxt.get(key, 0) + y[((R, H, p), a)]
         flow = nxt
     pure = bijections(n)
     by_R: dict = {}
-    for (m, a) in y:
+    for m, a in y:
         by_R.setdefault(m[0], []).append((m, a))
     points = {}
     for s in pure:
         total = np.zeros(d + 1, dtype=np.int64)
         for mask in range(1 << n):
-            for (m, a) in by_R.get(_revealed(s, mask, n), ()):
+            for m, a in by_R.get(_revealed(s, mask, n), ()):
                 total += _coefficient(n, m[0], m[1], m[2], a, s) * y[(m, a)]
         points[s] = total
     full = factorial(n)
-    tight = [s for s in pure if abs((points[s][:d] @ theta_float + points[s][d]) / full
-                                    - lp.value) <= TIGHT_TOL]
+    tight = [
+        s
+        for s in pure
+        if abs((points[s][:d] @ theta_float + points[s][d]) / full - lp.value) <= TIGHT_TOL
+    ]
     # points[s] . (theta, 1) = N! V for s tight: unknowns theta and V.
-    solution = _solve_unique([[int(c) for c in points[s][:d]] + [-full, -int(points[s][d])]
-                              for s in tight], d + 1)
+    solution = _solve_unique(
+        [[int(c) for c in points[s][:d]] + [-full, -int(points[s][d])] for s in tight], d + 1
+    )
     if solution is None:
         raise SolverError("the float LP's support does not give A's exact strategy")
     theta, V = solution[:d], solution[d]
@@ -418,7 +432,7 @@ def _add_last_round(n: int, strategy: dict) -> None:
                 for b in range(1, n + 1):
                     if b not in R:
                         rest = H & ~(1 << (a - 1))
-                        after = R[:p - 1] + (b,) + R[p:]
+                        after = R[: p - 1] + (b,) + R[p:]
                         strategy[(after, rest, last)] = {rest.bit_length(): Fraction(1)}
 
 
@@ -447,7 +461,7 @@ def _exact_committed(n: int, lp: StateLP, tight: list, support: dict):
                 vec = np.zeros(t, dtype=np.int64)
                 for b, js in groups.items():
                     vec[js] += f * p * _sign(a - b)
-                    vec += value(R[:p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)), js)
+                    vec += value(R[: p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)), js)
                 q[a] = vec
             bids = support.get((R, H, p))
             if bids:  # A's main bid; every other bid it mixes ties with it
@@ -492,5 +506,4 @@ def solve_adaptivity(n: int) -> AdaptivityValue:
     if best_reply(n, sigma)[0] != V:
         raise SolverError("an adaptive strategy gains more than the value against C's mix")
     mixed = sum(1 for mix in strategy.values() if sum(1 for w in mix.values() if w) > 1)
-    return AdaptivityValue(n, V, {s: w for s, w in sigma.items() if w}, strategy,
-                           lp.value, mixed)
+    return AdaptivityValue(n, V, {s: w for s, w in sigma.items() if w}, strategy, lp.value, mixed)

@@ -239,8 +239,13 @@ def _exact_exploitability(entries, a, S, b, T, rows, cols) -> tuple:
 # ---------------------------------------------------------------------------------------
 
 
-def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
-          progress=None, strategy_solver=solve_game) -> AuditReport:
+def audit(
+    reference: ExactValues,
+    float_solution,
+    tol: float = DEFAULT_TOL,
+    progress=None,
+    strategy_solver=solve_game,
+) -> AuditReport:
     """Judge ``float_solution`` (a float :class:`~exact.Solution` of the same N) against
     the exact ``reference``.
 
@@ -264,7 +269,8 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
         k = level.k
         exact_vals = reference.values[k]
         float_vals = POINTS.every_pattern(  # the exact reference is indexed by pattern
-            level, np.asarray(float_solution.values[k], dtype=np.float64))
+            level, np.asarray(float_solution.values[k], dtype=np.float64)
+        )
         patterns = [int(p) for p in level.record_patterns]
         # Fixed-point enclosures of this level (used by the level above) and value errors.
         fixed = np.empty(exact_vals.shape, dtype=object)
@@ -288,8 +294,18 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
                     exact_supports = reference.supports[k][(r, p)]
                     for m in range(k):
                         e, fell_back, sx, sy = _judge_game(
-                            level, r, p, m, float_below, children, below_fixed, below_exact,
-                            reference.values[k - 1], one, strategy_solver)
+                            level,
+                            r,
+                            p,
+                            m,
+                            float_below,
+                            children,
+                            below_fixed,
+                            below_exact,
+                            reference.values[k - 1],
+                            one,
+                            strategy_solver,
+                        )
                         games += 1
                         fallbacks += fell_back
                         differences += (sx, sy) != exact_supports[m]
@@ -297,18 +313,35 @@ def audit(reference: ExactValues, float_solution, tol: float = DEFAULT_TOL,
                         total += e
                 if progress is not None:
                     progress(level, int(level.canonical_patterns.shape[0]))
-        results.append(LevelAudit(
-            k=k, subgames=level.subgames, games=games,
-            max_value_error=max_err, max_exploitability=worst,
-            mean_exploitability=total / games if games else 0.0,
-            support_differences=differences, exact_fallbacks=fallbacks,
-        ))
+        results.append(
+            LevelAudit(
+                k=k,
+                subgames=level.subgames,
+                games=games,
+                max_value_error=max_err,
+                max_exploitability=worst,
+                mean_exploitability=total / games if games else 0.0,
+                support_differences=differences,
+                exact_fallbacks=fallbacks,
+            )
+        )
         below_fixed, below_exact = fixed, exact_flag
     return AuditReport(n, tol, reference.source, tuple(results), time.perf_counter() - t0)
 
 
-def _judge_game(level, r, p, m, float_below, children, below_fixed, below_exact, below_values,
-                one, strategy_solver):
+def _judge_game(
+    level,
+    r,
+    p,
+    m,
+    float_below,
+    children,
+    below_fixed,
+    below_exact,
+    below_values,
+    one,
+    strategy_solver,
+):
     """Exploitability of the float strategies of one matrix game; also their supports.
     ``float_below``: the float level below, in its ``children`` columns; the fixed-point
     and exact tables are indexed by pattern."""
@@ -317,8 +350,7 @@ def _judge_game(level, r, p, m, float_below, children, below_fixed, below_exact,
     rc = int(level.prize_child[r, m])
     child = level.child[p]
     sign = level.sign[p]
-    A = np.array(POINTS.matrix(level, float_below, r, p, m, children=children),
-                 dtype=np.float64)
+    A = np.array(POINTS.matrix(level, float_below, r, p, m, children=children), dtype=np.float64)
     if not np.all(np.isfinite(A)):  # a broken float table: nothing to judge
         return math.inf, False, 0, 0
     _, x, y = strategy_solver(A)
@@ -330,8 +362,9 @@ def _judge_game(level, r, p, m, float_below, children, below_fixed, below_exact,
     b, T = dyadic_integers(y)
     # Fixed-point matrix: the exact A_ij lies in [F_ij, F_ij + W_ij] / 2^P, W_ij in {0, 1}.
     row_exact = below_exact[rc]
-    F = POINTS.matrix(level, below_fixed, r, p, m, scale=one,
-                      children=Columns.every(below_fixed.shape[1]))
+    F = POINTS.matrix(
+        level, below_fixed, r, p, m, scale=one, children=Columns.every(below_fixed.shape[1])
+    )
     W = [[0 if row_exact[child[i, j]] else 1 for j in range(k)] for i in range(k)]
     # Column payoffs of x (units 2^-P / S) and row payoffs of y (units 2^-P / T).
     col_lo = [sum(a[i] * F[i][j] for i in range(k) if a[i]) for j in range(k)]
@@ -348,8 +381,9 @@ def _judge_game(level, r, p, m, float_below, children, below_fixed, below_exact,
     rows = [i for i in range(k) if row_hi[i] >= max(row_lo)]
     cols = [j for j in range(k) if col_lo[j] <= min(col_hi)]
     below = below_values[rc]
-    entries = [[_shift(below[child[i, j]], u * int(sign[i, j])) for j in range(k)]
-               for i in range(k)]
+    entries = [
+        [_shift(below[child[i, j]], u * int(sign[i, j])) for j in range(k)] for i in range(k)
+    ]
     num, den = _exact_exploitability(entries, a, S, b, T, rows, cols)
     if num < 0:
         raise AssertionError("negative exploitability: the exact values are inconsistent")
@@ -361,8 +395,9 @@ def _shift(f, c: int) -> Rational:
     return Rational(f.p + c * f.q, f.q)
 
 
-def run_audit(n: int, certificate=None, tol: float = DEFAULT_TOL, progress=None,
-              read_progress=None) -> tuple[AuditReport, float]:
+def run_audit(
+    n: int, certificate=None, tol: float = DEFAULT_TOL, progress=None, read_progress=None
+) -> tuple[AuditReport, float]:
     """What ``gops audit`` does: the exact reference (solved or read), the float solve, the
     audit.  Returns the report and the seconds spent building the exact reference."""
     from exact.limits import AUDIT_MAX_N, check_n

@@ -77,8 +77,10 @@ class CertifiedGame:
 def _interval(b: arb) -> Interval:
     """A float interval containing the ball b, rounded outward."""
     lo, hi = b.lower(), b.upper()
-    return (float(np.nextafter(float(lo.mid()) - float(lo.rad()), -np.inf)),
-            float(np.nextafter(float(hi.mid()) + float(hi.rad()), np.inf)))
+    return (
+        float(np.nextafter(float(lo.mid()) - float(lo.rad()), -np.inf)),
+        float(np.nextafter(float(hi.mid()) + float(hi.rad()), np.inf)),
+    )
 
 
 def _positive(b: arb) -> bool:
@@ -123,8 +125,10 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
     if not np.isfinite(e) or not np.isfinite(radius):
         raise SolverError("no certified bound for this game (a NaN, or an unknown radius)")
     bound = e + radius
-    guarantee = (float(np.nextafter(value - bound, -np.inf)),
-                 float(np.nextafter(value + bound, np.inf)))
+    guarantee = (
+        float(np.nextafter(value - bound, -np.inf)),
+        float(np.nextafter(value + bound, np.inf)),
+    )
 
     def refuse(reason):
         return CertifiedGame(False, guarantee, (), (), guarantee, reason)
@@ -132,13 +136,16 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
     S = [i for i in range(k) if x[i] > SUPPORT_TOL]
     T = [j for j in range(k) if y[j] > SUPPORT_TOL]
     if len(S) != len(T):
-        return refuse(f"supports of different sizes ({len(S)} rows, {len(T)} columns): "
-                      "a degenerate game")
+        return refuse(
+            f"supports of different sizes ({len(S)} rows, {len(T)} columns): a degenerate game"
+        )
     old = ctx.prec
     ctx.prec = PRECISION_BITS
     try:
-        M = [[arb(float(A[i, j]), radius + EPS * abs(float(A[i, j]))) for j in range(k)]
-             for i in range(k)]
+        M = [
+            [arb(float(A[i, j]), radius + EPS * abs(float(A[i, j]))) for j in range(k)]
+            for i in range(k)
+        ]
         Mt = [[M[i][j] for i in range(k)] for j in range(k)]
         rows = _indifference(M, S, T)
         cols = _indifference(Mt, T, S)
@@ -149,12 +156,14 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
         if not all(_positive(p) for p in xs + ys):
             return refuse("a probability of the support is not provably positive")
         for j in range(k):
-            if j not in T and not _positive(sum((xs[a] * M[i][j] for a, i in enumerate(S)),
-                                                arb(0)) - v):
+            if j not in T and not _positive(
+                sum((xs[a] * M[i][j] for a, i in enumerate(S)), arb(0)) - v
+            ):
                 return refuse(f"column {j + 1} is (nearly) a best reply too: a near-tie")
         for i in range(k):
-            if i not in S and not _positive(w - sum((M[i][j] * ys[b] for b, j in enumerate(T)),
-                                                    arb(0))):
+            if i not in S and not _positive(
+                w - sum((M[i][j] * ys[b] for b, j in enumerate(T)), arb(0))
+            ):
                 return refuse(f"row {i + 1} is (nearly) a best reply too: a near-tie")
         mine = [(0.0, 0.0)] * k
         theirs = [(0.0, 0.0)] * k

@@ -184,8 +184,11 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
             upcards = [(u, inv[len(prizes)]) for u in prizes]
         else:
             before = Position._unchecked((h0, h1), deck, None, points, n)
-            upcards = read_mix(bots[chooser].prize_choice(before, chooser), deck,
-                               f"{who[chooser]} choosing the prize")
+            upcards = read_mix(
+                bots[chooser].prize_choice(before, chooser),
+                deck,
+                f"{who[chooser]} choosing the prize",
+            )
         out: dict[int, object] = {}
         for u, pu in upcards:
             pos = Position._unchecked((h0, h1), deck, u, points, n)
@@ -237,5 +240,3 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
         equilibrium_gap=gap,
         states=len(memo),
     )
-
-

@@ -122,8 +122,15 @@ def _restricted_float(strategies) -> np.ndarray:
     c[-1] = -1.0
     a_ub = np.hstack([-M.T, np.ones((m, 1))])
     a_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    res = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(m),
+        A_eq=a_eq,
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
     if res.status != 0:  # pragma: no cover - HiGHS on a bounded, feasible LP
         raise ArithmeticError(f"HiGHS failed on a restricted fixed-bid game: {res.message}")
     x = np.maximum(res.x[:m], 0.0)
@@ -155,8 +162,9 @@ def exact_gain(n: int, mix: dict) -> tuple[Fraction, tuple[int, ...]]:
     return best, arg
 
 
-def solve_fixed_bids(n: int, arithmetic: str = "float", progress=None,
-                     max_iterations: int = 10_000) -> FixedBidEquilibrium:
+def solve_fixed_bids(
+    n: int, arithmetic: str = "float", progress=None, max_iterations: int = 10_000
+) -> FixedBidEquilibrium:
     """An equilibrium of the n-card fixed-bid game by double oracle (module docstring).
     ``progress(iteration, support, gain)`` is called after each iteration."""
     n = check_n(n, FIXED_BIDS_MAX_N, what=" for the fixed-bid game")
@@ -204,10 +212,15 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
     from exact.play.bots import FixedRuleBot, OptimalBot
 
     if solution.n != equilibrium.n or solution.spec.has_lead or solution.order is not RANDOM:
-        raise GopsInputError("the adaptivity gain needs the points solution of the same N "
-                             "with the random prize order")
-    check_n(equilibrium.n, ADAPTIVITY_MAX_N, what=" for the adaptivity gain (a game tree "
-            "per bijection of the mix)")
+        raise GopsInputError(
+            "the adaptivity gain needs the points solution of the same N "
+            "with the random prize order"
+        )
+    check_n(
+        equilibrium.n,
+        ADAPTIVITY_MAX_N,
+        what=" for the adaptivity gain (a game tree per bijection of the mix)",
+    )
     optimal = OptimalBot(solution)
     exact_ = equilibrium.exact and solution.arithmetic == "rational"
     total, bound = (Fraction(0) if exact_ else 0.0), 0.0
@@ -217,5 +230,5 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
         total += p * ev.expected_difference
         bound += float(p) * ev.error_bound
     if not exact_:  # the weighted sum itself: at most len(mix) roundings of terms <= N^2
-        bound += len(equilibrium.mix) * 2.0 ** -52 * equilibrium.n ** 2
+        bound += len(equilibrium.mix) * 2.0**-52 * equilibrium.n**2
     return total, bound

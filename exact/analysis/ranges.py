@@ -88,8 +88,10 @@ def _run(T, z, basis, allowed, tol):
         for i, row in enumerate(T):
             if row[entering] > tol:
                 ratio = row[-1] / row[entering]
-                if best is None or ratio < best[0] - tol or (
-                    abs(ratio - best[0]) <= tol and basis[i] < basis[best[1]]
+                if (
+                    best is None
+                    or ratio < best[0] - tol
+                    or (abs(ratio - best[0]) <= tol and basis[i] < basis[best[1]])
                 ):
                     best = (ratio, i)
         if best is None:
@@ -116,8 +118,11 @@ def simplex_max(c, A_eq, b_eq, zero=0, one=1, tol=0):
         s = -one if b < 0 else one
         T.append([a * s for a in row] + [one if t == i else zero for t in range(m)] + [b * s])
     basis = list(range(nv, nv + m))
-    z = [[zero - sum((T[i][j] for i in range(m)), zero) for j in range(nv)]
-         + [zero] * m + [zero - sum((T[i][-1] for i in range(m)), zero)]]
+    z = [
+        [zero - sum((T[i][j] for i in range(m)), zero) for j in range(nv)]
+        + [zero] * m
+        + [zero - sum((T[i][-1] for i in range(m)), zero)]
+    ]
     _run(T, z, basis, range(nv), tol)
     if z[0][-1] < -tol * max(1, m):
         raise SolverError("infeasible LP")
@@ -132,8 +137,10 @@ def simplex_max(c, A_eq, b_eq, zero=0, one=1, tol=0):
                 basis[i] = col
     T = [row[:nv] + row[-1:] for row in T]
     # Phase 2: reduced costs of c in the current basis.
-    z = [[sum((c[basis[i]] * T[i][j] for i in range(len(T))), zero) - c[j] for j in range(nv)]
-         + [sum((c[basis[i]] * T[i][-1] for i in range(len(T))), zero)]]
+    z = [
+        [sum((c[basis[i]] * T[i][j] for i in range(len(T))), zero) - c[j] for j in range(nv)]
+        + [sum((c[basis[i]] * T[i][-1] for i in range(len(T))), zero)]
+    ]
     if not _run(T, z, basis, range(nv), tol):
         raise SolverError("unbounded LP")
     x = [zero] * nv
@@ -215,8 +222,10 @@ def _full_column_rank_mod_p(matrix, columns: int) -> bool:
     for prime in RANK_PRIMES:
         if any(a.q % prime == 0 for row in matrix for a in row):
             continue
-        rows = [[int(a.p % prime) * pow(int(a.q % prime), -1, prime) % prime for a in row]
-                for row in matrix]
+        rows = [
+            [int(a.p % prime) * pow(int(a.q % prime), -1, prime) % prime for a in row]
+            for row in matrix
+        ]
         if nmod_mat(rows, prime).rank() == columns:
             return True
     return False
@@ -258,8 +267,17 @@ def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -
         raise GopsInputError(f"unknown arithmetic {arithmetic!r}")
     from exact.dp.exact_game import solve_exact_game
 
-    Q = [[a if isinstance(a, fmpq) else fmpq(a.numerator, a.denominator) if isinstance(a, Fraction)
-          else fmpq(a) for a in row] for row in A]
+    Q = [
+        [
+            a
+            if isinstance(a, fmpq)
+            else fmpq(a.numerator, a.denominator)
+            if isinstance(a, Fraction)
+            else fmpq(a)
+            for a in row
+        ]
+        for row in A
+    ]
     eq = solve_exact_game(Q)
     value = eq.value
     if shortcut:
@@ -314,19 +332,26 @@ def first_move_ranges(solution) -> dict[int, dict[int, Range]]:
 
 def ranges_json(ranges) -> dict:
     """{"upcard": [[lo, hi] per bid, ascending]} with float ends."""
-    return {str(u): [[float(r.lo), float(r.hi)] for _, r in sorted(row.items())]
-            for u, row in ranges.items()}
+    return {
+        str(u): [[float(r.lo), float(r.hi)] for _, r in sorted(row.items())]
+        for u, row in ranges.items()
+    }
 
 
 def format_ranges(n: int, ranges, exact: bool, digits: int = 4) -> str:
     """The table layout (rows = bids, columns = upcards): 'unique' or 'lo..hi'."""
-    cells = {(b, u): ("unique" if r.unique
-                      else f"{float(r.lo):.{digits}f}..{float(r.hi):.{digits}f}")
-             for u, row in ranges.items() for b, r in row.items()}
+    cells = {
+        (b, u): ("unique" if r.unique else f"{float(r.lo):.{digits}f}..{float(r.hi):.{digits}f}")
+        for u, row in ranges.items()
+        for b, r in row.items()
+    }
     width = max(len(s) for s in cells.values()) + 1
     unique = sum(r.unique for row in ranges.values() for r in row.values())
-    how = ("exact rationals" if exact else
-           f"float LPs; unique = narrower than {UNIQUE_TOL:.0e} with v* relaxed by {SLACK:.0e}")
+    how = (
+        "exact rationals"
+        if exact
+        else f"float LPs; unique = narrower than {UNIQUE_TOL:.0e} with v* relaxed by {SLACK:.0e}"
+    )
     lines = [
         f"Range of each entry over ALL optimal first moves ({how}): "
         f"{unique} of {len(cells)} unique",

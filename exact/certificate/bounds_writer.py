@@ -74,8 +74,20 @@ def _games(level, below, r: int, p: int, A, x, y, work) -> tuple[list, float]:
     acc = 0.0
     children = level.below_columns()
     for m in range(k):
-        fill_matrix(A, k, p, r, m, level.child, level.sign, level.prize_child,
-                    level.prize_card, below, children.column, children.mirror)
+        fill_matrix(
+            A,
+            k,
+            p,
+            r,
+            m,
+            level.child,
+            level.sign,
+            level.prize_child,
+            level.prize_card,
+            below,
+            children.column,
+            children.mirror,
+        )
         v, _ = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
         acc += v
         games.append([int(level.prize_card[r, m]), _vector_bits(x, k), _vector_bits(y, k)])
@@ -105,15 +117,30 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
     records = mismatches = 0
     low = (1 << KEY_SHIFT) - 1
     with atomic_file(path) as fh:
-        fh.write(packer.pack({
-            "magic": BOUND_MAGIC, "version": BOUND_VERSION, "rules": RULES,
-            "objective": "points", "n": n, "root": [full, full, full],
-        }))
+        fh.write(
+            packer.pack(
+                {
+                    "magic": BOUND_MAGIC,
+                    "version": BOUND_VERSION,
+                    "rules": RULES,
+                    "objective": "points",
+                    "n": n,
+                    "root": [full, full, full],
+                }
+            )
+        )
         for level in levels:
             k = level.k
             patterns = level.record_patterns
-            fh.write(packer.pack({"level": k, "records": level.prize_sets * len(patterns),
-                                  "radius": float_bits(radii[k])}))
+            fh.write(
+                packer.pack(
+                    {
+                        "level": k,
+                        "records": level.prize_sets * len(patterns),
+                        "radius": float_bits(radii[k]),
+                    }
+                )
+            )
             below = values[k - 1] if k else None
             A, x, y, work = game_buffers(max(k, 1))
             for r in range(level.prize_sets):
@@ -126,19 +153,28 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                     if p != level.swap[p]:  # identical hands: value 0, no game
                         games, mean = _games(level, below, r, p, A, x, y, work)
                         mismatches += float_bits(mean) != float_bits(value)
-                    fh.write(packer.pack([key & low, key >> KEY_SHIFT, prizes,
-                                          float_bits(value), games]))
+                    fh.write(
+                        packer.pack([key & low, key >> KEY_SHIFT, prizes, float_bits(value), games])
+                    )
                     records += 1
                 if progress is not None and k:
                     from exact.kernels.points import level_items as units
 
-                    progress(level, units(level) * (r + 1) // level.prize_sets
-                             - units(level) * r // level.prize_sets)
+                    progress(
+                        level,
+                        units(level) * (r + 1) // level.prize_sets
+                        - units(level) * r // level.prize_sets,
+                    )
         root_value = float(values[n][0, 0])
-        fh.write(packer.pack({"end": True, "records": records,
-                              "root_value": float_bits(root_value)}))
-    extra = {"records": records, "certificate_bytes": path.stat().st_size,
-             "mismatches": mismatches, "write_seconds": time.perf_counter() - t_write,
-             "radii": list(radii)}
+        fh.write(
+            packer.pack({"end": True, "records": records, "root_value": float_bits(root_value)})
+        )
+    extra = {
+        "records": records,
+        "certificate_bytes": path.stat().st_size,
+        "mismatches": mismatches,
+        "write_seconds": time.perf_counter() - t_write,
+        "radii": list(radii),
+    }
     stats = points_stats(levels, t0, extra)
     return Solution(GameSpec.parse(n), levels, values, stats, radii=radii, objective=spec)

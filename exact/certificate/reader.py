@@ -100,8 +100,13 @@ def read_certificate(path, progress=None) -> ExactValues:
     total = os.path.getsize(path)
     with open(path, "rb") as fh:
         unpacker = msgpack.Unpacker(
-            fh, raw=False, max_bin_len=MAX_BIN, max_array_len=MAX_ARRAY, max_map_len=MAX_MAP,
-            max_str_len=1 << 10, max_ext_len=0,
+            fh,
+            raw=False,
+            max_bin_len=MAX_BIN,
+            max_array_len=MAX_ARRAY,
+            max_map_len=MAX_MAP,
+            max_str_len=1 << 10,
+            max_ext_len=0,
         )
         try:
             return _read(unpacker, path, lambda: progress(fh.tell(), total) if progress else None)
@@ -111,7 +116,8 @@ def read_certificate(path, progress=None) -> ExactValues:
             raise GopsInputError(f"{path}: not a readable certificate: truncated") from None
         except (ValueError, TypeError, KeyError, IndexError, msgpack.UnpackException) as exc:
             raise GopsInputError(
-                f"{path}: not a readable certificate: {type(exc).__name__}: {exc}") from None
+                f"{path}: not a readable certificate: {type(exc).__name__}: {exc}"
+            ) from None
 
 
 def _read(unpacker, path, report) -> ExactValues:

@@ -53,8 +53,12 @@ def pack_vector(numerators, denominator):
 
 def _pack_games(games):
     return [
-        [u, pack_vector(eq.x_num, eq.x_den), pack_vector(eq.y_num, eq.y_den),
-         pack_rational(eq.value)]
+        [
+            u,
+            pack_vector(eq.x_num, eq.x_den),
+            pack_vector(eq.y_num, eq.y_den),
+            pack_rational(eq.value),
+        ]
         for u, eq in games
     ]
 
@@ -68,8 +72,14 @@ def _record(level, p, r, lead, value, games):
     """A record of FORMAT.md; the lead field only for objectives with a lead."""
     mine, theirs = _pattern(level, p)
     lead_field = [] if lead is None else [pack_integer(lead)]
-    return [mine, theirs, int(level.prize_masks[r]), *lead_field, pack_rational(value),
-            _pack_games(games)]
+    return [
+        mine,
+        theirs,
+        int(level.prize_masks[r]),
+        *lead_field,
+        pack_rational(value),
+        _pack_games(games),
+    ]
 
 
 def win_record_count(level) -> int:
@@ -103,10 +113,18 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
     full = (1 << n) - 1
     records = 0
     with atomic_file(path) as fh:
-        fh.write(packer.pack({
-            "magic": MAGIC, "version": FORMAT_VERSION, "rules": RULES,
-            "objective": objective, "n": n, "root": [full, full, full],
-        }))
+        fh.write(
+            packer.pack(
+                {
+                    "magic": MAGIC,
+                    "version": FORMAT_VERSION,
+                    "rules": RULES,
+                    "objective": objective,
+                    "n": n,
+                    "root": [full, full, full],
+                }
+            )
+        )
         current: dict[str, int | None] = {"level": None}
         win = game.has_lead
         # Win certificates also carry the identical hands at lead 0 (the root is one).
@@ -116,8 +134,11 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
             nonlocal records
             if current["level"] != level.k:
                 current["level"] = level.k
-                count = (win_record_count(level) if win
-                         else level.prize_sets * len(level.record_patterns))
+                count = (
+                    win_record_count(level)
+                    if win
+                    else level.prize_sets * len(level.record_patterns)
+                )
                 fh.write(packer.pack({"level": level.k, "records": count}))
             fh.write(packer.pack(_record(level, p, r, lead, value, games)))
             records += 1
@@ -127,8 +148,9 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
             fh.write(packer.pack({"level": 0, "records": 0}))
         values, extra = solve_rational_levels(spec, levels, progress, on_record)
         root_value = spec.get(values[n], levels[n], 0, 0, 0 if win else None)
-        fh.write(packer.pack({"end": True, "records": records,
-                              "root_value": pack_rational(root_value)}))
+        fh.write(
+            packer.pack({"end": True, "records": records, "root_value": pack_rational(root_value)})
+        )
     extra = dict(extra, certificate_bytes=path.stat().st_size, records=records)
     stats = points_stats(levels, t0, extra)
     return Solution(game, levels, values, stats, objective=spec)

@@ -28,10 +28,24 @@ def main():
     """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""
 
 
-for command in (solve.solve, solve.table, solve.strategy, certify.certify, certify.check,
-                certify.reproduce, solve.count, audit.audit, play.play, bots.tournament,
-                bots.evaluate, objectives.compare_objectives, variants.variant, serve.serve,
-                fixed_bids.fixed_bids, verify.verify):
+for command in (
+    solve.solve,
+    solve.table,
+    solve.strategy,
+    certify.certify,
+    certify.check,
+    certify.reproduce,
+    solve.count,
+    audit.audit,
+    play.play,
+    bots.tournament,
+    bots.evaluate,
+    objectives.compare_objectives,
+    variants.variant,
+    serve.serve,
+    fixed_bids.fixed_bids,
+    verify.verify,
+):
     main.add_command(command)
 
 __all__ = ["main"]

@@ -33,8 +33,15 @@ class _ByteProgress:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc="reading", unit="B", unit_scale=True, delay=2,
-                            file=sys.stderr, leave=False)
+            self.bar = tqdm(
+                total=total,
+                desc="reading",
+                unit="B",
+                unit_scale=True,
+                delay=2,
+                file=sys.stderr,
+                leave=False,
+            )
         self.bar.update(done - self.bar.n)
 
     def close(self):
@@ -43,8 +50,10 @@ class _ByteProgress:
 
 
 def format_report(report, reference_seconds: float) -> str:
-    head = (f"{'k':>3} {'subgames':>9} {'games':>7} {'max |f_float - f_exact|':>24} "
-            f"{'max exploit.':>13} {'mean exploit.':>14} {'support diffs':>14}")
+    head = (
+        f"{'k':>3} {'subgames':>9} {'games':>7} {'max |f_float - f_exact|':>24} "
+        f"{'max exploit.':>13} {'mean exploit.':>14} {'support diffs':>14}"
+    )
     lines = [
         f"audit of {report.n}-card GOPS: float64 solver against the {report.source} "
         f"({reference_seconds:.2f} s; audit {report.seconds:.2f} s)",
@@ -73,20 +82,35 @@ def _regular_file(path) -> None:
     except OSError:
         return
     if not stat.S_ISREG(mode):
-        what = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) \
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
-        raise GopsInputError(f"{path} is not a regular file ({what}); --certificate reads a "
-                             "certificate file")
+        what = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a directory"
+            if stat.S_ISDIR(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a special file"
+        )
+        raise GopsInputError(
+            f"{path} is not a regular file ({what}); --certificate reads a certificate file"
+        )
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
-@click.option("--tol", type=float, default=1e-9, show_default=True,
-              help="Largest value error and exploitability accepted (exit 1 beyond).")
-@click.option("--certificate", type=click.Path(dir_okay=False),
-              help="Read the exact values from this certificate instead of solving "
-                   "(check it first).")
+@click.option(
+    "--tol",
+    type=float,
+    default=1e-9,
+    show_default=True,
+    help="Largest value error and exploitability accepted (exit 1 beyond).",
+)
+@click.option(
+    "--certificate",
+    type=click.Path(dir_okay=False),
+    help="Read the exact values from this certificate instead of solving (check it first).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @one_line_errors
 def audit(n: int, as_json: bool, tol: float, certificate: str | None, quiet: bool) -> None:

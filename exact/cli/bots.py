@@ -34,22 +34,30 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
     if isinstance(x, Fraction):
         if digit_count(x.numerator) + digit_count(x.denominator) <= 28:
             return f"{text} = {fraction_text(x)}"
-        return (f"{text} (exact fraction of {digit_count(x.numerator)}/"
-                f"{digit_count(x.denominator)} digits; --json prints it)")
+        return (
+            f"{text} (exact fraction of {digit_count(x.numerator)}/"
+            f"{digit_count(x.denominator)} digits; --json prints it)"
+        )
     return text
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--bots", "bots", required=True,
-              help="Two bots, e.g. optimal,upcard (A is player 0).")
-@click.option("--float", "use_float", is_flag=True,
-              help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); "
-                   "much faster.")
-@order_option("The prize order; controlled-by-me: bot A chooses each prize, "
-              "controlled-by-them: bot B (an optimal bot takes its best prize, others "
-              "choose uniformly); optimal bots play that order's equilibrium.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
+@click.option(
+    "--bots", "bots", required=True, help="Two bots, e.g. optimal,upcard (A is player 0)."
+)
+@click.option(
+    "--float",
+    "use_float",
+    is_flag=True,
+    help="Float equilibria for optimal bots even when N <= 6 (optimal-win: N <= 5); much faster.",
+)
+@order_option(
+    "The prize order; controlled-by-me: bot A chooses each prize, "
+    "controlled-by-them: bot B (an optimal bot takes its best prize, others "
+    "choose uniformly); optimal bots play that order's equilibrium."
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @game_options("evaluate")
 def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
     """Exact expected point difference and win/draw/loss of bot A against bot B.
@@ -99,11 +107,15 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
         click.echo(json.dumps(out))
         return
     a, b = ev.bots
-    prizes = {"random": "every prize order", "controlled-by-me": "player 0 chooses the prizes",
-              "controlled-by-them": "player 1 chooses the prizes"}.get(
-        order, f"the prizes in {order} order")
-    click.echo(f"{a} (player 0) against {b} (player 1), {n}-card GOPS: {prizes}, "
-               f"every bid ({ev.states:,} positions)")
+    prizes = {
+        "random": "every prize order",
+        "controlled-by-me": "player 0 chooses the prizes",
+        "controlled-by-them": "player 1 chooses the prizes",
+    }.get(order, f"the prizes in {order} order")
+    click.echo(
+        f"{a} (player 0) against {b} (player 1), {n}-card GOPS: {prizes}, "
+        f"every bid ({ev.states:,} positions)"
+    )
     click.echo(f"expected point difference  {_show(ev.expected_difference, signed=True)}")
     click.echo(f"P(win)                     {_show(ev.win)}")
     click.echo(f"P(draw)                    {_show(ev.draw)}")
@@ -116,10 +128,14 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
         click.echo(f"exact: rational arithmetic throughout{how}")
     else:
         if optimal:
-            click.echo(f"NOT exact: the {optimal[0]} bot plays the float64 equilibrium (largest "
-                       f"checked gap {ev.equilibrium_gap:.1e} per matrix game)")
-        click.echo(f"float64 evaluation: every number above is within {ev.error_bound:.1e} "
-                   "of the exact value for these mixes (a-priori rounding bound)")
+            click.echo(
+                f"NOT exact: the {optimal[0]} bot plays the float64 equilibrium (largest "
+                f"checked gap {ev.equilibrium_gap:.1e} per matrix game)"
+            )
+        click.echo(
+            f"float64 evaluation: every number above is within {ev.error_bound:.1e} "
+            "of the exact value for these mixes (a-priori rounding bound)"
+        )
 
 
 def _tournament_n(options: dict) -> int:
@@ -130,27 +146,47 @@ def _tournament_n(options: dict) -> int:
 
     variant, names = options["variant"], parse_bot_list(options["bots"])
     optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
-    return check_command_n(options["n"], "tournament",
-                           None if variant == "standard" else f"--variant {variant}",
-                           "with an optimal bot" if optimal else None)
+    return check_command_n(
+        options["n"],
+        "tournament",
+        None if variant == "standard" else f"--variant {variant}",
+        "with an optimal bot" if optimal else None,
+    )
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--bots", "bots", default="optimal,random,upcard,upcard+1,lowest,highest",
-              show_default=True, help="Comma-separated bots; every pair plays.")
-@click.option("--games", "games", type=INTEGER, default=1000, show_default=True,
-              help="Games per pair (seats alternate).")
+@click.option(
+    "--bots",
+    "bots",
+    default="optimal,random,upcard,upcard+1,lowest,highest",
+    show_default=True,
+    help="Comma-separated bots; every pair plays.",
+)
+@click.option(
+    "--games",
+    "games",
+    type=INTEGER,
+    default=1000,
+    show_default=True,
+    help="Games per pair (seats alternate).",
+)
 @click.option("--seed", "seed", type=INTEGER, default=0, show_default=True, help="Random seed.")
-@click.option("--variant", "variant", default="standard", show_default=True,
-              type=click.Choice(["standard", "dummy", "twelve", "three", "three-third"]),
-              help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
-                   "variant the optimal bot plays the variant's own equilibrium.  three or "
-                   "three-third: three players, every triple of bots plays.")
+@click.option(
+    "--variant",
+    "variant",
+    default="standard",
+    show_default=True,
+    type=click.Choice(["standard", "dummy", "twelve", "three", "three-third"]),
+    help="standard, dummy (a random third bidder) or twelve (n - 1 rounds); in a "
+    "variant the optimal bot plays the variant's own equilibrium.  three or "
+    "three-third: three players, every triple of bots plays.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @game_options("tournament", n=_tournament_n)
-def tournament(game: GameSpec, bots: str, games: int, seed: int, variant: str,
-               as_json: bool) -> None:
+def tournament(
+    game: GameSpec, bots: str, games: int, seed: int, variant: str, as_json: bool
+) -> None:
     """Every pair of bots plays G games of N-card GOPS; 95% intervals (Wilson, normal).
 
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
@@ -172,10 +208,16 @@ def tournament(game: GameSpec, bots: str, games: int, seed: int, variant: str,
     results = run_tournament(n, names, games, seed, variant)
     if as_json:
         out = {
-            "n": n, "games": games, "seed": seed, "variant": variant,
+            "n": n,
+            "games": games,
+            "seed": seed,
+            "variant": variant,
             "pairs": [
                 {
-                    "bots": list(r.bots), "wins": r.wins, "draws": r.draws, "losses": r.losses,
+                    "bots": list(r.bots),
+                    "wins": r.wins,
+                    "draws": r.draws,
+                    "losses": r.losses,
                     "win_interval": list(r.win_interval),
                     "draw_interval": list(r.draw_interval),
                     "loss_interval": list(r.loss_interval),
@@ -188,8 +230,10 @@ def tournament(game: GameSpec, bots: str, games: int, seed: int, variant: str,
         click.echo(json.dumps(out))
         return
     rules = "" if variant == "standard" else f" ({variant} variant)"
-    click.echo(f"{n}-card GOPS{rules}, {games} games per pair (seats alternate), seed {seed}; "
-               "counts from A's side, 95% intervals")
+    click.echo(
+        f"{n}-card GOPS{rules}, {games} games per pair (seats alternate), seed {seed}; "
+        "counts from A's side, 95% intervals"
+    )
     width = max(len(x) for x in names)
     click.echo(f"{'A':>{width}} {'B':>{width}}  {'win':<19} {'draw':<19} {'loss':<19} mean A-B")
 
@@ -212,18 +256,31 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
 
     results = three_player_tournament(n, names, games, seed, variant)
     if as_json:
-        click.echo(json.dumps({
-            "n": n, "games": games, "seed": seed, "variant": variant,
-            "triples": [
-                {"bots": list(r.bots), "wins": list(r.wins), "shared": r.shared,
-                 "win_intervals": [list(iv) for iv in r.win_intervals],
-                 "mean_points": list(r.mean_points)}
-                for r in results
-            ],
-        }))
+        click.echo(
+            json.dumps(
+                {
+                    "n": n,
+                    "games": games,
+                    "seed": seed,
+                    "variant": variant,
+                    "triples": [
+                        {
+                            "bots": list(r.bots),
+                            "wins": list(r.wins),
+                            "shared": r.shared,
+                            "win_intervals": [list(iv) for iv in r.win_intervals],
+                            "mean_points": list(r.mean_points),
+                        }
+                        for r in results
+                    ],
+                }
+            )
+        )
         return
-    click.echo(f"{n}-card GOPS ({variant} variant, three players), {games} games per triple "
-               f"(seats rotate), seed {seed}; a win is strictly the most points, 95% intervals")
+    click.echo(
+        f"{n}-card GOPS ({variant} variant, three players), {games} games per triple "
+        f"(seats rotate), seed {seed}; a win is strictly the most points, 95% intervals"
+    )
     width = max(len(x) for x in names)
     for r in results:
         click.echo("")

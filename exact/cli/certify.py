@@ -37,18 +37,27 @@ def _certify_n(options: dict) -> int:
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
-              help="Certificate file to write (atomically); - (or /dev/stdout) writes it to "
-              "standard output.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Certificate file to write (atomically); - (or /dev/stdout) writes it to standard output.",
+)
 @click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_option("What the certified values are (FORMAT.md).")
-@click.option("--bounds", is_flag=True,
-              help="Write a bound certificate of the float solver instead: its values, the "
-              "strategies it used and its certified radii (points, N <= 9; FORMAT.md, "
-              "'Bound certificates').")
-@game_options("certify", n=_certify_n,
-              arithmetic=lambda options: "float" if options["bounds"] else "rational")
+@click.option(
+    "--bounds",
+    is_flag=True,
+    help="Write a bound certificate of the float solver instead: its values, the "
+    "strategies it used and its certified radii (points, N <= 9; FORMAT.md, "
+    "'Bound certificates').",
+)
+@game_options(
+    "certify", n=_certify_n, arithmetic=lambda options: "float" if options["bounds"] else "rational"
+)
 def certify(game: GameSpec, output: str, force: bool, quiet: bool, bounds: bool) -> None:
     """Solve N-card GOPS exactly and write its LP-duality certificate (N <= 7), or with
     --bounds solve it in floating point and write the bound certificate of its certified
@@ -74,8 +83,10 @@ def certify(game: GameSpec, output: str, force: bool, quiet: bool, bounds: bool)
     say(f"wrote {output}: N={n}, {st.extra['records']:,} records, {size}{st.seconds:.2f} s")
     paths = st.extra["paths"]
     saddle = f"{paths['saddle']:,} pure saddle points, " if "saddle" in paths else ""
-    say(f"exact matrix games: {saddle}{paths.get('basis', 0):,} from the float basis "
-        f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback")
+    say(
+        f"exact matrix games: {saddle}{paths.get('basis', 0):,} from the float basis "
+        f"guess, {paths.get('simplex', 0):,} by the exact simplex fallback"
+    )
 
 
 def _output(output: str, force: bool, regular: bool = False) -> str:
@@ -88,11 +99,15 @@ def _output(output: str, force: bool, regular: bool = False) -> str:
 
     kind = output_kind(output)
     if regular and kind not in ("file", "new"):
-        raise GopsInputError(f"{output} is not a regular file; gops reproduce reads its "
-                             "certificate back: pass -o FILE")
+        raise GopsInputError(
+            f"{output} is not a regular file; gops reproduce reads its "
+            "certificate back: pass -o FILE"
+        )
     if (kind == "file" or kind == "new" and os.path.lexists(output)) and not force:
-        raise GopsInputError(f"{output} exists; pass --force to overwrite it, or -o FILE to "
-                             "write the certificate elsewhere")
+        raise GopsInputError(
+            f"{output} exists; pass --force to overwrite it, or -o FILE to "
+            "write the certificate elsewhere"
+        )
     if kind == "stdout":
         return "/dev/stdout"  # the writers stat their file; exact.atomic writes sys.stdout
     if os.fspath(Path(output)) == "-":
@@ -126,12 +141,19 @@ def _certify_bounds(game: GameSpec, output, quiet, force=False):
     assert st is not None  # a solve records its stats
     extra = st.extra
     say, size = _summary(output, extra["certificate_bytes"])
-    say(f"wrote {output}: N={n} bound certificate, {extra['records']:,} records, "
-        f"{size}{st.seconds:.2f} s")
-    same = ("yes" if not extra["mismatches"]
-            else f"no, {extra['mismatches']:,} records differ (the checker judges the bound)")
-    say(f"certified radii: largest {max(sol.radii):.3e} (level "
-        f"{sol.radii.index(max(sol.radii))}); strategies recomputed bit for bit: {same}")
+    say(
+        f"wrote {output}: N={n} bound certificate, {extra['records']:,} records, "
+        f"{size}{st.seconds:.2f} s"
+    )
+    same = (
+        "yes"
+        if not extra["mismatches"]
+        else f"no, {extra['mismatches']:,} records differ (the checker judges the bound)"
+    )
+    say(
+        f"certified radii: largest {max(sol.radii):.3e} (level "
+        f"{sol.radii.index(max(sol.radii))}); strategies recomputed bit for bit: {same}"
+    )
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -161,15 +183,24 @@ def level_printer():
     start = time.perf_counter()
 
     def report(k: int, n: int, records: int) -> None:
-        click.echo(f"level {k}/{n}: {records:,} records verified "
-                   f"({time.perf_counter() - start:.1f} s)", err=True)
+        click.echo(
+            f"level {k}/{n}: {records:,} records verified ({time.perf_counter() - start:.1f} s)",
+            err=True,
+        )
 
     return report
 
 
 @click.command(cls=NumberArgumentsCommand)
-@click.option("-o", "--output", "output", default="gops-5.cert", show_default=True,
-              type=click.Path(dir_okay=False), help="Where to write the N=5 certificate.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    default="gops-5.cert",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the N=5 certificate.",
+)
 @click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @one_line_errors
 def reproduce(output: str, force: bool) -> None:
@@ -182,8 +213,10 @@ def reproduce(output: str, force: bool) -> None:
     sol = write(5, output)
     st = sol.stats
     assert st is not None  # a solve records its stats
-    click.echo(f"solved 5-card GOPS exactly and wrote its certificate {output} "
-               f"({st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s)")
+    click.echo(
+        f"solved 5-card GOPS exactly and wrote its certificate {output} "
+        f"({st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s)"
+    )
     verdict = check_certificate(output)
     click.echo(f"independent checker: {verdict.message}")
     if not verdict.ok:
@@ -195,6 +228,8 @@ def reproduce(output: str, force: bool) -> None:
     click.echo("\nThe paper's 0.0470 (upcard 1, bid 1) is exactly p/q with")
     click.echo(f"p = {entry.numerator}")
     click.echo(f"q = {entry.denominator}")
-    click.echo(f"({len(str(entry.numerator))} and {len(str(entry.denominator))} digits; "
-               f"p/q = {float(entry):.10f})")
+    click.echo(
+        f"({len(str(entry.numerator))} and {len(str(entry.denominator))} digits; "
+        f"p/q = {float(entry):.10f})"
+    )
     click.echo(f"total {time.perf_counter() - t0:.1f} s")

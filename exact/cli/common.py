@@ -78,8 +78,13 @@ class ProgressBar:
             self.close()
             self.level = level.k
             self.bar = tqdm(
-                total=level_items(level), desc=f"level {level.k}/{level.n}", unit="item",
-                unit_scale=True, delay=2, file=sys.stderr, leave=self.leave,
+                total=level_items(level),
+                desc=f"level {level.k}/{level.n}",
+                unit="item",
+                unit_scale=True,
+                delay=2,
+                file=sys.stderr,
+                leave=self.leave,
             )
         self.bar.update(done)
 
@@ -124,8 +129,15 @@ def presolve_variant(variant: str, game: GameSpec):
 
     n, arithmetic = game.n, game.arithmetic
     check_variant_options(variant, n, arithmetic)  # errors before any bar
-    bar = tqdm(total=n, desc=f"{variant} N={n}", unit="upcard", delay=2, file=sys.stderr,
-               leave=False, disable=not sys.stderr.isatty())
+    bar = tqdm(
+        total=n,
+        desc=f"{variant} N={n}",
+        unit="upcard",
+        delay=2,
+        file=sys.stderr,
+        leave=False,
+        disable=not sys.stderr.isatty(),
+    )
 
     def progress(states: int) -> None:
         bar.set_postfix(states=f"{states:,}", refresh=False)
@@ -185,8 +197,12 @@ def negative_numbers_as_arguments(command: click.Command, args: list[str]) -> li
     """
     if not any(_NEGATIVE_NUMBER.fullmatch(a) for a in args):
         return args
-    takes_value = {name for p in command.params if isinstance(p, click.Option)
-                   and not p.is_flag and not p.count for name in p.opts}
+    takes_value = {
+        name
+        for p in command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
     options: list[str] = []
     arguments: list[str] = []
     rest = iter(args)
@@ -243,24 +259,27 @@ ORDER = click.Choice(list(ORDERS))
 def objective_option(help_text: str):
     """The one --objective option (points, the default, or win); ``help_text`` says what
     it means for the command."""
-    return click.option("--objective", type=OBJECTIVE, default="points", show_default=True,
-                        help=help_text)
+    return click.option(
+        "--objective", type=OBJECTIVE, default="points", show_default=True, help=help_text
+    )
 
 
 def order_option(help_text: str):
     """The one --order option (exact.game.orders: its names, the paper's random order by
     default); ``help_text`` says what it means for the command."""
-    return click.option("--order", type=ORDER, default="random", show_default=True,
-                        help=help_text)
+    return click.option("--order", type=ORDER, default="random", show_default=True, help=help_text)
 
 
 def lead_option():
     """The one --lead option: my points minus theirs at the position asked about (win
     objective only; :func:`game_options` checks it)."""
     return click.option(
-        "--lead", type=INTEGER, default=None,
+        "--lead",
+        type=INTEGER,
+        default=None,
         help="My points minus theirs so far, a head start included (--objective win only; "
-             "default 0; at most N(N+1)/2 either way).")
+        "default 0; at most N(N+1)/2 either way).",
+    )
 
 
 def objective_options(command):
@@ -269,10 +288,10 @@ def objective_options(command):
     command = order_option(
         "Who orders the prizes: shuffled (the standard game), a known ascending or "
         "descending sequence, or chosen by me or by them before each round "
-        "(both objectives).")(command)
+        "(both objectives)."
+    )(command)
     command = lead_option()(command)
-    return objective_option(
-        "Maximise the expected point difference or P(win) - P(loss).")(command)
+    return objective_option("Maximise the expected point difference or P(win) - P(loss).")(command)
 
 
 def checked_lead(n: int, objective: str, lead) -> int | None:
@@ -288,8 +307,12 @@ def checked_lead(n: int, objective: str, lead) -> int | None:
     return 0 if lead is None else check_lead_range(n, lead, "--lead")
 
 
-def game_options(command: str, n: Callable[[dict], int] | None = None,
-                 arithmetic: str | Callable[[dict], str] = "float", objective: str = "points"):
+def game_options(
+    command: str,
+    n: Callable[[dict], int] | None = None,
+    arithmetic: str | Callable[[dict], str] = "float",
+    objective: str = "points",
+):
     """The boundary between a command's flags and the game it is about: the decorator
     (under the command's click options, right above its function) that hands the function
     one checked :class:`~exact.game.spec.GameSpec` as ``game`` in place of N, --objective
@@ -312,6 +335,7 @@ def game_options(command: str, n: Callable[[dict], int] | None = None,
     Below this, nothing compares strings: the drivers, the store, the bots take the
     GameSpec (the solvers check their own limits on it, :func:`exact.dp.solve.check_limits`).
     """
+
     def decorate(function):
         @wraps(function)
         def wrapper(**options):
@@ -319,8 +343,13 @@ def game_options(command: str, n: Callable[[dict], int] | None = None,
             number = (n or (lambda o: check_command_n(o["n"], command)))(options)
             chosen = options.get("objective", objective)
             lead = checked_lead(number, chosen, options.get("lead"))
-            game = GameSpec.parse(number, chosen, options.get("order", "random"), 0,
-                                  arithmetic(options) if callable(arithmetic) else arithmetic)
+            game = GameSpec.parse(
+                number,
+                chosen,
+                options.get("order", "random"),
+                0,
+                arithmetic(options) if callable(arithmetic) else arithmetic,
+            )
             if "lead" in options:
                 rest["lead"] = lead
             return function(game=game, **rest)
@@ -351,8 +380,17 @@ def format_table(n: int, table: dict, digits: int = 4) -> str:
     return "\n".join(lines)
 
 
-def print_strategy(st, exact_: bool, as_json: bool, where: str, units: str, json_head=None,
-                   certified=None, hands=None, source=None):
+def print_strategy(
+    st,
+    exact_: bool,
+    as_json: bool,
+    where: str,
+    units: str,
+    json_head=None,
+    certified=None,
+    hands=None,
+    source=None,
+):
     """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q".
     ``source``: what an answer read from a store rests on (exact.dp.verify.ReadCheck)."""
     from exact.cli.render import fraction_text
@@ -395,8 +433,10 @@ def certified_columns(solution, lead=None) -> dict:
     from exact.analysis.certified import certify_strategy
 
     root = set(range(1, solution.n + 1))
-    return {u: certify_strategy(solution, root, root, root, u, lead)
-            for u in solution.order.next_prizes(root)}
+    return {
+        u: certify_strategy(solution, root, root, root, u, lead)
+        for u in solution.order.next_prizes(root)
+    }
 
 
 def print_certified_table(table: dict, games: dict) -> None:
@@ -410,13 +450,17 @@ def print_certified_table(table: dict, games: dict) -> None:
             for (lo, hi), p in zip(games[u].mine, (table[u][b] for b in sorted(table[u]))):
                 slack = max(slack, float(p) - lo, hi - float(p))
         slack = float(np.nextafter(slack, np.inf))
-        click.echo(f"certified: {len(proved)} of {len(games)} columns are the unique exact "
-                   f"equilibrium of their game, every exact probability within {slack:.1e} of "
-                   "the float one (0 exactly where the table shows 0)")
+        click.echo(
+            f"certified: {len(proved)} of {len(games)} columns are the unique exact "
+            f"equilibrium of their game, every exact probability within {slack:.1e} of "
+            "the float one (0 exactly where the table shows 0)"
+        )
     for u, g in games.items():
         if not g.certified:
-            click.echo(f"upcard {u}: not certified ({g.reason}); the float mix guarantees the "
-                       f"exact value to within {g.guarantee[1] - g.guarantee[0]:.1e}")
+            click.echo(
+                f"upcard {u}: not certified ({g.reason}); the float mix guarantees the "
+                f"exact value to within {g.guarantee[1] - g.guarantee[0]:.1e}"
+            )
 
 
 def print_certified_strategy(game, mine, theirs) -> None:
@@ -424,12 +468,17 @@ def print_certified_strategy(game, mine, theirs) -> None:
     from exact.cli.render import interval_text
 
     if not game.certified:
-        click.echo(f"not certified ({game.reason}); proved: the float mixes guarantee the "
-                   f"exact value within {interval_text(*game.guarantee)}")
+        click.echo(
+            f"not certified ({game.reason}); proved: the float mixes guarantee the "
+            f"exact value within {interval_text(*game.guarantee)}"
+        )
         return
-    click.echo(f"certified: the exact equilibrium is unique; its value lies in "
-               f"{interval_text(*game.value)}")
+    click.echo(
+        f"certified: the exact equilibrium is unique; its value lies in "
+        f"{interval_text(*game.value)}"
+    )
     for who, cards, box in (("my", mine, game.mine), ("their", theirs, game.theirs)):
-        click.echo(f"  {who} exact mix: " + "  ".join(
-            f"{c}: {interval_text(*iv)}" for c, iv in zip(sorted(cards), box)))
-
+        click.echo(
+            f"  {who} exact mix: "
+            + "  ".join(f"{c}: {interval_text(*iv)}" for c, iv in zip(sorted(cards), box))
+        )

@@ -14,14 +14,21 @@ from exact.cli.render import fraction_text
 
 @click.command("fixed-bids", cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--exact", "exact_", is_flag=True,
-              help="Exact rationals, verified against all N! bijections (N <= 7).")
-@click.option("--adaptivity", is_flag=True,
-              help="Also the value of adaptivity: the value of the game of an adaptive GOPS "
-                   "player against one who commits to every bid up front (exact, verified; "
-                   "N <= 5), and what our GOPS equilibrium gains against this fixed-bid mix "
-                   "in the real game (depends on the equilibrium; N <= 8).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
+@click.option(
+    "--exact",
+    "exact_",
+    is_flag=True,
+    help="Exact rationals, verified against all N! bijections (N <= 7).",
+)
+@click.option(
+    "--adaptivity",
+    is_flag=True,
+    help="Also the value of adaptivity: the value of the game of an adaptive GOPS "
+    "player against one who commits to every bid up front (exact, verified; "
+    "N <= 5), and what our GOPS equilibrium gains against this fixed-bid mix "
+    "in the real game (depends on the equilibrium; N <= 8).",
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @one_line_errors
 def fixed_bids(n: int, exact_: bool, adaptivity: bool, as_json: bool) -> None:
     """Solve the fixed-bid game: each player fixes a bid for every prize before the first.
@@ -56,50 +63,84 @@ def fixed_bids(n: int, exact_: bool, adaptivity: bool, as_json: bool) -> None:
                 reply = best_reply(n, dict(eq.mix))[0]
     if as_json:
         out: dict[str, object] = {
-            "n": n, "exact": eq.exact, "value": 0, "iterations": eq.iterations,
+            "n": n,
+            "exact": eq.exact,
+            "value": 0,
+            "iterations": eq.iterations,
             "exploitability": fmt(eq.exploitability) if eq.exact else eq.exploitability,
-            "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix]}
+            "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix],
+        }
         if gain is not None:  # --adaptivity
             out["adaptivity_value"] = None if value is None else fraction_text(value.value)
             out["adaptivity_value_float"] = None if value is None else float(value.value)
-            out["committed_optimal_mix"] = None if value is None else [
-                {"bids": list(s), "p": fraction_text(p)} for s, p in
-                sorted(value.committed.items(), key=lambda item: (-item[1], item[0]))]
-            out["best_reply_gain_against_this_mix"] = (None if reply is None
-                                                       else fraction_text(reply))
-            out["our_equilibrium_gain"] = (fraction_text(gain[0]) if gain[1] == 0 else gain[0])
+            out["committed_optimal_mix"] = (
+                None
+                if value is None
+                else [
+                    {"bids": list(s), "p": fraction_text(p)}
+                    for s, p in sorted(
+                        value.committed.items(), key=lambda item: (-item[1], item[0])
+                    )
+                ]
+            )
+            out["best_reply_gain_against_this_mix"] = (
+                None if reply is None else fraction_text(reply)
+            )
+            out["our_equilibrium_gain"] = fraction_text(gain[0]) if gain[1] == 0 else gain[0]
             out["our_equilibrium_gain_error_bound"] = gain[1]
         click.echo(json.dumps(out))
         return
-    click.echo(f"The {n}-card fixed-bid game: value 0 (symmetric); an equilibrium mixes "
-               f"{len(mix)} bijections (bids for prizes 1..{n}):")
+    click.echo(
+        f"The {n}-card fixed-bid game: value 0 (symmetric); an equilibrium mixes "
+        f"{len(mix)} bijections (bids for prizes 1..{n}):"
+    )
     for s, p in mix:
         click.echo(f"  {' '.join(f'{b:>2}' for b in s)}   {fmt(p)}")
     if eq.exact:
-        click.echo("exact; verified: no bijection gains against it (all "
-                   f"{n}! checked in rationals)")
+        click.echo(
+            f"exact; verified: no bijection gains against it (all {n}! checked in rationals)"
+        )
     else:
-        click.echo(f"float64; the best reply (a linear assignment) gains {eq.exploitability:.1e} "
-                   f"after {eq.iterations} double-oracle iterations")
+        click.echo(
+            f"float64; the best reply (a linear assignment) gains {eq.exploitability:.1e} "
+            f"after {eq.iterations} double-oracle iterations"
+        )
     if gain is None:  # no --adaptivity
         return
     if value is not None:
-        click.echo(f"value of adaptivity: {fraction_text(value.value)} = {float(value.value):.6f} "
-                   "points per game (exact, verified)")
-        click.echo("  the value of the zero-sum game \"adaptive GOPS player against a player "
-                   "who commits to every bid up front\"")
-        click.echo("  minus the fixed-bid game's 0; unique, as every game value is (the "
-                   f"committed player's optimal mix uses {len(value.committed)} bijections)")
+        click.echo(
+            f"value of adaptivity: {fraction_text(value.value)} = {float(value.value):.6f} "
+            "points per game (exact, verified)"
+        )
+        click.echo(
+            '  the value of the zero-sum game "adaptive GOPS player against a player '
+            'who commits to every bid up front"'
+        )
+        click.echo(
+            "  minus the fixed-bid game's 0; unique, as every game value is (the "
+            f"committed player's optimal mix uses {len(value.committed)} bijections)"
+        )
     else:
-        click.echo(f"value of adaptivity: computed for N <= {ADAPTIVITY_VALUE_MAX_N} only "
-                   "(one LP over every state of the adaptive player)")
+        click.echo(
+            f"value of adaptivity: computed for N <= {ADAPTIVITY_VALUE_MAX_N} only "
+            "(one LP over every state of the adaptive player)"
+        )
     if reply is not None:
-        click.echo(f"an adaptive best reply to the fixed-bid mix above gains {fraction_text(reply)}"
-                   f" = {float(reply):.6f} (exact)")
+        click.echo(
+            f"an adaptive best reply to the fixed-bid mix above gains {fraction_text(reply)}"
+            f" = {float(reply):.6f} (exact)"
+        )
     g, bound = gain
-    text = f"{fraction_text(g)} = {float(g):.6f} (exact)" if bound == 0 else \
-        f"{g:.6f} (float, within {bound:.1e})"
-    click.echo(f"against our equilibrium: our GOPS equilibrium gains {text} against the "
-               "fixed-bid mix above;")
-    click.echo("  it depends on which optimal GOPS equilibrium is played (N = 5: 0.397573 for "
-               "ours, 0.398303 for another), so it is not a property of the game")
+    text = (
+        f"{fraction_text(g)} = {float(g):.6f} (exact)"
+        if bound == 0
+        else f"{g:.6f} (float, within {bound:.1e})"
+    )
+    click.echo(
+        f"against our equilibrium: our GOPS equilibrium gains {text} against the "
+        "fixed-bid mix above;"
+    )
+    click.echo(
+        "  it depends on which optimal GOPS equilibrium is played (N = 5: 0.397573 for "
+        "ours, 0.398303 for another), so it is not a property of the game"
+    )

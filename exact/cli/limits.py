@@ -48,12 +48,21 @@ def limits() -> dict[tuple[str, ...], Limit]:
     )
 
     cards = f"hands are encoded in {ENCODING_MAX_N} bits"
-    float_points = Limit(1, SOLVE_MAX_N["points", "float"],
-                         "time and memory: N = 13 takes about 15 minutes on 2 cores")
-    float_win = Limit(1, SOLVE_MAX_N["win", "float"],
-                      "the win objective also tracks the lead: N = 10 takes a few minutes")
-    stored = Limit(1, ENCODING_MAX_N, f"{cards}; a pre-flight estimate refuses what this "
-                   "machine cannot hold (then --cluster)")
+    float_points = Limit(
+        1,
+        SOLVE_MAX_N["points", "float"],
+        "time and memory: N = 13 takes about 15 minutes on 2 cores",
+    )
+    float_win = Limit(
+        1,
+        SOLVE_MAX_N["win", "float"],
+        "the win objective also tracks the lead: N = 10 takes a few minutes",
+    )
+    stored = Limit(
+        1,
+        ENCODING_MAX_N,
+        f"{cards}; a pre-flight estimate refuses what this machine cannot hold (then --cluster)",
+    )
     read_store = Limit(1, ENCODING_MAX_N, "the largest game a store holds")
     table = {
         ("solve",): float_points,
@@ -65,28 +74,44 @@ def limits() -> dict[tuple[str, ...], Limit]:
         ("table",): float_points,
         ("table", "--objective win"): float_win,
         ("strategy",): Limit(1, ENCODING_MAX_N, f"{cards}; only the hands left are solved"),
-        ("certify",): Limit(1, SOLVE_MAX_N["points", "rational"],
-                            "rational arithmetic: N = 7 takes minutes"),
-        ("certify", "--objective win"): Limit(1, SOLVE_MAX_N["win", "rational"],
-                                              "rational arithmetic: N = 7 takes minutes"),
-        ("certify", "--bounds"): Limit(1, BOUNDS_MAX_N, "the checker verifies every float "
-                                       "game in Python: N = 9 takes about 80 s"),
+        ("certify",): Limit(
+            1, SOLVE_MAX_N["points", "rational"], "rational arithmetic: N = 7 takes minutes"
+        ),
+        ("certify", "--objective win"): Limit(
+            1, SOLVE_MAX_N["win", "rational"], "rational arithmetic: N = 7 takes minutes"
+        ),
+        ("certify", "--bounds"): Limit(
+            1,
+            BOUNDS_MAX_N,
+            "the checker verifies every float game in Python: N = 9 takes about 80 s",
+        ),
         ("count",): Limit(1, ENCODING_MAX_N, cards),
         ("audit",): Limit(1, AUDIT_MAX_N, "the game is solved in rational arithmetic"),
-        ("compare-objectives",): Limit(1, SOLVE_MAX_N["win", "float"],
-                                       "the win objective is solved: N = 10 takes minutes"),
+        ("compare-objectives",): Limit(
+            1, SOLVE_MAX_N["win", "float"], "the win objective is solved: N = 10 takes minutes"
+        ),
         ("evaluate",): Limit(1, EVALUATE_MAX_N, "every prize order and every bid is enumerated"),
-        ("play",): Limit(1, OPTIMAL_BOT_MAX_N,
-                         f"solved on the fly; up to {SOLVE_MAX_N['points', 'float']} from "
-                         "a store: gops solve N --store DIR, then --store DIR"),
-        ("play", "--objective win"): Limit(1, min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
-                                           "the win objective is solved on the fly"),
+        ("play",): Limit(
+            1,
+            OPTIMAL_BOT_MAX_N,
+            f"solved on the fly; up to {SOLVE_MAX_N['points', 'float']} from "
+            "a store: gops solve N --store DIR, then --store DIR",
+        ),
+        ("play", "--objective win"): Limit(
+            1,
+            min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
+            "the win objective is solved on the fly",
+        ),
         ("play", "--store"): read_store,
         ("fixed-bids",): Limit(1, FIXED_BIDS_MAX_N, "double oracle: N = 16 takes about 40 s"),
-        ("fixed-bids", "--exact"): Limit(1, FIXED_BIDS_EXACT_MAX_N, "all N! bijections are "
-                                         "checked in rationals"),
-        ("fixed-bids", "--adaptivity"): Limit(1, FIXED_BIDS_ADAPTIVITY_MAX_N, "a whole game "
-                                              "tree is evaluated per bijection of the mix"),
+        ("fixed-bids", "--exact"): Limit(
+            1, FIXED_BIDS_EXACT_MAX_N, "all N! bijections are checked in rationals"
+        ),
+        ("fixed-bids", "--adaptivity"): Limit(
+            1,
+            FIXED_BIDS_ADAPTIVITY_MAX_N,
+            "a whole game tree is evaluated per bijection of the mix",
+        ),
     }
     suit = "one suit of a deck"
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):
@@ -98,15 +123,18 @@ def limits() -> dict[tuple[str, ...], Limit]:
             continue
         optimal = OPTIMAL_BOT_MAX_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
         table[("tournament", *flag, "with an optimal bot")] = Limit(
-            low, optimal, "the optimal bot's equilibrium is solved on the fly")
+            low, optimal, "the optimal bot's equilibrium is solved on the fly"
+        )
         if variant != "standard":
             table[("play", *flag)] = Limit(low, optimal, "the equilibrium is solved on the fly")
     for variant in SOLVABLE_VARIANTS:
         low = 2 if variant == "twelve" else 1
         table["variant", variant] = Limit(
-            low, VARIANT_MAX_N[variant, "float"], "float64 recursion over every state")
+            low, VARIANT_MAX_N[variant, "float"], "float64 recursion over every state"
+        )
         table["variant", variant, "--exact"] = Limit(
-            low, VARIANT_MAX_N[variant, "rational"], "rational recursion over every state")
+            low, VARIANT_MAX_N[variant, "rational"], "rational recursion over every state"
+        )
     return table
 
 

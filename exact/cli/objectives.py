@@ -22,8 +22,12 @@ def _mix(strategy_mine: dict) -> str:
 
 @click.command("compare-objectives", cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--upcard", type=INTEGER, default=None,
-              help="First upcard to look at in detail (default N, the paper's sec 5 example).")
+@click.option(
+    "--upcard",
+    type=INTEGER,
+    default=None,
+    help="First upcard to look at in detail (default N, the paper's sec 5 example).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @game_options("compare-objectives", objective="win")
 def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
@@ -67,13 +71,18 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     g, tie = br.value(root, root, root)
     click.echo(f"N={n}: the points-optimal strategy against a best response that plays to win")
     click.echo("P(win) - P(loss) of the first player (the win objective), at the start:")
-    click.echo(f"  win-optimal equilibrium (both players):       "
-               f"{round(float(win.value(root, root, root)), 12) + 0.0:+.6f}  (0 by symmetry)")
+    click.echo(
+        f"  win-optimal equilibrium (both players):       "
+        f"{round(float(win.value(root, root, root)), 12) + 0.0:+.6f}  (0 by symmetry)"
+    )
     click.echo(f"  points-optimal strategy vs its best response: {g:+.6f}")
-    click.echo(f"    P(win) {(1 + g - tie) / 2:.4f}  P(tie) {tie:.4f}  "
-               f"P(loss) {(1 - g - tie) / 2:.4f}")
-    click.echo(f"so playing for points gives away {-g:.4f} of P(win) - P(loss) "
-               "against an opponent who knows the strategy")
+    click.echo(
+        f"    P(win) {(1 + g - tie) / 2:.4f}  P(tie) {tie:.4f}  P(loss) {(1 - g - tie) / 2:.4f}"
+    )
+    click.echo(
+        f"so playing for points gives away {-g:.4f} of P(win) - P(loss) "
+        "against an opponent who knows the strategy"
+    )
     click.echo("\nonce the first upcard u is up:")
     click.echo(f"{'u':>4} {'best reply':>11} {'points vs best reply':>21} {'win-optimal':>12}")
     for u in sorted(root):
@@ -85,8 +94,10 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     click.echo(f"\nupcard {upcard} first:")
     click.echo(f"  points-optimal mix: {_mix(mix)}")
     click.echo(f"  win-optimal mix:    {_mix(win.strategy(root, root, root, upcard).mine)}")
-    click.echo("  the opponent's reply b against the points mix -> the opponent's "
-               "P(win) - P(loss), best-responding afterwards:")
+    click.echo(
+        "  the opponent's reply b against the points mix -> the opponent's "
+        "P(win) - P(loss), best-responding afterwards:"
+    )
     for b, (gb, _) in replies.items():
         click.echo(f"    {b:>3}: {-gb:+.6f}")
     click.echo(f"float64; {time.perf_counter() - t0:.1f} s")

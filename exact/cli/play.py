@@ -35,51 +35,80 @@ def _play_n(options: dict) -> int:
     n = options["n"]
     if get_variant(variant).players == 2:
         if options["opponents"] is not None:
-            raise GopsInputError("--opponents is for the three-player variants; the "
-                                 "two-player game is played against the optimal bot")
+            raise GopsInputError(
+                "--opponents is for the three-player variants; the "
+                "two-player game is played against the optimal bot"
+            )
         if store is not None:
             if variant != "standard":
-                raise GopsInputError("a store holds the standard game only; drop --store to "
-                                     "solve the variants on the fly")
+                raise GopsInputError(
+                    "a store holds the standard game only; drop --store to "
+                    "solve the variants on the fly"
+                )
             return check_command_n(n, "play", "--store")
         if variant == "standard":
             return check_command_n(n, "play", objective_flag(objective))
         if objective != "points":
             raise GopsInputError(f"the {variant} variant is solved for points only")
     elif objective != "points" or store is not None:
-        raise GopsInputError(f"the {variant} variant is played against bots: no "
-                             "--objective win or --store")
+        raise GopsInputError(
+            f"the {variant} variant is played against bots: no --objective win or --store"
+        )
     return check_command_n(n, "play", f"--variant {variant}")
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @objective_option("What the computer plays for: expected points, or P(win) - P(loss).")
-@click.option("--variant", type=click.Choice(["standard", "twelve", "dummy", "three",
-                                              "three-third"]),
-              default="standard", show_default=True,
-              help="twelve: n - 1 rounds, aces out, the last prize discarded; dummy: a "
-                   "random third bidder (the computer plays these variants' equilibria); "
-                   "three, three-third: you against two computer players (--opponents).")
-@click.option("--opponents", default=None,
-              help="The two bots of a three-player variant [default: upcard+1,upcard].")
-@click.option("--store", "store", type=click.Path(file_okay=False, path_type=str),
-              default=None,
-              help="Play from a store of `gops solve N --store DIR` (either objective).")
-@order_option("Who orders the prizes: shuffled, ascending, descending, or chosen before "
-              "each round by you (controlled-by-me) or by the computer "
-              "(controlled-by-them); the computer plays that game's equilibrium.")
-@click.option("--seed", "seed", type=INTEGER, default=None,
-              help="Random seed (default: random; printed).")
-@click.option("--reveal", is_flag=True,
-              help="Show the computer's mix (its equilibrium) after each round.")
-@click.option("--declarations", is_flag=True,
-              help="Face-up declaration scoring (\"Psychological JuJitsu\"): type d<card> "
-                   "to bid face up from this round on; the computer then answers each bid "
-                   "it sees.")
+@click.option(
+    "--variant",
+    type=click.Choice(["standard", "twelve", "dummy", "three", "three-third"]),
+    default="standard",
+    show_default=True,
+    help="twelve: n - 1 rounds, aces out, the last prize discarded; dummy: a "
+    "random third bidder (the computer plays these variants' equilibria); "
+    "three, three-third: you against two computer players (--opponents).",
+)
+@click.option(
+    "--opponents",
+    default=None,
+    help="The two bots of a three-player variant [default: upcard+1,upcard].",
+)
+@click.option(
+    "--store",
+    "store",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    help="Play from a store of `gops solve N --store DIR` (either objective).",
+)
+@order_option(
+    "Who orders the prizes: shuffled, ascending, descending, or chosen before "
+    "each round by you (controlled-by-me) or by the computer "
+    "(controlled-by-them); the computer plays that game's equilibrium."
+)
+@click.option(
+    "--seed", "seed", type=INTEGER, default=None, help="Random seed (default: random; printed)."
+)
+@click.option(
+    "--reveal", is_flag=True, help="Show the computer's mix (its equilibrium) after each round."
+)
+@click.option(
+    "--declarations",
+    is_flag=True,
+    help='Face-up declaration scoring ("Psychological JuJitsu"): type d<card> '
+    "to bid face up from this round on; the computer then answers each bid "
+    "it sees.",
+)
 @game_options("play", n=_play_n)
-def play(game: GameSpec, variant: str, opponents: str | None, store: str | None,
-         seed: int | None, reveal: bool, declarations: bool) -> None:
+def play(
+    game: GameSpec,
+    variant: str,
+    opponents: str | None,
+    store: str | None,
+    seed: int | None,
+    reveal: bool,
+    declarations: bool,
+) -> None:
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
@@ -97,26 +126,37 @@ def play(game: GameSpec, variant: str, opponents: str | None, store: str | None,
     if rules.players == 2:
         short, subject = ["you", "computer"], ["you", "the computer"]
         tie = "." if rules.dummy else ", a tie discards it."
-        click.echo(f"{n}-card GOPS against the computer (seed {board.seed}). Each round you "
-                   f"both bid a card face down; the higher bid wins the prize{tie}")
+        click.echo(
+            f"{n}-card GOPS against the computer (seed {board.seed}). Each round you "
+            f"both bid a card face down; the higher bid wins the prize{tie}"
+        )
     else:
         short = subject = ["you", "computer 1", "computer 2"]
-        click.echo(f"{n}-card GOPS against two computer players, computer 1 "
-                   f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed "
-                   f"{board.seed}). Each round all three of you bid a card face down; the "
-                   "highest bid wins the prize.")
+        click.echo(
+            f"{n}-card GOPS against two computer players, computer 1 "
+            f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed "
+            f"{board.seed}). Each round all three of you bid a card face down; the "
+            "highest bid wins the prize."
+        )
     if variant != "standard":
         click.echo(VARIANT_RULES[variant])
     if game.has_lead:
-        click.echo("The computer plays to win the game (maximising P(win) - P(loss)), "
-                   "not for points.")
+        click.echo(
+            "The computer plays to win the game (maximising P(win) - P(loss)), not for points."
+        )
     if board.order.name != "random":
-        click.echo(f"Prize order: {board.order.description.replace('I choose', 'you choose')}"
-                   .replace("they choose", "the computer chooses") + ".")
+        click.echo(
+            f"Prize order: {board.order.description.replace('I choose', 'you choose')}".replace(
+                "they choose", "the computer chooses"
+            )
+            + "."
+        )
     if declarations:
-        click.echo("Face-up declarations: type d<card> (e.g. d5) to bid that card face up "
-                   "and every later bid too; the winner scores the number of face-up rounds "
-                   "(1 if you never declare).")
+        click.echo(
+            "Face-up declarations: type d<card> (e.g. d5) to bid that card face up "
+            "and every later bid too; the winner scores the number of face-up rounds "
+            "(1 if you never declare)."
+        )
     won: list[list[str]] = [[] for _ in short]
     while not board.over:
         rnd, chooser, chosen = board.round, board.chooser, None
@@ -137,8 +177,7 @@ def play(game: GameSpec, variant: str, opponents: str | None, store: str | None,
         else:
             answer = _ask_bid(board.legal_bids(), can_declare=board.can_declare)
             if answer is None:
-                click.echo(f"Game abandoned in round {rnd}: score "
-                           f"{_scores(short, board.points)}.")
+                click.echo(f"Game abandoned in round {rnd}: score {_scores(short, board.points)}.")
                 return
             mine, declaring = answer
         played = board.play(mine, declare=declaring)
@@ -160,17 +199,22 @@ def play(game: GameSpec, variant: str, opponents: str | None, store: str | None,
         click.echo("")
         click.echo(f"The {board.leftover} is left over: it is never bid on and scores for nobody.")
     click.echo("")
-    click.echo("Final score: " + ", ".join(
-        f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, board.points, won))
-        + f". {_verdict(subject, board.points[:len(short)], board.winner)}.")
+    click.echo(
+        "Final score: "
+        + ", ".join(f"{who} {_pts(p)} ({_won(w)})" for who, p, w in zip(short, board.points, won))
+        + f". {_verdict(subject, board.points[: len(short)], board.winner)}."
+    )
     if declarations:
         _print_declaration_score(board)
 
 
 def _print_declaration_score(game) -> None:
     result, declared, rounds = game.declaration_score(), game.declared, game.rounds
-    how = (f"you bid face up from round {declared} of {rounds}" if declared
-           else "you never declared (the last round is always face up)")
+    how = (
+        f"you bid face up from round {declared} of {rounds}"
+        if declared
+        else "you never declared (the last round is always face up)"
+    )
     if result.winner is None:
         click.echo(f"Declaration scoring: {how}; a draw scores 0.")
     else:
@@ -187,8 +231,7 @@ def _show_table(pos, short: list[str], won: list[list[str]]) -> None:
         click.echo(f"  {label:<15} {_cards(pos.hands[i])}")
     if pos.variant.dummy:
         click.echo(f"  dummy's cards   {_cards(pos.dummy_hand)}")
-    click.echo("  prizes won      " + ";  ".join(
-        f"{who} {_won(w)}" for who, w in zip(short, won)))
+    click.echo("  prizes won      " + ";  ".join(f"{who} {_won(w)}" for who, w in zip(short, won)))
     click.echo(f"  score           {_scores(short, pos.points)}")
 
 
@@ -199,7 +242,7 @@ def _show_mixes(who: Sequence[str], mixes: Sequence[dict], what: str) -> None:
 
 
 def _verdict(subject: list[str], points, winner: int | None) -> str:
-    """"You win", "The computer wins by 3", "A draw" (two players) or who has the most
+    """ "You win", "The computer wins by 3", "A draw" (two players) or who has the most
     (``winner``: the game's, None on a tie for the most)."""
     if winner is None:
         return "A draw" if len(points) == 2 else "A tie for the most points"
@@ -217,14 +260,14 @@ def _scores(short: list[str], points) -> str:
 #: One line on the rules of each variant ``gops play`` offers, shown at the start.
 VARIANT_RULES = {
     "twelve": "Twelve-round game: the aces are out of both hands, and the prize left after "
-              "the last round is discarded.",
+    "the last round is discarded.",
     "dummy": "A dummy bids a random card of a third suit after you both bid; a tie for the "
-             "high bid splits the prize between the tied bidders (the dummy included), a "
-             "three-way tie discards it.",
+    "high bid splits the prize between the tied bidders (the dummy included), a "
+    "three-way tie discards it.",
     "three": "A tie for the high bid splits the prize between the two tied players; a "
-             "three-way tie discards it.",
+    "three-way tie discards it.",
     "three-third": "A two-way tie for the high bid gives the prize to the third player; a "
-                   "three-way tie discards it.",
+    "three-way tie discards it.",
 }
 
 
@@ -284,8 +327,9 @@ def _computer(game: GameSpec, variant: str, store: str | None):
         cards = set(range(1, sol.n + 1))
         reads = check_position(sol, cards, cards, cards, sol.order.next_prizes(cards))
         assert reads is not None  # exact.load's solution reads a store
-        click.echo(f"the computer's first move is {reads.describe()}; later rounds read "
-                   "the store as it is")
+        click.echo(
+            f"the computer's first move is {reads.describe()}; later rounds read the store as it is"
+        )
         return bot_for(seen, sol)
     if variant != "standard":
         return VariantOptimalBot(presolve_variant(variant, game))
@@ -316,8 +360,10 @@ def _outcome(prize: int, points, names: list[str], won: list[list[str]]) -> str:
         i = scorers[0]
         verb = "win" if i == 0 else "takes" if names[i] == "the dummy" else "wins"
         return f"{names[i]} {verb} the {prize}"
-    return (f"{' and '.join(names[i] for i in scorers)} split the {prize}, "
-            f"{_pts(points[scorers[0]])} each")
+    return (
+        f"{' and '.join(names[i] for i in scorers)} split the {prize}, "
+        f"{_pts(points[scorers[0]])} each"
+    )
 
 
 def _cards(cards) -> str:

@@ -58,12 +58,14 @@ def latex_fraction(x: Fraction, max_digits: int = 12, keep: int = 4) -> str:
     if q == 1:
         return latex_integer(p, max_digits, keep)
     sign = "- " if p < 0 else ""
-    return (rf"{sign}\frac{{{latex_integer(abs(p), max_digits, keep)}}}"
-            rf"{{{latex_integer(q, max_digits, keep)}}}")
+    return (
+        rf"{sign}\frac{{{latex_integer(abs(p), max_digits, keep)}}}"
+        rf"{{{latex_integer(q, max_digits, keep)}}}"
+    )
 
 
 def interval_text(lo: float, hi: float, digits: int = 12) -> str:
-    """"[lo, hi]" with ``digits`` decimals, rounded outward: the printed interval contains
+    """ "[lo, hi]" with ``digits`` decimals, rounded outward: the printed interval contains
     the true one (a plain format could round an endpoint inward and claim too much).
 
     >>> interval_text(0.47999999999987, 0.48000000000013, 6)

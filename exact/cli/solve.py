@@ -40,29 +40,52 @@ def _solve_n(options: dict) -> int:
     chunk_items = options["chunk_items"]
     if chunk_items is not None and chunk_items < 1:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
-    n = check_command_n(options["n"], "solve", objective_flag(options["objective"]),
-                        store_dir and "--store")
+    n = check_command_n(
+        options["n"], "solve", objective_flag(options["objective"]), store_dir and "--store"
+    )
     if store_dir is not None and options["objective"] == "win" and options["lead"]:
-        raise GopsInputError("a store holds the real game (no handicap): solve it without "
-                             "--lead, then read any lead with `gops strategy --store DIR --lead L`")
+        raise GopsInputError(
+            "a store holds the real game (no handicap): solve it without "
+            "--lead, then read any lead with `gops strategy --store DIR --lead L`"
+        )
     return n
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
-              help="Keep the solution in DIR (checkpointed per chunk; rerun to resume).")
-@click.option("--chunk-items", type=INTEGER, default=None,
-              help="Items per checkpoint with --store (default 1,048,576); per task with "
-                   "--cluster (default 131,072).")
-@click.option("--cluster", "cluster", default=None, metavar="SPEC",
-              help="With --store: solve on Dask, local:W (W worker processes here) or "
-                   "tcp://HOST:PORT (a running scheduler; the store on a shared file system).")
+@click.option(
+    "--store",
+    "store_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep the solution in DIR (checkpointed per chunk; rerun to resume).",
+)
+@click.option(
+    "--chunk-items",
+    type=INTEGER,
+    default=None,
+    help="Items per checkpoint with --store (default 1,048,576); per task with "
+    "--cluster (default 131,072).",
+)
+@click.option(
+    "--cluster",
+    "cluster",
+    default=None,
+    metavar="SPEC",
+    help="With --store: solve on Dask, local:W (W worker processes here) or "
+    "tcp://HOST:PORT (a running scheduler; the store on a shared file system).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @objective_options
 @game_options("solve", n=_solve_n)
-def solve(game: GameSpec, lead: int | None, store_dir: str | None, chunk_items: int | None,
-          cluster: str | None, quiet: bool) -> None:
+def solve(
+    game: GameSpec,
+    lead: int | None,
+    store_dir: str | None,
+    chunk_items: int | None,
+    cluster: str | None,
+    quiet: bool,
+) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
     if store_dir is not None:
         return solve_store(game, store_dir, chunk_items, cluster, quiet)
@@ -83,8 +106,11 @@ def print_points_summary(n, sol, st, jit, store_dir=None, kept=()):
     if store_dir is not None:
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
     click.echo(f"canonical subgames: {st.subgames:,}")
-    skipped = ("antisymmetric halves skipped" if order.antisymmetric
-               else "every pattern: a chooser of the prizes breaks the antisymmetry")
+    skipped = (
+        "antisymmetric halves skipped"
+        if order.antisymmetric
+        else "every pattern: a chooser of the prizes breaks the antisymmetry"
+    )
     click.echo(f"matrix games solved: {st.matrix_games:,} ({skipped})")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
@@ -94,9 +120,11 @@ def print_points_summary(n, sol, st, jit, store_dir=None, kept=()):
         click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
         return
     lo, hi = sol.enclosure(root, root, root)
-    click.echo(f"value at the start: {sol.value(root, root, root):+.6f}, exact value in "
-               f"[{lo:.12f}, {hi:.12f}] (my expected point difference when "
-               f"{'I' if order.chooser == 'me' else 'they'} choose every prize)")
+    click.echo(
+        f"value at the start: {sol.value(root, root, root):+.6f}, exact value in "
+        f"[{lo:.12f}, {hi:.12f}] (my expected point difference when "
+        f"{'I' if order.chooser == 'me' else 'they'} choose every prize)"
+    )
 
 
 def print_radius(sol, kept=()) -> None:
@@ -110,9 +138,11 @@ def print_radius(sol, kept=()) -> None:
         click.echo(f"certified: every stored value within {radius:.1e} of the exact one")
     else:
         levels = f"{kept[0]}..{kept[-1]}" if len(kept) > 1 else f"{kept[0]}"
-        click.echo(f"radius: every stored value within {radius:.1e} of the exact one if levels "
-                   f"{levels}, kept as the store held them, are intact: `gops verify "
-                   f"{sol.store}` re-derives them")
+        click.echo(
+            f"radius: every stored value within {radius:.1e} of the exact one if levels "
+            f"{levels}, kept as the store held them, are intact: `gops verify "
+            f"{sol.store}` re-derives them"
+        )
 
 
 def solve_win(game: GameSpec, lead: int, chunk_items, quiet):
@@ -133,18 +163,22 @@ def print_win_summary(n, sol, st, jit, lead=0, store_dir=None, kept=()):
     click.echo(f"N={n} objective=win{named} arithmetic=float")
     if store_dir is not None:
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
-    click.echo("canonical subgames (pattern, prizes, lead), undecided and reachable: "
-               f"{st.subgames:,}")
+    click.echo(
+        f"canonical subgames (pattern, prizes, lead), undecided and reachable: {st.subgames:,}"
+    )
     halves = "antisymmetric halves, " if sol.order.antisymmetric else ""
-    click.echo(f"matrix games solved: {st.matrix_games:,} "
-               f"({halves}sure wins and sure losses skipped)")
+    click.echo(
+        f"matrix games solved: {st.matrix_games:,} ({halves}sure wins and sure losses skipped)"
+    )
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
     print_radius(sol, kept)
     root = set(range(1, n + 1))
     note = "; 0 by symmetry" if lead == 0 and sol.order.antisymmetric else ""
-    click.echo(f"value at the start, lead {lead}: {sol.value(root, root, root, lead):+.3e} "
-               f"({WIN_UNITS}{note})")
+    click.echo(
+        f"value at the start, lead {lead}: {sol.value(root, root, root, lead):+.3e} "
+        f"({WIN_UNITS}{note})"
+    )
 
 
 def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
@@ -171,16 +205,21 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)
         try:
-            store = solve_into_store(game, store_dir, progress=bar, chunk_items=chunk_items,
-                                     on_repair=report_repair)
+            store = solve_into_store(
+                game, store_dir, progress=bar, chunk_items=chunk_items, on_repair=report_repair
+            )
         finally:
             bar.close()
         games, kept = store.games, store.kept
     else:
         games, kept = solve_cluster_with_progress(game, store_dir, cluster, chunk_items, quiet)
     sol = load(store_dir, n=n, objective=objective, order=game.order.name)
-    st = SolveStats(subgames=sol.objective_spec.subgames(sol.levels), matrix_games=games,
-                    seconds=time.perf_counter() - t0, peak_memory_bytes=peak_memory_bytes())
+    st = SolveStats(
+        subgames=sol.objective_spec.subgames(sol.levels),
+        matrix_games=games,
+        seconds=time.perf_counter() - t0,
+        peak_memory_bytes=peak_memory_bytes(),
+    )
     if objective == "points":
         print_points_summary(n, sol, st, jit, store_dir, kept)
     else:
@@ -219,20 +258,27 @@ def solve_cluster_with_progress(game, store_dir, cluster, part_items, quiet):
         seconds = now - level["start"]
         finished[0] += work[k] * (total - level["before"]) / max(total, 1)
         rate = finished[0] / max(now - t0, 1e-9)
-        rest = sum(work[k + 1:])
+        rest = sum(work[k + 1 :])
         # A rate is a guide once 5% of the work is done (the small levels are overhead).
         known = finished[0] >= 0.05 * sum(work) and rate > 0
         eta = f"; about {rest / rate:.0f} s for the levels left" if rest and known else ""
         parts = f"{total} part{'s' if total > 1 else ''}"
-        click.echo(f"gops: level {k}/{n}: {parts} ({total - level['before']} run now), "
-                   f"{level['games']:,} games in {seconds:.1f} s "
-                   f"({level['games'] / max(seconds, 1e-9):,.0f} games/s){eta}", err=True)
+        click.echo(
+            f"gops: level {k}/{n}: {parts} ({total - level['before']} run now), "
+            f"{level['games']:,} games in {seconds:.1f} s "
+            f"({level['games'] / max(seconds, 1e-9):,.0f} games/s){eta}",
+            err=True,
+        )
 
-    store, report = solve_on_cluster(game, store_dir, cluster, part_items,
-                                     progress=progress, on_repair=report_repair)
+    store, report = solve_on_cluster(
+        game, store_dir, cluster, part_items, progress=progress, on_repair=report_repair
+    )
     if not quiet:
-        click.echo(f"gops: {report.workers} Dask workers solved {len(report.levels)} levels "
-                   f"now: {report.games:,} games in {report.seconds:.1f} s", err=True)
+        click.echo(
+            f"gops: {report.workers} Dask workers solved {len(report.levels)} levels "
+            f"now: {report.games:,} games in {report.seconds:.1f} s",
+            err=True,
+        )
     return report.games, store.kept
 
 
@@ -246,24 +292,47 @@ def _table_n(options: dict) -> int:
     --store)."""
     if options["with_ranges"] and options["order"] != "random":
         raise GopsInputError("--ranges covers the random prize order only")
-    return check_command_n(options["n"], "table", objective_flag(options["objective"]),
-                           options["store_dir"] and "--store")
+    return check_command_n(
+        options["n"],
+        "table",
+        objective_flag(options["objective"]),
+        options["store_dir"] and "--store",
+    )
 
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
-              help="Read the solution from a store made by `gops solve N --store DIR`.")
-@click.option("--ranges", "with_ranges", is_flag=True,
-              help="Also each entry's range over ALL optimal strategies (exact for N <= 7).")
-@click.option("--certified", is_flag=True,
-              help="Prove each equilibrium: an interval for every exact probability (or why not).")
+@click.option(
+    "--store",
+    "store_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Read the solution from a store made by `gops solve N --store DIR`.",
+)
+@click.option(
+    "--ranges",
+    "with_ranges",
+    is_flag=True,
+    help="Also each entry's range over ALL optimal strategies (exact for N <= 7).",
+)
+@click.option(
+    "--certified",
+    is_flag=True,
+    help="Prove each equilibrium: an interval for every exact probability (or why not).",
+)
 @objective_options
 @game_options("table", n=_table_n)
-def table(game: GameSpec, lead: int | None, as_json: bool, quiet: bool, store_dir: str | None,
-          with_ranges: bool, certified: bool) -> None:
+def table(
+    game: GameSpec,
+    lead: int | None,
+    as_json: bool,
+    quiet: bool,
+    store_dir: str | None,
+    with_ranges: bool,
+    certified: bool,
+) -> None:
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     n, win = game.n, game.has_lead
     if win and with_ranges:
@@ -272,8 +341,7 @@ def table(game: GameSpec, lead: int | None, as_json: bool, quiet: bool, store_di
         game = game.replace(handicap=abs(lead or 0))
     sol = load_or_solve(game, store_dir, quiet)
     root = set(range(1, n + 1))
-    strategies = {u: sol.strategy(root, root, root, u, lead)
-                  for u in sol.order.next_prizes(root)}
+    strategies = {u: sol.strategy(root, root, root, u, lead) for u in sol.order.next_prizes(root)}
     reads = check_position(sol, root, root, root, strategies)
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
@@ -284,15 +352,21 @@ def table(game: GameSpec, lead: int | None, as_json: bool, quiet: bool, store_di
 
         exact_ = n <= SOLVE_MAX_N["points", "rational"]
         ranges = first_move_ranges(
-            solve_with_progress(game.replace(arithmetic="rational"), quiet=quiet) if exact_
-            else sol)
+            solve_with_progress(game.replace(arithmetic="rational"), quiet=quiet) if exact_ else sol
+        )
     chooser = sol.order.chooser
     if as_json:
         from exact.views import table_json
 
-        out = table_json(n, sol.objective, lead if win else None, table, gap,
-                         ranges_json(ranges) if with_ranges else None,
-                         games if certified else None)
+        out = table_json(
+            n,
+            sol.objective,
+            lead if win else None,
+            table,
+            gap,
+            ranges_json(ranges) if with_ranges else None,
+            games if certified else None,
+        )
         if sol.order.name != "random":
             out["order"] = sol.order.name
         if chooser:
@@ -308,9 +382,11 @@ def table(game: GameSpec, lead: int | None, as_json: bool, quiet: bool, store_di
     if chooser:
         best = max if chooser == "me" else min
         pick = best(strategies, key=lambda u: strategies[u].value)
-        click.echo(f"value of each first prize (f_u; {'I' if chooser == 'me' else 'they'} "
-                   f"turn up the {'best' if chooser == 'me' else 'worst'} for me, {pick}): "
-                   + "  ".join(f"{u}: {s.value:+.6f}" for u, s in strategies.items()))
+        click.echo(
+            f"value of each first prize (f_u; {'I' if chooser == 'me' else 'they'} "
+            f"turn up the {'best' if chooser == 'me' else 'worst'} for me, {pick}): "
+            + "  ".join(f"{u}: {s.value:+.6f}" for u, s in strategies.items())
+        )
     click.echo(
         "float64; each column is an equilibrium of its matrix game up to a checked gap of "
         f"{gap:.1e}"
@@ -339,8 +415,9 @@ def _strategy_n(options: dict) -> int:
         n = read_manifest(store_dir)["n"] if n is None else n
     if n is not None:
         check_command_n(n, "strategy")
-    m, t, d = validate_position(options["mine"], options["theirs"], options["deck"],
-                                options["upcard"], n=n)
+    m, t, d = validate_position(
+        options["mine"], options["theirs"], options["deck"], options["upcard"], n=n
+    )
     return check_command_n(n or max(m | t | d), "strategy")
 
 
@@ -349,22 +426,45 @@ def _strategy_n(options: dict) -> int:
 @click.option("--theirs", required=True, callback=card_list, help="Their hand, e.g. 1,3.")
 @click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")
 @click.option("--upcard", required=True, type=INTEGER, help="The prize turned up.")
-@click.option("--n", "n", type=INTEGER, default=None,
-              help="Cards per suit (default: largest card seen).")
-@click.option("--exact", "exact_", is_flag=True,
-              help="Exact rational equilibrium (hands of at most 8 cards).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print JSON (exact numbers as \"p/q\" strings).")
-@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
-              help="Read the values from a store (its N is the game's N).")
-@click.option("--certified", is_flag=True,
-              help="Prove each equilibrium: an interval for every exact probability (or why not).")
+@click.option(
+    "--n", "n", type=INTEGER, default=None, help="Cards per suit (default: largest card seen)."
+)
+@click.option(
+    "--exact", "exact_", is_flag=True, help="Exact rational equilibrium (hands of at most 8 cards)."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q" strings).'
+)
+@click.option(
+    "--store",
+    "store_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Read the values from a store (its N is the game's N).",
+)
+@click.option(
+    "--certified",
+    is_flag=True,
+    help="Prove each equilibrium: an interval for every exact probability (or why not).",
+)
 @objective_options
-@game_options("strategy", n=_strategy_n,
-              arithmetic=lambda options: "rational" if options["exact_"] else "float")
-def strategy(game: GameSpec, lead: int | None, mine: tuple[int, ...], theirs: tuple[int, ...],
-             deck: tuple[int, ...], upcard: int, exact_: bool, as_json: bool,
-             store_dir: str | None, certified: bool) -> None:
+@game_options(
+    "strategy",
+    n=_strategy_n,
+    arithmetic=lambda options: "rational" if options["exact_"] else "float",
+)
+def strategy(
+    game: GameSpec,
+    lead: int | None,
+    mine: tuple[int, ...],
+    theirs: tuple[int, ...],
+    deck: tuple[int, ...],
+    upcard: int,
+    exact_: bool,
+    as_json: bool,
+    store_dir: str | None,
+    certified: bool,
+) -> None:
     """The equilibrium at any position once the upcard is turned."""
     from exact.game.rules import validate_position
 
@@ -378,8 +478,16 @@ def strategy(game: GameSpec, lead: int | None, mine: tuple[int, ...], theirs: tu
     st = sol.strategy(m, t, d, upcard)
     reads = check_position(sol, m, t, d, [upcard])
     certificate = certify_strategy(sol, m, t, d, upcard) if certified else None
-    print_strategy(st, exact_, as_json, f"upcard {upcard}", "expected point difference",
-                   certified=certificate, hands=(m, t), source=reads)
+    print_strategy(
+        st,
+        exact_,
+        as_json,
+        f"upcard {upcard}",
+        "expected point difference",
+        certified=certificate,
+        hands=(m, t),
+        source=reads,
+    )
 
 
 def strategy_win(game: GameSpec, m, t, d, upcard, lead: int, as_json, store_dir, certified):
@@ -393,8 +501,17 @@ def strategy_win(game: GameSpec, m, t, d, upcard, lead: int, as_json, store_dir,
         st = sol.strategy(m, t, d, upcard, lead)
         reads = check_position(sol, m, t, d, [upcard])
         certificate = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
-        print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
-                       json_head=head, certified=certificate, hands=(m, t), source=reads)
+        print_strategy(
+            st,
+            exact_,
+            as_json,
+            f"upcard {upcard}, lead {lead}",
+            WIN_UNITS,
+            json_head=head,
+            certified=certificate,
+            hands=(m, t),
+            source=reads,
+        )
         return
     top = len(d) - 1
     # Any possible lead is a position (a handicap included); solve every lead reachable
@@ -406,8 +523,16 @@ def strategy_win(game: GameSpec, m, t, d, upcard, lead: int, as_json, store_dir,
     sol = solve_with_progress(game, top=top)
     st = sol.strategy(m, t, d, upcard, lead)
     certificate = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
-    print_strategy(st, exact_, as_json, f"upcard {upcard}, lead {lead}", WIN_UNITS,
-                   json_head=head, certified=certificate, hands=(m, t))
+    print_strategy(
+        st,
+        exact_,
+        as_json,
+        f"upcard {upcard}, lead {lead}",
+        WIN_UNITS,
+        json_head=head,
+        certified=certificate,
+        hands=(m, t),
+    )
 
 
 @click.command(cls=NumberArgumentsCommand)
@@ -418,8 +543,9 @@ def count(n: int) -> None:
     from exact.game.encoding import count_table
 
     rows = count_table(check_command_n(n, "count"))
-    click.echo(f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} "
-               f"{'matrix games':>14}")
+    click.echo(
+        f"{'k':>3} {'patterns':>10} {'prize sets':>11} {'subgames':>14} {'matrix games':>14}"
+    )
     for r in rows:
         click.echo(
             f"{r['k']:>3} {r['patterns']:>10,} {r['prize_sets']:>11,} "

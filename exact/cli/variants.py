@@ -29,12 +29,20 @@ TITLES = {
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("variant", type=click.Choice(["twelve", "dummy", "standard"]))
 @click.argument("n", type=INTEGER)
-@click.option("--exact", "exact_", is_flag=True,
-              help="Rational arithmetic: every matrix game's equilibrium verified exactly.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact numbers as \"p/q\").")
-@game_options("variant", n=lambda options: check_command_n(
-    options["n"], "variant", options["variant"], "--exact" if options["exact_"] else None),
-    arithmetic=lambda options: "rational" if options["exact_"] else "float")
+@click.option(
+    "--exact",
+    "exact_",
+    is_flag=True,
+    help="Rational arithmetic: every matrix game's equilibrium verified exactly.",
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
+@game_options(
+    "variant",
+    n=lambda options: check_command_n(
+        options["n"], "variant", options["variant"], "--exact" if options["exact_"] else None
+    ),
+    arithmetic=lambda options: "rational" if options["exact_"] else "float",
+)
 def variant(game: GameSpec, variant: str, exact_: bool, as_json: bool) -> None:
     """Solve a two-player variant of GOPS and print its first-move table.
 
@@ -58,24 +66,37 @@ def variant(game: GameSpec, variant: str, exact_: bool, as_json: bool) -> None:
         from exact.cli.render import fraction_text
 
         num = fraction_text if sol.exact else float
-        click.echo(json.dumps({
-            "variant": variant, "n": n, "exact": sol.exact,
-            "bids": sorted(mine),
-            "by_upcard": {str(u): [num(table[u][b]) for b in sorted(mine)] for u in table},
-            "upcard_values": {str(u): num(st.value) for u, st in strategies.items()},
-            "value": num(value), "states": sol.states, "matrix_games": sol.matrix_games,
-            "seconds": sol.seconds, "equilibrium_gap": gap,
-        }))
+        click.echo(
+            json.dumps(
+                {
+                    "variant": variant,
+                    "n": n,
+                    "exact": sol.exact,
+                    "bids": sorted(mine),
+                    "by_upcard": {str(u): [num(table[u][b]) for b in sorted(mine)] for u in table},
+                    "upcard_values": {str(u): num(st.value) for u, st in strategies.items()},
+                    "value": num(value),
+                    "states": sol.states,
+                    "matrix_games": sol.matrix_games,
+                    "seconds": sol.seconds,
+                    "equilibrium_gap": gap,
+                }
+            )
+        )
         return
     click.echo(f"First move of {TITLES[variant].format(n=n)}: P(bid | upcard)")
     click.echo(format_table(n, table))
-    click.echo(f"game value {_show(value)}; {sol.states:,} states, "
-               f"{sol.matrix_games:,} matrix games, {sol.seconds:.1f} s")
+    click.echo(
+        f"game value {_show(value)}; {sol.states:,} states, "
+        f"{sol.matrix_games:,} matrix games, {sol.seconds:.1f} s"
+    )
     if sol.exact:
         click.echo("exact: rational arithmetic, every matrix game's equilibrium verified")
     else:
-        click.echo(f"float64; each column is an equilibrium of its matrix game up to a checked "
-                   f"gap of {gap:.1e}")
+        click.echo(
+            f"float64; each column is an equilibrium of its matrix game up to a checked "
+            f"gap of {gap:.1e}"
+        )
 
 
 def _show(value) -> str:

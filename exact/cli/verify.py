@@ -38,20 +38,41 @@ def parse_levels(text: str | None) -> list[int] | None:
 
 @click.command(cls=NumberArgumentsCommand)
 @click.argument("store_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.option("--sample", type=INTEGER, default=None, metavar="K",
-              help="Re-derive K random items of every level (a spot check in seconds, "
-                   "not a proof).")
-@click.option("--seed", type=INTEGER, default=0, show_default=True,
-              help="Random seed of the --sample draw.")
-@click.option("--levels", "levels_text", default=None, metavar="A-B",
-              help="Only these levels (K or A-B); the rest can be verified by other runs.")
-@click.option("--cluster", "cluster", default=None, metavar="SPEC",
-              help="Re-derive on Dask: local:W (W worker processes here) or tcp://HOST:PORT "
-                   "(the store on a shared file system).")
+@click.option(
+    "--sample",
+    type=INTEGER,
+    default=None,
+    metavar="K",
+    help="Re-derive K random items of every level (a spot check in seconds, not a proof).",
+)
+@click.option(
+    "--seed", type=INTEGER, default=0, show_default=True, help="Random seed of the --sample draw."
+)
+@click.option(
+    "--levels",
+    "levels_text",
+    default=None,
+    metavar="A-B",
+    help="Only these levels (K or A-B); the rest can be verified by other runs.",
+)
+@click.option(
+    "--cluster",
+    "cluster",
+    default=None,
+    metavar="SPEC",
+    help="Re-derive on Dask: local:W (W worker processes here) or tcp://HOST:PORT "
+    "(the store on a shared file system).",
+)
 @click.option("--quiet", is_flag=True, help="No progress and no line per level.")
 @one_line_errors
-def verify(store_dir: str, sample: int | None, seed: int, levels_text: str | None,
-           cluster: str | None, quiet: bool) -> None:
+def verify(
+    store_dir: str,
+    sample: int | None,
+    seed: int,
+    levels_text: str | None,
+    cluster: str | None,
+    quiet: bool,
+) -> None:
     """Re-derive every level of a store from the level below and check each value and
     radius (exit 0 verified, 1 a value or radius contradicted, 2 unreadable).
 
@@ -75,8 +96,15 @@ def verify(store_dir: str, sample: int | None, seed: int, levels_text: str | Non
     bar = ProgressBar(enabled=not quiet, leave=False)
     progress = BarProgress(bar)
     try:
-        verdict = verify_store(store_dir, parse_levels(levels_text), sample, seed, progress,
-                               None if quiet else level_line(bar), cluster)
+        verdict = verify_store(
+            store_dir,
+            parse_levels(levels_text),
+            sample,
+            seed,
+            progress,
+            None if quiet else level_line(bar),
+            cluster,
+        )
     finally:
         bar.close()
     bad = verdict.bad
@@ -103,17 +131,27 @@ def level_line(bar: ProgressBar):
         if not check.passed:
             return
         if check.total == 0:
-            click.echo(f"gops: level {check.k}: no matrix game; every value as the rules set "
-                       f"it; radius {check.needed:.1e}", err=True)
+            click.echo(
+                f"gops: level {check.k}: no matrix game; every value as the rules set "
+                f"it; radius {check.needed:.1e}",
+                err=True,
+            )
             return
-        same = ("identical to the stored values" if check.difference == 0.0
-                else f"within {check.difference:.1e} of the stored values")
+        same = (
+            "identical to the stored values"
+            if check.difference == 0.0
+            else f"within {check.difference:.1e} of the stored values"
+        )
         if check.items < check.total:
             what = f"sampled, {same}; their largest bound {check.needed:.1e}"
         else:
             what = f"re-derived, {same}; radius {check.needed:.1e}"
-        click.echo(f"gops: level {check.k}: {check.items:,} of {check.total:,} items {what} "
-                   f"({check.seconds:.1f} s)", err=True)
+        click.echo(
+            f"gops: level {check.k}: {check.items:,} of {check.total:,} items {what} "
+            f"({check.seconds:.1f} s)",
+            err=True,
+        )
+
     return report
 
 
@@ -122,16 +160,23 @@ def summary(verdict: StoreVerdict) -> str:
     checked = [c.k for c in verdict.checked]
     largest = max(c.needed for c in verdict.checked)
     what = f"N={verdict.n} {verdict.objective}" + (
-        "" if verdict.order == "random" else f" order={verdict.order}")
+        "" if verdict.order == "random" else f" order={verdict.order}"
+    )
     if verdict.sample is not None:
         items = sum(c.items for c in verdict.checked)
-        return (f"spot-checked: {items:,} random items of levels {checked[0]}..{checked[-1]} "
-                f"of {verdict.root} ({what}) agree with their re-derivation and no radius is "
-                "understated; not a proof: `gops verify` without --sample re-derives every item")
+        return (
+            f"spot-checked: {items:,} random items of levels {checked[0]}..{checked[-1]} "
+            f"of {verdict.root} ({what}) agree with their re-derivation and no radius is "
+            "understated; not a proof: `gops verify` without --sample re-derives every item"
+        )
     if verdict.complete:
-        return (f"verified: every value of {verdict.root} ({what}) lies within its level's "
-                f"radius of the value re-derived here, and every radius is the one "
-                f"re-derived (largest {largest:.1e})")
-    return (f"verified levels {checked[0]}..{checked[-1]} of {verdict.root} ({what}), each "
-            "given the manifest's radius of the level below; the store is proved once every "
-            f"level 0..{verdict.n} has passed")
+        return (
+            f"verified: every value of {verdict.root} ({what}) lies within its level's "
+            f"radius of the value re-derived here, and every radius is the one "
+            f"re-derived (largest {largest:.1e})"
+        )
+    return (
+        f"verified levels {checked[0]}..{checked[-1]} of {verdict.root} ({what}), each "
+        "given the manifest's radius of the level below; the store is proved once every "
+        f"level 0..{verdict.n} has passed"
+    )

@@ -60,15 +60,17 @@ def parse_cluster(spec: str) -> tuple[str, int | str]:
     (('local', 2), ('address', 'tcp://10.0.0.5:8786'))
     """
     if spec.startswith("local:"):
-        count = spec[len("local:"):]
+        count = spec[len("local:") :]
         if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 1024:
             raise GopsInputError(
-                f"--cluster local:W needs a worker count W from 1 to 1024, got {spec!r}")
+                f"--cluster local:W needs a worker count W from 1 to 1024, got {spec!r}"
+            )
         return "local", int(count)
     if spec.startswith(("tcp://", "tls://", "ucx://")) and ":" in spec.split("://", 1)[1]:
         return "address", spec
     raise GopsInputError(
-        f"--cluster must be local:W or a scheduler address tcp://HOST:PORT, got {spec!r}")
+        f"--cluster must be local:W or a scheduler address tcp://HOST:PORT, got {spec!r}"
+    )
 
 
 def parts_of(level, items_per_row: int, part_items: int) -> list[tuple[int, int]]:
@@ -101,9 +103,13 @@ def read_note(root, k: int, r0: int, r1: int) -> dict | None:
         data = json.loads(note.read_text())
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
-    ok = (isinstance(data, dict) and isinstance(data.get("games"), int)
-          and isinstance(data.get("radius"), (int, float)) and data["radius"] >= 0.0
-          and isinstance(data.get("sha256"), str))
+    ok = (
+        isinstance(data, dict)
+        and isinstance(data.get("games"), int)
+        and isinstance(data.get("radius"), (int, float))
+        and data["radius"] >= 0.0
+        and isinstance(data.get("sha256"), str)
+    )
     return data if ok else None
 
 
@@ -123,8 +129,16 @@ def _cached(key, make):
     return _WORKER_CACHE[key]
 
 
-def solve_part(root: str, game: dict, k: int, r0: int, r1: int, radius_below: float,
-               below_sha256: str, threads: int | None) -> dict:
+def solve_part(
+    root: str,
+    game: dict,
+    k: int,
+    r0: int,
+    r1: int,
+    radius_below: float,
+    below_sha256: str,
+    threads: int | None,
+) -> dict:
     """Solve rows [r0, r1) of level k of the store at ``root`` (the game of ``game``,
     :meth:`exact.game.spec.GameSpec.to_json`) into their part file, and return the part's
     note (also written next to it).  Runs on a Dask worker.
@@ -145,25 +159,35 @@ def solve_part(root: str, game: dict, k: int, r0: int, r1: int, radius_below: fl
     values, note = part_paths(root, k, r0, r1)
     t0 = time.perf_counter()
     # Copy-on-write map: writable (the kernels' one specialisation), nothing copied.
-    below = _cached(("below", root, k - 1, below_sha256),
-                    lambda: np.load(Path(root) / f"level-{k - 1}.npy", mmap_mode="c"))
+    below = _cached(
+        ("below", root, k - 1, below_sha256),
+        lambda: np.load(Path(root) / f"level-{k - 1}.npy", mmap_mode="c"),
+    )
     out = spec.empty_rows(level, r0, r1)
     per_row = spec.level_items(level) // level.prize_sets
-    games, radius = spec.solve_chunk(level, below, out, r0 * per_row, r1 * per_row,
-                                     radius_below, row0=r0)
+    games, radius = spec.solve_chunk(
+        level, below, out, r0 * per_row, r1 * per_row, radius_below, row0=r0
+    )
     if not np.isfinite(radius) and np.isfinite(radius_below):
-        raise SolverError(f"level {k}: a matrix game failed (NaN) in rows {r0}..{r1 - 1}; "
-                          "no value is certified (a bug)")
+        raise SolverError(
+            f"level {k}: a matrix game failed (NaN) in rows {r0}..{r1 - 1}; "
+            "no value is certified (a bug)"
+        )
     with atomic_file(values, unique=True) as fh:  # a rerun task may write it at once
         np.save(fh, out)
-    data = {"games": int(games), "radius": float(radius), "sha256": file_sha256(values),
-            "seconds": time.perf_counter() - t0}
+    data = {
+        "games": int(games),
+        "radius": float(radius),
+        "sha256": file_sha256(values),
+        "seconds": time.perf_counter() - t0,
+    }
     with atomic_file(note, "w", unique=True) as fh:
         fh.write(json.dumps(data))
     return data
 
 
 # -- the client ----------------------------------------------------------------------------
+
 
 @dataclass
 class ClusterReport:
@@ -189,8 +213,13 @@ def connect(spec: str):
 
     kind, arg = parse_cluster(spec)
     if kind == "local":
-        cluster = LocalCluster(n_workers=arg, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=arg,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
         return Client(cluster), cluster
     try:
         return Client(arg, timeout="30s"), None
@@ -207,9 +236,16 @@ def worker_threads(spec: str) -> int | None:
     return None
 
 
-def solve_on_cluster(game: GameSpec, root, cluster: str, part_items: int | None = None,
-                     progress=None, on_repair=None, client=None,
-                     threads: int | None = None) -> tuple[Store, ClusterReport]:
+def solve_on_cluster(
+    game: GameSpec,
+    root,
+    cluster: str,
+    part_items: int | None = None,
+    progress=None,
+    on_repair=None,
+    client=None,
+    threads: int | None = None,
+) -> tuple[Store, ClusterReport]:
     """Solve the game (a float GameSpec without handicap, as every store holds) into the
     store at ``root`` on a Dask cluster (``local:W`` or a
     scheduler address), resuming whatever the store holds.  ``progress(k, done, total,
@@ -252,10 +288,22 @@ def solve_on_cluster(game: GameSpec, root, cluster: str, part_items: int | None 
             if progress is not None:
                 progress(k, done, len(parts), 0)
             below_sha256 = store.manifest["levels"][str(k - 1)]["sha256"]
-            futures = [client.submit(solve_part, str(root), game.to_json(), k, r0, r1,
-                                     radius_below, below_sha256, threads,
-                                     pure=False, retries=3)
-                       for r0, r1 in todo]
+            futures = [
+                client.submit(
+                    solve_part,
+                    str(root),
+                    game.to_json(),
+                    k,
+                    r0,
+                    r1,
+                    radius_below,
+                    below_sha256,
+                    threads,
+                    pure=False,
+                    retries=3,
+                )
+                for r0, r1 in todo
+            ]
             for future in as_completed(futures):
                 note = _result(future, k)
                 done += 1
@@ -280,8 +328,10 @@ def _result(future, k: int) -> dict:
     try:
         return future.result()
     except KilledWorker as exc:
-        raise SolverError(f"level {k}: a part was lost with every worker that ran it ({exc}); "
-                          "rerun the same command to resume") from None
+        raise SolverError(
+            f"level {k}: a part was lost with every worker that ran it ({exc}); "
+            "rerun the same command to resume"
+        ) from None
 
 
 def join_parts(store: Store, level, parts) -> float:
@@ -298,10 +348,17 @@ def join_parts(store: Store, level, parts) -> float:
         except (OSError, ValueError, EOFError):
             rows = None
         want = (r1 - r0, *store.objective.level_shape(level)[1:])
-        if (note is None or rows is None or rows.shape != want or rows.dtype != np.float64
-                or file_sha256(values) != note["sha256"]):
-            raise StoreError(f"{values}: a part recorded as done is missing or damaged; "
-                             f"remove {parts_dir(store.root, k)} and rerun to redo the level")
+        if (
+            note is None
+            or rows is None
+            or rows.shape != want
+            or rows.dtype != np.float64
+            or file_sha256(values) != note["sha256"]
+        ):
+            raise StoreError(
+                f"{values}: a part recorded as done is missing or damaged; "
+                f"remove {parts_dir(store.root, k)} and rerun to redo the level"
+            )
         out[r0:r1] = rows
         radius = max(radius, note["radius"])
     store.finish_level(k, out, radius)

@@ -67,8 +67,9 @@ def _progress_units(level, total: int, start: int, stop: int) -> int:
     return stop * units // total - start * units // total
 
 
-def solve_float_levels(objective: Objective, levels, progress=None, sink=None,
-                       chunk_items: int | None = None):
+def solve_float_levels(
+    objective: Objective, levels, progress=None, sink=None, chunk_items: int | None = None
+):
     """Float values of every level, bottom-up, into ``sink`` (default: in memory).
 
     Returns the sink and the number of matrix games solved.  A level the sink reports
@@ -95,8 +96,10 @@ def solve_float_levels(objective: Objective, levels, progress=None, sink=None,
             stop = min(total, start + chunk)
             solved, bound = objective.solve_chunk(level, below, out, start, stop, radius_below)
             if not np.isfinite(bound) and np.isfinite(radius_below):
-                raise SolverError(f"level {level.k}: a matrix game failed (NaN) in items "
-                                  f"{start}..{stop - 1}; no value is certified (a bug)")
+                raise SolverError(
+                    f"level {level.k}: a matrix game failed (NaN) in items "
+                    f"{start}..{stop - 1}; no value is certified (a bug)"
+                )
             games += solved
             radius = max(radius, bound)
             sink.checkpoint(level, out, stop, radius)
@@ -139,4 +142,3 @@ def solve_rational_levels(objective: Objective, levels, progress=None, on_record
                 progress(level, _progress_units(level, level.prize_sets, r, r + 1))
         values.append(out)
     return values, {"paths": dict(paths)}
-

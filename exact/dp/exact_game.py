@@ -168,10 +168,12 @@ def verify_integer(game: IntegerGame, X, D, W, Y, E, W2) -> bool:
 def _from_supports(game: IntegerGame, S, T):
     """Candidate (X, D, W, Y, E, W2) from supports S (rows) and T (columns), or None."""
     k = game.k
-    xs = _solve_indifference([[game.cols[j][i] for i in S] for j in T],
-                             [game.col_scale[j] for j in T])
-    ys = _solve_indifference([[game.rows[i][j] for j in T] for i in S],
-                             [game.row_scale[i] for i in S])
+    xs = _solve_indifference(
+        [[game.cols[j][i] for i in S] for j in T], [game.col_scale[j] for j in T]
+    )
+    ys = _solve_indifference(
+        [[game.rows[i][j] for j in T] for i in S], [game.row_scale[i] for i in S]
+    )
     if xs is None or ys is None:
         return None
     X, Y = [fmpz(0)] * k, [fmpz(0)] * k
@@ -231,8 +233,10 @@ def exact_simplex(A):
     k = len(A)
     c = ONE - min(min(row) for row in A)
     # Tableau rows: [B_i1..B_ik | slack e_i | rhs]; variables 0..k-1 are q, k..2k-1 slacks.
-    T = [[A[i][j] + c for j in range(k)] + [ONE if s == i else ZERO for s in range(k)] + [ONE]
-         for i in range(k)]
+    T = [
+        [A[i][j] + c for j in range(k)] + [ONE if s == i else ZERO for s in range(k)] + [ONE]
+        for i in range(k)
+    ]
     z = [-ONE] * k + [ZERO] * k + [ZERO]
     basis = list(range(k, 2 * k))
     while True:
@@ -243,8 +247,11 @@ def exact_simplex(A):
         for i in range(k):
             if T[i][entering] > 0:
                 ratio = T[i][-1] / T[i][entering]
-                if (best is None or ratio < best[0]
-                        or (ratio == best[0] and basis[i] < basis[best[1]])):
+                if (
+                    best is None
+                    or ratio < best[0]
+                    or (ratio == best[0] and basis[i] < basis[best[1]])
+                ):
                     best = (ratio, i)
         if best is None:
             raise SolverError("unbounded game LP (impossible for a positive matrix)")

@@ -114,8 +114,16 @@ class Objective(ABC):
         image under an antisymmetric order."""
 
     @abstractmethod
-    def solve_chunk(self, level: Level, below: np.ndarray | None, out: np.ndarray, start: int,
-                    stop: int, radius_below: float, row0: int = 0) -> tuple[int, float]:
+    def solve_chunk(
+        self,
+        level: Level,
+        below: np.ndarray | None,
+        out: np.ndarray,
+        start: int,
+        stop: int,
+        radius_below: float,
+        row0: int = 0,
+    ) -> tuple[int, float]:
         """Solve kernel items [start, stop) of ``level`` into ``out`` (``below``: the values
         of the level below, None for level 0, which has no item); the games solved and
         a certified bound on the error of every value written (given ``radius_below``, the
@@ -139,8 +147,17 @@ class Objective(ABC):
         u sign(V_i - Y_j)), ``children`` the columns of level k - 1.  Numbers of ``row``
         (float or fmpq)."""
 
-    def matrix(self, level: Level, below, r: int, p: int, m: int, lead=None,
-               scale: int = 1, children: Columns | None = None) -> list[list]:
+    def matrix(
+        self,
+        level: Level,
+        below,
+        r: int,
+        p: int,
+        m: int,
+        lead=None,
+        scale: int = 1,
+        children: Columns | None = None,
+    ) -> list[list]:
         """X^u of record (r, p, lead) for the m-th smallest upcard u of prize set r, from the
         level below (rows: my cards ascending, columns: theirs), numbers of ``below``.
         ``scale``: the unit of ``below`` when it holds fixed-point integers (the audit's);
@@ -152,8 +169,7 @@ class Objective(ABC):
         cells = [[(int(child[i, j]), u * int(sign[i, j])) for j in range(k)] for i in range(k)]
         if children is None:
             children = self.below_columns(level)
-        return self.payoffs(level.n, k, below[int(level.prize_child[r, m])], cells, lead,
-                            children)
+        return self.payoffs(level.n, k, below[int(level.prize_child[r, m])], cells, lead, children)
 
     @abstractmethod
     def solve_exact_game(self, A):
@@ -183,7 +199,8 @@ class Objective(ABC):
         """The lead of a position, validated for this objective (GopsInputError)."""
         if lead is not None:
             raise GopsInputError(
-                f"the {self.name} objective has no lead (the win objective has one)")
+                f"the {self.name} objective has no lead (the win objective has one)"
+            )
         return None
 
     def decided(self, deck, lead) -> int | None:
@@ -227,8 +244,7 @@ class PointsObjective(Objective):
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.points import solve_level
 
-        radius = solve_level(level, below, out, start, stop, radius_below, row0,
-                             self.order.code)
+        radius = solve_level(level, below, out, start, stop, radius_below, row0, self.order.code)
         return (stop - start) * len(self.order.upcard_indices(level.k)), radius
 
     def exact_level(self, level):
@@ -333,8 +349,9 @@ class WinObjective(Objective):
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         from exact.kernels.win import solve_win_level
 
-        return solve_win_level(level, below, out, self.handicap, start, stop, radius_below,
-                               row0, self.order.code)
+        return solve_win_level(
+            level, below, out, self.handicap, start, stop, radius_below, row0, self.order.code
+        )
 
     def exact_level(self, level):
         template = self.empty_level(level)
@@ -367,8 +384,9 @@ class WinObjective(Objective):
             out = []
             for c, won in line:
                 lc = lead + won
-                out.append(one if lc > offb else -one if lc < -offb
-                           else _read(row, children, c, lc, offb))
+                out.append(
+                    one if lc > offb else -one if lc < -offb else _read(row, children, c, lc, offb)
+                )
             A.append(out)
         return A
 

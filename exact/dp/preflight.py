@@ -34,7 +34,7 @@ from exact.errors import GopsInputError
 from exact.game.encoding import column_count, pattern_count
 from exact.game.spec import GameSpec
 
-GIB = 2 ** 30
+GIB = 2**30
 #: The process's own memory (Python, numba, the kernels' scratch), with a margin: 0.31 GiB
 #: was measured at N = 13 (module docstring).
 BASE_MEMORY = 1.0 * GIB
@@ -62,9 +62,11 @@ class Estimate:
     minimum_bytes: float = 0.0  # CACHE_FRACTION of the pair, plus the process
 
     def describe(self) -> str:
-        return (f"about {_duration(self.seconds)} on {self.cores} cores, "
-                f"{self.memory_bytes / GIB:.1f} GiB of memory (at least "
-                f"{self.minimum_bytes / GIB:.1f}), {_bytes(self.disk_bytes)} of disk")
+        return (
+            f"about {_duration(self.seconds)} on {self.cores} cores, "
+            f"{self.memory_bytes / GIB:.1f} GiB of memory (at least "
+            f"{self.minimum_bytes / GIB:.1f}), {_bytes(self.disk_bytes)} of disk"
+        )
 
 
 def _bytes(count: float) -> str:
@@ -107,7 +109,7 @@ def level_work(game: GameSpec, k: int) -> float:
     items; exact.game.orders)."""
     n = game.n
     subgames = comb(n, k) * pattern_count(n, k) * objective_of(game).values_per_subgame(n, k)
-    work = subgames * k ** 3 / 2
+    work = subgames * k**3 / 2
     order = game.order
     work *= len(order.upcard_indices(k)) / max(k, 1) if k else 1.0
     return work if order.antisymmetric else 2 * work
@@ -121,8 +123,15 @@ def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
     pair = max((sizes[k - 1] + sizes[k] for k in range(1, n + 1)), default=sizes[0])
     work = sum(level_work(game, k) for k in range(n + 1))
     seconds = work * CORE_SECONDS_PER_UNIT[game.objective] / cores
-    return Estimate(n, game.objective, seconds, pair + BASE_MEMORY, sum(sizes), cores,
-                    CACHE_FRACTION * pair + BASE_MEMORY)
+    return Estimate(
+        n,
+        game.objective,
+        seconds,
+        pair + BASE_MEMORY,
+        sum(sizes),
+        cores,
+        CACHE_FRACTION * pair + BASE_MEMORY,
+    )
 
 
 def memory_total() -> int:
@@ -146,8 +155,9 @@ def stored_bytes(root) -> int:
     return sum(p.stat().st_size for p in root.glob("level-*.npy") if p.is_file())
 
 
-def check_fits(est: Estimate, root, cluster: bool = False, memory: int | None = None,
-               free: int | None = None) -> None:
+def check_fits(
+    est: Estimate, root, cluster: bool = False, memory: int | None = None, free: int | None = None
+) -> None:
     """GopsInputError (one line, exit 2) naming what is short if this machine cannot run
     the solve: memory (not checked for a cluster, whose workers hold parts) or disk."""
     memory = memory_total() if memory is None else memory
@@ -155,13 +165,20 @@ def check_fits(est: Estimate, root, cluster: bool = False, memory: int | None = 
     disk_needed = max(0, est.disk_bytes - stored_bytes(root))
     short = []
     if not cluster and est.minimum_bytes > 0.9 * memory:
-        short.append(f"memory: at least {est.minimum_bytes / GIB:.1f} GiB needed, "
-                     f"{memory / GIB:.1f} GiB here")
+        short.append(
+            f"memory: at least {est.minimum_bytes / GIB:.1f} GiB needed, "
+            f"{memory / GIB:.1f} GiB here"
+        )
     if disk_needed > free:
-        short.append(f"disk: about {_bytes(disk_needed)} more needed in {root}, "
-                     f"{_bytes(free)} free")
+        short.append(
+            f"disk: about {_bytes(disk_needed)} more needed in {root}, {_bytes(free)} free"
+        )
     if short:
-        hint = ("use a store on a larger disk" if cluster else
-                "run it on a Dask cluster with --cluster (docs/beyond-one-machine.md)")
-        raise GopsInputError(f"N={est.n} ({est.objective}) does not fit this machine: "
-                             f"{'; '.join(short)}; {hint}")
+        hint = (
+            "use a store on a larger disk"
+            if cluster
+            else "run it on a Dask cluster with --cluster (docs/beyond-one-machine.md)"
+        )
+        raise GopsInputError(
+            f"N={est.n} ({est.objective}) does not fit this machine: {'; '.join(short)}; {hint}"
+        )

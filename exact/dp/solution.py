@@ -175,8 +175,16 @@ class Solution:
     exact.errors.GopsInputError: the points objective has no lead (the win objective has one)
     """
 
-    def __init__(self, spec: GameSpec, levels, values, stats=None, radii=None, store=None,
-                 objective: Objective | None = None):
+    def __init__(
+        self,
+        spec: GameSpec,
+        levels,
+        values,
+        stats=None,
+        radii=None,
+        store=None,
+        objective: Objective | None = None,
+    ):
         #: The game solved (exact.game.spec): N, objective, prize order, handicap, arithmetic.
         self.spec = spec
         #: How its levels are laid out and its matrices built (exact.dp.objective); by
@@ -225,8 +233,10 @@ class Solution:
             extra += f", order={self.order.name!r}"
         if self.store is not None:
             extra += f", store={str(self.store)!r}"
-        return (f"Solution(n={self.n}, objective={self.objective!r}, "
-                f"arithmetic={self.arithmetic!r}{extra})")
+        return (
+            f"Solution(n={self.n}, objective={self.objective!r}, "
+            f"arithmetic={self.arithmetic!r}{extra})"
+        )
 
     # -- positions -----------------------------------------------------------------------
 
@@ -235,8 +245,10 @@ class Solution:
         mine, theirs, deck = validate_position(mine, theirs, deck, upcard, n=self.n)
         lead = self.objective_spec.check_lead(lead, self.n, deck)
         if upcard is not None and upcard not in self.order.next_prizes(deck):
-            raise GopsInputError(f"in the {self.order.name} prize order the next prize is "
-                                 f"{self.order.next_prizes(deck)[0]}, not {upcard}")
+            raise GopsInputError(
+                f"in the {self.order.name} prize order the next prize is "
+                f"{self.order.next_prizes(deck)[0]}, not {upcard}"
+            )
         # A value needs its own level; a strategy only the level below (after the bids).
         most = len(self.levels) - (1 if upcard is None else 0)
         if len(deck) > most and self.objective_spec.decided(deck, lead) is None:
@@ -250,15 +262,23 @@ class Solution:
             return self._arith.constant(decided)
         k = len(deck)
         level = self.levels[k]
-        value = self.objective_spec.get(self.values[k], level, prize_rank(deck),
-                                        pattern_rank(level, mine, theirs), lead)
+        value = self.objective_spec.get(
+            self.values[k], level, prize_rank(deck), pattern_rank(level, mine, theirs), lead
+        )
         if value is None or value != value:
-            raise SolverError(f"no stored value at {sorted(mine)}, {sorted(theirs)}, "
-                              f"{sorted(deck)}, lead {lead} (a bug)")
+            raise SolverError(
+                f"no stored value at {sorted(mine)}, {sorted(theirs)}, "
+                f"{sorted(deck)}, lead {lead} (a bug)"
+            )
         return value
 
-    def value(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
-              lead: int | None = None) -> Number:
+    def value(
+        self,
+        mine: Collection[int],
+        theirs: Collection[int],
+        deck: Collection[int],
+        lead: int | None = None,
+    ) -> Number:
         """f(mine, theirs, deck[, lead]) before the next upcard: my expected point
         difference (points), or P(win) - P(loss) (win).
 
@@ -277,8 +297,13 @@ class Solution:
         mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
         return self._arith.number(self._lookup(mine, theirs, deck, lead))
 
-    def enclosure(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
-                  lead: int | None = None) -> tuple[float, float]:
+    def enclosure(
+        self,
+        mine: Collection[int],
+        theirs: Collection[int],
+        deck: Collection[int],
+        lead: int | None = None,
+    ) -> tuple[float, float]:
         """An interval that provably contains the exact value f(mine, theirs, deck[, lead]):
         the stored value plus or minus its level's certified radius, rounded outward.
         SolverError if the radius is unknown (a store written before radii were kept).
@@ -295,13 +320,21 @@ class Solution:
             return float(value), float(value)
         radius = self.radii[len(deck)]
         if not np.isfinite(radius):
-            raise SolverError("this solution carries no certified radius (a store written "
-                              "before radii were kept: solve it again)")
+            raise SolverError(
+                "this solution carries no certified radius (a store written "
+                "before radii were kept: solve it again)"
+            )
         v = float(value)
         return float(np.nextafter(v - radius, -np.inf)), float(np.nextafter(v + radius, np.inf))
 
-    def matrix(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
-               upcard: int, lead: int | None = None) -> np.ndarray:
+    def matrix(
+        self,
+        mine: Collection[int],
+        theirs: Collection[int],
+        deck: Collection[int],
+        upcard: int,
+        lead: int | None = None,
+    ) -> np.ndarray:
         """The payoff matrix of the position (rows: my cards ascending; columns: theirs)."""
         mine, theirs, deck, lead = self._position(mine, theirs, deck, upcard, lead)
         return self._matrix(mine, theirs, deck, upcard, lead)
@@ -313,19 +346,35 @@ class Solution:
         if decided is not None:  # every entry is decided too, with the same sign
             return np.full((k, k), self._arith.constant(decided), dtype=self._arith.dtype)
         below = self.levels[k - 1]
-        cells = [[(pattern_rank(below, mine - {a}, theirs - {b}), upcard * _sign(a - b))
-                  for b in sorted(theirs)] for a in sorted(mine)]
+        cells = [
+            [
+                (pattern_rank(below, mine - {a}, theirs - {b}), upcard * _sign(a - b))
+                for b in sorted(theirs)
+            ]
+            for a in sorted(mine)
+        ]
         row = self.values[k - 1][prize_rank(deck - {upcard})]
-        A = np.array(self.objective_spec.payoffs(self.n, k, row, cells, lead,
-                                                 self.objective_spec.columns(below)),
-                     dtype=self._arith.dtype)
+        A = np.array(
+            self.objective_spec.payoffs(
+                self.n, k, row, cells, lead, self.objective_spec.columns(below)
+            ),
+            dtype=self._arith.dtype,
+        )
         if any(x is None or x != x for x in A.flat):  # NaN or None: never solved
-            raise SolverError(f"no stored value below {sorted(mine)}, {sorted(theirs)}, "
-                              f"{sorted(deck)}, lead {lead} (a bug)")
+            raise SolverError(
+                f"no stored value below {sorted(mine)}, {sorted(theirs)}, "
+                f"{sorted(deck)}, lead {lead} (a bug)"
+            )
         return A
 
-    def strategy(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
-                 upcard: int, lead: int | None = None) -> Strategy:
+    def strategy(
+        self,
+        mine: Collection[int],
+        theirs: Collection[int],
+        deck: Collection[int],
+        upcard: int,
+        lead: int | None = None,
+    ) -> Strategy:
         """The equilibrium once ``upcard`` (which is in ``deck``) is turned up."""
         if upcard is None:
             raise GopsInputError("an upcard is required")
@@ -333,8 +382,13 @@ class Solution:
         A = self._matrix(mine, theirs, deck, upcard, lead)
         return equilibrium_strategy(self._arith, A, self._arith.solve(A), mine, theirs, upcard)
 
-    def prize_values(self, mine: Collection[int], theirs: Collection[int], deck: Collection[int],
-                     lead: int | None = None) -> dict[int, Number]:
+    def prize_values(
+        self,
+        mine: Collection[int],
+        theirs: Collection[int],
+        deck: Collection[int],
+        lead: int | None = None,
+    ) -> dict[int, Number]:
         """{upcard u: f_u}, the value of the game once u is turned up, for every prize the
         order can turn up next: under a controlled order, the chooser takes the best.
 
@@ -360,5 +414,7 @@ class Solution:
         for every upcard the prize order can turn up first; ``lead``: a starting lead (win
         objective)."""
         cards = set(range(1, self.n + 1))
-        return {u: self.strategy(cards, cards, cards, u, lead).mine
-                for u in self.order.next_prizes(cards)}
+        return {
+            u: self.strategy(cards, cards, cards, u, lead).mine
+            for u in self.order.next_prizes(cards)
+        }

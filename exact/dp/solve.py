@@ -52,13 +52,21 @@ def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int
     total = n * (n + 1) // 2
     low = -total if signed else 0
     if isinstance(lead, bool) or not isinstance(lead, int) or not low <= lead <= total:
-        raise GopsInputError(f"{what} must be between {low} and {total} for {n}-card GOPS "
-                             f"(its prizes are worth {total} points in all), got {lead!r}")
+        raise GopsInputError(
+            f"{what} must be between {low} and {total} for {n}-card GOPS "
+            f"(its prizes are worth {total} points in all), got {lead!r}"
+        )
     return lead
 
 
-def parse_game(n, objective: str = "points", arithmetic: str = "float",
-               top: int | None = None, handicap: int = 0, order="random") -> GameSpec:
+def parse_game(
+    n,
+    objective: str = "points",
+    arithmetic: str = "float",
+    top: int | None = None,
+    handicap: int = 0,
+    order="random",
+) -> GameSpec:
     """The checked GameSpec of :func:`solve`'s loose arguments, for the callers that take
     them (the API, the certificate writers, the audit); one-line GopsInputError otherwise.
 
@@ -74,8 +82,12 @@ def parse_game(n, objective: str = "points", arithmetic: str = "float",
     ...
     exact.errors.GopsInputError: N must be between 1 and 7, got 8
     """
-    if objective in OBJECTIVES and arithmetic in ARITHMETICS and top is None and not (
-            handicap and objective != "win"):
+    if (
+        objective in OBJECTIVES
+        and arithmetic in ARITHMETICS
+        and top is None
+        and not (handicap and objective != "win")
+    ):
         check_n(n, SOLVE_MAX_N[objective, arithmetic])
     return check_limits(GameSpec.parse(n, objective, order, handicap, arithmetic), top)
 
@@ -93,7 +105,8 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
     elif not 0 <= top <= min(spec.n, limit):
         raise GopsInputError(
             f"{spec.arithmetic} arithmetic solves hands of at most {limit} cards"
-            f"{' for the win objective' if spec.has_lead else ''}, got {top}")
+            f"{' for the win objective' if spec.has_lead else ''}, got {top}"
+        )
     if spec.has_lead:
         # A few levels of a big game can outweigh a whole small one: bound the entries.
         from exact.kernels.win import win_cells
@@ -101,9 +114,11 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
         budget = win_cells(limit) * 5 // 4
         cells = win_cells(spec.n, top, spec.handicap)
         if cells > budget:
-            raise GopsInputError(f"too big for the win objective in {spec.arithmetic} "
-                                 f"arithmetic: {cells:,} (subgame, lead) entries, "
-                                 f"at most {budget:,}")
+            raise GopsInputError(
+                f"too big for the win objective in {spec.arithmetic} "
+                f"arithmetic: {cells:,} (subgame, lead) entries, "
+                f"at most {budget:,}"
+            )
     return spec
 
 

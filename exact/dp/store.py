@@ -92,8 +92,14 @@ def order_of(manifest: dict) -> str:
 def game_of(manifest: dict) -> GameSpec:
     """The game a store holds: the real game (no handicap) in floating point (read_manifest
     has checked its fields)."""
-    return GameSpec.from_json({"n": manifest["n"], "objective": manifest["objective"],
-                               "order": order_of(manifest), "arithmetic": "float"})
+    return GameSpec.from_json(
+        {
+            "n": manifest["n"],
+            "objective": manifest["objective"],
+            "order": order_of(manifest),
+            "arithmetic": "float",
+        }
+    )
 
 
 def manifest_objective(manifest: dict) -> Objective:
@@ -125,13 +131,19 @@ def require_regular_file(path: Path) -> None:
     except OSError as exc:
         raise StoreError(f"{path} {unreadable_reason(exc)}") from None
     if not stat.S_ISREG(mode):
-        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
-            "a device or socket"
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device or socket"
+        )
         raise NotRegularFile(f"{path} is {kind}, not a regular file: the store was tampered with")
 
 
-def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
-                       mode: Literal["r", "c"] = "r") -> np.ndarray:
+def open_checked_level(
+    path: Path, shape: tuple[int, ...], sha256: str | None, mode: Literal["r", "c"] = "r"
+) -> np.ndarray:
     """A level file opened after checking that it is readable, holds float64 values of
     ``shape``, and (when ``sha256`` is given) matches that checksum.  StoreError naming
     what is wrong otherwise.
@@ -150,8 +162,10 @@ def open_checked_level(path: Path, shape: tuple[int, ...], sha256: str | None,
         raise StoreError(f"{path} is truncated or corrupted (not a complete .npy array)") from None
     if not isinstance(arr, np.ndarray) or arr.dtype != np.float64 or arr.shape != shape:
         found = f"{arr.dtype} {list(arr.shape)}" if isinstance(arr, np.ndarray) else "no array"
-        raise StoreError(f"{path} holds {found}, not float64 {list(shape)}: "
-                         "the file was replaced or belongs to another game")
+        raise StoreError(
+            f"{path} holds {found}, not float64 {list(shape)}: "
+            "the file was replaced or belongs to another game"
+        )
     if sha256 is not None and file_sha256(path) != sha256:
         raise StoreError(f"{path} does not match its checksum: the store is corrupted")
     return arr
@@ -173,8 +187,14 @@ class Store:
     is told of every completed level found damaged (it is then recomputed).
     """
 
-    def __init__(self, root, game: GameSpec, chunk_items: int = DEFAULT_CHUNK_ITEMS,
-                 levels=None, on_repair=None):
+    def __init__(
+        self,
+        root,
+        game: GameSpec,
+        chunk_items: int = DEFAULT_CHUNK_ITEMS,
+        levels=None,
+        on_repair=None,
+    ):
         self.root = Path(root)
         #: The game stored (the real game: no handicap; float).
         self.game = game
@@ -191,12 +211,15 @@ class Store:
     # -- manifest ------------------------------------------------------------------------
 
     def _fresh_manifest(self) -> dict:
-        manifest = {"format": FORMAT, "version": VERSION, "n": self.game.n,
-                    "objective": self.game.objective}
+        manifest = {
+            "format": FORMAT,
+            "version": VERSION,
+            "n": self.game.n,
+            "objective": self.game.objective,
+        }
         if self.game.order is not RANDOM:  # a store of the paper's game says nothing (version 1)
             manifest["order"] = self.game.order.name
-        return {**manifest, "arithmetic": "float", "chunk_items": self.chunk_items,
-                "levels": {}}
+        return {**manifest, "arithmetic": "float", "chunk_items": self.chunk_items, "levels": {}}
 
     def _read_or_create_manifest(self) -> dict:
         manifest = existing_manifest(self.root, self.game, self.levels)
@@ -204,8 +227,10 @@ class Store:
             try:  # the store's own folder only: a mistyped parent is an error, not a path
                 self.root.mkdir(exist_ok=True)
             except FileNotFoundError:
-                raise StoreError(f"{self.root.parent} does not exist: create it first, or "
-                                 "choose another store directory") from None
+                raise StoreError(
+                    f"{self.root.parent} does not exist: create it first, or "
+                    "choose another store directory"
+                ) from None
             manifest = self._fresh_manifest()
             atomic_write_text(self.root / MANIFEST, json.dumps(manifest, indent=1))
             return manifest
@@ -325,8 +350,10 @@ class Store:
         except OSError as exc:
             if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
                 raise
-            raise StoreError(f"no space left in {self.root} for level {k} "
-                             f"({size:,} bytes): free some space and rerun to resume") from None
+            raise StoreError(
+                f"no space left in {self.root} for level {k} "
+                f"({size:,} bytes): free some space and rerun to resume"
+            ) from None
 
     def record_progress(self, k: int, items: int, arr: np.memmap, radius: float) -> None:
         arr.flush()
@@ -344,8 +371,7 @@ class Store:
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
 
-    def load_level(self, k: int, verify: bool = True,
-                   mode: Literal["r", "c"] = "c") -> np.ndarray:
+    def load_level(self, k: int, verify: bool = True, mode: Literal["r", "c"] = "c") -> np.ndarray:
         """A completed level, by default mapped copy-on-write as the level below the one
         being built (:func:`open_checked_level`)."""
         return load_level(self.root, self.manifest, self.levels, k, verify, mode)
@@ -390,8 +416,9 @@ def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
     if root.exists() and not root.is_dir():
         raise StoreError(f"{root} is not a directory")
     if not root.exists() and not root.parent.is_dir():
-        raise StoreError(f"{root.parent} does not exist: create it first, or choose another "
-                         "store directory")
+        raise StoreError(
+            f"{root.parent} does not exist: create it first, or choose another store directory"
+        )
     if not (root / MANIFEST).exists() and not (root / MANIFEST).is_symlink():
         if root.exists() and any(root.iterdir()):
             raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a store")
@@ -401,7 +428,8 @@ def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
     if held != game:
         raise StoreError(
             f"{root} holds N={held.n} objective={held.objective} order={held.order.name}, "
-            f"not N={game.n} objective={game.objective} order={game.order.name}")
+            f"not N={game.n} objective={game.objective} order={game.order.name}"
+        )
     check_manifest_shapes(root, manifest, build_levels(game.n) if levels is None else levels)
     return manifest
 
@@ -412,16 +440,22 @@ def _is_sha256(text) -> bool:
 
 def _is_level_entry(entry) -> bool:
     shape = entry.get("shape") if isinstance(entry, dict) else None
-    return (isinstance(shape, list) and len(shape) in (2, 3)
-            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
-            and _is_sha256(entry.get("sha256"))
-            and _is_radius(entry.get("radius")))
+    return (
+        isinstance(shape, list)
+        and len(shape) in (2, 3)
+        and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
+        and _is_sha256(entry.get("sha256"))
+        and _is_radius(entry.get("radius"))
+    )
 
 
 def _is_radius(radius) -> bool:
     """None (unknown: a store from before radii were kept) or a finite float >= 0."""
-    return radius is None or (isinstance(radius, (int, float)) and not isinstance(radius, bool)
-                              and 0.0 <= radius < float("inf"))
+    return radius is None or (
+        isinstance(radius, (int, float))
+        and not isinstance(radius, bool)
+        and 0.0 <= radius < float("inf")
+    )
 
 
 def read_manifest(root) -> dict:
@@ -453,12 +487,17 @@ def read_manifest(root) -> dict:
         and manifest["chunk_items"] > 0
         and isinstance(manifest.get("levels"), dict)
     )
-    if not ok and isinstance(manifest, dict) and manifest.get("format") == FORMAT \
-            and manifest.get("version") == FULL_LAYOUT_VERSION:
+    if (
+        not ok
+        and isinstance(manifest, dict)
+        and manifest.get("format") == FORMAT
+        and manifest.get("version") == FULL_LAYOUT_VERSION
+    ):
         raise StoreError(
             f"{root} is a store of version {FULL_LAYOUT_VERSION} (both values of every "
             f"antisymmetric pair), which this gops no longer reads: solve again into a new "
-            f"directory, `gops solve N --store NEWDIR` (half the size)")
+            f"directory, `gops solve N --store NEWDIR` (half the size)"
+        )
     if not ok:
         raise StoreError(f"{path} is not a gops store manifest of version {VERSION}")
     n = manifest["n"]
@@ -466,8 +505,10 @@ def read_manifest(root) -> dict:
         raise StoreError(f"{path} says N={n}: a store holds 1 to {MAX_CARDS} cards")
     for key, entry in manifest["levels"].items():
         if key.isdigit() and key.isascii() and int(key) > n:
-            raise StoreError(f"{path} says N={n} but records level {key}: the manifest was "
-                             "edited or belongs to another game")
+            raise StoreError(
+                f"{path} says N={n} but records level {key}: the manifest was "
+                "edited or belongs to another game"
+            )
         if key not in {str(k) for k in range(n + 1)} or not _is_level_entry(entry):
             raise StoreError(f"{path} has a malformed entry for level {key!r}")
     return manifest
@@ -484,7 +525,8 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
             raise StoreError(
                 f"{Path(root) / MANIFEST} says N={n} but records level {key} with shape "
                 f"{entry['shape']}, while N={n} implies {want}: the manifest was edited "
-                "or belongs to another game")
+                "or belongs to another game"
+            )
 
 
 def check_radii(root, manifest: dict) -> None:
@@ -502,34 +544,44 @@ def check_radii(root, manifest: dict) -> None:
         if radius is None:
             continue
         if k == 0 and radius != 0.0:
-            raise StoreError(f"{where} gives the empty game (level 0) the radius {radius!r}, "
-                             "not 0: the manifest was edited")
+            raise StoreError(
+                f"{where} gives the empty game (level 0) the radius {radius!r}, "
+                "not 0: the manifest was edited"
+            )
         if radius >= ceiling:
-            raise StoreError(f"{where} gives level {k} the radius {radius!r}, which proves "
-                             f"nothing (values are at most {ceiling:g} in size): the manifest "
-                             "was edited")
+            raise StoreError(
+                f"{where} gives level {k} the radius {radius!r}, which proves "
+                f"nothing (values are at most {ceiling:g} in size): the manifest "
+                "was edited"
+            )
         below = radii.get(k - 1)
         if below is not None and 0.0 < radius < below:
-            raise StoreError(f"{where} gives level {k} the radius {radius!r}, below level "
-                             f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
-                             "edited)")
+            raise StoreError(
+                f"{where} gives level {k} the radius {radius!r}, below level "
+                f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
+                "edited)"
+            )
 
 
-def load_level(root, manifest: dict, levels, k: int, verify: bool = True,
-               mode: Literal["r", "c"] = "r") -> np.ndarray:
+def load_level(
+    root, manifest: dict, levels, k: int, verify: bool = True, mode: Literal["r", "c"] = "r"
+) -> np.ndarray:
     """A completed level, memory-mapped (``mode`` as in :func:`open_checked_level`) after
     checking its shape against N and (with ``verify``) its checksum."""
     entry = manifest["levels"].get(str(k))
     if entry is None:
         raise StoreError(
-            f"level {k} of the store {root} is not complete: rerun the solve to resume")
+            f"level {k} of the store {root} is not complete: rerun the solve to resume"
+        )
     shape = manifest_objective(manifest).level_shape(levels[k])
-    return open_checked_level(Path(root) / f"level-{k}.npy", shape,
-                              entry["sha256"] if verify else None, mode)
+    return open_checked_level(
+        Path(root) / f"level-{k}.npy", shape, entry["sha256"] if verify else None, mode
+    )
 
 
-def solve_into_store(game: GameSpec, root, progress=None, chunk_items: int | None = None,
-                     on_repair=None) -> Store:
+def solve_into_store(
+    game: GameSpec, root, progress=None, chunk_items: int | None = None, on_repair=None
+) -> Store:
     """Solve the game (a float GameSpec without handicap: a store holds the real game)
     into the store at ``root``, resuming whatever is already there.
 
@@ -540,8 +592,9 @@ def solve_into_store(game: GameSpec, root, progress=None, chunk_items: int | Non
     """
     levels = build_levels(game.n)
     store = Store(root, game, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
-    _, store.games = solve_float_levels(store.objective, levels, progress, sink=store,
-                                        chunk_items=store.chunk_items)
+    _, store.games = solve_float_levels(
+        store.objective, levels, progress, sink=store, chunk_items=store.chunk_items
+    )
     return store
 
 
@@ -581,19 +634,28 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     if objective is not None and manifest["objective"] != objective:
         raise StoreError(f"{root} holds objective {manifest['objective']}, not {objective}")
     if order is not None and order_of(manifest) != order:
-        raise StoreError(f"{root} holds the {order_of(manifest)} prize order, not {order} "
-                         f"(read it with --order {order_of(manifest)})")
+        raise StoreError(
+            f"{root} holds the {order_of(manifest)} prize order, not {order} "
+            f"(read it with --order {order_of(manifest)})"
+        )
     if manifest.get("arithmetic") != "float":
         raise StoreError(f"{root}: unsupported arithmetic in the manifest")
     n = manifest["n"]
     missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
     if missing:
-        raise StoreError(f"{root} is incomplete (level {missing[0]} of {n} missing): "
-                         f"rerun `gops solve {game_of(manifest).command_flags()} --store "
-                         f"{root}` to resume")
+        raise StoreError(
+            f"{root} is incomplete (level {missing[0]} of {n} missing): "
+            f"rerun `gops solve {game_of(manifest).command_flags()} --store "
+            f"{root}` to resume"
+        )
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
     check_radii(root, manifest)
     radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
-    return Solution(game_of(manifest), levels, StoredValues(root, manifest, levels),
-                    radii=[float("inf") if r is None else r for r in radii], store=Path(root))
+    return Solution(
+        game_of(manifest),
+        levels,
+        StoredValues(root, manifest, levels),
+        radii=[float("inf") if r is None else r for r in radii],
+        store=Path(root),
+    )

@@ -43,8 +43,7 @@ from exact.game.rules import _as_card, _card_set, _fmt
 from exact.game.variants import Variant, get_variant, resolve_round
 from exact.limits import VARIANT_MAX_N, check_n
 
-__all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options",
-           "solve_variant"]
+__all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options", "solve_variant"]
 
 SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
 
@@ -52,12 +51,16 @@ SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
 def check_variant_options(variant: str, n: object, arithmetic: str) -> tuple[Variant, int]:
     """The variant and n, or a one-line GopsInputError."""
     if variant not in SOLVABLE_VARIANTS:
-        raise GopsInputError(f"the solvable two-player variants are "
-                             f"{', '.join(SOLVABLE_VARIANTS)}, not {variant!r}")
+        raise GopsInputError(
+            f"the solvable two-player variants are {', '.join(SOLVABLE_VARIANTS)}, not {variant!r}"
+        )
     if arithmetic not in ("float", "rational"):
         raise GopsInputError(f"arithmetic must be 'float' or 'rational', got {arithmetic!r}")
-    n = check_n(n, VARIANT_MAX_N[variant, arithmetic],
-                what=f" in the {variant} variant ({arithmetic} arithmetic)")
+    n = check_n(
+        n,
+        VARIANT_MAX_N[variant, arithmetic],
+        what=f" in the {variant} variant ({arithmetic} arithmetic)",
+    )
     v = get_variant(variant)
     if v.drop_last and n < 2:
         raise GopsInputError(f"the {variant} variant needs N >= 2")
@@ -99,8 +102,7 @@ class VariantSolution:
         self._first_round: dict[tuple[int, int, int, int, int], tuple] = {}
 
     def __repr__(self) -> str:
-        return (f"VariantSolution({self.variant.name!r}, n={self.n}, "
-                f"arithmetic={self.arithmetic!r})")
+        return f"VariantSolution({self.variant.name!r}, n={self.n}, arithmetic={self.arithmetic!r})"
 
     # -- positions -------------------------------------------------------------------------
 
@@ -118,19 +120,24 @@ class VariantSolution:
         deck, _ = _card_set(deck, "deck")
         dummy, _ = _card_set(dummy if dummy is not None else (), "dummy")
         low = min(v.bid_cards(n))
-        for what, cards, lo in (("mine", mine, low), ("theirs", theirs, low),
-                                ("deck", deck, 1), ("dummy", dummy, 1)):
+        for what, cards, lo in (
+            ("mine", mine, low),
+            ("theirs", theirs, low),
+            ("deck", deck, 1),
+            ("dummy", dummy, 1),
+        ):
             bad = sorted(c for c in cards if not lo <= c <= n)
             if bad:
                 raise GopsInputError(f"{what}: card {bad[0]} is outside {lo}..{n}")
         k = len(mine)
         if len(theirs) != k:
-            raise GopsInputError(f"hands differ in size: mine has {k} cards, theirs "
-                                 f"{len(theirs)}")
+            raise GopsInputError(f"hands differ in size: mine has {k} cards, theirs {len(theirs)}")
         prizes = k + (1 if v.drop_last else 0)
         if len(deck) != prizes:
-            raise GopsInputError(f"the deck must hold {prizes} prizes when each hand has "
-                                 f"{k} cards in the {v.name} variant, got {len(deck)}")
+            raise GopsInputError(
+                f"the deck must hold {prizes} prizes when each hand has "
+                f"{k} cards in the {v.name} variant, got {len(deck)}"
+            )
         if len(dummy) != (k if v.dummy else 0):
             want = f"{k} cards" if v.dummy else "no cards (this variant has no dummy)"
             raise GopsInputError(f"the dummy's suit must hold {want}, got {_fmt(dummy)}")
@@ -199,7 +206,8 @@ class VariantSolution:
                 for d in dummy_bids:
                     child_d = dm & ~(1 << d) if d else 0
                     acc += self._score(u, a, b, d) + self._state_value(
-                        h0 & ~(1 << a), h1 & ~(1 << b), child_d, rest)
+                        h0 & ~(1 << a), h1 & ~(1 << b), child_d, rest
+                    )
                 row.append(acc / len(dummy_bids))
             rows.append(row)
         return rows
@@ -217,8 +225,9 @@ class VariantSolution:
     def value(self, mine, theirs, deck, dummy=None) -> Number:
         """My expected final point difference at a position before the next upcard."""
         mine, theirs, dummy, deck, _ = self._validate(mine, theirs, deck, dummy, None)
-        return self._number(self._state_value(_mask(mine), _mask(theirs), _mask(dummy),
-                                              _mask(deck)))
+        return self._number(
+            self._state_value(_mask(mine), _mask(theirs), _mask(dummy), _mask(deck))
+        )
 
     def matrix(self, mine, theirs, deck, upcard, dummy=None) -> list[list[Number]]:
         """M_u once ``upcard`` is turned: rows my cards, columns theirs (increasing)."""
@@ -247,7 +256,9 @@ class VariantSolution:
 
 
 def solve_variant(
-    variant: str, n: int, arithmetic: str = "float",
+    variant: str,
+    n: int,
+    arithmetic: str = "float",
     progress: Callable[[int], None] | None = None,
 ) -> VariantSolution:
     """Solve every state of ``variant`` reachable from the start of the n-card game.

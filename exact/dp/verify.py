@@ -52,7 +52,7 @@ from exact.game.encoding import Level, build_levels, key_hands, pattern_rank, pr
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
 #: the solver writes exactly the largest certified bound of the level's items (the two are
 #: equal bit for bit on a store it wrote), so a looser radius was written by someone else.
-RADIUS_SLACK = 1.0 + 2.0 ** -10
+RADIUS_SLACK = 1.0 + 2.0**-10
 #: Kernel items re-derived per call of the kernel (a progress update each).
 CHUNK_ITEMS = 1 << 16
 
@@ -132,8 +132,14 @@ def _cover(bound: float, difference: float) -> float:
 class LevelVerifier:
     """Re-derives items of level k of a store from its stored level k - 1."""
 
-    def __init__(self, objective: Objective, level: Level, stored: np.ndarray,
-                 below: np.ndarray | None, radius_below: float):
+    def __init__(
+        self,
+        objective: Objective,
+        level: Level,
+        stored: np.ndarray,
+        below: np.ndarray | None,
+        radius_below: float,
+    ):
         self.objective = objective
         self.level = level
         self.stored = stored
@@ -148,8 +154,15 @@ class LevelVerifier:
         out = self.objective.empty_rows(self.level, r0, r1)
         if self.level.k == 0 or self.per_row == 0:
             return out, 0.0
-        _, bound = self.objective.solve_chunk(self.level, self.below, out, r0 * self.per_row,
-                                              r1 * self.per_row, self.radius_below, row0=r0)
+        _, bound = self.objective.solve_chunk(
+            self.level,
+            self.below,
+            out,
+            r0 * self.per_row,
+            r1 * self.per_row,
+            self.radius_below,
+            row0=r0,
+        )
         return out, bound
 
     def item(self, t: int) -> tuple[int, np.ndarray, np.ndarray, float]:
@@ -158,8 +171,9 @@ class LevelVerifier:
         r, p = divmod(t, self.per_row)
         p = int(self.patterns[p])
         out = self.objective.empty_rows(self.level, r, r + 1)
-        _, bound = self.objective.solve_chunk(self.level, self.below, out, t, t + 1,
-                                              self.radius_below, row0=r)
+        _, bound = self.objective.solve_chunk(
+            self.level, self.below, out, t, t + 1, self.radius_below, row0=r
+        )
         columns = np.array([self.columns.column[p]])
         return r, columns, out[0, columns], bound
 
@@ -168,15 +182,23 @@ class LevelVerifier:
         prizes = int(self.level.prize_masks[r])
         cards = [c for c in range(1, self.level.n + 1) if prizes >> (c - 1) & 1]
         mine, theirs = key_hands(int(self.level.pattern_keys[p]))
-        where = (f"prizes {{{', '.join(map(str, cards))}}}, hands of pattern {p} "
-                 f"(mine {list(mine)}, theirs {list(theirs)} by rank)")
+        where = (
+            f"prizes {{{', '.join(map(str, cards))}}}, hands of pattern {p} "
+            f"(mine {list(mine)}, theirs {list(theirs)} by rank)"
+        )
         if at:
             where += f", lead {at[0] - (self.stored.shape[2] - 1) // 2}"
         return where
 
 
-def _first_bad(verifier: LevelVerifier, r0: int, stored: np.ndarray, derived: np.ndarray,
-               allowed: float, columns=None) -> str:
+def _first_bad(
+    verifier: LevelVerifier,
+    r0: int,
+    stored: np.ndarray,
+    derived: np.ndarray,
+    allowed: float,
+    columns=None,
+) -> str:
     """Words for the first entry of ``stored`` (rows from r0; its columns ``columns``, by
     default all) that disagrees."""
     ok = _same(stored, derived, allowed)
@@ -185,9 +207,11 @@ def _first_bad(verifier: LevelVerifier, r0: int, stored: np.ndarray, derived: np
     column = int(columns[index[1]]) if columns is not None else index[1]
     p = int(verifier.columns.patterns[column])
     s, v = float(stored[index]), float(derived[index])
-    return (f"{verifier.describe(r, p, index[2:])}: stored {s!r}, re-derived {v!r} "
-            f"(at most {allowed:.1e} apart for a value the solver wrote): the store was "
-            "edited or is corrupted")
+    return (
+        f"{verifier.describe(r, p, index[2:])}: stored {s!r}, re-derived {v!r} "
+        f"(at most {allowed:.1e} apart for a value the solver wrote): the store was "
+        "edited or is corrupted"
+    )
 
 
 @dataclass(frozen=True)
@@ -217,8 +241,9 @@ def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
     return PartCheck(k, r0, r1, items, d, _cover(bound, d))
 
 
-def open_level_pair(objective: Objective, levels, root: Path, manifest: dict,
-                    k: int) -> LevelVerifier:
+def open_level_pair(
+    objective: Objective, levels, root: Path, manifest: dict, k: int
+) -> LevelVerifier:
     """The verifier of level k: the stored level k and, mapped copy-on-write, k - 1 with
     the manifest's radius (StoreError if it has none)."""
     stored = load_level(root, manifest, levels, k, verify=False, mode="r")
@@ -227,8 +252,10 @@ def open_level_pair(objective: Objective, levels, root: Path, manifest: dict,
         below = load_level(root, manifest, levels, k - 1, verify=False, mode="c")
         radius_below = manifest["levels"][str(k - 1)].get("radius")
         if radius_below is None:
-            raise StoreError(f"level {k - 1} of {root} has no radius (a store written before "
-                             "radii were kept): solve it again")
+            raise StoreError(
+                f"level {k - 1} of {root} has no radius (a store written before "
+                "radii were kept): solve it again"
+            )
     return LevelVerifier(objective, levels[k], stored, below, radius_below)
 
 
@@ -242,8 +269,9 @@ def checksum_problem(root: Path, manifest: dict, k: int) -> str | None:
     return None
 
 
-def level_verdict(k: int, total: int, parts: list[PartCheck], recorded, sampled: bool,
-                  seconds: float) -> LevelCheck:
+def level_verdict(
+    k: int, total: int, parts: list[PartCheck], recorded, sampled: bool, seconds: float
+) -> LevelCheck:
     """One level's verdict from its parts (in row order): the first bad part, else the
     radius the parts need against the recorded one."""
     items = sum(p.items for p in parts)
@@ -252,12 +280,28 @@ def level_verdict(k: int, total: int, parts: list[PartCheck], recorded, sampled:
     bad = next((p.bad for p in parts if p.bad is not None), None)
     if bad is None:
         bad = radius_problem(recorded, needed, sampled)
-    return LevelCheck(k, items, total, difference, needed, recorded, seconds,
-                      None if bad is None else Discrepancy(k, bad))
+    return LevelCheck(
+        k,
+        items,
+        total,
+        difference,
+        needed,
+        recorded,
+        seconds,
+        None if bad is None else Discrepancy(k, bad),
+    )
 
 
-def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int,
-                sample: int | None = None, rng=None, progress=None) -> LevelCheck:
+def check_level(
+    objective: Objective,
+    levels,
+    root: Path,
+    manifest: dict,
+    k: int,
+    sample: int | None = None,
+    rng=None,
+    progress=None,
+) -> LevelCheck:
     """Re-derive level k of the store from its level k - 1 (module docstring)."""
     t0 = time.perf_counter()
     recorded = manifest["levels"][str(k)].get("radius")
@@ -286,8 +330,17 @@ def check_level(objective: Objective, levels, root: Path, manifest: dict, k: int
                 r, columns, derived, bound = verifier.item(int(t))
                 got = np.asarray(verifier.stored[r, columns])
                 if not _same(got, derived, bound).all():
-                    parts.append(PartCheck(k, r, r + 1, 0, 0.0, 0.0, _first_bad(
-                        verifier, r, got[None], derived[None], bound, columns)))
+                    parts.append(
+                        PartCheck(
+                            k,
+                            r,
+                            r + 1,
+                            0,
+                            0.0,
+                            0.0,
+                            _first_bad(verifier, r, got[None], derived[None], bound, columns),
+                        )
+                    )
                     break
                 d = _difference(got, derived)
                 parts.append(PartCheck(k, r, r + 1, 1, d, _cover(bound, d)))
@@ -313,8 +366,15 @@ def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> Par
     return check_rows(verifier, r0, r1)
 
 
-def check_levels_on_cluster(objective: Objective, levels, root: Path, manifest: dict,
-                            wanted: list[int], cluster: str, on_level=None) -> list[LevelCheck]:
+def check_levels_on_cluster(
+    objective: Objective,
+    levels,
+    root: Path,
+    manifest: dict,
+    wanted: list[int],
+    cluster: str,
+    on_level=None,
+) -> list[LevelCheck]:
     """Every part of every wanted level at once on Dask (each level needs only the stored
     level below and its manifest radius, so all levels run side by side); the verdicts
     in level order."""
@@ -327,9 +387,12 @@ def check_levels_on_cluster(objective: Objective, levels, root: Path, manifest: 
         futures, t0 = {}, time.perf_counter()
         for k in wanted:
             per_row = int(objective.item_patterns(levels[k]).shape[0])
-            futures[k] = [client.submit(verify_part, str(root.resolve()), k, r0, r1, threads,
-                                        pure=False, retries=3)
-                          for r0, r1 in parts_of(levels[k], per_row, CHUNK_ITEMS)]
+            futures[k] = [
+                client.submit(
+                    verify_part, str(root.resolve()), k, r0, r1, threads, pure=False, retries=3
+                )
+                for r0, r1 in parts_of(levels[k], per_row, CHUNK_ITEMS)
+            ]
         for k in wanted:
             recorded = manifest["levels"][str(k)].get("radius")
             bad = checksum_problem(root, manifest, k)
@@ -358,17 +421,27 @@ def radius_problem(recorded: float | None, needed: float, sampled: bool) -> str 
     if recorded is None:
         return "no radius in the manifest (a store written before radii were kept): solve it again"
     if recorded < needed:
-        return (f"the manifest's radius {recorded:.3e} is below the {needed:.3e} that the "
-                "re-derived values need: the radius was edited")
+        return (
+            f"the manifest's radius {recorded:.3e} is below the {needed:.3e} that the "
+            "re-derived values need: the radius was edited"
+        )
     if not sampled and recorded > needed * RADIUS_SLACK:
-        return (f"the manifest's radius {recorded:.3e} is not the {needed:.3e} re-derived "
-                "here: the radius was edited or written by another version")
+        return (
+            f"the manifest's radius {recorded:.3e} is not the {needed:.3e} re-derived "
+            "here: the radius was edited or written by another version"
+        )
     return None
 
 
-def verify_store(root, levels: list[int] | None = None, sample: int | None = None,
-                 seed: int = 0, progress=None, on_level=None,
-                 cluster: str | None = None) -> StoreVerdict:
+def verify_store(
+    root,
+    levels: list[int] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    progress=None,
+    on_level=None,
+    cluster: str | None = None,
+) -> StoreVerdict:
     """Re-derive the levels of the store at ``root`` (all, or those listed) and check every
     stored value and radius (module docstring); stops at the first level that fails.
     ``cluster``: run the parts on Dask (``local:W`` or a scheduler address,
@@ -387,18 +460,23 @@ def verify_store(root, levels: list[int] | None = None, sample: int | None = Non
     outside = [k for k in wanted if not 0 <= k <= n]
     if outside:
         raise StoreError(f"{root} holds levels 0 to {n}, not {outside[0]}")
-    missing = [k for k in wanted if str(k) not in manifest["levels"]
-               or (k > 0 and str(k - 1) not in manifest["levels"])]
+    missing = [
+        k
+        for k in wanted
+        if str(k) not in manifest["levels"] or (k > 0 and str(k - 1) not in manifest["levels"])
+    ]
     if missing:
-        raise StoreError(f"{root}: level {missing[0]} (or the level below it) is not complete; "
-                         "finish the solve first (rerun it to resume)")
-    verdict = StoreVerdict(root, n, manifest["objective"], manifest.get("order", "random"),
-                           sample)
+        raise StoreError(
+            f"{root}: level {missing[0]} (or the level below it) is not complete; "
+            "finish the solve first (rerun it to resume)"
+        )
+    verdict = StoreVerdict(root, n, manifest["objective"], manifest.get("order", "random"), sample)
     if cluster is not None:
         if sample is not None:
             raise StoreError("--sample runs here: drop --cluster (a sample takes seconds)")
-        verdict.checked = check_levels_on_cluster(objective, every, root, manifest, wanted,
-                                                  cluster, on_level)
+        verdict.checked = check_levels_on_cluster(
+            objective, every, root, manifest, wanted, cluster, on_level
+        )
         return verdict
     rng = np.random.default_rng(seed)
     for k in wanted:
@@ -412,6 +490,7 @@ def verify_store(root, levels: list[int] | None = None, sample: int | None = Non
 
 
 # -- the cheap checks of every answer read from a store --------------------------------------
+
 
 @dataclass(frozen=True)
 class ReadCheck:
@@ -428,19 +507,28 @@ class ReadCheck:
 
     def describe(self) -> str:
         if self.k == 0:
-            return (f"read from the store {self.root}: the values it reads are the empty "
-                    "game's, set by the rules")
+            return (
+                f"read from the store {self.root}: the values it reads are the empty "
+                "game's, set by the rules"
+            )
         below = "the empty game" if self.k == 1 else f"levels 0..{self.k - 1}"
-        return (f"read from the store {self.root}: the values of level {self.k} it reads "
-                f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} "
-                "and agree "
-                f"(largest bound {self.bound:.1e}, within the stored radius {self.radius:.1e}); "
-                f"{below} as stored: `gops verify {self.root}` re-derives them")
+        return (
+            f"read from the store {self.root}: the values of level {self.k} it reads "
+            f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} "
+            "and agree "
+            f"(largest bound {self.bound:.1e}, within the stored radius {self.radius:.1e}); "
+            f"{below} as stored: `gops verify {self.root}` re-derives them"
+        )
 
     def json(self) -> dict:
-        return {"store": str(self.root), "level_read": self.k, "rederived_items": self.items,
-                "largest_bound": self.bound, "stored_radius": self.radius,
-                "unverified_levels": list(range(self.k))}
+        return {
+            "store": str(self.root),
+            "level_read": self.k,
+            "rederived_items": self.items,
+            "largest_bound": self.bound,
+            "stored_radius": self.radius,
+            "unverified_levels": list(range(self.k)),
+        }
 
 
 def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
@@ -454,8 +542,9 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
     stored = solution.values[k]
     radius = manifest["levels"][str(k)].get("radius")
     if radius is None:
-        raise StoreError(f"{root} has no radius for level {k} (written before radii were "
-                         "kept): solve it again")
+        raise StoreError(
+            f"{root} has no radius for level {k} (written before radii were kept): solve it again"
+        )
     below = solution.values[k - 1] if k > 0 else None
     radius_below = manifest["levels"][str(k - 1)].get("radius") if k > 0 else 0.0
     verifier = LevelVerifier(objective, level, stored, below, radius_below)
@@ -470,20 +559,25 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
             q = int(layout.patterns[c])
             if slot[q] >= 0:
                 todo.add(r * verifier.per_row + int(slot[q]))
-            elif not _same(np.asarray(stored[r, c]), objective.empty_rows(level, r, r + 1)[0, c],
-                           0.0).all():  # no item writes it: the rules set it
-                raise StoreError(f"{root}: level {k}, {verifier.describe(r, q)}: a value the "
-                                 "rules fix was changed: the store was edited or is corrupted")
+            elif not _same(
+                np.asarray(stored[r, c]), objective.empty_rows(level, r, r + 1)[0, c], 0.0
+            ).all():  # no item writes it: the rules set it
+                raise StoreError(
+                    f"{root}: level {k}, {verifier.describe(r, q)}: a value the "
+                    "rules fix was changed: the store was edited or is corrupted"
+                )
         for t in sorted(todo):
             r_, columns, derived, bound = verifier.item(t)
             got = np.asarray(stored[r_, columns])
             if not _same(got, derived, bound).all():
-                raise StoreError(f"{root}: level {k}, "
-                                 + _first_bad(verifier, r_, got[None], derived[None], bound,
-                                              columns))
+                raise StoreError(
+                    f"{root}: level {k}, "
+                    + _first_bad(verifier, r_, got[None], derived[None], bound, columns)
+                )
             if bound > radius:
-                raise StoreError(f"{root}: level {k}: "
-                                 f"{radius_problem(radius, bound, sampled=True)}")
+                raise StoreError(
+                    f"{root}: level {k}: {radius_problem(radius, bound, sampled=True)}"
+                )
             items, largest = items + 1, max(largest, bound)
     return ReadCheck(Path(root), k, items, largest, radius)
 
@@ -494,8 +588,9 @@ def check_position(solution, mine, theirs, deck, upcards) -> ReadCheck | None:
     (nothing to re-derive)."""
     if solution.store is None:
         return None
-    return check_reads(solution, len(deck) - 1,
-                       position_reads(solution, mine, theirs, deck, upcards))
+    return check_reads(
+        solution, len(deck) - 1, position_reads(solution, mine, theirs, deck, upcards)
+    )
 
 
 def position_reads(solution, mine, theirs, deck, upcards) -> dict[int, set[int]]:
@@ -503,6 +598,7 @@ def position_reads(solution, mine, theirs, deck, upcards) -> dict[int, set[int]]
     after each of ``upcards`` (Solution.strategy's matrices: the children of every pair
     of bids)."""
     below = solution.levels[len(deck) - 1]
-    children = {pattern_rank(below, set(mine) - {a}, set(theirs) - {b})
-                for a in mine for b in theirs}
+    children = {
+        pattern_rank(below, set(mine) - {a}, set(theirs) - {b}) for a in mine for b in theirs
+    }
     return {prize_rank(set(deck) - {u}): children for u in upcards}

@@ -81,9 +81,7 @@ def pattern_count(n: int, k: int) -> int:
     [1, 3, 13, 43, 21, 1]
     """
     return sum(
-        comb(2 * k - t, t) * comb(2 * k - 2 * t, k - t)
-        for t in range(k + 1)
-        if 2 * k - t <= n
+        comb(2 * k - t, t) * comb(2 * k - 2 * t, k - t) for t in range(k + 1) if 2 * k - t <= n
     )
 
 

@@ -75,14 +75,14 @@ class PrizeOrder:
 RANDOM = PrizeOrder("random", 0, True, "shuffled: each remaining prize equally likely next")
 ASCENDING = PrizeOrder("ascending", 1, True, "the smallest remaining prize next", "smallest")
 DESCENDING = PrizeOrder("descending", 2, True, "the largest remaining prize next", "largest")
-CONTROLLED_BY_ME = PrizeOrder("controlled-by-me", 3, False,
-                              "I choose the next prize, knowing everything", chooser="me")
-CONTROLLED_BY_THEM = PrizeOrder("controlled-by-them", 4, False,
-                                "they choose the next prize, knowing everything",
-                                chooser="them")
+CONTROLLED_BY_ME = PrizeOrder(
+    "controlled-by-me", 3, False, "I choose the next prize, knowing everything", chooser="me"
+)
+CONTROLLED_BY_THEM = PrizeOrder(
+    "controlled-by-them", 4, False, "they choose the next prize, knowing everything", chooser="them"
+)
 
-ORDERS = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME,
-                              CONTROLLED_BY_THEM)}
+ORDERS = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME, CONTROLLED_BY_THEM)}
 
 
 def mirrored(name: str) -> str:
@@ -91,8 +91,9 @@ def mirrored(name: str) -> str:
     >>> mirrored("controlled-by-me"), mirrored("ascending")
     ('controlled-by-them', 'ascending')
     """
-    return {"controlled-by-me": "controlled-by-them",
-            "controlled-by-them": "controlled-by-me"}.get(name, name)
+    return {"controlled-by-me": "controlled-by-them", "controlled-by-them": "controlled-by-me"}.get(
+        name, name
+    )
 
 
 def order_named(name) -> PrizeOrder:
@@ -111,5 +112,6 @@ def order_named(name) -> PrizeOrder:
     try:
         return ORDERS[name]
     except (KeyError, TypeError):
-        raise GopsInputError(f"unknown prize order {name!r} (choose from "
-                             f"{', '.join(ORDERS)})") from None
+        raise GopsInputError(
+            f"unknown prize order {name!r} (choose from {', '.join(ORDERS)})"
+        ) from None

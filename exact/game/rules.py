@@ -181,7 +181,11 @@ class Position:
         if len(pair) != 2:
             raise GopsInputError(f"hands must be a pair, got {len(pair)} hands")
         h0, h1, d, up, n = _validate(
-            pair[0], pair[1], self.deck, self.upcard, self.n,
+            pair[0],
+            pair[1],
+            self.deck,
+            self.upcard,
+            self.n,
             ("player 0's hand", "player 1's hand"),
         )
         pts = tuple(self.points)
@@ -245,9 +249,7 @@ class Position:
     def turn_up(self, card: int) -> Position:
         """Turn up prize ``card`` from the deck; raise InvalidMoveError if not allowed."""
         if self.upcard is not None:
-            raise InvalidMoveError(
-                f"cannot turn up {card!r}: the {self.upcard} is already face up"
-            )
+            raise InvalidMoveError(f"cannot turn up {card!r}: the {self.upcard} is already face up")
         if self.is_terminal:
             raise InvalidMoveError(f"cannot turn up {card!r}: the game is over")
         c = _move_card(card, "turned-up card")
@@ -409,8 +411,10 @@ def parse_integer(text: str, what: str = "") -> int:
     shown = repr(text if len(text) <= 20 else text[:20] + "...")
     prefix = f"{what} " if what else ""
     if not _INTEGER.fullmatch(text):
-        raise GopsInputError(f"{prefix}{shown} is not a whole number (ASCII digits 0-9, "
-                             "optionally after a '-', no spaces)")
+        raise GopsInputError(
+            f"{prefix}{shown} is not a whole number (ASCII digits 0-9, "
+            "optionally after a '-', no spaces)"
+        )
     if len(text) > _MAX_DIGITS:
         raise GopsInputError(f"{prefix}{shown} has more than {_MAX_DIGITS:,} digits")
     return int(text)

@@ -53,12 +53,15 @@ class GameSpec:
     arithmetic: str = "float"
 
     def __repr__(self) -> str:
-        return (f"GameSpec(n={self.n}, objective={self.objective!r}, order={self.order.name!r}, "
-                f"handicap={self.handicap}, arithmetic={self.arithmetic!r})")
+        return (
+            f"GameSpec(n={self.n}, objective={self.objective!r}, order={self.order.name!r}, "
+            f"handicap={self.handicap}, arithmetic={self.arithmetic!r})"
+        )
 
     @classmethod
-    def parse(cls, n, objective="points", order="random", handicap=0,
-              arithmetic="float") -> GameSpec:
+    def parse(
+        cls, n, objective="points", order="random", handicap=0, arithmetic="float"
+    ) -> GameSpec:
         """The GameSpec of these arguments, each checked (one-line GopsInputError): N an
         integer the encoding holds (1..16; each command has its own tighter limit,
         :mod:`exact.limits`), a known objective, order and arithmetic, and a handicap that
@@ -72,8 +75,10 @@ class GameSpec:
         n = check_n(n, ENCODING_MAX_N)
         total = n * (n + 1) // 2
         if handicap > total:
-            raise GopsInputError(f"the handicap must be between 0 and {total} for {n}-card GOPS "
-                                 f"(its prizes are worth {total} points in all), got {handicap!r}")
+            raise GopsInputError(
+                f"the handicap must be between 0 and {total} for {n}-card GOPS "
+                f"(its prizes are worth {total} points in all), got {handicap!r}"
+            )
         return cls(n, objective, order_named(order), handicap, arithmetic)
 
     @property
@@ -88,8 +93,13 @@ class GameSpec:
         >>> GameSpec.parse(5).replace(arithmetic="rational").arithmetic
         'rational'
         """
-        fields = {"n": self.n, "objective": self.objective, "order": self.order,
-                  "handicap": self.handicap, "arithmetic": self.arithmetic} | changes
+        fields = {
+            "n": self.n,
+            "objective": self.objective,
+            "order": self.order,
+            "handicap": self.handicap,
+            "arithmetic": self.arithmetic,
+        } | changes
         return GameSpec.parse(**fields)
 
     def mirrored(self) -> GameSpec:
@@ -109,13 +119,20 @@ class GameSpec:
         >>> win.replace(handicap=3).covers(win), win.covers(win.replace(handicap=3))
         (True, False)
         """
-        return (dataclasses.replace(self, handicap=other.handicap) == other
-                and self.handicap >= other.handicap)
+        return (
+            dataclasses.replace(self, handicap=other.handicap) == other
+            and self.handicap >= other.handicap
+        )
 
     def to_json(self) -> dict:
         """The spec as JSON-ready data (a store's manifest, a cluster task, a cache key)."""
-        return {"n": self.n, "objective": self.objective, "order": self.order.name,
-                "handicap": self.handicap, "arithmetic": self.arithmetic}
+        return {
+            "n": self.n,
+            "objective": self.objective,
+            "order": self.order.name,
+            "handicap": self.handicap,
+            "arithmetic": self.arithmetic,
+        }
 
     @classmethod
     def from_json(cls, data) -> GameSpec:
@@ -123,8 +140,13 @@ class GameSpec:
         game (random order, no handicap).  GopsInputError for anything else."""
         if not isinstance(data, dict) or not isinstance(data.get("n"), int):
             raise GopsInputError(f"not a game description: {data!r}"[:200])
-        return cls.parse(data["n"], data.get("objective"), data.get("order", "random"),
-                         data.get("handicap", 0), data.get("arithmetic"))
+        return cls.parse(
+            data["n"],
+            data.get("objective"),
+            data.get("order", "random"),
+            data.get("handicap", 0),
+            data.get("arithmetic"),
+        )
 
     def command_flags(self) -> str:
         """N and the options of ``gops solve`` that make this game (defaults left out).

@@ -192,8 +192,9 @@ class VariantPosition:
             raise InvalidMoveError(
                 f"cannot turn up {card}: it is not in the deck {_fmt(self.deck)}"
             )
-        return VariantPosition(self.variant, self.n, self.hands, self.deck, card, self.points,
-                               self.dummy_hand)
+        return VariantPosition(
+            self.variant, self.n, self.hands, self.deck, card, self.points, self.dummy_hand
+        )
 
     def play(self, bids: tuple[int, ...], dummy_bid: int | None = None):
         """Resolve the round; return the new position and its :class:`VariantRound`."""

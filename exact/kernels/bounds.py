@@ -71,9 +71,9 @@ from exact.kernels.matrix_game import (
     solve_game_into,
 )
 
-EPS = 2.0 ** -53
+EPS = 2.0**-53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).
-TINY = 2.0 ** -1000
+TINY = 2.0**-1000
 
 
 @numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)

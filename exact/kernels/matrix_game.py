@@ -165,7 +165,7 @@ NO_SUPPORT = 0
 #: accepted game by at most 8 eps a plus its rounding margin 10 gamma_k a (>= 30 eps a
 #: for k >= 3), below its polish threshold (twice the margin), so no accepted game is
 #: ever polished and the level radius is unchanged in practice.
-WARM_GAP = 16.0 * 2.0 ** -53
+WARM_GAP = 16.0 * 2.0**-53
 
 # Extra compiler options of solve_game_into (all helpers are inlined into it, so they
 # apply to the whole solver), and of every compiled function called once per matrix game
@@ -200,8 +200,9 @@ def _stack_codegen(context, builder, size, shape, dtype=_nbtypes.float64):
     for extent in shape[:0:-1]:
         strides.insert(0, builder.mul(strides[0], extent))
     ary = _make_array(_nbtypes.Array(dtype, len(shape), "C"))(context, builder)
-    _populate_array(ary, data=ptr, shape=list(shape), strides=strides, itemsize=intp(8),
-                    meminfo=None)
+    _populate_array(
+        ary, data=ptr, shape=list(shape), strides=strides, itemsize=intp(8), meminfo=None
+    )
     return ary._getvalue()
 
 
@@ -214,8 +215,7 @@ def _stack_vector(typingctx, n):
     size = n.literal_value
 
     def codegen(context, builder, sig, args):
-        return _stack_codegen(context, builder, size,
-                              [context.get_value_type(_nbtypes.intp)(size)])
+        return _stack_codegen(context, builder, size, [context.get_value_type(_nbtypes.intp)(size)])
 
     return _nbtypes.Array(_nbtypes.float64, 1, "C")(n), codegen
 
@@ -229,8 +229,9 @@ def _stack_indices(typingctx, n):
     size = n.literal_value
 
     def codegen(context, builder, sig, args):
-        return _stack_codegen(context, builder, size,
-                              [context.get_value_type(_nbtypes.intp)(size)], _nbtypes.int64)
+        return _stack_codegen(
+            context, builder, size, [context.get_value_type(_nbtypes.intp)(size)], _nbtypes.int64
+        )
 
     return _nbtypes.Array(_nbtypes.int64, 1, "C")(n), codegen
 

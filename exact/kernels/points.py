@@ -52,9 +52,21 @@ from exact.kernels.combine import (  # the order codes and upcard_range: re-expo
 )
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
 
-__all__ = ["ASCENDING", "CONTROLLED_BY_ME", "CONTROLLED_BY_THEM", "DESCENDING", "RANDOM",
-           "block_bounds", "fill_matrix", "level_items", "solve_items", "solve_level",
-           "solved_patterns", "upcard_range", "warm_up"]
+__all__ = [
+    "ASCENDING",
+    "CONTROLLED_BY_ME",
+    "CONTROLLED_BY_THEM",
+    "DESCENDING",
+    "RANDOM",
+    "block_bounds",
+    "fill_matrix",
+    "level_items",
+    "solve_items",
+    "solve_level",
+    "solved_patterns",
+    "upcard_range",
+    "warm_up",
+]
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
@@ -79,8 +91,26 @@ def block_bounds(start, total, nblocks, b):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def solve_items(start, stop, canon, k, child, sign, own_column, prize_child, prize_card, below,
-                below_column, below_mirror, out, row0, nthreads, radius_below, radius, order):
+def solve_items(
+    start,
+    stop,
+    canon,
+    k,
+    child,
+    sign,
+    own_column,
+    prize_child,
+    prize_card,
+    below,
+    below_column,
+    below_mirror,
+    out,
+    row0,
+    nthreads,
+    radius_below,
+    radius,
+    order,
+):
     """Solve items start..stop-1 of a level into ``out`` (prize-set-major values; row
     ``r - row0`` of ``out`` holds prize set r, column ``own_column[p]`` pattern p); block b
     writes its largest certified item error into ``radius[b]`` (module docstring).
@@ -111,8 +141,20 @@ def solve_items(start, stop, canon, k, child, sign, own_column, prize_child, pri
             seg_end = min(hi, (r + 1) * ncanon)
             for m in range(m_lo, m_hi):
                 for t in range(seg, seg_end):
-                    fill_matrix(A, k, canon[t % ncanon], r, m, child, sign, prize_child,
-                                prize_card, below, below_column, below_mirror)
+                    fill_matrix(
+                        A,
+                        k,
+                        canon[t % ncanon],
+                        r,
+                        m,
+                        child,
+                        sign,
+                        prize_child,
+                        prize_card,
+                        below,
+                        below_column,
+                        below_mirror,
+                    )
                     v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
                     i = t - lo
                     acc[i], err[i], big[i] = fold(order, acc[i], err[i], big[i], v, e)
@@ -123,7 +165,7 @@ def solve_items(start, stop, canon, k, child, sign, own_column, prize_child, pri
                 out[r - row0, own_column[p]] = value  # its mirror image: -value, not kept
                 worst = max(worst, e) if e == e else np.inf
             seg = seg_end
-        radius[b] = worst * (1.0 + 2.0 ** -20)
+        radius[b] = worst * (1.0 + 2.0**-20)
 
 
 def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
@@ -139,8 +181,16 @@ def level_items(level: Level, order: int = RANDOM) -> int:
     return level.prize_sets * int(solved_patterns(level, order).shape[0])
 
 
-def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, stop: int,
-                radius_below: float = 0.0, row0: int = 0, order: int = RANDOM) -> float:
+def solve_level(
+    level: Level,
+    below: np.ndarray,
+    out: np.ndarray,
+    start: int,
+    stop: int,
+    radius_below: float = 0.0,
+    row0: int = 0,
+    order: int = RANDOM,
+) -> float:
     """Solve items [start, stop) of ``level`` into ``out`` from the level below; returns a
     certified bound on the error of every value written, given the bound ``radius_below``
     of the level below (module docstring).  ``out`` holds the level's prize sets from
@@ -163,9 +213,23 @@ def solve_level(level: Level, below: np.ndarray, out: np.ndarray, start: int, st
     antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
     children = level.below_columns(antisymmetric)
     solve_items(
-        start, stop, solved_patterns(level, order), level.k, level.child, level.sign,
-        level.columns(antisymmetric).column, level.prize_child, level.prize_card, below,
-        children.column, children.mirror, out, row0, nthreads, float(radius_below), radius,
+        start,
+        stop,
+        solved_patterns(level, order),
+        level.k,
+        level.child,
+        level.sign,
+        level.columns(antisymmetric).column,
+        level.prize_child,
+        level.prize_card,
+        below,
+        children.column,
+        children.mirror,
+        out,
+        row0,
+        nthreads,
+        float(radius_below),
+        radius,
         order,
     )
     return float(radius.max())

@@ -94,8 +94,10 @@ def win_cells(n: int, top: int | None = None, handicap: int = 0) -> int:
     from exact.game.encoding import pattern_count
 
     top = n if top is None else top
-    return sum(comb(n, k) * pattern_count(n, k) * (2 * lead_offset(n, k, handicap) + 1)
-               for k in range(top + 1))
+    return sum(
+        comb(n, k) * pattern_count(n, k) * (2 * lead_offset(n, k, handicap) + 1)
+        for k in range(top + 1)
+    )
 
 
 def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
@@ -104,8 +106,9 @@ def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
     return np.minimum(s, handicap + total_points(level.n) - s)
 
 
-def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None),
-                antisymmetric: bool = True) -> np.ndarray:
+def empty_level(
+    level: Level, handicap: int = 0, rows: slice = slice(None), antisymmetric: bool = True
+) -> np.ndarray:
     """A level's array before solving (its prize sets ``rows``, by default all; its columns
     ``level.columns(antisymmetric)``): sign(L) where decided, NaN elsewhere.
 
@@ -126,8 +129,26 @@ def empty_level(level: Level, handicap: int = 0, rows: slice = slice(None),
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child, prize_card, below,
-               below_column, below_mirror, offb, radius_below, order):
+def lead_value(
+    A,
+    x,
+    y,
+    work,
+    k,
+    p,
+    r,
+    lead,
+    child,
+    sign,
+    prize_child,
+    prize_card,
+    below,
+    below_column,
+    below_mirror,
+    offb,
+    radius_below,
+    order,
+):
     """f(pattern p, prize set r, lead): the mean over the upcards of the game values (or,
     under a known prize ``order``, the one game of its upcard; under a controlled one, the
     chooser's max or min: exact.game.orders), and
@@ -178,9 +199,31 @@ def _store(out, r, col, lead, off, v, mirror):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def solve_win_items(start, stop, patterns, k, child, sign, swap, own_column, prize_child,
-                    prize_card, limits, below, below_column, below_mirror, offb, out, row0, off,
-                    games, nthreads, radius_below, radius, order):
+def solve_win_items(
+    start,
+    stop,
+    patterns,
+    k,
+    child,
+    sign,
+    swap,
+    own_column,
+    prize_child,
+    prize_card,
+    limits,
+    below,
+    below_column,
+    below_mirror,
+    offb,
+    out,
+    row0,
+    off,
+    games,
+    nthreads,
+    radius_below,
+    radius,
+    order,
+):
     """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
     pattern patterns[t % len(patterns)]), every undecided reachable lead; row ``r - row0``
     of ``out`` holds prize set r, column ``own_column[p]`` pattern p.
@@ -220,9 +263,26 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, own_column, pri
             bb = lim + 1
             while a < bb:
                 mid = (a + bb) // 2
-                v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                  prize_card, below, below_column, below_mirror, offb,
-                                  radius_below, order)
+                v, e = lead_value(
+                    A,
+                    x,
+                    y,
+                    work,
+                    k,
+                    p,
+                    r,
+                    mid,
+                    child,
+                    sign,
+                    prize_child,
+                    prize_card,
+                    below,
+                    below_column,
+                    below_mirror,
+                    offb,
+                    radius_below,
+                    order,
+                )
                 worst = max(worst, e) if e == e else np.inf
                 count += per_value
                 _store(out, w, col, mid, off, v, selfmirror)
@@ -238,9 +298,26 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, own_column, pri
                 mid = (a + bb + 1) // 2
                 v = out[w, col, mid + off]
                 if v != v:
-                    v, e = lead_value(A, x, y, work, k, p, r, mid, child, sign, prize_child,
-                                      prize_card, below, below_column, below_mirror, offb,
-                                      radius_below, order)
+                    v, e = lead_value(
+                        A,
+                        x,
+                        y,
+                        work,
+                        k,
+                        p,
+                        r,
+                        mid,
+                        child,
+                        sign,
+                        prize_child,
+                        prize_card,
+                        below,
+                        below_column,
+                        below_mirror,
+                        offb,
+                        radius_below,
+                        order,
+                    )
                     worst = max(worst, e) if e == e else np.inf
                     count += per_value
                     _store(out, w, col, mid, off, v, selfmirror)
@@ -255,14 +332,31 @@ def solve_win_items(start, stop, patterns, k, child, sign, swap, own_column, pri
                 _store(out, w, col, lead, off, 1.0, selfmirror)
             for lead in range(lose_to + 1, win_from):
                 if out[w, col, lead + off] != out[w, col, lead + off]:
-                    v, e = lead_value(A, x, y, work, k, p, r, lead, child, sign, prize_child,
-                                      prize_card, below, below_column, below_mirror, offb,
-                                      radius_below, order)
+                    v, e = lead_value(
+                        A,
+                        x,
+                        y,
+                        work,
+                        k,
+                        p,
+                        r,
+                        lead,
+                        child,
+                        sign,
+                        prize_child,
+                        prize_card,
+                        below,
+                        below_column,
+                        below_mirror,
+                        offb,
+                        radius_below,
+                        order,
+                    )
                     worst = max(worst, e) if e == e else np.inf
                     count += per_value
                     _store(out, w, col, lead, off, v, selfmirror)
         games[b] = count
-        radius[b] = worst * (1.0 + 2.0 ** -20)
+        radius[b] = worst * (1.0 + 2.0**-20)
 
 
 def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
@@ -278,9 +372,17 @@ def level_items(level: Level, order: int = RANDOM) -> int:
     return level.prize_sets * int(solved_patterns(level, order).shape[0])
 
 
-def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: int,
-                    start: int, stop: int, radius_below: float = 0.0,
-                    row0: int = 0, order: int = RANDOM) -> tuple[int, float]:
+def solve_win_level(
+    level: Level,
+    below: np.ndarray,
+    out: np.ndarray,
+    handicap: int,
+    start: int,
+    stop: int,
+    radius_below: float = 0.0,
+    row0: int = 0,
+    order: int = RANDOM,
+) -> tuple[int, float]:
     """Solve items [start, stop) of ``level`` into ``out``; returns the matrix games solved
     and a certified bound on the error of every value written, given the bound
     ``radius_below`` of the level below.  ``out`` holds the level's prize sets from
@@ -294,11 +396,28 @@ def solve_win_level(level: Level, below: np.ndarray, out: np.ndarray, handicap: 
     antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
     children = level.below_columns(antisymmetric)
     solve_win_items(
-        start, stop, solved_patterns(level, order), level.k, level.child, level.sign, level.swap,
-        level.columns(antisymmetric).column, level.prize_child, level.prize_card,
-        lead_limits(level, handicap), below, children.column, children.mirror,
-        lead_offset(level.n, level.k - 1, handicap), out, row0,
-        lead_offset(level.n, level.k, handicap), games, nthreads, float(radius_below), radius,
+        start,
+        stop,
+        solved_patterns(level, order),
+        level.k,
+        level.child,
+        level.sign,
+        level.swap,
+        level.columns(antisymmetric).column,
+        level.prize_child,
+        level.prize_card,
+        lead_limits(level, handicap),
+        below,
+        children.column,
+        children.mirror,
+        lead_offset(level.n, level.k - 1, handicap),
+        out,
+        row0,
+        lead_offset(level.n, level.k, handicap),
+        games,
+        nthreads,
+        float(radius_below),
+        radius,
         order,
     )
     return int(games.sum()), float(radius.max())

@@ -90,7 +90,6 @@ __all__ = [
 Number = float | Fraction
 
 
-
 class Bot(ABC):
     """Base class of bots: implement :meth:`mix`; :meth:`bid` samples it."""
 
@@ -179,8 +178,13 @@ _SOLUTIONS: dict[GameSpec | tuple[str, GameSpec], Solution | VariantSolution] = 
 SOLUTIONS_KEPT = 3
 
 
-def game_for(n: int, arithmetic: str = "float", objective: str = "points",
-             variant: str = "standard", order: str = "random") -> GameSpec:
+def game_for(
+    n: int,
+    arithmetic: str = "float",
+    objective: str = "points",
+    variant: str = "standard",
+    order: str = "random",
+) -> GameSpec:
     """The checked GameSpec of the loose arguments :func:`solution_for` and the optimal
     bots' factories take: the standard game by :func:`exact.dp.solve.parse_game` (the
     messages of :func:`exact.solve`); a variant's N and arithmetic by its own solver's
@@ -196,9 +200,14 @@ def game_for(n: int, arithmetic: str = "float", objective: str = "points",
     return GameSpec.parse(n, objective, order, 0, arithmetic)
 
 
-def solution_for(game: GameSpec | int, arithmetic: str | None = None, progress=None,
-                 objective: str = "points", variant: str = "standard",
-                 order: str = "random") -> Solution | VariantSolution:
+def solution_for(
+    game: GameSpec | int,
+    arithmetic: str | None = None,
+    progress=None,
+    objective: str = "points",
+    variant: str = "standard",
+    order: str = "random",
+) -> Solution | VariantSolution:
     """The solution used by optimal bots, solved once and cached, keyed on its game.
 
     ``game``: a :class:`~exact.game.spec.GameSpec` (its N, objective, order, handicap and
@@ -221,15 +230,17 @@ def solution_for(game: GameSpec | int, arithmetic: str | None = None, progress=N
     if not isinstance(game, GameSpec):
         game = game_for(game, arithmetic or "float", objective, variant, order)
     elif (arithmetic, objective, order) != (None, "points", "random"):
-        raise TypeError("solution_for(GameSpec) takes the objective, order and arithmetic "
-                        "from the spec")
+        raise TypeError(
+            "solution_for(GameSpec) takes the objective, order and arithmetic from the spec"
+        )
     key: GameSpec | tuple[str, GameSpec] = game if variant == "standard" else (variant, game)
     if key not in _SOLUTIONS:
         sol: Solution | VariantSolution
         if variant != "standard":
             if game.objective != "points" or game.order.name != "random" or game.handicap:
-                raise GopsInputError(f"the {variant} variant is solved for points in the "
-                                     "random prize order only")
+                raise GopsInputError(
+                    f"the {variant} variant is solved for points in the random prize order only"
+                )
             sol = solve_variant(variant, game.n, game.arithmetic, progress=progress)
         else:
             sol = solve_game(check_limits(game), progress=progress)
@@ -247,8 +258,9 @@ def bot_for(game: GameSpec, solution: Solution | None = None) -> OptimalBot:
 
     sol = solution_for(game) if solution is None else solution
     if not isinstance(sol, StandardSolution) or not sol.spec.covers(game):
-        raise GopsInputError(f"the optimal bot of {game.describe()} "
-                             f"({game.arithmetic}) cannot play {sol!r}"[:200])
+        raise GopsInputError(
+            f"the optimal bot of {game.describe()} ({game.arithmetic}) cannot play {sol!r}"[:200]
+        )
     return WinOptimalBot(sol) if game.has_lead else OptimalBot(sol)
 
 
@@ -309,8 +321,10 @@ class OptimalBot(Bot):
         my solution, which must be that of the order in which I choose (the smallest such
         prize on a tie)."""
         if self.solution.order.chooser != "me":
-            raise GopsInputError(f"the {self.name} bot chooses prizes with a solution of the "
-                                 f"controlled-by-me order, not {self.solution.order.name}")
+            raise GopsInputError(
+                f"the {self.name} bot chooses prizes with a solution of the "
+                f"controlled-by-me order, not {self.solution.order.name}"
+            )
         mine, theirs = position.hands[player], position.hands[1 - player]
         lead = {}
         if self.solution.spec.has_lead:
@@ -362,8 +376,9 @@ class VariantOptimalBot(Bot):
         key = (mine, theirs, position.dummy_hand, position.deck, position.upcard)
         mix = self._cache.get(key)
         if mix is None:
-            st = self.solution.strategy(mine, theirs, position.deck, position.upcard,
-                                        position.dummy_hand)
+            st = self.solution.strategy(
+                mine, theirs, position.deck, position.upcard, position.dummy_hand
+            )
             self.max_gap = max(self.max_gap, st.gap)
             mix = st.mine if self.exact else _clean(st.mine)
             self._cache[key] = mix
@@ -377,8 +392,9 @@ def _clean(mix: dict[int, float]) -> dict[int, float]:
     return {c: p / total for c, p in clipped.items()}
 
 
-def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard",
-             order: str = "random") -> Bot:
+def _optimal(
+    n: int, arithmetic: str | None = None, variant: str = "standard", order: str = "random"
+) -> Bot:
     if variant != "standard":
         game = game_for(n, arithmetic or "float", variant=variant)
         return VariantOptimalBot(solution_for(game, variant=variant))
@@ -387,8 +403,7 @@ def _optimal(n: int, arithmetic: str | None = None, variant: str = "standard",
     return bot_for(game_for(n, arithmetic, order=order))
 
 
-def _optimal_win(n: int, arithmetic: str | None = None, order: str = "random",
-                 **_) -> Bot:
+def _optimal_win(n: int, arithmetic: str | None = None, order: str = "random", **_) -> Bot:
     if arithmetic is None:
         arithmetic = "rational" if n <= EXACT_OPTIMAL_WIN_MAX_N else "float"
     return bot_for(game_for(n, arithmetic, "win", order=order))

@@ -60,26 +60,33 @@ def _check_solution(solution) -> str:
     if len(solution.levels) < solution.n:
         raise GopsInputError(
             f"the solution holds only {len(solution.levels) - 1} of the {solution.n} levels; "
-            "an OpenSpiel policy needs the whole game (solve without top=)")
+            "an OpenSpiel policy needs the whole game (solve without top=)"
+        )
     return objective
 
 
-def goofspiel_game(n: int, objective: str = "points", turn_based: bool = True,
-                   order: str = "random"):
+def goofspiel_game(
+    n: int, objective: str = "points", turn_based: bool = True, order: str = "random"
+):
     """OpenSpiel's goofspiel matching N-card GOPS for ``objective`` ("points" or "win")
     under the prize ``order`` (random, ascending or descending: OpenSpiel's points_order)."""
     pyspiel = _pyspiel()
     if objective not in _RETURNS_TYPE:
         raise GopsInputError(f"objective must be 'points' or 'win', got {objective!r}")
     if order not in ("random", "ascending", "descending"):
-        raise GopsInputError(f"OpenSpiel's goofspiel has no prize order {order!r} (its "
-                             "points_order is random, ascending or descending)")
-    game = pyspiel.load_game("goofspiel", {
-        "num_cards": int(n),
-        "points_order": order,
-        "returns_type": _RETURNS_TYPE[objective],
-        "imp_info": False,
-    })
+        raise GopsInputError(
+            f"OpenSpiel's goofspiel has no prize order {order!r} (its "
+            "points_order is random, ascending or descending)"
+        )
+    game = pyspiel.load_game(
+        "goofspiel",
+        {
+            "num_cards": int(n),
+            "points_order": order,
+            "returns_type": _RETURNS_TYPE[objective],
+            "imp_info": False,
+        },
+    )
     return pyspiel.convert_to_turn_based(game) if turn_based else game
 
 
@@ -107,8 +114,10 @@ def position(state) -> tuple[list[set[int]], set[int], int, tuple[int, int]]:
     for p in players:
         legal = {a + 1 for a in sim.legal_actions(p)}
         if legal != hands[p]:
-            raise GopsInputError(f"P{p}'s legal bids {sorted(legal)} differ from the hand "
-                                 f"{sorted(hands[p])} in {sim.to_string()!r}")
+            raise GopsInputError(
+                f"P{p}'s legal bids {sorted(legal)} differ from the hand "
+                f"{sorted(hands[p])} in {sim.to_string()!r}"
+            )
     if not sequence or len(points) != 2:
         raise GopsInputError("no upcard turned in this goofspiel state")
     n = len(hands[0]) + len(sequence) - 1

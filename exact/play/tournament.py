@@ -36,8 +36,15 @@ from exact.game.variants import play_variant
 from exact.limits import OPTIMAL_BOT_MAX_N, TOURNAMENT_MAX_N, VARIANT_MAX_N, check_n
 from exact.play.bots import Bot, make_bot
 
-__all__ = ["PairResult", "TripleResult", "Z95", "mean_interval", "three_player_tournament",
-           "tournament", "wilson_interval"]
+__all__ = [
+    "PairResult",
+    "TripleResult",
+    "Z95",
+    "mean_interval",
+    "three_player_tournament",
+    "tournament",
+    "wilson_interval",
+]
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z95 = 1.959963984540054
@@ -106,11 +113,14 @@ def check_tournament_options(
     if variant in THREE_PLAYER_VARIANTS:
         for x in names:
             if x in OPTIMAL_BOTS:
-                raise GopsInputError(f"the {x} bot plays two-player games only (no equilibrium "
-                                     f"is computed for three players)")
+                raise GopsInputError(
+                    f"the {x} bot plays two-player games only (no equilibrium "
+                    f"is computed for three players)"
+                )
         if len(names) < 3:
-            raise GopsInputError(f"a three-player tournament needs at least 3 bots, "
-                                 f"got {len(names)}")
+            raise GopsInputError(
+                f"a three-player tournament needs at least 3 bots, got {len(names)}"
+            )
     if variant != "standard" and "optimal-win" in names:
         raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
     if any(x in OPTIMAL_BOTS for x in names):
@@ -146,9 +156,14 @@ def tournament(
     if variant in THREE_PLAYER_VARIANTS:
         raise GopsInputError(f"{variant!r} has three players: use three_player_tournament")
     # Sampling needs no exact mixes: optimal bots use float equilibria.
-    bots = [make_bot(x, n, arithmetic="float", variant=variant) if x == "optimal"
-            else make_bot(x, n, arithmetic="float") if x in OPTIMAL_BOTS
-            else make_bot(x, n) for x in names]
+    bots = [
+        make_bot(x, n, arithmetic="float", variant=variant)
+        if x == "optimal"
+        else make_bot(x, n, arithmetic="float")
+        if x in OPTIMAL_BOTS
+        else make_bot(x, n)
+        for x in names
+    ]
     results = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
@@ -213,14 +228,16 @@ def three_player_tournament(
                 shared += 1
             else:
                 wins[trio.index(seats[rec.winner])] += 1
-        results.append(TripleResult(
-            bots=tuple(names[i] for i in trio),
-            games=games,
-            wins=tuple(wins),
-            shared=shared,
-            win_intervals=tuple(wilson_interval(w, games) for w in wins),
-            mean_points=tuple(p / games for p in points),
-        ))
+        results.append(
+            TripleResult(
+                bots=tuple(names[i] for i in trio),
+                games=games,
+                wins=tuple(wins),
+                shared=shared,
+                win_intervals=tuple(wilson_interval(w, games) for w in wins),
+                mean_points=tuple(p / games for p in points),
+            )
+        )
     return results
 
 
