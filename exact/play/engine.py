@@ -137,6 +137,9 @@ class Game:
             self.rng.shuffle(self._dummy_suit)
         self.declared: int | None = None  # the round from which your bids are face up
         self.history: list[Round] = []
+        #: The position each round of :attr:`history` was played from (its prize up), for
+        #: a review of the bids against the equilibrium (:meth:`review`).
+        self.positions: list[VariantPosition] = []
 
     # -- where the game stands ------------------------------------------------------------
 
@@ -285,7 +288,43 @@ class Game:
         played = Round(k + 1, result.upcard, result.bids, result.dummy_bid, result.points,
                        mixes, self.declared is not None)
         self.history.append(played)
+        self.positions.append(pos)
         return played
+
+    def review(self, solution, objective: str = "points") -> list[dict]:
+        """Your bids of a two-player standard game against the equilibrium of
+        ``solution`` (solved for the game as you see it): for each round, the equilibrium's
+        mix at its position, the value v of the position and what your bid ``cost``,
+        v - (your bid's expected payoff against the opponent's equilibrium mix), in the
+        objective's units (expected points; P(win) - P(loss) with the lead of that round);
+        0 for a bid in the equilibrium's support, up to rounding.  ``forced``: your last
+        card, which played itself.
+
+        >>> import exact
+        >>> from exact.play.bots import make_bot
+        >>> game = Game(3, [make_bot("highest", 3)], seed=1)
+        >>> game.replay([3, 1])  # prizes 2, 3, 1; the equilibrium bids 2 on the 3 here
+        >>> [(r["prize"], r["you"], round(r["cost"], 6)) for r in game.review(exact.solve(3))]
+        [(2, 3, 0.0), (3, 1, 2.0), (1, 2, 0.0)]
+        """
+        if self.rules.players != 2 or self.rules.name != "standard":
+            raise GopsInputError("a review covers the two-player standard game only")
+        out = []
+        for played, pos in zip(self.history, self.positions):
+            mine, theirs = set(pos.hands[0]), set(pos.hands[1])
+            lead = int(pos.points[0] - pos.points[1]) if objective == "win" else None
+            args = (mine, theirs, set(pos.deck), pos.upcard, lead)
+            st = solution.strategy(*args)
+            A = solution.matrix(*args)
+            rows, cols = sorted(mine), sorted(theirs)
+            row = A[rows.index(played.bids[0])]
+            payoff = sum(float(a) * float(st.theirs[c]) for a, c in zip(row, cols))
+            out.append({"round": played.number, "prize": played.prize, "you": played.bids[0],
+                        "equilibrium": {c: float(p) for c, p in sorted(st.mine.items())},
+                        "value": float(st.value), "payoff": payoff,
+                        "cost": max(0.0, float(st.value) - payoff) if len(mine) > 1 else 0.0,
+                        "forced": len(mine) == 1})
+        return out
 
     def settle(self) -> None:
         """Make the moves that need nothing from you: turn up a prize you do not choose,
