@@ -233,10 +233,32 @@ def browser():
                 "--window-size=1200,1000"):
         options.add_argument(arg)
     options.binary_location = path
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     ARTIFACTS.mkdir(exist_ok=True)
     yield driver
     driver.quit()
+
+
+#: Console errors a test may cause on purpose: an API answer of HTTP 400 (bad input,
+#: shown on the page) is logged by the browser as a failed resource.
+EXPECTED_CONSOLE = ("/api/position", "/api/strategy", "/api/table", "/api/game/")
+
+
+@pytest.fixture(autouse=True)
+def no_console_errors(request):
+    """Every test of the page fails on a JavaScript error or a failed load (a 404 of the
+    favicon included) in the browser's console."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    driver = request.getfixturevalue("browser")
+    driver.get_log("browser")  # what earlier tests left
+    yield
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+              and not (e.get("source") == "network" and " 400 " in e["message"]
+                       and any(path in e["message"] for path in EXPECTED_CONSOLE))]
+    assert not errors, errors
 
 
 def wait_for(driver, condition, timeout=60.0):
@@ -477,3 +499,256 @@ def test_a_store_answers_its_own_order_only(tmp_path):
     game = c.get("/api/game/new", params={"n": 4, "order": "descending", "seed": 3}).json()
     assert game["upcard"] == 4 and solutions.solves == 1  # read from the store
     assert list(solutions._stored) == [GameSpec.parse(4, order="descending")]
+
+
+# -- the issue of the page's review: progress and cancel, links beyond this server, the
+# certificate's cards, charts, numbers, the game's facts and review, phone and keyboard --
+
+@pytest.fixture
+def slow_solves(monkeypatch):
+    """Every solve goes to the solver thread and sleeps 0.3 s at each progress report, so
+    that a small N is a long solve to watch and cancel."""
+    import exact.dp.solve as solve_module
+    from exact.web import app as web
+
+    real = solve_module.solve_game
+
+    def slow(spec, progress=None, top=None):
+        def report(level, units):
+            time.sleep(0.3)
+            if progress is not None:
+                progress(level, units)
+        return real(spec, report, top)
+
+    monkeypatch.setattr(web, "INLINE_MAX_SECONDS", -1.0)
+    monkeypatch.setattr(solve_module, "solve_game", slow)
+
+
+def test_a_long_solve_reports_progress_and_can_be_cancelled(slow_solves):
+    app = create_app()
+    c = testclient.TestClient(app)
+    answers = []
+    waiting = threading.Thread(target=lambda: answers.append(
+        c.get("/api/table", params={"n": 7})))
+    waiting.start()
+    for _ in range(100):
+        solving = c.get("/api/progress").json()["solving"]
+        if solving and solving[0]["state"] == "solving" and solving[0]["level"] >= 2:
+            break
+        time.sleep(0.1)
+    (s,) = solving
+    assert s["n"] == 7 and s["objective"] == "points" and s["levels"] == 7
+    assert 0 < s["fraction"] < 1 and s["what"] == "N = 7, points objective"
+    assert c.post("/api/cancel", params={"n": 7}).json()["cancelled"][0]["n"] == 7
+    waiting.join(timeout=30)
+    (r,) = answers
+    assert r.status_code == 400 and "was cancelled" in r.json()["error"]
+    assert c.get("/api/progress").json()["solving"] == [] and app.state.solutions.solves == 0
+    assert c.get("/api/info").status_code == 200
+
+
+def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_solves):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#first?n=7&objective=points")
+    browser.refresh()
+    text = wait_for(browser, lambda d: d.find_element(By.ID, "progress").is_displayed()
+                    and d.find_element(By.ID, "progress-text").text)
+    assert "N = 7, points objective" in text
+    browser.save_screenshot(str(ARTIFACTS / "progress.png"))
+    browser.find_element(By.ID, "cancel").click()
+    error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
+    assert "cancelled" in error
+    assert not browser.find_element(By.ID, "progress").is_displayed()
+
+
+def test_a_link_beyond_this_server_is_kept_and_says_what_it_needs(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    link = "#explore?n=13&objective=points&mine=1,2&theirs=3,4&deck=12,13&upcard=13"
+    browser.get(f"{page_server}/{link}")
+    browser.refresh()
+    notice = wait_for(browser, lambda d: d.find_element(By.ID, "notice").text)
+    assert "N = 13" in notice and "gops serve --store DIR" in notice
+    assert "gops solve 13 --store DIR" in notice
+    assert not browser.find_element(By.ID, "error").is_displayed()
+    for part in ("n=13", "deck=12,13", "upcard=13", "mine=1,2"):
+        assert part in browser.current_url
+    assert browser.find_element(By.ID, "n").get_attribute("value") == "13"
+
+
+def test_the_certificates_reason_names_cards():
+    from exact.web.app import name_cards
+
+    assert name_cards("column 2 is (nearly) a best reply too: a near-tie", {1, 2}, {1, 3}) \
+        == "their bid 3 is (nearly) a best reply too: a near-tie"
+    assert name_cards("row 1 is (nearly) a best reply too", {4, 5}, {1}) \
+        == "my bid 4 is (nearly) a best reply too"
+
+
+def explore(browser, page_server, hash_):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/{hash_}")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed()
+             and d.find_elements(By.CSS_SELECTOR, "#mine-mix g"))
+
+
+def test_a_pure_bid_keeps_its_label_and_a_zero_value_shows_no_sign(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    # the 3-card game: the equilibrium bids the prize, p = 1; its value is 0
+    explore(browser, page_server, "#explore?n=3&objective=points&mine=1,2,3&theirs=1,2,3"
+            "&deck=1,2,3&upcard=3")
+    labels = browser.execute_script(
+        "return [...document.querySelectorAll('#mine-mix g')].map((g) => "
+        "[g.dataset.p, Number(g.querySelectorAll('text')[1].getAttribute('y')), "
+        "g.querySelectorAll('text')[1].textContent]);")
+    top = [label for label in labels if float(label[0]) == 1.0]
+    assert top and all(y >= 10 and text == "1.000" for _, y, text in top)
+    assert browser.find_element(By.ID, "value").text == "0.000000"
+    # the heat map is centred on 0: a zero payoff is white; a legend says what colours mean
+    zero = browser.execute_script(
+        "const td = [...document.querySelectorAll('#matrix td')].find((t) => "
+        "Number(t.title) === 0); return td ? getComputedStyle(td).backgroundColor : null;")
+    assert zero == "rgb(255, 255, 255)"
+    assert browser.find_element(By.ID, "matrix-legend").text.startswith("payoff to me:")
+    digits = browser.find_element(By.ID, "exact-digits").text
+    assert digits.endswith("digit") or digits.endswith("digits")
+    assert "digit" in digits and not digits.startswith("1 digits")
+
+
+def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#first?n=5&objective=points")
+    browser.refresh()
+    cell = wait_for(browser, lambda d: d.find_elements(
+        By.CSS_SELECTOR, '#first-table td[data-bid="2"][data-upcard="2"]'))[0]
+    assert cell.text == "0"
+    assert cell.value_of_css_property("background-color") == "rgba(255, 255, 255, 1)"
+    assert "P(bid | upcard)" in browser.find_element(By.ID, "first-legend").text
+    browser.get(f"{page_server}/#first?n=5&objective=win&lead=3")
+    browser.refresh()
+    title = wait_for(browser, lambda d: "lead" in d.find_element(By.ID, "first-title").text
+                     and d.find_element(By.ID, "first-title").text)
+    assert title == "N = 5, win objective, lead 3 (you start 3 points ahead)"
+    assert browser.find_element(By.ID, "lead-label").is_displayed()
+    browser.find_element(By.ID, "tab-play").click()
+    assert not browser.find_element(By.ID, "lead-label").is_displayed()  # a game: lead 0
+
+
+def test_explore_takes_a_lead_at_the_start_as_a_handicap(client):
+    cards = "1,2,3,4,5"
+    r = client.get("/api/position", params={"n": 5, "mine": cards, "theirs": cards,
+                                            "deck": cards, "upcard": 5, "objective": "win",
+                                            "lead": 3})
+    table = client.get("/api/table", params={"n": 5, "objective": "win", "lead": 3}).json()
+    assert r.status_code == 200 and "exact" not in r.json()  # exact: the real game only
+    assert r.json()["mine"] == {str(c): p for c, p in
+                                zip(range(1, 6), [table["by_upcard"]["5"][i] for i in range(5)])}
+
+
+def test_the_favicon_is_served(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_a_finished_game_has_facts_and_a_review(client):
+    game = client.get("/api/game/new", params={"n": 5, "seed": 7}).json()
+    assert "review" not in game and game["won"] == {"you": [], "computer": []}
+    assert game["prizes_to_come"] == sorted(set(range(1, 6)) - {game["upcard"]})
+    game = play_through_api(client, {"n": 5, "seed": 7}, choose=max)
+    won = game["won"]
+    assert sum(won["you"]) == game["score"]["you"]
+    assert sum(won["computer"]) == game["score"]["computer"]
+    review = game["review"]["rounds"]
+    assert [r["you"] for r in review] == [r["you"] for r in game["history"]]
+    assert all(r["cost"] >= 0 for r in review) and review[-1]["forced"]
+    for r in review:  # a bid in the equilibrium's support costs nothing
+        if r["equilibrium"][str(r["you"])] > 1e-9:
+            assert r["cost"] == pytest.approx(0, abs=1e-9)
+        assert r["cost"] == pytest.approx(max(0.0, r["value"] - r["payoff"]), abs=1e-12)
+    assert game["review"]["total_cost"] == pytest.approx(sum(r["cost"] for r in review))
+
+
+def test_changing_n_mid_game_starts_the_new_game(page_server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"{page_server}/#play?n=4&objective=points")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(browser, lambda d: "N = 4" in d.find_element(By.ID, "play-what").text)
+    Select(browser.find_element(By.ID, "n")).select_by_value("5")
+    wait_for(browser, lambda d: "N = 5" in d.find_element(By.ID, "play-what").text)
+    assert browser.find_element(By.ID, "round").text == "1 of 5"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#hand button")) == 5
+    assert "n=5" in browser.current_url
+
+
+def test_play_by_keyboard_with_facts_and_the_review(page_server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(f"{page_server}/#play?n=4&objective=points")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button"))
+    assert browser.find_element(By.ID, "their-cards").text == "1 2 3 4"
+    assert len(browser.find_element(By.ID, "to-come").text.split()) == 3
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("2")  # a number key bids that card
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) == 1)
+    assert browser.find_element(By.CSS_SELECTOR, "#history tbody td:nth-child(3)").text == "2"
+    # Tab to a card and Enter bids it
+    first = browser.find_elements(By.CSS_SELECTOR, "#hand button")[0]
+    browser.execute_script("arguments[0].focus()", first)
+    card = first.text
+    first.send_keys(Keys.ENTER)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) == 2)
+    assert browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")[1].find_elements(
+        By.TAG_NAME, "td")[2].text == card
+    body.send_keys(browser.find_elements(By.CSS_SELECTOR, "#hand button")[0].text)
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-box").is_displayed())
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#review tbody tr")) == 4
+    won = browser.find_element(By.ID, "won-me").text.split()
+    assert sum(map(int, [w for w in won if w != "none"])) == int(
+        browser.find_element(By.ID, "score-me").text)
+    browser.save_screenshot(str(ARTIFACTS / "review.png"))
+
+
+@pytest.mark.parametrize("hash_", ["#explore?n=6&objective=points", "#first?n=8&objective=points",
+                                   "#play?n=10&objective=points"])
+def test_phone_width_has_no_horizontal_scroll(page_server, browser, hash_):
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(f"{page_server}/{hash_}")
+        browser.refresh()
+        if hash_.startswith("#explore"):
+            wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mine-cards button"))
+            browser.find_element(By.ID, "solve").click()
+            wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
+        elif hash_.startswith("#first"):
+            wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#first-table td"))
+        else:
+            wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+            browser.find_element(By.ID, "new-game").click()
+            wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button"))
+        width = browser.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], width
+        browser.save_screenshot(str(ARTIFACTS / f"phone-{hash_[1:].split('?')[0]}.png"))
+    finally:
+        browser.set_window_size(1200, 1000)
+
+
+def test_the_page_says_it_is_loading_until_info_answers(page_server):
+    html = urllib.request.urlopen(f"{page_server}/").read().decode()
+    assert 'id="loading"' in html and 'rel="icon"' in html

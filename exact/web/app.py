@@ -11,10 +11,14 @@ their answers with :mod:`exact.views`.
     GET /api/position?...  (as strategy)            strategy + payoff matrix, supports,
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure
+    GET /api/progress                               the large solves under way, how far
+    POST /api/cancel?n[&objective]                  stop them (their requests get 400)
     GET /api/game/new?n[&objective&order&seed]      a game against the equilibrium
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
     GET /api/game/prize?<state>&prize               your choice of the next prize
                                                     (order=controlled-by-me)
+    (a game's answer once it is over adds ``review``: each of your bids against the
+    equilibrium, :meth:`exact.play.engine.Game.review`)
 
 The games keep no state on the server: a game's answer carries ``state`` (n, objective,
 order, seed and your moves so far, ``bids`` and ``prizes``), which the page sends back
@@ -148,6 +152,71 @@ class Busy(Exception):
         self.retry_after = retry_after
 
 
+class Cancelled(GopsInputError):
+    """A solve stopped by ``/api/cancel``: the requests waiting for it get HTTP 400."""
+
+
+class SolveProgress:
+    """How far one solve on the fly has come, for ``/api/progress``: the solver's
+    ``progress(level, units)`` callback (:mod:`exact.dp.drivers`), which raises Cancelled
+    once :meth:`cancel` was asked (the solve stops at its next chunk; a queued one never
+    starts).  The fraction done weighs each level's items by the cost model's work per
+    item (k^3), so it runs at about the pace of the clock."""
+
+    def __init__(self, game: GameSpec, seconds: float):
+        from math import comb
+
+        from exact.game.encoding import pattern_count
+
+        self.game, self.estimate = game, seconds
+        self.work = [comb(game.n, k) * pattern_count(game.n, k) * k ** 3
+                     for k in range(game.n + 1)]
+        self.level, self.level_done = -1, 0.0  # the level being solved, its share done
+        self.started: float | None = None  # monotonic time the solver took it up
+        self.cancelled = False
+        self._units: dict[int, int] = {}
+
+    def __call__(self, level=None, units: int = 0):
+        import time
+
+        if self.cancelled:
+            raise Cancelled(f"the solve of {self.describe()} was cancelled")
+        if self.started is None:
+            self.started = time.monotonic()
+        if level is None:
+            return
+        from exact.kernels.points import level_items
+
+        k = level.k
+        if k != self.level:
+            self.level, self._units[k] = k, 0
+        self._units[k] += units
+        self.level_done = min(1.0, self._units[k] / max(1, level_items(level)))
+
+    def cancel(self):
+        self.cancelled = True
+
+    def describe(self) -> str:
+        g = self.game
+        return f"N = {g.n}, {g.objective} objective" + (
+            " (every lead)" if g.handicap else "")
+
+    def json(self) -> dict:
+        import time
+
+        total = sum(self.work) or 1
+        done = sum(self.work[: max(0, self.level)]) + self.level_done * (
+            self.work[self.level] if self.level >= 0 else 0)
+        return {"n": self.game.n, "objective": self.game.objective,
+                "every_lead": bool(self.game.handicap), "what": self.describe(),
+                "state": "cancelled" if self.cancelled else (
+                    "queued" if self.started is None else "solving"),
+                "level": max(0, self.level), "levels": self.game.n,
+                "fraction": round(done / total, 4),
+                "seconds": round(time.monotonic() - self.started, 1) if self.started else 0.0,
+                "estimate_seconds": round(self.estimate, 1)}
+
+
 class Pending(Exception):
     """The solution ``key`` is being made by another thread: the endpoint awaits ``future``
     (holding no thread) and then asks again with the solution pinned."""
@@ -247,6 +316,8 @@ class Solutions:
         self._reserved = 0  # bytes of the solves under way
         self._stored: dict[GameSpec, object] = {}  # Solutions read from stores (memory-mapped)
         self._making: dict[SolutionKey, Future] = {}  # the solutions being made
+        #: The large solves queued or running (in the solver threads), for /api/progress.
+        self.progress: dict[SolutionKey, SolveProgress] = {}
         self._guard = threading.Lock()
         self.solves = 0  # games solved on the fly (tests count them)
         self.limits = {o: self._largest(o) for o in ("points", "win")}
@@ -309,17 +380,17 @@ class Solutions:
         if store:
             key = SolutionKey(game, stored=True)
             path = self.stores[game]
-            make, seconds, size = (lambda: exact.load(path, n=game.n, objective=game.objective,
-                                                      order=game.order.name)), 0.0, 0
+            make, seconds, size = (lambda progress: exact.load(
+                path, n=game.n, objective=game.objective, order=game.order.name)), 0.0, 0
         elif game.arithmetic == "rational":
             check_n(game.n, EXACT_MAX_N, what=" in exact arithmetic on this server")
             key = SolutionKey(game.replace(handicap=0))
-            make, seconds, size = (lambda: solve_game(check_limits(key.game))), 0.0, 0
+            make, seconds, size = (lambda progress: solve_game(check_limits(key.game))), 0.0, 0
         else:  # one solve for every lead
             key = SolutionKey(game.replace(handicap=all_leads(game.n) if game.handicap else 0))
             self._check_size(key.game)
             size, seconds = solve_size(game.n, game.objective, key.game.handicap)
-            make = lambda: solve_game(check_limits(key.game))  # noqa: E731
+            make = lambda progress: solve_game(check_limits(key.game), progress)  # noqa: E731
         for have, solution in pinned.items():
             if have.covers(key):
                 return solution
@@ -331,8 +402,10 @@ class Solutions:
             for have, future in self._making.items():
                 if have.covers(key):
                     raise Pending(have, future)
-            job = lambda: self._make(key, make, size)  # noqa: E731
+            progress = SolveProgress(key.game, seconds)
+            job = lambda: self._make(key, make, size, progress)  # noqa: E731
             if seconds > INLINE_MAX_SECONDS:
+                self.progress[key] = progress
                 self._making[key] = self.pool.submit(job, seconds)  # Busy if full
                 raise Pending(key, self._making[key])
             future = self._making[key] = Future()
@@ -344,6 +417,23 @@ class Solutions:
         future.set_result(solution)
         pinned[key] = solution
         return solution
+
+    def solving(self) -> list[dict]:
+        """The large solves queued or running, for /api/progress."""
+        with self._guard:
+            return [p.json() for p in self.progress.values()]
+
+    def cancel(self, game: GameSpec) -> list[dict]:
+        """Cancel the solves under way of ``game``'s N, objective and order, at any lead
+        (the requests waiting for them get 400);
+        the solves cancelled."""
+        with self._guard:
+            hit = [p for key, p in self.progress.items() if not key.stored
+                   and (key.game.n, key.game.objective, key.game.order)
+                   == (game.n, game.objective, game.order)]
+            for p in hit:
+                p.cancel()
+            return [p.json() for p in hit]
 
     def _lookup(self, key: SolutionKey):
         """(key, solution) of a kept solution that answers ``key`` (marked as used)."""
@@ -361,20 +451,23 @@ class Solutions:
             _, (_, size) = self._cache.popitem(last=False)
             self.cached_bytes -= size
 
-    def _make(self, key: SolutionKey, make, size: int):
+    def _make(self, key: SolutionKey, make, size: int, progress: SolveProgress):
         with self._guard:
             self._evict(size)
             self._reserved += size
         try:
-            solution = make()
+            progress()  # Cancelled while it waited in the queue: never started
+            solution = make(progress)
         except BaseException:
             with self._guard:
                 self._reserved -= size
                 self._making.pop(key, None)
+                self.progress.pop(key, None)
             raise
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._reserved -= size
             self._making.pop(key, None)
+            self.progress.pop(key, None)
             if key.stored:
                 self._stored[key.game] = solution
             else:
@@ -441,6 +534,10 @@ def _position(request: Request):
     mine, theirs, deck = _cards(request, "mine"), _cards(request, "theirs"), _cards(request, "deck")
     upcard = _integer(request, "upcard")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=game.n)
+    if lead:  # a lead the prizes played cannot explain is a handicap, as on First move
+        from exact.dp.solve import check_lead
+
+        game = game.replace(handicap=abs(check_lead(game.n, lead, "the lead")))
     sol = _solution(request, game)
     return sol, m, t, d, upcard, lead, game
 
@@ -481,10 +578,32 @@ def position(request: Request) -> dict:
     out["matrix"] = [[float(a) for a in row] for row in A]
     certified = certify_strategy(sol, m, t, d, u, lead)
     out["certified"] = certified_json(certified, m, t)
-    if sol.n <= EXACT_MAX_N:
+    if "reason" in out["certified"]:
+        out["certified"]["reason"] = name_cards(out["certified"]["reason"], m, t)
+    if sol.n <= EXACT_MAX_N and abs(lead or 0) <= all_leads(sol.n) - sum(d):
+        # (solved in exact arithmetic for the real game only: no handicap)
         exact_sol = _solution(request, game.replace(arithmetic="rational"))
         out["exact"] = _exact(exact_sol.strategy(m, t, d, u, lead))
     return _with_source(out, sol, m, t, d, [u])
+
+
+def name_cards(reason: str, mine, theirs) -> str:
+    """The certificate's reason with its rows and columns named by their cards.
+
+    >>> name_cards("column 2 is (nearly) a best reply too: a near-tie", {1, 2}, {1, 3, 4})
+    'their bid 3 is (nearly) a best reply too: a near-tie'
+    """
+    import re
+
+    cards = {"row": sorted(mine), "column": sorted(theirs)}
+    who = {"row": "my bid", "column": "their bid"}
+
+    def named(match):
+        kind, i = match.group(1), int(match.group(2))
+        line = cards[kind]
+        return f"{who[kind]} {line[i - 1]}" if 1 <= i <= len(line) else match.group(0)
+
+    return re.sub(r"\b(row|column) (\d+)\b", named, reason)
 
 
 def _exact(st) -> dict:
@@ -508,6 +627,18 @@ def table(request: Request) -> dict:
     out = table_json(n, sol.objective, lead if game.has_lead else None,
                      {u: s.mine for u, s in strategies.items()}, gap)
     return _with_source(out, sol, root, root, root, list(strategies))
+
+
+def progress(request: Request) -> dict:
+    """The large solves queued or running: what, its level, the fraction done (by the
+    cost model's work), seconds so far and the model's estimate."""
+    return {"solving": request.app.state.solutions.solving()}
+
+
+def cancel(request: Request) -> dict:
+    """Cancel the solves of the query's game (n, objective); what was cancelled."""
+    game, _ = game_query(request)
+    return {"cancelled": request.app.state.solutions.cancel(game)}
 
 
 def info(request: Request) -> dict:
@@ -541,7 +672,14 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     board = Game(game.n, [bot_for(seen, _solution(request, seen))], order=game.order.name,
                  seed=seed)
     board.replay(*moves)
-    return game_json(board, game.objective, *moves)
+    out = game_json(board, game.objective, *moves)
+    if board.over:  # the review: your bids against the equilibrium of your seat's game
+        review = board.review(_solution(request, game), game.objective)
+        out["review"] = {"rounds": [r | {"equilibrium": {str(c): p for c, p in
+                                                          r["equilibrium"].items()}}
+                                    for r in review],
+                         "total_cost": sum(r["cost"] for r in review)}
+    return out
 
 
 def _game_cards(request: Request, name: str) -> tuple[int, ...]:
@@ -563,6 +701,9 @@ def game_json(game, objective: str, bids, prizes) -> dict:
         "round": game.round, "rounds": game.rounds, "awaiting": game.awaiting,
         "chooser": game.chooser, "choices": game.prize_choices() if game.chooser else [],
         "upcard": game.upcard, "prizes_left": sorted(game.position.deck),
+        "prizes_to_come": sorted(game.position.deck - {game.upcard}),
+        "won": {name: [r.prize for r in game.history if r.scorers == [i]]
+                for i, name in enumerate(names)},
         "your_cards": game.legal_bids(), "computer_cards": sorted(game.position.hands[1]),
         "score": dict(zip(names, (_points(p) for p in game.points))),
         "history": [{"round": r.number, "prize": r.prize, "you": r.bids[0],
@@ -636,13 +777,20 @@ async def index(request: Request):
     return FileResponse(STATIC / "index.html")
 
 
+async def favicon(request: Request):
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
 def create_app(stores=(), cache_bytes: int = WEB_CACHE_BYTES, solvers: int = WEB_SOLVERS,
                queue_limit: int = WEB_QUEUE) -> Starlette:
     """The app of ``gops serve``; ``stores``: store directories to answer from; the cache
     in bytes, the solver threads and the solves that may wait for them."""
     app = Starlette(routes=[
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/info", _api(info)),
+        Route("/api/progress", _api(progress)),
+        Route("/api/cancel", _api(cancel), methods=["POST"]),
         Route("/api/strategy", _api(strategy)),
         Route("/api/position", _api(position)),
         Route("/api/table", _api(table)),

@@ -11,18 +11,77 @@ const TABLE_1 = [  // Rhoads & Bartholdi 2012, Table 1: [bid - 1][upcard - 1], N
 ];
 const state = { tab: "explore", mine: new Set(), theirs: new Set(), deck: new Set(), upcard: null };
 
-async function api(path, params) {
+// A request that may wait for a large solve shows its progress (/api/progress, polled)
+// and a Cancel button (POST /api/cancel, and the request is abandoned).
+let watched = null;  // {controller, params, timer} of the request being waited for
+
+async function api(path, params, { watch = true } = {}) {
   const query = new URLSearchParams(params).toString();
-  const response = await fetch(`/api/${path}?${query}`);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
-  return body;
+  const controller = new AbortController();
+  const mine = watch ? { controller, params, timer: setTimeout(pollProgress, 400) } : null;
+  if (mine) { if (watched) stopWatching(watched); watched = mine; }
+  try {
+    const response = await fetch(`/api/${path}?${query}`, { signal: controller.signal });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  } catch (err) {
+    if (err.name === "AbortError") throw new Error("cancelled: the solve was stopped");
+    throw err;
+  } finally {
+    if (mine) stopWatching(mine);
+  }
+}
+
+function stopWatching(w) {
+  clearTimeout(w.timer);
+  if (watched === w) { watched = null; $("progress").hidden = true; }
+}
+
+async function pollProgress() {
+  const w = watched;
+  if (!w) return;
+  try {
+    const r = await fetch("/api/progress");
+    const { solving } = await r.json();
+    if (watched !== w) return;
+    if (solving.length) {
+      const s = solving[0];
+      $("progress").hidden = false;
+      $("progress-bar").value = s.fraction;
+      $("progress-text").textContent = s.state === "queued"
+        ? `${s.what}: waiting for the solver (${solving.length} solve(s) under way)`
+        : `solving ${s.what}: level ${s.level} of ${s.levels}, ${Math.round(100 * s.fraction)}% ` +
+          `(${s.seconds.toFixed(0)} s of about ${s.estimate_seconds.toFixed(0)} s)`;
+    }
+  } catch (err) { /* the next poll tries again */ }
+  if (watched === w) w.timer = setTimeout(pollProgress, 500);
+}
+
+async function cancelSolve() {
+  const w = watched;
+  if (!w) return;
+  const p = new URLSearchParams({ n: w.params.n, objective: w.params.objective || "points" });
+  await fetch(`/api/cancel?${p}`, { method: "POST" });
+  w.controller.abort();
 }
 
 function showError(message) {
   $("error").textContent = message ? `gops: error: ${message}` : "";
   $("error").hidden = !message;
 }
+
+// A number as shown: fixed digits, never "-0.000000" for a zero.
+function fmt(x, digits = 6) {
+  const text = Number(x).toFixed(digits);
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
+}
+function sig(x, digits = 12) {  // an interval's end: 12 significant digits
+  const text = Number(x).toPrecision(digits);
+  return /^-0\.?0*(e.*)?$/.test(text) ? text.slice(1) : text;
+}
+const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+let info = null;  // /api/info: what this server solves and serves
 
 function n() { return parseInt($("n").value, 10); }
 function objective() { return $("objective").value; }
@@ -47,8 +106,8 @@ function readHash() {
   const [tab, query] = location.hash.replace(/^#/, "").split("?");
   const p = new URLSearchParams(query || "");
   const cards = (key) => new Set((p.get(key) || "").split(",").filter(Boolean).map(Number));
-  if (p.get("n")) $("n").value = p.get("n");
-  if (p.get("objective")) $("objective").value = p.get("objective");
+  if (p.get("objective") === "win") $("objective").value = "win";
+  fillN(p.get("n") || 5);
   if (p.get("lead")) $("lead").value = p.get("lead");
   if (p.has("mine")) {
     state.mine = cards("mine"); state.theirs = cards("theirs"); state.deck = cards("deck");
@@ -95,62 +154,90 @@ function drawCards() {
 function bars(svgId, mix) {
   const svg = $(svgId);
   const cards = Object.keys(mix);
-  const w = 360, h = 150, gap = 4, bw = Math.max(8, (w - gap * cards.length) / cards.length);
+  // h: the chart; 20 below the bars for the cards, 16 above for the label of a bar at p = 1
+  const w = 360, h = 150, top = 16, gap = 4, bw = Math.max(8, (w - gap * cards.length) / cards.length);
   let out = "";
   cards.forEach((c, i) => {
-    const p = mix[c], x = i * (bw + gap), bh = p * (h - 20);
-    out += `<g data-card="${c}" data-p="${p}"><title>bid ${c}: ${p.toFixed(6)}</title>` +
+    const p = mix[c], x = i * (bw + gap), bh = p * (h - 20 - top);
+    out += `<g data-card="${c}" data-p="${p}"><title>bid ${c}: ${fmt(p)}</title>` +
       `<rect x="${x}" y="${h - 20 - bh}" width="${bw}" height="${bh}" fill="#1f3a5f"></rect>` +
       `<text x="${x + bw / 2}" y="${h - 5}" text-anchor="middle" font-size="12">${c}</text>` +
-      `<text x="${x + bw / 2}" y="${h - 24 - bh}" text-anchor="middle" font-size="10">${p.toFixed(3)}</text></g>`;
+      `<text x="${x + bw / 2}" y="${h - 24 - bh}" text-anchor="middle" font-size="10">${fmt(p, 3)}</text></g>`;
   });
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.innerHTML = out;
 }
 
+// Diverging, for payoffs: blue (negative) .. white (0) .. red (positive), symmetric
+// about 0 so that white is always a zero payoff.
 function heat(value, lo, hi) {
-  const t = hi > lo ? (value - lo) / (hi - lo) : 0.5;  // blue (low) .. white .. red (high)
+  const m = Math.max(Math.abs(lo), Math.abs(hi));
+  const t = m > 0 ? 0.5 + value / (2 * m) : 0.5;
   const r = Math.round(t < 0.5 ? 255 * 2 * t : 255);
   const b = Math.round(t > 0.5 ? 255 * 2 * (1 - t) : 255);
   const g = Math.round(255 - 80 * Math.abs(t - 0.5) * 2);
   return `rgb(${r},${g},${b})`;
 }
 
+// Sequential, for probabilities: white (0) .. dark blue (1).
+function shade(p) {
+  const mix = (a, b) => Math.round(a + (b - a) * Math.min(1, Math.max(0, p)));
+  return `rgb(${mix(255, 31)},${mix(255, 58)},${mix(255, 95)})`;
+}
+const ink = (p) => (p > 0.55 ? "white" : "#222");
+
+// A colour legend: a gradient from lo to hi with its ends and middle labelled.
+function legend(id, colour, lo, hi, label) {
+  const stops = Array.from({ length: 11 }, (_, i) => colour(lo + (hi - lo) * i / 10)).join(",");
+  $(id).innerHTML = `<span class="legend-label">${label}</span> <span>${fmt(lo, 3)}</span>` +
+    `<span class="legend-bar" style="background:linear-gradient(to right,${stops})"></span>` +
+    `<span>${fmt(hi, 3)}</span>`;
+}
+
 function drawMatrix(pos) {
-  const flat = pos.matrix.flat(), lo = Math.min(...flat), hi = Math.max(...flat);
+  const flat = pos.matrix.flat();
+  const m = Math.max(...flat.map(Math.abs)), lo = -m, hi = m;
   const rowSupport = (c) => pos.mine[String(c)] > 0, colSupport = (c) => pos.theirs[String(c)] > 0;
   let html = "<tr><th></th>" + pos.columns.map((c) =>
     `<th class="${colSupport(c) ? "support" : ""}">${c}${colSupport(c) ? "*" : ""}</th>`).join("") + "</tr>";
   pos.matrix.forEach((row, i) => {
     const c = pos.rows[i];
     html += `<tr><th class="${rowSupport(c) ? "support" : ""}">${c}${rowSupport(c) ? "*" : ""}</th>` +
-      row.map((a) => `<td style="background:${heat(a, lo, hi)}" title="${a}">${a.toFixed(3)}</td>`).join("") + "</tr>";
+      row.map((a) => `<td style="background:${heat(a, lo, hi)}" title="${a}">${fmt(a, 3)}</td>`).join("") + "</tr>";
   });
   $("matrix").innerHTML = html;
+  legend("matrix-legend", (v) => heat(v, lo, hi), lo, hi, "payoff to me:");
 }
+
+let requests = 0;  // a later request supersedes an earlier one's answer
+const current = (token) => token === requests;
 
 async function solvePosition() {
   showError("");
   writeHash();
+  if (needsStore()) return;
+  const token = ++requests;
   try {
     const pos = await api("position", {
       n: n(), mine: list(state.mine), theirs: list(state.theirs), deck: list(state.deck),
       upcard: state.upcard ?? "", ...objectiveParams(),
     });
+    if (!current(token)) return;
     $("result").hidden = false;
-    $("value").textContent = pos.value.toFixed(6);
+    $("value").textContent = fmt(pos.value);
     $("units").textContent = objective() === "win" ? "(P(win) - P(loss))" : "(expected point difference)";
     bars("mine-mix", pos.mine);
     bars("theirs-mix", pos.theirs);
     drawMatrix(pos);
     const cert = pos.certified;
-    $("enclosure").textContent = `exact value in [${cert.value[0]}, ${cert.value[1]}]`;
+    $("enclosure").textContent = `exact value in [${sig(cert.value[0])}, ${sig(cert.value[1])}]`;
     $("certified").textContent = cert.unique_and_enclosed
       ? "certified: this is the unique exact equilibrium, each exact probability within the interval of " +
-        Object.entries(cert.mine).map(([c, iv]) => `${c}: [${iv[0].toPrecision(12)}, ${iv[1].toPrecision(12)}]`).join(", ")
-      : `not certified as unique (${cert.reason}); guaranteed value in [${cert.guarantee[0]}, ${cert.guarantee[1]}]`;
+        Object.entries(cert.mine).map(([c, iv]) => `bid ${c}: [${sig(iv[0])}, ${sig(iv[1])}]`).join(", ")
+      : `not certified as unique (${cert.reason}); guaranteed value in [${sig(cert.guarantee[0])}, ${sig(cert.guarantee[1])}]`;
     $("exact-box").hidden = !pos.exact;
     if (pos.exact) {
-      $("exact-digits").textContent = pos.exact.digits;
+      $("exact-digits").textContent = plural(pos.exact.digits, "digit");
       $("exact").value = Object.entries(pos.exact.mine).map(([c, p]) => `bid ${c}: ${p}`).join("\n");
     }
   } catch (err) {
@@ -167,7 +254,7 @@ function firstTable(tableEl, byUpcard, size) {
     for (let u = 1; u <= size; u++) {
       const p = byUpcard(u, b);
       html += `<td data-bid="${b}" data-upcard="${u}" title="bid ${b} on upcard ${u}: ${p}" ` +
-        `style="background:${heat(p, 0, 1)}">${p === 0 ? "0" : p.toFixed(4)}</td>`;
+        `style="background:${shade(p)};color:${ink(p)}">${p === 0 ? "0" : fmt(p, 4)}</td>`;
     }
     html += "</tr>";
   }
@@ -177,9 +264,15 @@ function firstTable(tableEl, byUpcard, size) {
 async function showFirstMove() {
   showError("");
   writeHash();
+  if (needsStore()) return;
+  const token = ++requests;
   try {
     const t = await api("table", { n: n(), ...objectiveParams() });
-    $("first-title").textContent = `N = ${t.n}, ${t.objective} objective`;
+    if (!current(token)) return;
+    $("first-title").textContent = `N = ${t.n}, ${t.objective} objective` + (t.objective === "win"
+      ? (t.lead ? `, lead ${t.lead} (you start ${Math.abs(t.lead)} points ${t.lead > 0 ? "ahead" : "behind"})` : ", lead 0")
+      : "");
+    legend("first-legend", shade, 0, 1, "P(bid | upcard):");
     firstTable($("first-table"), (u, b) => t.by_upcard[String(u)][b - 1], t.n);
     $("paper-box").hidden = t.n !== 5 || t.objective !== "points";
     firstTable($("paper-table"), (u, b) => TABLE_1[b - 1][u - 1], 5);
@@ -195,41 +288,72 @@ let busy = false;
 
 async function newGame() {
   showError("");
+  if (needsStore()) return;
+  busy = true;
   try {
     game = await api("game/new", { n: n(), objective: objective() });
   } catch (err) {
     showError(err.message);
     return;
+  } finally {
+    busy = false;
   }
   $("table-top").hidden = false;
   $("revealed").textContent = "";
   drawPlay();
 }
 
+function dropGame() {  // N or the objective changed: that game is over for the page
+  game = null;
+  $("table-top").hidden = true;
+}
+
+const cardList = (cards) => cards.length ? cards.join(" ") : "none";
+
 function drawPlay() {
   const over = game.awaiting === "over";
+  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective`;
   $("round").textContent = over ? `${game.rounds} of ${game.rounds} (over)` : `${game.round} of ${game.rounds}`;
   $("prize").textContent = game.upcard ?? "-";
   $("score-me").textContent = game.score.you;
   $("score-them").textContent = game.score.computer;
+  $("to-come").textContent = cardList(game.prizes_to_come);
+  $("their-cards").textContent = cardList(game.computer_cards);
+  $("won-me").textContent = cardList(game.won.you);
+  $("won-them").textContent = cardList(game.won.computer);
   const hand = $("hand");
   hand.innerHTML = "";
-  for (const c of game.your_cards) {
+  game.your_cards.forEach((c) => {
     const b = document.createElement("button");
     b.className = "card";
     b.textContent = c;
     b.dataset.role = "hand";
     b.dataset.card = c;
+    b.title = `bid ${c} (key ${c === 10 ? "0" : c <= 9 ? c : "Tab to it, then Enter"})`;
     b.disabled = game.awaiting !== "bid";
     b.onclick = () => bid(c);
     hand.appendChild(b);
-  }
+  });
   $("history").querySelector("tbody").innerHTML = game.history.map((r) =>
     `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer}</td><td>${r.winner}</td></tr>`).join("");
   $("reveal").disabled = game.history.length === 0;
   const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie." };
   $("outcome").textContent = over
     ? `Game over: you ${game.score.you}, computer ${game.score.computer}: ${verdict[game.winner]}` : "";
+  drawReview();
+}
+
+function drawReview() {
+  const review = game.review;
+  $("review-box").hidden = !review;
+  if (!review) return;
+  const units = game.objective === "win" ? "P(win) - P(loss)" : "expected points";
+  $("review-units").textContent = units;
+  $("review").querySelector("tbody").innerHTML = review.rounds.map((r) =>
+    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td>` +
+    `<td>${Object.entries(r.equilibrium).filter(([, p]) => p > 0).map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ")}</td>` +
+    `<td class="${r.cost > 1e-9 ? "cost" : ""}">${r.forced ? "forced" : fmt(r.cost, 3)}</td></tr>`).join("");
+  $("review-total").textContent = fmt(review.total_cost, 3);
 }
 
 async function bid(card) {
@@ -246,6 +370,29 @@ async function bid(card) {
   }
 }
 
+// Number keys bid on Play (1..9, 0 for 10); Tab and Enter reach every card button too.
+document.addEventListener("keydown", (e) => {
+  if (state.tab !== "play" || !game || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName)) return;
+  if (!/^[0-9]$/.test(e.key)) return;
+  const card = e.key === "0" ? 10 : Number(e.key);
+  if (game.your_cards.includes(card)) { e.preventDefault(); bid(card); }
+});
+
+// -- N beyond this server: keep the address, say what it takes --------------------------------
+function needsStore() {
+  const list = info ? info.solvable[objective()] : [];
+  if (list.includes(n())) { $("notice").hidden = true; return false; }
+  const top = Math.max(...list);
+  $("notice").hidden = false;
+  $("notice").innerHTML = `N = ${n()} (${objective()} objective) is not served here: this server ` +
+    `solves N &le; ${top} on the fly and has no store of N = ${n()}.  A store is solved once ` +
+    `(<code>gops solve ${n()}${objective() === "win" ? " --objective win" : ""} --store DIR</code>, ` +
+    `hours to days beyond N = 12) and served with <code>gops serve --store DIR</code>.`;
+  $("result").hidden = true;
+  return true;
+}
+
 // -- wiring -------------------------------------------------------------------------------------
 function showTab(tab) {
   state.tab = tab;
@@ -253,35 +400,51 @@ function showTab(tab) {
     $(t).hidden = t !== tab;
     $(`tab-${t}`).classList.toggle("active", t === tab);
   }
+  $("lead-label").hidden = objective() !== "win" || tab === "play";  // a game starts at lead 0
   writeHash();
+  needsStore();
   if (tab === "first") showFirstMove();
 }
 
+// The N menu: what this server solves for the objective, and an N asked for by the
+// address that it does not (marked; the page then says what that N needs).
+function fillN(wanted) {
+  const list = info.solvable[objective()];
+  const want = Number(wanted ?? $("n").value ?? 5);
+  const ok = Number.isInteger(want) && want >= 1 && want <= 16;
+  const opts = ok && !list.includes(want) ? [...list, want].sort((a, b) => a - b) : list;
+  $("n").innerHTML = opts.map((k) =>
+    `<option value="${k}">${k}${list.includes(k) ? "" : " (needs a store)"}</option>`).join("");
+  $("n").value = ok ? want : 5;
+}
+
+function settingsChanged() {
+  $("lead-label").hidden = objective() !== "win" || state.tab === "play";
+  if (game) { dropGame(); if (state.tab === "play") newGame(); }
+  writeHash();
+  if (needsStore()) return;
+  if (state.tab === "first") showFirstMove();
+}
+
 async function start() {
-  const info = await api("info", {});
-  const fill = () => {
-    const current = $("n").value || "5";
-    $("n").innerHTML = info.solvable[objective()].map((k) => `<option>${k}</option>`).join("");
-    $("n").value = info.solvable[objective()].includes(Number(current)) ? current : "5";
-  };
-  fill();
+  info = await api("info", {}, { watch: false });
+  $("loading").hidden = true;
   const tab = readHash();
-  fill();
-  $("lead-label").hidden = objective() !== "win";
   drawCards();
-  $("objective").onchange = () => { fill(); $("lead-label").hidden = objective() !== "win"; writeHash(); if (state.tab === "first") showFirstMove(); };
-  $("lead").onchange = () => { writeHash(); if (state.tab === "first") showFirstMove(); };
-  $("n").onchange = () => { fullPosition(); drawCards(); writeHash(); if (state.tab === "first") showFirstMove(); };
+  $("objective").onchange = () => { fillN(); if (!info.solvable[objective()].includes(n())) { fillN(5); fullPosition(); drawCards(); } settingsChanged(); };
+  $("lead").onchange = settingsChanged;
+  $("n").onchange = () => { fillN(); fullPosition(); drawCards(); settingsChanged(); };
   $("solve").onclick = solvePosition;
   $("new-game").onclick = newGame;
+  $("cancel").onclick = cancelSolve;
   $("reveal").onclick = () => {
     const last = game && game.history[game.history.length - 1];
     $("revealed").textContent = "its mix: " + Object.entries(last ? last.mix : {})
-      .map(([c, p]) => `${c}: ${Number(p).toFixed(3)}`).join(", ");
+      .map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ");
   };
   document.querySelectorAll(".tab").forEach((b) => { b.onclick = () => showTab(b.dataset.tab); });
   showTab(tab);
-  if (tab === "explore" && location.hash.includes("mine=")) solvePosition();
+  if (tab === "explore" && location.hash.includes("mine=") && !needsStore()) solvePosition();
 }
 
-start().catch((err) => showError(err.message));
+start().catch((err) => { $("loading").hidden = true; showError(err.message); });
