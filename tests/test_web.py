@@ -614,9 +614,9 @@ def test_a_pure_bid_keeps_its_label_and_a_zero_value_shows_no_sign(page_server, 
         "Number(t.title) === 0); return td ? getComputedStyle(td).backgroundColor : null;")
     assert zero == "rgb(255, 255, 255)"
     assert browser.find_element(By.ID, "matrix-legend").text.startswith("payoff to me:")
-    digits = browser.find_element(By.ID, "exact-digits").text
-    assert digits.endswith("digit") or digits.endswith("digits")
-    assert "digit" in digits and not digits.startswith("1 digits")
+    heading = browser.find_element(By.CSS_SELECTOR, "#exact-box h3").text
+    digits = int(heading.split("(")[1].split()[0])
+    assert heading == f"exact equilibrium ({digits} digit{'' if digits == 1 else 's'} at most)"
 
 
 def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browser):
