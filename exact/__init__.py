@@ -9,8 +9,10 @@
 from collections.abc import Callable
 from os import PathLike
 
+from exact.certificate.writer import certify as _certify
 from exact.dp.solution import Solution, SolveStats, Strategy
 from exact.dp.solve import solve
+from exact.dp.store import load as _load
 from exact.dp.variant_solver import solve_variant
 from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 
@@ -23,8 +25,6 @@ def load(
 ) -> Solution:
     """The Solution kept in a store directory written by ``gops solve N --store DIR``
     (``n``, ``objective`` and the prize ``order``, when given, must match it)."""
-    from exact.dp.store import load as _load
-
     return _load(root, n, objective, order)
 
 
@@ -35,8 +35,6 @@ def certify(
     progress: Callable[..., None] | None = None,
 ) -> Solution:
     """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
-    from exact.certificate.writer import certify as _certify
-
     return _certify(n, path, objective, progress)
 
 

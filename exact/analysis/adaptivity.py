@@ -76,6 +76,7 @@ from itertools import combinations, permutations
 from math import factorial, lcm
 
 import numpy as np
+from flint import fmpq_mat
 
 from exact.errors import GopsInputError, SolverError
 from exact.limits import ADAPTIVITY_VALUE_MAX_N, check_n
@@ -267,7 +268,7 @@ class StateLP:
 def state_lp(n: int) -> StateLP:
     """The whole game as one LP over A's state realisation plans (module docstring),
     solved by HiGHS (interior point, then crossover to a basic solution)."""
-    from scipy.optimize import linprog
+    from scipy.optimize import linprog  # scipy.optimize: 1.5 s to import, for this LP only
     from scipy.sparse import coo_matrix
 
     n = check_n(n, ADAPTIVITY_VALUE_MAX_N, what=" for the adaptive-against-committed game")
@@ -328,8 +329,6 @@ def state_lp(n: int) -> StateLP:
 def _solve_unique(rows: list[list[int]], unknowns: int):
     """The unique rational solution of the linear system ``rows`` (each: ``unknowns``
     integer coefficients, then the right-hand side), or None (python-flint rref)."""
-    from flint import fmpq_mat
-
     R, rank = fmpq_mat(rows).rref()
     if rank != unknowns or any(R[i, i] != 1 for i in range(unknowns)):
         return None  # not unique, or the right-hand side a pivot (inconsistent)

@@ -46,10 +46,13 @@ import numpy as np
 from flint import fmpz
 
 from exact.certificate.reader import ExactValues, Rational, read_certificate
+from exact.dp.drivers import solve_rational_levels
 from exact.dp.objective import PointsObjective
+from exact.dp.solve import parse_game, solve
 from exact.errors import GopsInputError
 from exact.game.encoding import Columns, build_levels
 from exact.kernels.matrix_game import solve_game
+from exact.limits import AUDIT_MAX_N, check_n
 
 POINTS = PointsObjective()
 #: Default tolerance on value errors and exploitabilities.
@@ -117,10 +120,6 @@ def _mask(numerators) -> int:
 
 def exact_reference(n: int, progress=None) -> ExactValues:
     """Solve n-card GOPS exactly and keep its values and equilibrium supports."""
-    from exact.dp.drivers import solve_rational_levels
-    from exact.dp.objective import PointsObjective
-    from exact.dp.solve import parse_game
-
     n = parse_game(n, "points", "rational").n
     levels = build_levels(n)
     supports: list[dict] = [{} for _ in levels]
@@ -144,8 +143,6 @@ def certificate_reference(path, n: int | None = None, progress=None) -> ExactVal
 
 def solve_float(n: int):
     """The float solution the audit judges (a seam for tests that inject a perturbed one)."""
-    from exact.dp.solve import solve
-
     return solve(n)
 
 
@@ -400,8 +397,6 @@ def run_audit(
 ) -> tuple[AuditReport, float]:
     """What ``gops audit`` does: the exact reference (solved or read), the float solve, the
     audit.  Returns the report and the seconds spent building the exact reference."""
-    from exact.limits import AUDIT_MAX_N, check_n
-
     n = check_n(n, AUDIT_MAX_N)
     if not tol >= 0:
         raise GopsInputError(f"the tolerance must be >= 0, got {tol}")

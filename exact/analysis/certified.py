@@ -40,6 +40,7 @@ from flint import arb, arb_mat, ctx
 
 from exact.errors import SolverError
 from exact.kernels.bounds import EPS, certified_game
+from exact.kernels.matrix_game import solve_game
 
 #: A float probability above this is in the support (as in exact/dp/exact_game.py).
 SUPPORT_TOL = 1e-9
@@ -114,8 +115,6 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
 
     ``x``, ``y``, ``value``: the float solution (solved here when not given).
     """
-    from exact.kernels.matrix_game import solve_game
-
     A = np.asarray(A, dtype=np.float64)
     k = A.shape[0]
     if value is None:

@@ -47,7 +47,10 @@ from fractions import Fraction
 from itertools import permutations
 
 import numpy as np
+from flint import fmpq
 
+from exact.analysis.evaluate import evaluate
+from exact.dp.exact_game import solve_exact_game
 from exact.errors import GopsInputError
 from exact.game.orders import RANDOM
 from exact.limits import (
@@ -56,6 +59,7 @@ from exact.limits import (
     FIXED_BIDS_MAX_N,
     check_n,
 )
+from exact.play.bots import FixedRuleBot, OptimalBot
 
 #: A best reply must gain more than this (in points) to enter the restricted set.
 GAIN_TOL = 1e-9
@@ -103,6 +107,7 @@ def reply_weights(n: int, mix: dict, number=float) -> list[list]:
 
 def best_reply(n: int, mix: dict) -> tuple[tuple[int, ...], float]:
     """The best pure reply to ``mix`` (float) and what it gains."""
+    # scipy.optimize: 1.5 s to import, for fixed-bids only
     from scipy.optimize import linear_sum_assignment
 
     w = np.array(reply_weights(n, mix), dtype=float)
@@ -114,7 +119,7 @@ def best_reply(n: int, mix: dict) -> tuple[tuple[int, ...], float]:
 def _restricted_float(strategies) -> np.ndarray:
     """The row player's equilibrium of the symmetric game on ``strategies`` (HiGHS):
     maximise v subject to x^T M >= v, sum x = 1, x >= 0."""
-    from scipy.optimize import linprog
+    from scipy.optimize import linprog  # scipy.optimize: 1.5 s to import (fixed-bids only)
 
     m = len(strategies)
     M = np.array([[payoff(s, t) for t in strategies] for s in strategies], dtype=float)
@@ -138,10 +143,6 @@ def _restricted_float(strategies) -> np.ndarray:
 
 
 def _restricted_exact(strategies) -> dict:
-    from flint import fmpq
-
-    from exact.dp.exact_game import solve_exact_game
-
     M = [[fmpq(payoff(s, t)) for t in strategies] for s in strategies]
     eq = solve_exact_game(M)
     den = Fraction(int(eq.x_den))
@@ -208,9 +209,6 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
     game, over all prize orders and every bid (module docstring), and a bound on its float
     rounding error (0 when both are exact).  What *this* pair of equilibria gives, not the
     value of adaptivity (:func:`exact.analysis.adaptivity.solve_adaptivity`)."""
-    from exact.analysis.evaluate import evaluate
-    from exact.play.bots import FixedRuleBot, OptimalBot
-
     if solution.n != equilibrium.n or solution.spec.has_lead or solution.order is not RANDOM:
         raise GopsInputError(
             "the adaptivity gain needs the points solution of the same N "

@@ -35,10 +35,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from flint import fmpq
+from flint import fmpq, nmod_mat
 
+from exact.analysis.audit import fixed_point
+from exact.dp.exact_game import solve_exact_game
 from exact.dp.solution import to_fraction
 from exact.errors import GopsInputError, SolverError
+from exact.kernels.matrix_game import solve_game
 
 Number = float | Fraction
 
@@ -199,8 +202,6 @@ def _possibly_tight_rows(Q, eq, bits: int = 256) -> list[int]:
     floor(A_ij 2^bits)), sum_j Y_j (F_ij + 1) < v* E 2^bits proves (A y*)_i < v*.
     A superset of the tight rows keeps the shortcut sound, and costs no gcd.
     """
-    from exact.analysis.audit import fixed_point
-
     v, E = eq.value, eq.y_den
     bound = v.p * E << bits
     rows = []
@@ -217,8 +218,6 @@ def _full_column_rank_mod_p(matrix, columns: int) -> bool:
     Reduced modulo a prime p not dividing any denominator, a minor that is nonzero mod p
     is nonzero over Q, so rank mod p = columns proves the rank.  False means "not proven".
     """
-    from flint import nmod_mat
-
     for prime in RANK_PRIMES:
         if any(a.q % prime == 0 for row in matrix for a in row):
             continue
@@ -265,8 +264,6 @@ def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -
         return _float_ranges(np.asarray(A, dtype=np.float64))
     if arithmetic != "rational":
         raise GopsInputError(f"unknown arithmetic {arithmetic!r}")
-    from exact.dp.exact_game import solve_exact_game
-
     Q = [
         [
             a
@@ -296,8 +293,6 @@ def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -
 
 
 def _float_ranges(A: np.ndarray) -> list[Range]:
-    from exact.kernels.matrix_game import solve_game
-
     value, _, _ = solve_game(A)
     k = A.shape[0]
     scale = max(1.0, float(np.abs(A).max()))

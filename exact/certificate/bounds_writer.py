@@ -42,7 +42,7 @@ from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_into
-from exact.kernels.points import fill_matrix
+from exact.kernels.points import fill_matrix, level_items
 from exact.limits import BOUNDS_MAX_N, check_n
 
 BOUND_MAGIC = "GOPS-BOUND-CERTIFICATE"
@@ -158,12 +158,10 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                     )
                     records += 1
                 if progress is not None and k:
-                    from exact.kernels.points import level_items as units
-
                     progress(
                         level,
-                        units(level) * (r + 1) // level.prize_sets
-                        - units(level) * r // level.prize_sets,
+                        level_items(level) * (r + 1) // level.prize_sets
+                        - level_items(level) * r // level.prize_sets,
                     )
         root_value = float(values[n][0, 0])
         fh.write(

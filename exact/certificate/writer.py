@@ -26,6 +26,7 @@ from exact.dp.solution import Solution
 from exact.dp.solve import parse_game, points_stats
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
+from exact.kernels.win import lead_limits
 
 FORMAT_VERSION = 1
 MAGIC = "GOPS-CERTIFICATE"
@@ -86,8 +87,6 @@ def win_record_count(level) -> int:
     """Records of a level for the win objective (FORMAT.md): per prize set, with
     lim = min(sum P, T - sum P), 2 lim + 1 leads per pattern with theirs < mine and
     lim + 1 (leads 0..lim) for identical hands; level 0 has none."""
-    from exact.kernels.win import lead_limits
-
     if level.k == 0:
         return 0
     patterns = level.record_patterns

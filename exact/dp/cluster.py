@@ -33,15 +33,18 @@ Invariants (why a killed worker or a killed client loses nothing and changes no 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from exact.atomic import atomic_file
+from exact.dp.objective import objective_of
 from exact.dp.store import Store, StoreError, file_sha256
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
@@ -145,10 +148,6 @@ def solve_part(
 
     ``below_sha256``, the checksum the manifest records for level k - 1, names the file
     the worker keeps mapped: a level recomputed since (a damaged one) is mapped anew."""
-    import numba
-
-    from exact.dp.objective import objective_of
-
     if threads:
         # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
@@ -207,9 +206,7 @@ class ClusterReport:
 
 def connect(spec: str):
     """(client, cluster or None) for ``local:W`` or a scheduler address."""
-    import logging
-
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client, LocalCluster  # dask: the cluster path only
 
     kind, arg = parse_cluster(spec)
     if kind == "local":
@@ -255,7 +252,7 @@ def solve_on_cluster(
     (tests, benchmarks); it is left open, and each task then uses ``threads`` numba
     threads (default: all the worker's cores).
     """
-    from dask.distributed import as_completed
+    from dask.distributed import as_completed  # dask: the cluster path only
 
     root = Path(root).resolve()
     part_items = part_items or DEFAULT_PART_ITEMS
@@ -323,7 +320,7 @@ def solve_on_cluster(
 def _result(future, k: int) -> dict:
     """A part's note; a task that failed on every worker it was given is a SolverError
     (one line: the command's rerun resumes with the parts already done)."""
-    from distributed import KilledWorker
+    from distributed import KilledWorker  # dask: the cluster path only
 
     try:
         return future.result()

@@ -35,10 +35,13 @@ from collections.abc import Iterator
 import numpy as np
 from flint import fmpq
 
+from exact.dp.exact_game import solve_exact_game, solve_saddle_or_lp
 from exact.errors import GopsInputError
 from exact.game.encoding import Columns, Level
 from exact.game.orders import RANDOM, PrizeOrder, order_named
 from exact.game.spec import GameSpec
+from exact.kernels import points as points_kernel
+from exact.kernels import win as win_kernel
 
 
 def _sign(a: int) -> int:
@@ -232,19 +235,15 @@ class PointsObjective(Objective):
         return np.zeros((r1 - r0, self.columns(level).count))
 
     def level_items(self, level):
-        from exact.kernels.points import level_items
-
-        return level_items(level, self.order.code)
+        return points_kernel.level_items(level, self.order.code)
 
     def item_patterns(self, level):
-        from exact.kernels.points import solved_patterns
-
-        return solved_patterns(level, self.order.code)
+        return points_kernel.solved_patterns(level, self.order.code)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
-        from exact.kernels.points import solve_level
-
-        radius = solve_level(level, below, out, start, stop, radius_below, row0, self.order.code)
+        radius = points_kernel.solve_level(
+            level, below, out, start, stop, radius_below, row0, self.order.code
+        )
         return (stop - start) * len(self.order.upcard_indices(level.k)), radius
 
     def exact_level(self, level):
@@ -268,8 +267,6 @@ class PointsObjective(Objective):
         return [[row[column[c]] * int(mirror[c]) + won for c, won in line] for line in cells]
 
     def solve_exact_game(self, A):
-        from exact.dp.exact_game import solve_exact_game
-
         return solve_exact_game(A)
 
     def put(self, out, level, r, p, lead, value):
@@ -314,42 +311,30 @@ class WinObjective(Objective):
         return f"WinObjective(handicap={self.handicap}{order})"
 
     def offset(self, level: Level) -> int:
-        from exact.kernels.win import lead_offset
-
-        return lead_offset(level.n, level.k, self.handicap)
+        return win_kernel.lead_offset(level.n, level.k, self.handicap)
 
     def empty_level(self, level):
-        from exact.kernels.win import empty_level
-
-        return empty_level(level, self.handicap, antisymmetric=self.order.antisymmetric)
+        return win_kernel.empty_level(level, self.handicap, antisymmetric=self.order.antisymmetric)
 
     def empty_rows(self, level, r0, r1):
-        from exact.kernels.win import empty_level
-
-        return empty_level(level, self.handicap, slice(r0, r1), self.order.antisymmetric)
+        return win_kernel.empty_level(level, self.handicap, slice(r0, r1), self.order.antisymmetric)
 
     def level_shape(self, level):
         return (level.prize_sets, self.columns(level).count, 2 * self.offset(level) + 1)
 
     def values_per_subgame(self, n, k):
-        from exact.kernels.win import lead_offset
-
-        return 2 * lead_offset(n, k, self.handicap) + 1  # every lead L in [-off_k, off_k]
+        return (
+            2 * win_kernel.lead_offset(n, k, self.handicap) + 1
+        )  # every lead L in [-off_k, off_k]
 
     def level_items(self, level):
-        from exact.kernels.win import level_items
-
-        return level_items(level, self.order.code)
+        return win_kernel.level_items(level, self.order.code)
 
     def item_patterns(self, level):
-        from exact.kernels.win import solved_patterns
-
-        return solved_patterns(level, self.order.code)
+        return win_kernel.solved_patterns(level, self.order.code)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
-        from exact.kernels.win import solve_win_level
-
-        return solve_win_level(
+        return win_kernel.solve_win_level(
             level, below, out, self.handicap, start, stop, radius_below, row0, self.order.code
         )
 
@@ -362,9 +347,7 @@ class WinObjective(Objective):
         return out
 
     def records(self, level, r):
-        from exact.kernels.win import lead_limits
-
-        lim = int(lead_limits(level, self.handicap)[r])
+        lim = int(win_kernel.lead_limits(level, self.handicap)[r])
         mirrored = self.order.antisymmetric
         for p in level.record_patterns if mirrored else range(level.patterns):
             p = int(p)
@@ -375,9 +358,7 @@ class WinObjective(Objective):
     def payoffs(self, n, k, row, cells, lead, children):
         # X_ij = f(child, L + u sign(V_i - Y_j)); a child lead beyond the offset of level
         # k - 1 is decided: sign(L'); a mirror image is read as -f(column, -L').
-        from exact.kernels.win import lead_offset
-
-        offb = lead_offset(n, k - 1, self.handicap)
+        offb = win_kernel.lead_offset(n, k - 1, self.handicap)
         one = fmpq(1) if row.dtype == object else 1.0
         A = []
         for line in cells:
@@ -391,8 +372,6 @@ class WinObjective(Objective):
         return A
 
     def solve_exact_game(self, A):
-        from exact.dp.exact_game import solve_saddle_or_lp
-
         return solve_saddle_or_lp(A)  # most games of the win objective have a saddle point
 
     def put(self, out, level, r, p, lead, value):
@@ -412,16 +391,12 @@ class WinObjective(Objective):
         return _read(values[r], self.columns(level), p, lead, self.offset(level))
 
     def subgames(self, levels):
-        from exact.kernels.win import subgame_count
-
-        return subgame_count(levels, self.handicap)
+        return win_kernel.subgame_count(levels, self.handicap)
 
     def largest_value(self, n):
         return 1.0  # a sure win
 
     def check_lead(self, lead, n, deck):
-        from exact.kernels.win import total_points
-
         lead = 0 if lead is None else lead
         if isinstance(lead, bool) or not isinstance(lead, int):
             try:
@@ -430,7 +405,7 @@ class WinObjective(Objective):
                 lead = int(lead)
             except (TypeError, ValueError, OverflowError):
                 raise GopsInputError(f"the lead must be an integer, got {lead!r}") from None
-        played = total_points(n) - sum(deck)
+        played = win_kernel.total_points(n) - sum(deck)
         bound = played + self.handicap
         if abs(lead) > bound:
             extra = f" plus a handicap of {self.handicap}" if self.handicap else ""

@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpq
 
+from exact.dp.exact_game import solve_exact_game
 from exact.dp.objective import Objective, objective_of
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import Level, pattern_rank, prize_rank
@@ -123,8 +124,6 @@ class RationalArithmetic(Arithmetic):
         return fmpq(c)
 
     def solve(self, A):
-        from exact.dp.exact_game import solve_exact_game
-
         eq = solve_exact_game([list(row) for row in A])
         return eq.value, eq.x, eq.y
 

@@ -6,11 +6,13 @@ import resource
 import sys
 import time
 
+from exact.dp.drivers import solve_float_levels, solve_rational_levels
 from exact.dp.objective import objective_of
 from exact.dp.solution import Solution, SolveStats
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels
 from exact.game.spec import ARITHMETICS, OBJECTIVES, GameSpec
+from exact.kernels.win import win_cells
 from exact.limits import SOLVE_MAX_N, check_n
 
 
@@ -109,8 +111,6 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
         )
     if spec.has_lead:
         # A few levels of a big game can outweigh a whole small one: bound the entries.
-        from exact.kernels.win import win_cells
-
         budget = win_cells(limit) * 5 // 4
         cells = win_cells(spec.n, top, spec.handicap)
         if cells > budget:
@@ -156,8 +156,6 @@ def solve(
 
 def solve_game(spec: GameSpec, progress=None, top: int | None = None) -> Solution:
     """:func:`solve` of a checked GameSpec (:func:`check_limits`)."""
-    from exact.dp.drivers import solve_float_levels, solve_rational_levels
-
     t0 = time.perf_counter()
     levels = build_levels(spec.n, top)
     objective = objective_of(spec)

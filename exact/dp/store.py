@@ -55,6 +55,7 @@ import numpy as np
 from exact.atomic import atomic_file
 from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import Objective, objective_of
+from exact.dp.solution import Solution
 from exact.errors import GopsInputError
 from exact.game.encoding import MAX_CARDS, build_levels
 from exact.game.orders import ORDERS, RANDOM
@@ -626,8 +627,6 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     otherwise as stored: ``solution.store`` names the directory, and
     :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them.
     """
-    from exact.dp.solution import Solution
-
     manifest = read_manifest(root)
     if n is not None and manifest["n"] != n:
         raise StoreError(f"{root} holds N={manifest['n']}, not N={n}")

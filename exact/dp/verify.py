@@ -36,7 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from exact.dp.cluster import parts_of
+from exact.dp.cluster import connect, parts_of, worker_threads
 from exact.dp.objective import Objective
 from exact.dp.store import (
     StoreError,
@@ -354,8 +354,6 @@ def check_level(
 def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> PartCheck:
     """Rows [r0, r1) of level k of the store at ``root`` re-derived: a Dask task (the
     store on a file system every worker mounts at the same path)."""
-    import numba
-
     if threads:
         # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
@@ -378,8 +376,6 @@ def check_levels_on_cluster(
     """Every part of every wanted level at once on Dask (each level needs only the stored
     level below and its manifest radius, so all levels run side by side); the verdicts
     in level order."""
-    from exact.dp.cluster import connect, worker_threads
-
     client, local = connect(cluster)
     threads = worker_threads(cluster)
     checks = []

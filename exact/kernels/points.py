@@ -37,7 +37,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from exact.game.encoding import Level
+from exact.game.encoding import Level, build_levels
 from exact.kernels.bounds import certified_game
 from exact.kernels.combine import (  # the order codes and upcard_range: re-exported
     ASCENDING,
@@ -237,8 +237,6 @@ def solve_level(
 
 def warm_up() -> float:
     """Compile (or load from cache) the kernels on a tiny game; returns seconds spent."""
-    from exact.game.encoding import build_levels
-
     t0 = time.perf_counter()
     below = np.zeros((1, 1))
     for level in build_levels(2)[1:]:

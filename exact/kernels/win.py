@@ -47,11 +47,14 @@ A lead beyond the offset of the level below is decided, and valued sign(L) direc
 
 from __future__ import annotations
 
+import time
+from math import comb
+
 import numba
 import numpy as np
 from numba import prange
 
-from exact.game.encoding import Level
+from exact.game.encoding import Level, build_levels, pattern_count
 from exact.kernels.bounds import certified_game
 from exact.kernels.combine import DESCENDING, RANDOM, finish, fold, initial_acc, upcard_range
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
@@ -89,10 +92,6 @@ def win_cells(n: int, top: int | None = None, handicap: int = 0) -> int:
     >>> win_cells(10)
     151583828
     """
-    from math import comb
-
-    from exact.game.encoding import pattern_count
-
     top = n if top is None else top
     return sum(
         comb(n, k) * pattern_count(n, k) * (2 * lead_offset(n, k, handicap) + 1)
@@ -434,10 +433,6 @@ def subgame_count(levels, handicap: int = 0) -> int:
 
 def warm_up() -> float:
     """Compile (or load from cache) the win kernel on a tiny game; returns seconds spent."""
-    import time
-
-    from exact.game.encoding import build_levels
-
     t0 = time.perf_counter()
     levels = build_levels(2)
     below = empty_level(levels[0])

@@ -59,16 +59,14 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
+import exact.dp.solve as dp_solve  # a module: tests stand in for dp_solve.solve_game
+from exact.dp.solution import Solution
+from exact.dp.variant_solver import VariantSolution, check_variant_options, solve_variant
 from exact.errors import GopsInputError
 from exact.game.rules import Position
 from exact.game.spec import GameSpec
 from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
-
-if TYPE_CHECKING:  # the solvers are imported when first needed (import time)
-    from exact import Solution
-    from exact.dp.variant_solver import VariantSolution
 
 __all__ = [
     "BOTS",
@@ -189,11 +187,8 @@ def game_for(
     bots' factories take: the standard game by :func:`exact.dp.solve.parse_game` (the
     messages of :func:`exact.solve`); a variant's N and arithmetic by its own solver's
     limits first (points, random order only)."""
-    from exact.dp.solve import parse_game
-    from exact.dp.variant_solver import check_variant_options
-
     if variant == "standard":
-        return parse_game(n, objective, arithmetic, order=order)
+        return dp_solve.parse_game(n, objective, arithmetic, order=order)
     if objective != "points":
         raise GopsInputError(f"the {variant} variant is solved for points only")
     check_variant_options(variant, n, arithmetic)
@@ -224,9 +219,6 @@ def solution_for(
     (:mod:`exact.dp.variant_solver`) into another kind of solution, so its key here is
     (variant, GameSpec).
     """
-    from exact.dp.solve import check_limits, solve_game
-    from exact.dp.variant_solver import solve_variant
-
     if not isinstance(game, GameSpec):
         game = game_for(game, arithmetic or "float", objective, variant, order)
     elif (arithmetic, objective, order) != (None, "points", "random"):
@@ -243,7 +235,7 @@ def solution_for(
                 )
             sol = solve_variant(variant, game.n, game.arithmetic, progress=progress)
         else:
-            sol = solve_game(check_limits(game), progress=progress)
+            sol = dp_solve.solve_game(dp_solve.check_limits(game), progress=progress)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
             del _SOLUTIONS[next(iter(_SOLUTIONS))]
         _SOLUTIONS[key] = sol
@@ -254,10 +246,8 @@ def bot_for(game: GameSpec, solution: Solution | None = None) -> OptimalBot:
     """The optimal bot of the standard ``game``: :class:`OptimalBot` for the points
     objective, :class:`WinOptimalBot` for win; it plays ``solution`` (which must be of
     ``game``: a store's, say) or else :func:`solution_for` ``(game)``, solved once."""
-    from exact.dp.solution import Solution as StandardSolution
-
     sol = solution_for(game) if solution is None else solution
-    if not isinstance(sol, StandardSolution) or not sol.spec.covers(game):
+    if not isinstance(sol, Solution) or not sol.spec.covers(game):
         raise GopsInputError(
             f"the optimal bot of {game.describe()} ({game.arithmetic}) cannot play {sol!r}"[:200]
         )

@@ -38,7 +38,7 @@ class OpenSpielMissingError(GopsError, ImportError):
 
 def _pyspiel():
     try:
-        import pyspiel
+        import pyspiel  # open_spiel: an optional dependency (pip install gops-exact[openspiel])
     except ImportError:
         raise OpenSpielMissingError(INSTALL_HINT) from None
     return pyspiel
@@ -47,7 +47,7 @@ def _pyspiel():
 def _policy_module():
     _pyspiel()
     try:
-        from open_spiel.python import policy
+        from open_spiel.python import policy  # open_spiel: an optional dependency
     except ImportError:
         raise OpenSpielMissingError(INSTALL_HINT) from None
     return policy
@@ -192,7 +192,7 @@ def nash_conv(solution, policy=None) -> float:
     """
     objective = _check_solution(solution)
     _pyspiel()
-    from open_spiel.python.algorithms import exploitability
+    from open_spiel.python.algorithms import exploitability  # open_spiel: optional
 
     game = goofspiel_game(solution.n, objective, order=solution.order.name)
     if policy is None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from itertools import combinations
 
 from exact.errors import GopsInputError
 from exact.game.rules import play_game
@@ -207,8 +208,6 @@ def three_player_tournament(
 ) -> list[TripleResult]:
     """Every triple (names[i], names[j], names[k]), i < j < k, plays ``games`` games of a
     three-player variant; in game g the bots sit in the rotation g mod 3 of the triple."""
-    from itertools import combinations
-
     n = check_tournament_options(n, names, games, variant)
     if variant not in THREE_PLAYER_VARIANTS:
         raise GopsInputError(f"{variant!r} is not a three-player variant")
