@@ -35,8 +35,9 @@ def serve():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    )
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
@@ -48,13 +49,19 @@ def browser(width: int = 1100, height: int = 900):
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
-    path = next(filter(None, map(shutil.which, ("chromium", "chromium-browser",
-                                                "google-chrome"))), None)
+    path = next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
+    )
     if path is None or shutil.which("chromedriver") is None:
         raise SystemExit("screenshots.py: needs chromium and chromedriver on the PATH")
     options = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                f"--window-size={width},{height}", "--hide-scrollbars"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        "--hide-scrollbars",
+    ):
         options.add_argument(arg)
     options.binary_location = path
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
@@ -83,18 +90,22 @@ def play_game(driver, url: str, n: int = 5, seed: int = 7):
     wait(driver, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     driver.execute_script(
         "const real = window.fetch; window.fetch = (u, o) => real("
-        f"String(u).startsWith('/api/game/new') ? u + '&seed={seed}' : u, o);")
+        f"String(u).startsWith('/api/game/new') ? u + '&seed={seed}' : u, o);"
+    )
     driver.find_element(By.ID, "new-game").click()
     while not driver.find_element(By.ID, "review-box").is_displayed():
-        cards = wait(driver, lambda d: [b for b in d.find_elements(
-            By.CSS_SELECTOR, "#hand button") if b.is_enabled()]
-            or d.find_element(By.ID, "review-box").is_displayed())
+        cards = wait(
+            driver,
+            lambda d: (
+                [b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()]
+                or d.find_element(By.ID, "review-box").is_displayed()
+            ),
+        )
         if cards is True:
             break
         rows = len(driver.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
         cards[0].click()
-        wait(driver, lambda d: len(d.find_elements(
-            By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023
 
 
 def shoot(out: Path) -> list[Path]:
@@ -105,6 +116,7 @@ def shoot(out: Path) -> list[Path]:
     made = []
     driver = browser()
     try:
+
         def save(name):
             height = driver.execute_script("return document.body.scrollHeight")
             width = driver.execute_script("return window.outerWidth")
@@ -113,11 +125,17 @@ def shoot(out: Path) -> list[Path]:
             driver.save_screenshot(str(path))
             made.append(path)
 
-        driver.get(f"{url}/#explore?n=5&objective=points&mine=1,3,4,5&theirs=2,3,4,5"
-                   "&deck=1,2,4,5&upcard=4")
+        driver.get(
+            f"{url}/#explore?n=5&objective=points&mine=1,3,4,5&theirs=2,3,4,5&deck=1,2,4,5&upcard=4"
+        )
         driver.refresh()
-        wait(driver, lambda d: d.find_element(By.ID, "result").is_displayed()
-             and d.find_element(By.ID, "exact").get_attribute("value"))
+        wait(
+            driver,
+            lambda d: (
+                d.find_element(By.ID, "result").is_displayed()
+                and d.find_element(By.ID, "exact").get_attribute("value")
+            ),
+        )
         save("explore")
         driver.set_window_size(1100, 900)
         driver.get(f"{url}/#first?n=5&objective=points")

@@ -24,7 +24,11 @@ def test_a_known_game_scored_round_by_round():
     assert game.awaiting == "prize" and game.chooser is None
     game.replay([1, 2, 3])
     assert [(r.prize, r.bids, r.scorers) for r in game.history] == [
-        (1, (1, 4), [1]), (2, (2, 3), [1]), (3, (3, 2), [0]), (4, (4, 1), [0])]
+        (1, (1, 4), [1]),
+        (2, (2, 3), [1]),
+        (3, (3, 2), [0]),
+        (4, (4, 1), [0]),
+    ]
     assert game.over and game.awaiting == "over"
     assert game.points == (Fraction(7), Fraction(3)) and game.winner == 0
 
@@ -121,8 +125,9 @@ def test_twelve_rounds_aces_out_and_the_last_prize_left_over():
 
 def test_three_third_a_two_way_tie_gives_the_prize_to_the_third():
     """The write-up's extreme case: two 3s and a 1 on the 3 give the 3 to the 1."""
-    game = Game(3, [bot("highest", 3), bot("highest", 3)], variant="three-third",
-                order="random", seed=4)
+    game = Game(
+        3, [bot("highest", 3), bot("highest", 3)], variant="three-third", order="random", seed=4
+    )
     game.turn_up()
     first = game.play(1)
     assert first.bids == (1, 3, 3) and first.points == (first.prize, 0, 0)
@@ -157,8 +162,9 @@ def test_declarations_the_computer_answers_a_bid_it_sees(solved):
     assert game.over and all(r.face_up for r in game.history[1:])
     score = game.declaration_score()
     assert score.face_up_rounds == 4
-    assert (score.winner, score.score) == ((game.winner, 4) if game.winner is not None
-                                           else (None, 0))
+    assert (score.winner, score.score) == (
+        (game.winner, 4) if game.winner is not None else (None, 0)
+    )
 
 
 def test_bad_setups_are_one_line():

@@ -49,8 +49,20 @@ POSITIONS = [
 
 
 def strategy_args(q):
-    args = ["strategy", "--mine", q["mine"], "--theirs", q["theirs"], "--deck", q["deck"],
-            "--upcard", q["upcard"], "--n", q["n"], "--json"]
+    args = [
+        "strategy",
+        "--mine",
+        q["mine"],
+        "--theirs",
+        q["theirs"],
+        "--deck",
+        q["deck"],
+        "--upcard",
+        q["upcard"],
+        "--n",
+        q["n"],
+        "--json",
+    ]
     if "objective" in q:
         args += ["--objective", q["objective"], "--lead", q["lead"]]
     return args
@@ -68,8 +80,9 @@ def test_strategy_is_what_the_cli_prints(client, query):
 def test_table_is_what_the_cli_prints(client, args):
     n, objective, lead = args
     params = {"n": n, "objective": objective} | ({"lead": lead} if lead is not None else {})
-    cli = ["table", n, "--json", "--quiet"] + (["--objective", objective, "--lead", lead]
-                                               if lead is not None else [])
+    cli = ["table", n, "--json", "--quiet"] + (
+        ["--objective", objective, "--lead", lead] if lead is not None else []
+    )
     assert client.get("/api/table", params=params).json() == cli_json(*cli)
 
 
@@ -86,14 +99,22 @@ def test_position_adds_matrix_certificate_and_exact_mix(client):
 
 
 BAD = [
-    ({"n": 5, "mine": "1,1", "theirs": "2,3", "deck": "1,2", "upcard": 1},
-     ["--mine", "1,1", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
-    ({"n": 5, "mine": "1,2", "theirs": "3", "deck": "1,2", "upcard": 1},
-     ["--mine", "1,2", "--theirs", "3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
-    ({"n": 5, "mine": "1,9", "theirs": "2,3", "deck": "1,2", "upcard": 1},
-     ["--mine", "1,9", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
-    ({"n": 5, "mine": "1,x", "theirs": "2,3", "deck": "1,2", "upcard": 1},
-     ["--mine", "1,x", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"]),
+    (
+        {"n": 5, "mine": "1,1", "theirs": "2,3", "deck": "1,2", "upcard": 1},
+        ["--mine", "1,1", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"],
+    ),
+    (
+        {"n": 5, "mine": "1,2", "theirs": "3", "deck": "1,2", "upcard": 1},
+        ["--mine", "1,2", "--theirs", "3", "--deck", "1,2", "--upcard", "1", "--n", "5"],
+    ),
+    (
+        {"n": 5, "mine": "1,9", "theirs": "2,3", "deck": "1,2", "upcard": 1},
+        ["--mine", "1,9", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"],
+    ),
+    (
+        {"n": 5, "mine": "1,x", "theirs": "2,3", "deck": "1,2", "upcard": 1},
+        ["--mine", "1,x", "--theirs", "2,3", "--deck", "1,2", "--upcard", "1", "--n", "5"],
+    ),
 ]
 
 
@@ -107,16 +128,22 @@ def test_impossible_positions_are_400_with_the_cli_message(client, query, cli):
     assert message in cli_message or cli_message.endswith(message), (message, cli_message)
 
 
-@pytest.mark.parametrize("path,params,fragment", [
-    ("/api/table", {"n": 11}, "between 1 and 10 to solve on the fly"),
-    ("/api/table", {"n": "abc"}, "n"),
-    ("/api/table", {}, "missing query parameter 'n'"),
-    ("/api/table", {"n": 4, "objective": "money"}, "unknown objective"),
-    ("/api/table", {"n": 4, "lead": 2}, "--lead applies to --objective win only"),
-    ("/api/table", {"n": 4, "objective": "win", "lead": 99}, "lead"),
-    ("/api/strategy", {"n": 99999999999999999999, "mine": "1", "theirs": "1", "deck": "1",
-                       "upcard": 1}, "N must be"),
-])
+@pytest.mark.parametrize(
+    "path,params,fragment",
+    [
+        ("/api/table", {"n": 11}, "between 1 and 10 to solve on the fly"),
+        ("/api/table", {"n": "abc"}, "n"),
+        ("/api/table", {}, "missing query parameter 'n'"),
+        ("/api/table", {"n": 4, "objective": "money"}, "unknown objective"),
+        ("/api/table", {"n": 4, "lead": 2}, "--lead applies to --objective win only"),
+        ("/api/table", {"n": 4, "objective": "win", "lead": 99}, "lead"),
+        (
+            "/api/strategy",
+            {"n": 99999999999999999999, "mine": "1", "theirs": "1", "deck": "1", "upcard": 1},
+            "N must be",
+        ),
+    ],
+)
 def test_bad_queries_are_400_never_a_crash(client, path, params, fragment):
     r = client.get(path, params=params)
     assert r.status_code == 400 and fragment in r.json()["error"]
@@ -127,8 +154,12 @@ def test_concurrent_requests_wait_for_one_solve():
     app = create_app()
     c = testclient.TestClient(app)
     codes = []
-    threads = [threading.Thread(target=lambda: codes.append(
-        c.get("/api/table", params={"n": 8}).status_code)) for _ in range(4)]
+    threads = [
+        threading.Thread(
+            target=lambda: codes.append(c.get("/api/table", params={"n": 8}).status_code)
+        )
+        for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -152,10 +183,20 @@ def test_a_store_is_served_beyond_the_on_the_fly_limit(tmp_path):
     assert source["unverified_levels"] == [0, 1, 2, 3, 4]
     assert source["largest_bound"] <= source["stored_radius"]
     assert source["text"].startswith(
-        f"read from the store {tmp_path / 's6'}: the values of level 5")
+        f"read from the store {tmp_path / 's6'}: the values of level 5"
+    )
     cards = "1,2,3,4,5,6"
-    r = c.get("/api/strategy", params={"n": 6, "objective": "win", "mine": cards,
-                                       "theirs": cards, "deck": cards, "upcard": 6})
+    r = c.get(
+        "/api/strategy",
+        params={
+            "n": 6,
+            "objective": "win",
+            "mine": cards,
+            "theirs": cards,
+            "deck": cards,
+            "upcard": 6,
+        },
+    )
     assert r.json()["source"]["level_read"] == 5
     assert "source" not in c.get("/api/table", params={"n": 5}).json()  # solved here
     result = CliRunner().invoke(main, ["serve", "--store", str(tmp_path / "nowhere")])
@@ -170,9 +211,18 @@ def free_port() -> int:
 
 def test_gops_serve_prints_the_url_and_stops_on_ctrl_c():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from exact.cli import main; "
-                             "sys.argv[0] = 'gops'; main()", "serve", "--port", str(port)],
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from exact.cli import main; sys.argv[0] = 'gops'; main()",
+            "serve",
+            "--port",
+            str(port),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stderr.readline()
         assert f"http://127.0.0.1:{port}/" in url
@@ -194,6 +244,7 @@ def test_gops_serve_prints_the_url_and_stops_on_ctrl_c():
 
 # -- the page in a real browser ------------------------------------------------------------
 
+
 def chromium():
     for browser in ("chromium", "chromium-browser", "google-chrome"):
         path = shutil.which(browser)
@@ -206,8 +257,9 @@ def chromium():
 def page_server():
     uvicorn = pytest.importorskip("uvicorn")
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(100):
@@ -229,8 +281,12 @@ def browser():
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                "--window-size=1200,1000"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,1000",
+    ):
         options.add_argument(arg)
     options.binary_location = path
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -255,9 +311,16 @@ def no_console_errors(request):
     driver = request.getfixturevalue("browser")
     driver.get_log("browser")  # what earlier tests left
     yield
-    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
-              and not (e.get("source") == "network" and " 400 " in e["message"]
-                       and any(path in e["message"] for path in EXPECTED_CONSOLE))]
+    errors = [
+        e
+        for e in driver.get_log("browser")
+        if e["level"] == "SEVERE"
+        and not (
+            e.get("source") == "network"
+            and " 400 " in e["message"]
+            and any(path in e["message"] for path in EXPECTED_CONSOLE)
+        )
+    ]
     assert not errors, errors
 
 
@@ -281,7 +344,8 @@ def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
     for role, drop in (("mine", (2, 4)), ("theirs", (1, 3)), ("deck", (3, 4))):
         for card in drop:
             browser.find_element(
-                By.CSS_SELECTOR, f'button[data-role="{role}"][data-card="{card}"]').click()
+                By.CSS_SELECTOR, f'button[data-role="{role}"][data-card="{card}"]'
+            ).click()
     browser.find_element(By.CSS_SELECTOR, 'button[data-role="upcard"][data-card="2"]').click()
     browser.find_element(By.ID, "solve").click()
     # Read the drawn bars in one script call: element handles go stale if the chart is
@@ -293,7 +357,8 @@ def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
         mix = d.execute_script(
             "const bars = document.querySelectorAll('#mine-mix g');"
             "return bars.length ? Object.fromEntries([...bars].map("
-            "(g) => [g.dataset.card, Number(g.dataset.p)])) : null;")
+            "(g) => [g.dataset.card, Number(g.dataset.p)])) : null;"
+        )
         return mix if mix == api["mine"] else None
 
     assert wait_for(browser, shown) == api["mine"]
@@ -310,12 +375,18 @@ def test_play_a_whole_4_card_game_by_clicking(page_server, browser):
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
     for _ in range(3):  # the fourth card plays itself
-        buttons = wait_for(browser, lambda d: [b for b in d.find_elements(
-            By.CSS_SELECTOR, "#hand button") if b.is_enabled()])
+        buttons = wait_for(
+            browser,
+            lambda d: [
+                b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()
+            ],
+        )
         rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
         buttons[0].click()
-        wait_for(browser, lambda d: len(d.find_elements(
-            By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023 - awaited right here
+        wait_for(
+            browser,
+            lambda d, rows=rows: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows,
+        )
     outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
     assert outcome.startswith("Game over")
     rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
@@ -347,14 +418,19 @@ def test_first_move_heatmap_beside_the_papers_table_1(page_server, browser):
 
     browser.get(f"{page_server}/#first?n=5&objective=points")
     browser.refresh()
-    cell = wait_for(browser, lambda d: d.find_elements(
-        By.CSS_SELECTOR, '#first-table td[data-bid="1"][data-upcard="1"]'))[0]
+    cell = wait_for(
+        browser,
+        lambda d: d.find_elements(
+            By.CSS_SELECTOR, '#first-table td[data-bid="1"][data-upcard="1"]'
+        ),
+    )[0]
     assert cell.text == "0.0470"  # the paper's 0.0470 (Table 1)
     assert browser.find_element(By.ID, "paper-box").is_displayed()
     browser.save_screenshot(str(ARTIFACTS / "first-move.png"))
 
 
 # -- the game: played by the server (exact.play.engine), the page only draws it ------------
+
 
 def play_through_api(client, params, choose=min):
     """A whole game through /api/game: each round the card ``choose`` picks from your hand."""
@@ -379,16 +455,23 @@ def test_a_game_through_the_api_is_the_engines_game(client, n, seed, objective):
     assert bids == sorted(bids)  # the lowest card each round
     game = Game(n, [optimal_bot(exact.solve(n, objective=objective), objective)], seed=seed)
     game.replay(bids[:-1])  # the last card plays itself
-    assert [(r["prize"], r["you"], r["computer"]) for r in played["history"]] == \
-        [(r.prize, *r.bids) for r in game.history]
+    assert [(r["prize"], r["you"], r["computer"]) for r in played["history"]] == [
+        (r.prize, *r.bids) for r in game.history
+    ]
     assert (played["score"]["you"], played["score"]["computer"]) == game.points
     assert played["winner"] == {0: "you", 1: "computer", None: "nobody"}[game.winner]
     # each round's winner is the higher bid's (the rules: a tie discards the prize)
     for r in played["history"]:
-        assert r["winner"] == ("you" if r["you"] > r["computer"] else
-                               "computer" if r["computer"] > r["you"] else "nobody")
-    assert played["score"]["you"] == sum(r["prize"] for r in played["history"]
-                                         if r["winner"] == "you")
+        assert r["winner"] == (
+            "you"
+            if r["you"] > r["computer"]
+            else "computer"
+            if r["computer"] > r["you"]
+            else "nobody"
+        )
+    assert played["score"]["you"] == sum(
+        r["prize"] for r in played["history"] if r["winner"] == "you"
+    )
 
 
 def test_same_seed_same_computer_bids(client):
@@ -396,27 +479,31 @@ def test_same_seed_same_computer_bids(client):
     again = play_through_api(client, {"n": 6, "seed": 41}, choose=max)
     assert first == again
     assert sorted(r["computer"] for r in first["history"]) == [1, 2, 3, 4, 5, 6]
-    other = [play_through_api(client, {"n": 6, "seed": s}, choose=max)["history"]
-             for s in (42, 43, 44)]
+    other = [
+        play_through_api(client, {"n": 6, "seed": s}, choose=max)["history"] for s in (42, 43, 44)
+    ]
     assert any(h != first["history"] for h in other)
     # the state is the whole game: the same query answers the same game
     state = first["state"]
     assert state["bids"] == "6,5,4,3,2" and state["seed"] == 41
-    assert client.get("/api/game/new", params={"n": 6}).json()["seed"] in range(10 ** 6)
+    assert client.get("/api/game/new", params={"n": 6}).json()["seed"] in range(10**6)
 
 
-@pytest.mark.parametrize("params, fragment", [
-    ({"n": 4, "seed": 1, "bid": 9}, "you do not hold the 9; your cards are 1 2 3 4"),
-    ({"n": 4, "seed": 1, "bids": "1,2", "bid": 1}, "you do not hold the 1; your cards are 3 4"),
-    ({"n": 4, "seed": 1, "bids": "1,2,3", "bid": 4}, "the game is over: 4 rounds were played"),
-    ({"n": 4, "seed": 1, "bids": "1,1", "bid": 2}, "card 1 appears more than once"),
-    ({"n": 4, "seed": 1, "bid": "x"}, "bid 'x' is not a whole number"),
-    ({"n": 4, "seed": 1}, "missing query parameter 'bid'"),
-    ({"n": 4, "order": "sorted", "bid": 1}, "unknown prize order 'sorted'"),
-    ({"n": 4, "objective": "win", "lead": 2, "bid": 1}, "a game starts at lead 0"),
-    ({"n": 11, "bid": 1}, "between 1 and 10 to solve on the fly"),
-    ({"n": 4, "order": "controlled-by-me", "bid": 1}, "choose the prize of round 1"),
-])
+@pytest.mark.parametrize(
+    "params, fragment",
+    [
+        ({"n": 4, "seed": 1, "bid": 9}, "you do not hold the 9; your cards are 1 2 3 4"),
+        ({"n": 4, "seed": 1, "bids": "1,2", "bid": 1}, "you do not hold the 1; your cards are 3 4"),
+        ({"n": 4, "seed": 1, "bids": "1,2,3", "bid": 4}, "the game is over: 4 rounds were played"),
+        ({"n": 4, "seed": 1, "bids": "1,1", "bid": 2}, "card 1 appears more than once"),
+        ({"n": 4, "seed": 1, "bid": "x"}, "bid 'x' is not a whole number"),
+        ({"n": 4, "seed": 1}, "missing query parameter 'bid'"),
+        ({"n": 4, "order": "sorted", "bid": 1}, "unknown prize order 'sorted'"),
+        ({"n": 4, "objective": "win", "lead": 2, "bid": 1}, "a game starts at lead 0"),
+        ({"n": 11, "bid": 1}, "between 1 and 10 to solve on the fly"),
+        ({"n": 4, "order": "controlled-by-me", "bid": 1}, "choose the prize of round 1"),
+    ],
+)
 def test_an_illegal_move_is_400_with_a_one_line_error(client, params, fragment):
     r = client.get("/api/game/bid", params=params)
     assert r.status_code == 400
@@ -425,8 +512,9 @@ def test_an_illegal_move_is_400_with_a_one_line_error(client, params, fragment):
 
 
 def test_you_choose_the_prizes_through_the_api(client):
-    game = client.get("/api/game/new", params={"n": 4, "seed": 2,
-                                               "order": "controlled-by-me"}).json()
+    game = client.get(
+        "/api/game/new", params={"n": 4, "seed": 2, "order": "controlled-by-me"}
+    ).json()
     assert game["awaiting"] == "prize" and game["choices"] == [1, 2, 3, 4]
     for prize, bid in ((3, 1), (4, 2), (1, 3)):
         game = client.get("/api/game/prize", params=game["state"] | {"prize": prize}).json()
@@ -440,21 +528,29 @@ def test_you_choose_the_prizes_through_the_api(client):
 
 # -- one parser of a query's game, one cache keyed on it ----------------------------------
 
+
 class FakeRequest:
     def __init__(self, **params):
         self.query_params = {k: str(v) for k, v in params.items()}
 
 
-@pytest.mark.parametrize("params, game, lead, want", [
-    ({"n": 5}, False, None, GameSpec.parse(5)),
-    ({"n": 5, "objective": "win"}, False, 0, GameSpec.parse(5, "win")),
-    ({"n": 5, "objective": "win", "lead": -3}, False, -3, GameSpec.parse(5, "win")),
-    # only a game takes an order; the other endpoints answer the random order, as before
-    ({"n": 5, "order": "descending"}, False, None, GameSpec.parse(5)),
-    ({"n": 5, "order": "descending"}, True, None, GameSpec.parse(5, order="descending")),
-    ({"n": 5, "objective": "win", "order": "controlled-by-me"}, True, 0,
-     GameSpec.parse(5, "win", "controlled-by-me")),
-])
+@pytest.mark.parametrize(
+    "params, game, lead, want",
+    [
+        ({"n": 5}, False, None, GameSpec.parse(5)),
+        ({"n": 5, "objective": "win"}, False, 0, GameSpec.parse(5, "win")),
+        ({"n": 5, "objective": "win", "lead": -3}, False, -3, GameSpec.parse(5, "win")),
+        # only a game takes an order; the other endpoints answer the random order, as before
+        ({"n": 5, "order": "descending"}, False, None, GameSpec.parse(5)),
+        ({"n": 5, "order": "descending"}, True, None, GameSpec.parse(5, order="descending")),
+        (
+            {"n": 5, "objective": "win", "order": "controlled-by-me"},
+            True,
+            0,
+            GameSpec.parse(5, "win", "controlled-by-me"),
+        ),
+    ],
+)
 def test_a_query_is_parsed_once_into_a_gamespec(params, game, lead, want):
     from exact.web.app import game_query
 
@@ -468,16 +564,23 @@ def test_the_cache_is_keyed_on_the_gamespec():
     c, solutions = testclient.TestClient(app), app.state.solutions
     cards = "1,2,3,4"
     assert c.get("/api/table", params={"n": 4}).status_code == 200
-    assert c.get("/api/strategy", params={"n": 4, "mine": cards, "theirs": cards,
-                                          "deck": cards, "upcard": 2}).status_code == 200
+    assert (
+        c.get(
+            "/api/strategy",
+            params={"n": 4, "mine": cards, "theirs": cards, "deck": cards, "upcard": 2},
+        ).status_code
+        == 200
+    )
     assert c.get("/api/game/new", params={"n": 4, "seed": 1}).status_code == 200
     assert list(solutions._cache) == [GameSpec.parse(4)] and solutions.solves == 1
     # the computer chooses the prizes in the game in which you choose them: its own game
     assert c.get("/api/game/new", params={"n": 4, "order": "controlled-by-me"}).status_code == 200
     assert c.get("/api/table", params={"n": 4, "objective": "win", "lead": 1}).status_code == 200
-    assert list(solutions._cache) == [GameSpec.parse(4),
-                                      GameSpec.parse(4, order="controlled-by-them"),
-                                      GameSpec.parse(4, "win", handicap=10)]
+    assert list(solutions._cache) == [
+        GameSpec.parse(4),
+        GameSpec.parse(4, order="controlled-by-them"),
+        GameSpec.parse(4, "win", handicap=10),
+    ]
     # lead 0 of the win game: answered by the every-lead solution, no new solve
     assert c.get("/api/table", params={"n": 4, "objective": "win"}).status_code == 200
     assert solutions.solves == 3
@@ -491,8 +594,9 @@ def test_a_store_answers_its_own_order_only(tmp_path):
     solve_into_store(GameSpec.parse(4, order="descending"), tmp_path / "d4")
     app = create_app([tmp_path / "d4"])
     c, solutions = testclient.TestClient(app), app.state.solutions
-    assert c.get("/api/info").json()["stores"] == [{"n": 4, "objective": "points",
-                                                    "order": "descending"}]
+    assert c.get("/api/info").json()["stores"] == [
+        {"n": 4, "objective": "points", "order": "descending"}
+    ]
     table = c.get("/api/table", params={"n": 4}).json()
     assert "source" not in table and solutions.solves == 1  # solved here, the random order
     assert table == cli_json("table", 4, "--json")
@@ -503,6 +607,7 @@ def test_a_store_answers_its_own_order_only(tmp_path):
 
 # -- the issue of the page's review: progress and cancel, links beyond this server, the
 # certificate's cards, charts, numbers, the game's facts and review, phone and keyboard --
+
 
 @pytest.fixture
 def slow_solves(monkeypatch):
@@ -518,6 +623,7 @@ def slow_solves(monkeypatch):
             time.sleep(0.3)
             if progress is not None:
                 progress(level, units)
+
         return real(spec, report, top)
 
     monkeypatch.setattr(web, "INLINE_MAX_SECONDS", -1.0)
@@ -528,8 +634,7 @@ def test_a_long_solve_reports_progress_and_can_be_cancelled(slow_solves):
     app = create_app()
     c = testclient.TestClient(app)
     answers = []
-    waiting = threading.Thread(target=lambda: answers.append(
-        c.get("/api/table", params={"n": 7})))
+    waiting = threading.Thread(target=lambda: answers.append(c.get("/api/table", params={"n": 7})))
     waiting.start()
     for _ in range(100):
         solving = c.get("/api/progress").json()["solving"]
@@ -552,8 +657,13 @@ def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_s
 
     browser.get(f"{page_server}/#first?n=7&objective=points")
     browser.refresh()
-    text = wait_for(browser, lambda d: d.find_element(By.ID, "progress").is_displayed()
-                    and d.find_element(By.ID, "progress-text").text)
+    text = wait_for(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "progress").is_displayed()
+            and d.find_element(By.ID, "progress-text").text
+        ),
+    )
     assert "N = 7, points objective" in text
     browser.save_screenshot(str(ARTIFACTS / "progress.png"))
     browser.find_element(By.ID, "cancel").click()
@@ -580,10 +690,14 @@ def test_a_link_beyond_this_server_is_kept_and_says_what_it_needs(page_server, b
 def test_the_certificates_reason_names_cards():
     from exact.web.app import name_cards
 
-    assert name_cards("column 2 is (nearly) a best reply too: a near-tie", {1, 2}, {1, 3}) \
+    assert (
+        name_cards("column 2 is (nearly) a best reply too: a near-tie", {1, 2}, {1, 3})
         == "their bid 3 is (nearly) a best reply too: a near-tie"
-    assert name_cards("row 1 is (nearly) a best reply too", {4, 5}, {1}) \
+    )
+    assert (
+        name_cards("row 1 is (nearly) a best reply too", {4, 5}, {1})
         == "my bid 4 is (nearly) a best reply too"
+    )
 
 
 def explore(browser, page_server, hash_):
@@ -591,27 +705,37 @@ def explore(browser, page_server, hash_):
 
     browser.get(f"{page_server}/{hash_}")
     browser.refresh()
-    wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed()
-             and d.find_elements(By.CSS_SELECTOR, "#mine-mix g"))
+    wait_for(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "result").is_displayed()
+            and d.find_elements(By.CSS_SELECTOR, "#mine-mix g")
+        ),
+    )
 
 
 def test_a_pure_bid_keeps_its_label_and_a_zero_value_shows_no_sign(page_server, browser):
     from selenium.webdriver.common.by import By
 
     # the 3-card game: the equilibrium bids the prize, p = 1; its value is 0
-    explore(browser, page_server, "#explore?n=3&objective=points&mine=1,2,3&theirs=1,2,3"
-            "&deck=1,2,3&upcard=3")
+    explore(
+        browser,
+        page_server,
+        "#explore?n=3&objective=points&mine=1,2,3&theirs=1,2,3&deck=1,2,3&upcard=3",
+    )
     labels = browser.execute_script(
         "return [...document.querySelectorAll('#mine-mix g')].map((g) => "
         "[g.dataset.p, Number(g.querySelectorAll('text')[1].getAttribute('y')), "
-        "g.querySelectorAll('text')[1].textContent]);")
+        "g.querySelectorAll('text')[1].textContent]);"
+    )
     top = [label for label in labels if float(label[0]) == 1.0]
     assert top and all(y >= 10 and text == "1.000" for _, y, text in top)
     assert browser.find_element(By.ID, "value").text == "0.000000"
     # the heat map is centred on 0: a zero payoff is white; a legend says what colours mean
     zero = browser.execute_script(
         "const td = [...document.querySelectorAll('#matrix td')].find((t) => "
-        "Number(t.title) === 0); return td ? getComputedStyle(td).backgroundColor : null;")
+        "Number(t.title) === 0); return td ? getComputedStyle(td).backgroundColor : null;"
+    )
     assert zero == "rgb(255, 255, 255)"
     assert browser.find_element(By.ID, "matrix-legend").text.startswith("payoff to me:")
     heading = browser.find_element(By.CSS_SELECTOR, "#exact-box h3").text
@@ -624,15 +748,24 @@ def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browse
 
     browser.get(f"{page_server}/#first?n=5&objective=points")
     browser.refresh()
-    cell = wait_for(browser, lambda d: d.find_elements(
-        By.CSS_SELECTOR, '#first-table td[data-bid="2"][data-upcard="2"]'))[0]
+    cell = wait_for(
+        browser,
+        lambda d: d.find_elements(
+            By.CSS_SELECTOR, '#first-table td[data-bid="2"][data-upcard="2"]'
+        ),
+    )[0]
     assert cell.text == "0"
     assert cell.value_of_css_property("background-color") == "rgba(255, 255, 255, 1)"
     assert "P(bid | upcard)" in browser.find_element(By.ID, "first-legend").text
     browser.get(f"{page_server}/#first?n=5&objective=win&lead=3")
     browser.refresh()
-    title = wait_for(browser, lambda d: "lead" in d.find_element(By.ID, "first-title").text
-                     and d.find_element(By.ID, "first-title").text)
+    title = wait_for(
+        browser,
+        lambda d: (
+            "lead" in d.find_element(By.ID, "first-title").text
+            and d.find_element(By.ID, "first-title").text
+        ),
+    )
     assert title == "N = 5, win objective, lead 3 (you start 3 points ahead)"
     assert browser.find_element(By.ID, "lead-label").is_displayed()
     browser.find_element(By.ID, "tab-play").click()
@@ -641,13 +774,23 @@ def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browse
 
 def test_explore_takes_a_lead_at_the_start_as_a_handicap(client):
     cards = "1,2,3,4,5"
-    r = client.get("/api/position", params={"n": 5, "mine": cards, "theirs": cards,
-                                            "deck": cards, "upcard": 5, "objective": "win",
-                                            "lead": 3})
+    r = client.get(
+        "/api/position",
+        params={
+            "n": 5,
+            "mine": cards,
+            "theirs": cards,
+            "deck": cards,
+            "upcard": 5,
+            "objective": "win",
+            "lead": 3,
+        },
+    )
     table = client.get("/api/table", params={"n": 5, "objective": "win", "lead": 3}).json()
     assert r.status_code == 200 and "exact" not in r.json()  # exact: the real game only
-    assert r.json()["mine"] == {str(c): p for c, p in
-                                zip(range(1, 6), [table["by_upcard"]["5"][i] for i in range(5)])}
+    assert r.json()["mine"] == {
+        str(c): p for c, p in zip(range(1, 6), [table["by_upcard"]["5"][i] for i in range(5)])
+    }
 
 
 def test_the_favicon_is_served(client):
@@ -711,19 +854,26 @@ def test_play_by_keyboard_with_facts_and_the_review(page_server, browser):
     card = first.text
     first.send_keys(Keys.ENTER)
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) == 2)
-    assert browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")[1].find_elements(
-        By.TAG_NAME, "td")[2].text == card
+    assert (
+        browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")[1]
+        .find_elements(By.TAG_NAME, "td")[2]
+        .text
+        == card
+    )
     body.send_keys(browser.find_elements(By.CSS_SELECTOR, "#hand button")[0].text)
     wait_for(browser, lambda d: d.find_element(By.ID, "review-box").is_displayed())
     assert len(browser.find_elements(By.CSS_SELECTOR, "#review tbody tr")) == 4
     won = browser.find_element(By.ID, "won-me").text.split()
     assert sum(map(int, [w for w in won if w != "none"])) == int(
-        browser.find_element(By.ID, "score-me").text)
+        browser.find_element(By.ID, "score-me").text
+    )
     browser.save_screenshot(str(ARTIFACTS / "review.png"))
 
 
-@pytest.mark.parametrize("hash_", ["#explore?n=6&objective=points", "#first?n=8&objective=points",
-                                   "#play?n=10&objective=points"])
+@pytest.mark.parametrize(
+    "hash_",
+    ["#explore?n=6&objective=points", "#first?n=8&objective=points", "#play?n=10&objective=points"],
+)
 def test_phone_width_has_no_horizontal_scroll(page_server, browser, hash_):
     from selenium.webdriver.common.by import By
 
@@ -742,7 +892,8 @@ def test_phone_width_has_no_horizontal_scroll(page_server, browser, hash_):
             browser.find_element(By.ID, "new-game").click()
             wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button"))
         width = browser.execute_script(
-            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
         assert width[0] <= width[1], width
         browser.save_screenshot(str(ARTIFACTS / f"phone-{hash_[1:].split('?')[0]}.png"))
     finally:

@@ -22,18 +22,19 @@ from exact.web import app as web
 from exact.web.app import create_app, solve_size
 
 testclient = pytest.importorskip("starlette.testclient")
-MIB = 2 ** 20
+MIB = 2**20
 
 
 def test_the_cache_is_bounded_in_bytes_least_recently_used_dropped_first():
-    # points N = 7 and N = 8 weigh 133,184 and 677,312 bytes: 700,000 hold one of them
+    # points N = 7 and N = 8 weigh 67,104 and 339,680 bytes (one value per antisymmetric
+    # pair): 350,000 hold one of them
     sizes = {n: solve_size(n, "points")[0] for n in (7, 8)}
-    assert sizes == {7: 133_184, 8: 677_312}
-    app = create_app(cache_bytes=700_000)
+    assert sizes == {7: 67_104, 8: 339_680}
+    app = create_app(cache_bytes=350_000)
     c, solutions = testclient.TestClient(app), app.state.solutions
     for n in (7, 8, 8, 7, 7):
         assert c.get("/api/table", params={"n": n}).status_code == 200
-        assert solutions.cached_bytes <= 700_000
+        assert solutions.cached_bytes <= 350_000
     assert solutions.solves == 3  # 7, 8 (dropping 7), again 8 kept, 7 (dropping 8), 7 kept
     assert solutions.cached_bytes == sizes[7]
     assert c.get("/api/info").json()["limits"]["cached_bytes"] == sizes[7]
@@ -52,8 +53,10 @@ def test_every_lead_of_a_win_table_is_one_solve():
     """The review's 12 requests of leads 1..12 at N = 8 made 12 solves (and 0.66 GiB)."""
     app = create_app()
     c = testclient.TestClient(app)
-    tables = [c.get("/api/table", params={"n": 6, "objective": "win", "lead": lead})
-              for lead in (1, -2, 5, 21)]
+    tables = [
+        c.get("/api/table", params={"n": 6, "objective": "win", "lead": lead})
+        for lead in (1, -2, 5, 21)
+    ]
     assert [t.status_code for t in tables] == [200] * 4
     assert app.state.solutions.solves == 1
     lead0 = c.get("/api/table", params={"n": 6, "objective": "win"}).json()
@@ -61,7 +64,12 @@ def test_every_lead_of_a_win_table_is_one_solve():
 
 
 def test_the_size_limits_are_stated_in_the_errors_and_in_info():
-    c = testclient.TestClient(create_app())
+    """By default every game up to N = 10 is solved on the fly (win N = 10 at every lead
+    holds 0.77 GiB of values); with 0.7 GiB a solve, win N = 10 is served at lead 0 only."""
+    limits = testclient.TestClient(create_app()).get("/api/info").json()["limits"]
+    assert limits["win"] == {"max_n": 10, "max_n_every_lead": 10}
+    assert limits["served"] == "points N <= 10, win N <= 10 at every lead"
+    c = testclient.TestClient(create_app(cache_bytes=int(0.7 * 2**30)))
     limits = c.get("/api/info").json()["limits"]
     assert limits["points"] == {"max_n": 10}
     assert limits["win"] == {"max_n": 10, "max_n_every_lead": 9}
@@ -71,17 +79,19 @@ def test_the_size_limits_are_stated_in_the_errors_and_in_info():
     assert r.status_code == 400
     assert r.json()["error"] == (
         "the win objective at N = 10 with a lead (solved for every lead) is not solved on the "
-        "fly here: it needs 1.54 GiB of values (about "
-        f"{solve_size(10, 'win', 55)[1]:.0f} s), more than the 1.25 GiB one solve may take; "
-        f"served without a store: {served}")
+        "fly here: it needs 0.77 GiB of values (about "
+        f"{solve_size(10, 'win', 55)[1]:.0f} s), more than the 0.70 GiB one solve may take; "
+        f"served without a store: {served}"
+    )
 
 
 def test_a_smaller_cache_shrinks_what_is_solved_on_the_fly():
-    c = testclient.TestClient(create_app(cache_bytes=64 * MIB))
+    c = testclient.TestClient(create_app(cache_bytes=32 * MIB))
     assert c.get("/api/info").json()["limits"]["served"] == (
-        "points N <= 10, win N <= 8 at every lead")
+        "points N <= 10, win N <= 8 at every lead"
+    )
     r = c.get("/api/table", params={"n": 9, "objective": "win"})
-    assert r.status_code == 400 and "needs 0.18 GiB" in r.json()["error"]
+    assert r.status_code == 400 and "needs 0.09 GiB" in r.json()["error"]
 
 
 def blocked_pool(app):
@@ -102,7 +112,8 @@ def test_a_full_solver_queue_is_503_with_retry_after_and_cheap_requests_still_an
             assert r.status_code == 503
             assert int(r.headers["Retry-After"]) == 30  # the blocking job's 30 model seconds
             assert r.json()["error"].startswith(
-                "the server is busy: 1 solve(s) running and 0 queued")
+                "the server is busy: 1 solve(s) running and 0 queued"
+            )
             # small games are made in the request's own thread, cached ones answered at once
             assert c.get("/api/table", params={"n": 5}).status_code == 200
             assert c.get("/api/info").status_code == 200
@@ -166,7 +177,8 @@ def test_a_port_in_use_is_one_line_and_exit_2():
         taken.listen()
         port = taken.getsockname()[1]
         assert one_line_error("--port", str(port)) == (
-            f"gops: error: cannot listen on 127.0.0.1:{port}: Address already in use\n")
+            f"gops: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+        )
 
 
 @pytest.mark.parametrize("host", ["999.1.1.1", "no-such-host.invalid"])
@@ -178,9 +190,18 @@ def test_an_address_not_of_this_machine_is_one_line_and_exit_2(host):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
 def test_the_server_stops_within_seconds_during_a_win_solve_of_n_10(sig):
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from exact.cli import main; "
-                             "sys.argv[0] = 'gops'; main()", "serve", "--port", "0"],
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from exact.cli import main; sys.argv[0] = 'gops'; main()",
+            "serve",
+            "--port",
+            "0",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stderr.readline().split()[3]  # gops: serving on URL
         answers: list = []

@@ -54,11 +54,12 @@ __all__ = ["Game", "Round", "check_setup", "optimal_bot"]
 
 #: A seed chosen for a game that was given none lies in 0..SEEDS - 1 (and is shown, so
 #: the game can be replayed).
-SEEDS = 10 ** 6
+SEEDS = 10**6
 
 
-def check_setup(variant: str, order: str = "random", objective: str = "points",
-                declarations: bool = False) -> None:
+def check_setup(
+    variant: str, order: str = "random", objective: str = "points", declarations: bool = False
+) -> None:
     """The combinations of rules a game offers; one-line GopsInputError otherwise.
 
     >>> check_setup("twelve", order="ascending")
@@ -67,8 +68,9 @@ def check_setup(variant: str, order: str = "random", objective: str = "points",
     exact.errors.GopsInputError: --order plays the standard game only
     """
     if declarations and (variant != "standard" or objective != "points"):
-        raise GopsInputError("--declarations plays the standard game with the points "
-                             "objective only")
+        raise GopsInputError(
+            "--declarations plays the standard game with the points objective only"
+        )
     if order_named(order).name != "random" and variant != "standard":
         raise GopsInputError("--order plays the standard game only")
 
@@ -113,15 +115,23 @@ class Game:
     :func:`~exact.play.bots.face_up_reply` of its solution.
     """
 
-    def __init__(self, n: int, computers: Sequence, variant: str | Variant = "standard",
-                 order: str | PrizeOrder = "random", seed: int | None = None,
-                 declarations: bool = False):
+    def __init__(
+        self,
+        n: int,
+        computers: Sequence,
+        variant: str | Variant = "standard",
+        order: str | PrizeOrder = "random",
+        seed: int | None = None,
+        declarations: bool = False,
+    ):
         self.rules = get_variant(variant) if isinstance(variant, str) else variant
         self.order = order_named(order)
         check_setup(self.rules.name, self.order.name, declarations=declarations)
         if len(computers) != self.rules.players - 1:
-            raise GopsInputError(f"the {self.rules.name} variant is played against "
-                                 f"{self.rules.players - 1} computer(s), got {len(computers)}")
+            raise GopsInputError(
+                f"the {self.rules.name} variant is played against "
+                f"{self.rules.players - 1} computer(s), got {len(computers)}"
+            )
         self.computers = list(computers)
         self.declarations = declarations
         self.seed = random.SystemRandom().randrange(SEEDS) if seed is None else seed
@@ -217,8 +227,9 @@ class Game:
     def declaration_score(self):
         """The face-up declaration score of the finished game
         (:func:`~exact.game.variants.score_declarations`)."""
-        return score_declarations(self.rounds, self.winner,
-                                  {0: self.declared} if self.declared else None)
+        return score_declarations(
+            self.rounds, self.winner, {0: self.declared} if self.declared else None
+        )
 
     # -- moves ----------------------------------------------------------------------------
 
@@ -236,15 +247,19 @@ class Game:
         chooser = self.chooser
         if chooser == "me":
             if prize is None:
-                raise GopsInputError("choose the next prize: one of "
-                                     + " ".join(map(str, self.prize_choices())))
+                raise GopsInputError(
+                    "choose the next prize: one of " + " ".join(map(str, self.prize_choices()))
+                )
             prize = _as_card(prize, "the prize")
             if prize not in self.position.deck:
-                raise GopsInputError(f"the {prize} is not a prize left; choose one of "
-                                     + " ".join(map(str, self.prize_choices())))
+                raise GopsInputError(
+                    f"the {prize} is not a prize left; choose one of "
+                    + " ".join(map(str, self.prize_choices()))
+                )
         elif prize is not None:
-            raise GopsInputError("you do not choose the prizes in this game ("
-                                 + self.order.name + ")")
+            raise GopsInputError(
+                "you do not choose the prizes in this game (" + self.order.name + ")"
+            )
         elif chooser == "them":
             (prize,) = self.computers[0].prize_choice(self.position, 1)
         else:
@@ -261,8 +276,10 @@ class Game:
             raise GopsInputError("no prize is up: turn one up before bidding")
         card = _as_card(card, "your bid")
         if card not in self.position.hands[0]:
-            raise GopsInputError(f"you do not hold the {card}; your cards are "
-                                 + " ".join(map(str, self.legal_bids())))
+            raise GopsInputError(
+                f"you do not hold the {card}; your cards are "
+                + " ".join(map(str, self.legal_bids()))
+            )
         return card
 
     def play(self, card, declare: bool = False) -> Round:
@@ -271,9 +288,14 @@ class Game:
         card = self.check_bid(card)
         if declare:
             if not self.can_declare:
-                raise GopsInputError("you cannot declare: " + (
-                    "declarations are off in this game" if not self.declarations
-                    else f"you declared in round {self.declared}"))
+                raise GopsInputError(
+                    "you cannot declare: "
+                    + (
+                        "declarations are off in this game"
+                        if not self.declarations
+                        else f"you declared in round {self.declared}"
+                    )
+                )
             self.declared = self.round
         pos, k = self.position, len(self.history)
         if self.declared is not None:  # the computer sees your bid before its own
@@ -285,8 +307,15 @@ class Game:
         mixes = tuple(bot.mix(pos, i) for i, bot in enumerate(self.computers, 1))
         dummy = self._dummy_suit[k] if self.rules.dummy else None
         self.position, result = pos.play((card, *theirs), dummy)
-        played = Round(k + 1, result.upcard, result.bids, result.dummy_bid, result.points,
-                       mixes, self.declared is not None)
+        played = Round(
+            k + 1,
+            result.upcard,
+            result.bids,
+            result.dummy_bid,
+            result.points,
+            mixes,
+            self.declared is not None,
+        )
         self.history.append(played)
         self.positions.append(pos)
         return played
@@ -319,11 +348,18 @@ class Game:
             rows, cols = sorted(mine), sorted(theirs)
             row = A[rows.index(played.bids[0])]
             payoff = sum(float(a) * float(st.theirs[c]) for a, c in zip(row, cols))
-            out.append({"round": played.number, "prize": played.prize, "you": played.bids[0],
-                        "equilibrium": {c: float(p) for c, p in sorted(st.mine.items())},
-                        "value": float(st.value), "payoff": payoff,
-                        "cost": max(0.0, float(st.value) - payoff) if len(mine) > 1 else 0.0,
-                        "forced": len(mine) == 1})
+            out.append(
+                {
+                    "round": played.number,
+                    "prize": played.prize,
+                    "you": played.bids[0],
+                    "equilibrium": {c: float(p) for c, p in sorted(st.mine.items())},
+                    "value": float(st.value),
+                    "payoff": payoff,
+                    "cost": max(0.0, float(st.value) - payoff) if len(mine) > 1 else 0.0,
+                    "forced": len(mine) == 1,
+                }
+            )
         return out
 
     def settle(self) -> None:
@@ -346,13 +382,16 @@ class Game:
             self._check_playing()
             if self.awaiting == "prize":
                 if not prizes:
-                    raise GopsInputError(f"choose the prize of round {self.round} before "
-                                         f"bidding (one of "
-                                         + " ".join(map(str, self.prize_choices())) + ")")
+                    raise GopsInputError(
+                        f"choose the prize of round {self.round} before "
+                        f"bidding (one of " + " ".join(map(str, self.prize_choices())) + ")"
+                    )
                 self.turn_up(prizes.pop(0))
             else:
                 if not bids:
-                    raise GopsInputError(f"round {self.round} asks for your bid on the "
-                                         f"{self.upcard}, not a prize ({prizes[0]})")
+                    raise GopsInputError(
+                        f"round {self.round} asks for your bid on the "
+                        f"{self.upcard}, not a prize ({prizes[0]})"
+                    )
                 self.play(bids.pop(0))
             self.settle()

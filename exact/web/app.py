@@ -32,10 +32,10 @@ Load (a server must survive its clients):
 - Solutions are kept in a cache bounded in bytes (least recently used dropped first; a
   Solution weighs its value arrays' ``nbytes``), ``WEB_CACHE_BYTES`` by default.
 - A solve on the fly may take at most ``WEB_SOLVE_MAX_BYTES`` of values (and the cache's
-  size): points up to N = 10, win up to N = 9 at every lead and N = 10 at lead 0 only
-  (1.13 GiB; every lead would be 1.54 GiB).  A request beyond is HTTP 400 saying what is
-  served and why.  A win table with a lead is solved once for every lead, so leads
-  1..55 make one solve, not 55.
+  size): points and win up to N = 10, win N = 10 at every lead included (0.77 GiB of
+  values, one per antisymmetric pair; at lead 0 only, 0.56 GiB).  A request beyond is
+  HTTP 400 saying what is served and why.  A win table with a lead is solved once for
+  every lead, so leads 1..55 make one solve, not 55.
 - Small solves (estimated under ``INLINE_MAX_SECONDS`` by the cost model of
   :mod:`exact.dp.preflight`: points N <= 9, win N <= 7, exact N <= 5) are made in the
   request's thread; larger ones by a fixed number of daemon solver threads (the numba
@@ -72,12 +72,12 @@ from exact.limits import ENCODING_MAX_N, check_n
 from exact.views import fraction_text, strategy_json, table_json
 
 STATIC = Path(__file__).parent / "static"
-GIB = 2 ** 30
+GIB = 2**30
 #: Solved on the fly up to this N (within WEB_SOLVE_MAX_BYTES); larger N come from stores
 #: (--store).  Float N = 10 takes about 3 s (points) and 40 to 80 s (win) on 2 cores.
 WEB_SOLVE_MAX_N = 10
-#: The values one solve on the fly may fill: win N = 10 at lead 0 holds 1.13 GiB, at every
-#: lead 1.54 GiB, win N = 9 at every lead 0.22 GiB (solve_size).
+#: The values one solve on the fly may fill: win N = 10 at lead 0 holds 0.56 GiB, at every
+#: lead 0.77 GiB, win N = 9 at every lead 0.12 GiB (solve_size).
 WEB_SOLVE_MAX_BYTES = int(1.25 * GIB)
 #: The solutions kept, by their values' bytes (``gops serve --cache-mib``).
 WEB_CACHE_BYTES = 2 * GIB
@@ -110,26 +110,18 @@ def all_leads(n: int) -> int:
 
 
 def solve_size(n: int, objective: str, handicap: int = 0) -> tuple[int, float]:
-    """Bytes of values and estimated seconds (exact.dp.preflight's cost model, this
-    machine's cores) of a float solve of N cards.
+    """Bytes of values and estimated seconds (exact.dp.preflight's sizes and cost model,
+    this machine's cores) of a float solve of N cards: one value per antisymmetric pair.
 
     >>> [round(solve_size(10, "win", h)[0] / 2 ** 30, 2) for h in (0, all_leads(10))]
-    [1.13, 1.54]
+    [0.56, 0.77]
     """
-    from math import comb
+    from exact.dp.preflight import CORE_SECONDS_PER_UNIT, level_bytes, level_work
 
-    from exact.dp.preflight import CORE_SECONDS_PER_UNIT
-    from exact.game.encoding import pattern_count
-    from exact.kernels.win import lead_offset
-
-    cells, work = 0, 0.0
-    for k in range(n + 1):
-        level = comb(n, k) * pattern_count(n, k)
-        if objective == "win":
-            level *= 2 * lead_offset(n, k, handicap) + 1
-        cells += level
-        work += level * k ** 3 / 2
-    return 8 * cells, work * CORE_SECONDS_PER_UNIT[objective] / (os.cpu_count() or 1)
+    game = GameSpec.parse(n, objective, handicap=handicap)
+    size = sum(level_bytes(game, k) for k in range(n + 1))
+    work = sum(level_work(game, k) for k in range(n + 1))
+    return size, work * CORE_SECONDS_PER_UNIT[objective] / (os.cpu_count() or 1)
 
 
 def solution_bytes(solution) -> int:
@@ -139,8 +131,12 @@ def solution_bytes(solution) -> int:
     for values in solution.values:
         total += values.nbytes
         if values.dtype == object:
-            total += sum(sys.getsizeof(x) + sys.getsizeof(getattr(x, "numerator", 0))
-                         + sys.getsizeof(getattr(x, "denominator", 0)) for x in values.flat)
+            total += sum(
+                sys.getsizeof(x)
+                + sys.getsizeof(getattr(x, "numerator", 0))
+                + sys.getsizeof(getattr(x, "denominator", 0))
+                for x in values.flat
+            )
     return total
 
 
@@ -169,8 +165,7 @@ class SolveProgress:
         from exact.game.encoding import pattern_count
 
         self.game, self.estimate = game, seconds
-        self.work = [comb(game.n, k) * pattern_count(game.n, k) * k ** 3
-                     for k in range(game.n + 1)]
+        self.work = [comb(game.n, k) * pattern_count(game.n, k) * k**3 for k in range(game.n + 1)]
         self.level, self.level_done = -1, 0.0  # the level being solved, its share done
         self.started: float | None = None  # monotonic time the solver took it up
         self.cancelled = False
@@ -198,23 +193,29 @@ class SolveProgress:
 
     def describe(self) -> str:
         g = self.game
-        return f"N = {g.n}, {g.objective} objective" + (
-            " (every lead)" if g.handicap else "")
+        return f"N = {g.n}, {g.objective} objective" + (" (every lead)" if g.handicap else "")
 
     def json(self) -> dict:
         import time
 
         total = sum(self.work) or 1
         done = sum(self.work[: max(0, self.level)]) + self.level_done * (
-            self.work[self.level] if self.level >= 0 else 0)
-        return {"n": self.game.n, "objective": self.game.objective,
-                "every_lead": bool(self.game.handicap), "what": self.describe(),
-                "state": "cancelled" if self.cancelled else (
-                    "queued" if self.started is None else "solving"),
-                "level": max(0, self.level), "levels": self.game.n,
-                "fraction": round(done / total, 4),
-                "seconds": round(time.monotonic() - self.started, 1) if self.started else 0.0,
-                "estimate_seconds": round(self.estimate, 1)}
+            self.work[self.level] if self.level >= 0 else 0
+        )
+        return {
+            "n": self.game.n,
+            "objective": self.game.objective,
+            "every_lead": bool(self.game.handicap),
+            "what": self.describe(),
+            "state": "cancelled"
+            if self.cancelled
+            else ("queued" if self.started is None else "solving"),
+            "level": max(0, self.level),
+            "levels": self.game.n,
+            "fraction": round(done / total, 4),
+            "seconds": round(time.monotonic() - self.started, 1) if self.started else 0.0,
+            "estimate_seconds": round(self.estimate, 1),
+        }
 
 
 class Pending(Exception):
@@ -246,14 +247,18 @@ class SolverPool:
         with self._lock:
             if self.running + self.queued >= self.workers + self.limit:
                 retry = max(1, math.ceil(self._seconds / self.workers))
-                raise Busy(f"the server is busy: {self.running} solve(s) running and "
-                           f"{self.queued} queued, the most it queues (gops serve --solvers, "
-                           f"--queue); retry in about {retry} s", retry)
+                raise Busy(
+                    f"the server is busy: {self.running} solve(s) running and "
+                    f"{self.queued} queued, the most it queues (gops serve --solvers, "
+                    f"--queue); retry in about {retry} s",
+                    retry,
+                )
             self.queued += 1
             self._seconds += seconds
             if len(self._threads) < self.workers:
-                thread = threading.Thread(target=self._work, daemon=True,
-                                          name=f"gops-solver-{len(self._threads)}")
+                thread = threading.Thread(
+                    target=self._work, daemon=True, name=f"gops-solver-{len(self._threads)}"
+                )
                 self._threads.append(thread)
                 thread.start()
         future: Future = Future()
@@ -299,8 +304,13 @@ class Solutions:
     (within the size limits) and kept in an LRU cache of ``cache_bytes``; each made once,
     concurrent requests for one wait for it (module docstring)."""
 
-    def __init__(self, stores=(), cache_bytes: int = WEB_CACHE_BYTES,
-                 solvers: int = WEB_SOLVERS, queue_limit: int = WEB_QUEUE):
+    def __init__(
+        self,
+        stores=(),
+        cache_bytes: int = WEB_CACHE_BYTES,
+        solvers: int = WEB_SOLVERS,
+        queue_limit: int = WEB_QUEUE,
+    ):
         from exact.dp.store import game_of, read_manifest
 
         #: The stores served, by the game each holds (the real game, float).
@@ -324,9 +334,16 @@ class Solutions:
 
     def _largest(self, objective: str) -> dict:
         """The largest N solved on the fly at lead 0 and at every lead."""
+
         def top(handicap_of):
-            return max((n for n in range(1, WEB_SOLVE_MAX_N + 1) if solve_size(
-                n, objective, handicap_of(n))[0] <= self.solve_max_bytes), default=0)
+            return max(
+                (
+                    n
+                    for n in range(1, WEB_SOLVE_MAX_N + 1)
+                    if solve_size(n, objective, handicap_of(n))[0] <= self.solve_max_bytes
+                ),
+                default=0,
+            )
 
         out = {"max_n": top(lambda n: 0)}
         if objective == "win":
@@ -336,28 +353,41 @@ class Solutions:
     def served(self) -> str:
         """What is solved on the fly, in words (for the errors)."""
         top, every = self.limits["win"]["max_n"], self.limits["win"]["max_n_every_lead"]
-        leads = (f"N <= {top} at every lead" if top == every
-                 else f"N <= {every} at every lead, N <= {top} at lead 0")
+        leads = (
+            f"N <= {top} at every lead"
+            if top == every
+            else f"N <= {every} at every lead, N <= {top} at lead 0"
+        )
         return f"points N <= {self.limits['points']['max_n']}, win {leads}"
 
     def available(self) -> dict:
-        return {objective: sorted(set(range(1, self.limits[objective]["max_n"] + 1))
-                                  | {g.n for g in self.stores if g.objective == objective})
-                for objective in ("points", "win")}
+        return {
+            objective: sorted(
+                set(range(1, self.limits[objective]["max_n"] + 1))
+                | {g.n for g in self.stores if g.objective == objective}
+            )
+            for objective in ("points", "win")
+        }
 
     def stores_json(self) -> list[dict]:
         """The stores served, for /api/info: N, objective, and the order where not random."""
-        return [{"n": g.n, "objective": g.objective}
-                | ({} if g.order.name == "random" else {"order": g.order.name})
-                for g in sorted(self.stores, key=lambda g: (g.n, g.objective, g.order.code))]
+        return [
+            {"n": g.n, "objective": g.objective}
+            | ({} if g.order.name == "random" else {"order": g.order.name})
+            for g in sorted(self.stores, key=lambda g: (g.n, g.objective, g.order.code))
+        ]
 
     def _check_size(self, game: GameSpec):
         n, objective, handicap = game.n, game.objective, game.handicap
-        stored = ", ".join(str(m) for m in sorted({g.n for g in self.stores
-                                                    if g.objective == objective}))
-        check_n(n, WEB_SOLVE_MAX_N, what=f" to solve on the fly for the {objective} objective"
-                + (f" (stores served: N = {stored})" if stored
-                   else " (serve a store with --store)"))
+        stored = ", ".join(
+            str(m) for m in sorted({g.n for g in self.stores if g.objective == objective})
+        )
+        check_n(
+            n,
+            WEB_SOLVE_MAX_N,
+            what=f" to solve on the fly for the {objective} objective"
+            + (f" (stores served: N = {stored})" if stored else " (serve a store with --store)"),
+        )
         size, seconds = solve_size(n, objective, handicap)
         if size > self.solve_max_bytes:
             what = " with a lead (solved for every lead)" if handicap else ""
@@ -365,7 +395,8 @@ class Solutions:
                 f"the {objective} objective at N = {n}{what} is not solved on the fly here: it "
                 f"needs {size / GIB:.2f} GiB of values (about {seconds:.0f} s), more than the "
                 f"{self.solve_max_bytes / GIB:.2f} GiB one solve may take; served without a "
-                f"store: {self.served()}")
+                f"store: {self.served()}"
+            )
 
     def get(self, game: GameSpec, pinned: dict | None = None):
         """The solution of ``game`` (a win game with a handicap: one solved for every lead,
@@ -380,8 +411,15 @@ class Solutions:
         if store:
             key = SolutionKey(game, stored=True)
             path = self.stores[game]
-            make, seconds, size = (lambda progress: exact.load(
-                path, n=game.n, objective=game.objective, order=game.order.name)), 0.0, 0
+            make, seconds, size = (
+                (
+                    lambda progress: exact.load(
+                        path, n=game.n, objective=game.objective, order=game.order.name
+                    )
+                ),
+                0.0,
+                0,
+            )
         elif game.arithmetic == "rational":
             check_n(game.n, EXACT_MAX_N, what=" in exact arithmetic on this server")
             key = SolutionKey(game.replace(handicap=0))
@@ -428,9 +466,13 @@ class Solutions:
         (the requests waiting for them get 400);
         the solves cancelled."""
         with self._guard:
-            hit = [p for key, p in self.progress.items() if not key.stored
-                   and (key.game.n, key.game.objective, key.game.order)
-                   == (game.n, game.objective, game.order)]
+            hit = [
+                p
+                for key, p in self.progress.items()
+                if not key.stored
+                and (key.game.n, key.game.objective, key.game.order)
+                == (game.n, game.objective, game.order)
+            ]
             for p in hit:
                 p.cancel()
             return [p.json() for p in hit]
@@ -482,6 +524,7 @@ class Solutions:
 
 # -- query parameters ----------------------------------------------------------------------
 
+
 def _param(request: Request, name: str, required: bool = True):
     value = request.query_params.get(name)
     if value is None and required:
@@ -513,8 +556,9 @@ def game_query(request: Request, game: bool = False) -> tuple[GameSpec, int | No
     n = check_n(_integer(request, "n"), ENCODING_MAX_N)
     if game and "lead" in params:
         raise GopsInputError("a game starts at lead 0: drop the lead parameter")
-    spec = GameSpec.parse(n, params.get("objective", "points"),
-                          params.get("order", "random") if game else "random")
+    spec = GameSpec.parse(
+        n, params.get("objective", "points"), params.get("order", "random") if game else "random"
+    )
     lead = _integer(request, "lead", required=False)
     if lead is not None and not spec.has_lead:
         raise GopsInputError("--lead applies to --objective win only")
@@ -543,6 +587,7 @@ def _position(request: Request):
 
 
 # -- endpoints ------------------------------------------------------------------------------
+
 
 def _head(game: GameSpec, lead):
     return {"objective": "win", "lead": lead} if game.has_lead else None
@@ -609,9 +654,12 @@ def name_cards(reason: str, mine, theirs) -> str:
 def _exact(st) -> dict:
     """An exact equilibrium as "p/q" strings with their digit counts."""
     mine = {str(c): fraction_text(p) for c, p in st.mine.items()}
-    return {"value": fraction_text(st.value), "mine": mine,
-            "theirs": {str(c): fraction_text(p) for c, p in st.theirs.items()},
-            "digits": max(len(text) for text in mine.values())}
+    return {
+        "value": fraction_text(st.value),
+        "mine": mine,
+        "theirs": {str(c): fraction_text(p) for c, p in st.theirs.items()},
+        "digits": max(len(text) for text in mine.values()),
+    }
 
 
 def table(request: Request) -> dict:
@@ -624,8 +672,13 @@ def table(request: Request) -> dict:
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     gap = max(s.gap for s in strategies.values())
-    out = table_json(n, sol.objective, lead if game.has_lead else None,
-                     {u: s.mine for u, s in strategies.items()}, gap)
+    out = table_json(
+        n,
+        sol.objective,
+        lead if game.has_lead else None,
+        {u: s.mine for u, s in strategies.items()},
+        gap,
+    )
     return _with_source(out, sol, root, root, root, list(strategies))
 
 
@@ -644,17 +697,27 @@ def cancel(request: Request) -> dict:
 def info(request: Request) -> dict:
     solutions = request.app.state.solutions
     pool = solutions.pool
-    return {"solvable": solutions.available(), "solve_max_n": WEB_SOLVE_MAX_N,
-            "stores": solutions.stores_json(),
-            "solves": solutions.solves,
-            "limits": solutions.limits | {
-                "served": solutions.served(), "solve_max_bytes": solutions.solve_max_bytes,
-                "cache_bytes": solutions.cache_bytes, "cached_bytes": solutions.cached_bytes,
-                "solvers": pool.workers, "queue": pool.limit, "running": pool.running,
-                "queued": pool.queued}}
+    return {
+        "solvable": solutions.available(),
+        "solve_max_n": WEB_SOLVE_MAX_N,
+        "stores": solutions.stores_json(),
+        "solves": solutions.solves,
+        "limits": solutions.limits
+        | {
+            "served": solutions.served(),
+            "solve_max_bytes": solutions.solve_max_bytes,
+            "cache_bytes": solutions.cache_bytes,
+            "cached_bytes": solutions.cached_bytes,
+            "solvers": pool.workers,
+            "queue": pool.limit,
+            "running": pool.running,
+            "queued": pool.queued,
+        },
+    }
 
 
 # -- the game: played by exact.play.engine, replayed from its state -------------------------
+
 
 def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
@@ -665,20 +728,26 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     seed = _integer(request, "seed", required=False)
     bids = list(_game_cards(request, "bids"))
     prizes = list(_game_cards(request, "prizes"))
-    moves = (bids + [_integer(request, "bid")] if bid else bids,
-             prizes + [_integer(request, "prize")] if prize else prizes)
+    moves = (
+        bids + [_integer(request, "bid")] if bid else bids,
+        prizes + [_integer(request, "prize")] if prize else prizes,
+    )
     # The computer sees the game from the other seat: who chooses is mirrored.
     seen = game.mirrored()
-    board = Game(game.n, [bot_for(seen, _solution(request, seen))], order=game.order.name,
-                 seed=seed)
+    board = Game(
+        game.n, [bot_for(seen, _solution(request, seen))], order=game.order.name, seed=seed
+    )
     board.replay(*moves)
     out = game_json(board, game.objective, *moves)
     if board.over:  # the review: your bids against the equilibrium of your seat's game
         review = board.review(_solution(request, game), game.objective)
-        out["review"] = {"rounds": [r | {"equilibrium": {str(c): p for c, p in
-                                                          r["equilibrium"].items()}}
-                                    for r in review],
-                         "total_cost": sum(r["cost"] for r in review)}
+        out["review"] = {
+            "rounds": [
+                r | {"equilibrium": {str(c): p for c, p in r["equilibrium"].items()}}
+                for r in review
+            ],
+            "total_cost": sum(r["cost"] for r in review),
+        }
     return out
 
 
@@ -697,24 +766,45 @@ def game_json(game, objective: str, bids, prizes) -> dict:
 
     over = game.awaiting == "over"
     return {
-        "n": game.n, "objective": objective, "order": game.order.name, "seed": game.seed,
-        "round": game.round, "rounds": game.rounds, "awaiting": game.awaiting,
-        "chooser": game.chooser, "choices": game.prize_choices() if game.chooser else [],
-        "upcard": game.upcard, "prizes_left": sorted(game.position.deck),
+        "n": game.n,
+        "objective": objective,
+        "order": game.order.name,
+        "seed": game.seed,
+        "round": game.round,
+        "rounds": game.rounds,
+        "awaiting": game.awaiting,
+        "chooser": game.chooser,
+        "choices": game.prize_choices() if game.chooser else [],
+        "upcard": game.upcard,
+        "prizes_left": sorted(game.position.deck),
         "prizes_to_come": sorted(game.position.deck - {game.upcard}),
-        "won": {name: [r.prize for r in game.history if r.scorers == [i]]
-                for i, name in enumerate(names)},
-        "your_cards": game.legal_bids(), "computer_cards": sorted(game.position.hands[1]),
+        "won": {
+            name: [r.prize for r in game.history if r.scorers == [i]]
+            for i, name in enumerate(names)
+        },
+        "your_cards": game.legal_bids(),
+        "computer_cards": sorted(game.position.hands[1]),
         "score": dict(zip(names, (_points(p) for p in game.points))),
-        "history": [{"round": r.number, "prize": r.prize, "you": r.bids[0],
-                     "computer": r.bids[1], "winner": who(r.scorers),
-                     "mix": {str(c): float(p) for c, p in sorted(r.mixes[0].items())}}
-                    for r in game.history],
-        "winner": (who([game.winner]) if game.winner is not None else "nobody") if over
-        else None,
-        "state": {"n": game.n, "objective": objective, "order": game.order.name,
-                  "seed": game.seed, "bids": ",".join(map(str, bids)),
-                  "prizes": ",".join(map(str, prizes))},
+        "history": [
+            {
+                "round": r.number,
+                "prize": r.prize,
+                "you": r.bids[0],
+                "computer": r.bids[1],
+                "winner": who(r.scorers),
+                "mix": {str(c): float(p) for c, p in sorted(r.mixes[0].items())},
+            }
+            for r in game.history
+        ],
+        "winner": (who([game.winner]) if game.winner is not None else "nobody") if over else None,
+        "state": {
+            "n": game.n,
+            "objective": objective,
+            "order": game.order.name,
+            "seed": game.seed,
+            "bids": ",".join(map(str, bids)),
+            "prizes": ",".join(map(str, prizes)),
+        },
     }
 
 
@@ -765,8 +855,9 @@ def _api(handler):
         except GopsInputError as exc:
             return CliJSON({"error": str(exc)}, status_code=400)
         except Busy as exc:
-            return CliJSON({"error": str(exc)}, status_code=503,
-                           headers={"Retry-After": str(exc.retry_after)})
+            return CliJSON(
+                {"error": str(exc)}, status_code=503, headers={"Retry-After": str(exc.retry_after)}
+            )
         except asyncio.CancelledError:  # the server stops (uvicorn's graceful timeout)
             return CliJSON({"error": "the server is stopping"}, status_code=503)
 
@@ -781,23 +872,29 @@ async def favicon(request: Request):
     return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
-def create_app(stores=(), cache_bytes: int = WEB_CACHE_BYTES, solvers: int = WEB_SOLVERS,
-               queue_limit: int = WEB_QUEUE) -> Starlette:
+def create_app(
+    stores=(),
+    cache_bytes: int = WEB_CACHE_BYTES,
+    solvers: int = WEB_SOLVERS,
+    queue_limit: int = WEB_QUEUE,
+) -> Starlette:
     """The app of ``gops serve``; ``stores``: store directories to answer from; the cache
     in bytes, the solver threads and the solves that may wait for them."""
-    app = Starlette(routes=[
-        Route("/", index),
-        Route("/favicon.ico", favicon),
-        Route("/api/info", _api(info)),
-        Route("/api/progress", _api(progress)),
-        Route("/api/cancel", _api(cancel), methods=["POST"]),
-        Route("/api/strategy", _api(strategy)),
-        Route("/api/position", _api(position)),
-        Route("/api/table", _api(table)),
-        Route("/api/game/new", _api(game_new)),
-        Route("/api/game/bid", _api(game_bid)),
-        Route("/api/game/prize", _api(game_prize)),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ])
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/favicon.ico", favicon),
+            Route("/api/info", _api(info)),
+            Route("/api/progress", _api(progress)),
+            Route("/api/cancel", _api(cancel), methods=["POST"]),
+            Route("/api/strategy", _api(strategy)),
+            Route("/api/position", _api(position)),
+            Route("/api/table", _api(table)),
+            Route("/api/game/new", _api(game_new)),
+            Route("/api/game/bid", _api(game_bid)),
+            Route("/api/game/prize", _api(game_prize)),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+    )
     app.state.solutions = Solutions(stores, cache_bytes, solvers, queue_limit)
     return app
