@@ -5,6 +5,11 @@ import the shared pieces of :mod:`exact.cli.common` and the library, never each 
 Exit codes: see :mod:`exact.cli.common`.
 """
 
+# Lazy imports: the command modules import the library inside each command.  Measured
+# (python -m exact.cli, median of 5, wall): --help 0.82 s lazy, 1.63 s eager (every
+# import of the commands at the top; 1.21 s against 0.99 s with sympy alone left lazy);
+# table 3 1.64 s lazy, 2.53 s eager.
+
 import click
 
 from exact.cli import (
