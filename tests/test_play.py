@@ -367,7 +367,7 @@ def test_the_terminal_game_is_the_engines_game(n, stdin, extra):
     objective = extra[1] if extra[:1] == ("--objective",) else "points"
     order = extra[1] if extra[:1] == ("--order",) else "random"
     sol = solution_for(n, "float", objective=objective, order=order)
-    game = Game(n, [optimal_bot(sol, objective)], order=order, seed=5)
+    game = Game(n, [optimal_bot(sol)], order=order, seed=5)
     game.replay(int(b) for b in stdin.split())
     prizes = [int(m.group(3)) for m in ROUND_LINE.finditer(out)]
     bids = [(int(a), int(b)) for a, b, _ in BID_LINE.findall(out)]

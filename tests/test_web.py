@@ -453,7 +453,7 @@ def test_a_game_through_the_api_is_the_engines_game(client, n, seed, objective):
     assert played["awaiting"] == "over" and len(played["history"]) == n
     bids = [r["you"] for r in played["history"]]
     assert bids == sorted(bids)  # the lowest card each round
-    game = Game(n, [optimal_bot(exact.solve(n, objective=objective), objective)], seed=seed)
+    game = Game(n, [optimal_bot(exact.solve(n, objective=objective))], seed=seed)
     game.replay(bids[:-1])  # the last card plays itself
     assert [(r["prize"], r["you"], r["computer"]) for r in played["history"]] == [
         (r.prize, *r.bids) for r in game.history

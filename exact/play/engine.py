@@ -75,12 +75,13 @@ def check_setup(
         raise GopsInputError("--order plays the standard game only")
 
 
-def optimal_bot(solution, objective: str = "points"):
+def optimal_bot(solution):
     """The computer of a two-player standard game: the equilibrium of ``solution``
-    (solved for the prize order as the computer sees it, :func:`~exact.game.orders.mirrored`)."""
+    (solved for the prize order as the computer sees it, :func:`~exact.game.orders.mirrored`),
+    playing for its objective (``solution.spec``: points, or to win with the lead)."""
     from exact.play.bots import OptimalBot, WinOptimalBot
 
-    return WinOptimalBot(solution) if objective == "win" else OptimalBot(solution)
+    return WinOptimalBot(solution) if solution.spec.has_lead else OptimalBot(solution)
 
 
 @dataclass(frozen=True)
@@ -320,12 +321,13 @@ class Game:
         self.positions.append(pos)
         return played
 
-    def review(self, solution, objective: str = "points") -> list[dict]:
+    def review(self, solution) -> list[dict]:
         """Your bids of a two-player standard game against the equilibrium of
         ``solution`` (solved for the game as you see it): for each round, the equilibrium's
         mix at its position, the value v of the position and what your bid ``cost``,
         v - (your bid's expected payoff against the opponent's equilibrium mix), in the
-        objective's units (expected points; P(win) - P(loss) with the lead of that round);
+        objective's units (``solution.spec``: expected points; P(win) - P(loss) with the
+        lead of that round);
         0 for a bid in the equilibrium's support, up to rounding.  ``forced``: your last
         card, which played itself.
 
@@ -341,7 +343,7 @@ class Game:
         out = []
         for played, pos in zip(self.history, self.positions):
             mine, theirs = set(pos.hands[0]), set(pos.hands[1])
-            lead = int(pos.points[0] - pos.points[1]) if objective == "win" else None
+            lead = int(pos.points[0] - pos.points[1]) if solution.spec.has_lead else None
             args = (mine, theirs, set(pos.deck), pos.upcard, lead)
             st = solution.strategy(*args)
             A = solution.matrix(*args)

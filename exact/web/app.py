@@ -740,7 +740,7 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     board.replay(*moves)
     out = game_json(board, game.objective, *moves)
     if board.over:  # the review: your bids against the equilibrium of your seat's game
-        review = board.review(_solution(request, game), game.objective)
+        review = board.review(_solution(request, game))
         out["review"] = {
             "rounds": [
                 r | {"equilibrium": {str(c): p for c, p in r["equilibrium"].items()}}
