@@ -64,6 +64,7 @@ import exact.dp.solve as dp_solve  # a module: tests stand in for dp_solve.solve
 from exact.dp.solution import Solution
 from exact.dp.variant_solver import VariantSolution, check_variant_options, solve_variant
 from exact.errors import GopsInputError
+from exact.game.orders import RANDOM
 from exact.game.rules import Position
 from exact.game.spec import GameSpec
 from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
@@ -229,7 +230,7 @@ def solution_for(
     if key not in _SOLUTIONS:
         sol: Solution | VariantSolution
         if variant != "standard":
-            if game.objective != "points" or game.order.name != "random" or game.handicap:
+            if game.has_lead or game.order is not RANDOM:
                 raise GopsInputError(
                     f"the {variant} variant is solved for points in the random prize order only"
                 )
