@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError
-from exact.game.orders import PrizeOrder, order_named
+from exact.game.orders import ASCENDING, DESCENDING, PrizeOrder, order_named
 from exact.game.rules import _as_card
 from exact.game.variants import Variant, VariantPosition, get_variant, score_declarations, start
 
@@ -141,8 +141,8 @@ class Game:
         self.n = self.position.n
         self.prizes = list(range(1, self.n + 1))
         self.rng.shuffle(self.prizes)
-        if self.order.name in ("ascending", "descending"):
-            self.prizes.sort(reverse=self.order.name == "descending")
+        if self.order in (ASCENDING, DESCENDING):  # a known order: the deck is sorted
+            self.prizes.sort(reverse=self.order is DESCENDING)
         self._dummy_suit = list(range(1, self.n + 1))
         if self.rules.dummy:
             self.rng.shuffle(self._dummy_suit)
