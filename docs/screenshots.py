@@ -108,6 +108,10 @@ def play_game(driver, url: str, n: int = 5, seed: int = 7):
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023
 
 
+#: The screenshots made (docs/figures/<name>.png), each shown in docs/web.md.
+SHOTS = ("web-explore", "web-first", "web-play", "web-phone")
+
+
 def shoot(out: Path) -> list[Path]:
     from selenium.webdriver.common.by import By
 
