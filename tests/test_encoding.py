@@ -99,3 +99,52 @@ def test_columns_keep_one_value_of_each_antisymmetric_pair(n):
         if level.k:
             below = build_levels(n)[level.k - 1].columns()
             assert (level.below_columns().column == below.column).all()
+
+
+@pytest.mark.parametrize("antisymmetric", [True, False])
+def test_composed_child_columns_fill_the_same_games(antisymmetric):
+    """The level kernel's composed child table (exact.kernels.points.child_columns) builds
+    every game of a level bit for bit as fill_matrix does from child, column and mirror."""
+    from exact.kernels.points import child_columns, fill_matrix, fill_solved
+
+    rng = np.random.default_rng(5)
+    for level in build_levels(7)[2:]:
+        solved = level.canonical_patterns if antisymmetric else np.arange(level.patterns)
+        solved = solved.astype(np.int32)
+        column, mirror = child_columns(level, solved, antisymmetric)
+        children = level.below_columns(antisymmetric)
+        below = rng.standard_normal((level.prize_child.max() + 1, children.count))
+        k = level.k
+        A, B = np.empty((k, k)), np.empty((k, k))
+        for q in rng.choice(solved.shape[0], size=min(40, solved.shape[0]), replace=False):
+            r, m = rng.integers(level.prize_sets), rng.integers(k)
+            p = solved[q]
+            fill_matrix(
+                A,
+                k,
+                p,
+                r,
+                m,
+                level.child,
+                level.sign,
+                level.prize_child,
+                level.prize_card,
+                below,
+                children.column,
+                children.mirror,
+            )
+            fill_solved(
+                B,
+                k,
+                q,
+                p,
+                r,
+                m,
+                level.sign,
+                level.prize_child,
+                level.prize_card,
+                below,
+                column,
+                mirror,
+            )
+            assert A.tobytes() == B.tobytes()

@@ -82,6 +82,36 @@ def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below, colu
             A[i, j] = u * sign[p, i, j] + mirror[c] * row[column[c]]
 
 
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
+def fill_solved(A, k, q, p, r, m, sign, prize_child, prize_card, below, child_column, child_mirror):
+    """:func:`fill_matrix` for the q-th solved pattern p of the level, reading the child
+    columns already composed (:func:`child_columns`): the same entries, bit for bit, with
+    two fewer scattered reads each."""
+    u = prize_card[r, m]
+    row = below[prize_child[r, m]]
+    for i in range(k):
+        for j in range(k):
+            A[i, j] = u * sign[p, i, j] + child_mirror[q, i, j] * row[child_column[q, i, j]]
+
+
+def child_columns(level: Level, patterns: np.ndarray, antisymmetric: bool):
+    """(column, mirror), both (len(patterns), k, k): the column of the level below that
+    holds the child of pattern patterns[q] after bids (i, j), and its sign
+    (exact.game.encoding.Columns composed with ``level.child``).  The last level asked
+    for is kept (one level's table: 5 k^2 bytes a pattern, 0.25 GB at N = 15, k = 10)."""
+    key = (antisymmetric, patterns.shape[0])
+    if _CHILD_COLUMNS[0] is not level or _CHILD_COLUMNS[1] != key:
+        _CHILD_COLUMNS[:] = [None, None, None]  # free the previous level's table first
+        below = level.below_columns(antisymmetric)
+        child = level.child[patterns]
+        _CHILD_COLUMNS[:] = [level, key, (below.column[child], below.mirror[child])]
+    return _CHILD_COLUMNS[2]
+
+
+#: [level, (antisymmetric, solved patterns), (column, mirror)] of the last level asked for
+_CHILD_COLUMNS: list = [None, None, None]
+
+
 @numba.njit(cache=True, nogil=True)
 def block_bounds(start, total, nblocks, b):
     """Items [lo, hi) of block b when ``total`` items from ``start`` are cut into
@@ -96,14 +126,13 @@ def solve_items(
     stop,
     canon,
     k,
-    child,
+    child_column,
+    child_mirror,
     sign,
     own_column,
     prize_child,
     prize_card,
     below,
-    below_column,
-    below_mirror,
     out,
     row0,
     nthreads,
@@ -141,19 +170,20 @@ def solve_items(
             seg_end = min(hi, (r + 1) * ncanon)
             for m in range(m_lo, m_hi):
                 for t in range(seg, seg_end):
-                    fill_matrix(
+                    q = t % ncanon
+                    fill_solved(
                         A,
                         k,
-                        canon[t % ncanon],
+                        q,
+                        canon[q],
                         r,
                         m,
-                        child,
                         sign,
                         prize_child,
                         prize_card,
                         below,
-                        below_column,
-                        below_mirror,
+                        child_column,
+                        child_mirror,
                     )
                     v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
                     i = t - lo
@@ -211,20 +241,20 @@ def solve_level(
     nthreads = numba.get_num_threads()
     radius = np.zeros(min(stop - start, 64 * nthreads))
     antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
-    children = level.below_columns(antisymmetric)
+    solved = solved_patterns(level, order)
+    column, mirror = child_columns(level, solved, antisymmetric)
     solve_items(
         start,
         stop,
-        solved_patterns(level, order),
+        solved,
         level.k,
-        level.child,
+        column,
+        mirror,
         level.sign,
         level.columns(antisymmetric).column,
         level.prize_child,
         level.prize_card,
         below,
-        children.column,
-        children.mirror,
         out,
         row0,
         nthreads,
