@@ -4,9 +4,10 @@
 
 For each job (by default float N = 12, win N = 9 and exact ``certify 6``; ``--jobs`` picks
 among those and float N = 11 and 13, ``--once`` names jobs run in the first repeat only,
-e.g. N = 13 at 8 minutes a run) and each repeat, the baseline and this checkout run one after the other in fresh processes (so machine noise hits both
-alike); each process compiles or loads its numba kernels first, outside the timing.  The
-baseline is checked out with ``git worktree`` into a temporary folder and removed after.
+e.g. N = 13 at 8 minutes a run) and each repeat, the baseline and this checkout run one
+after the other in fresh processes (so machine noise hits both alike); each process
+compiles or loads its numba kernels first, outside the timing.  The baseline is checked
+out with ``git worktree`` into a temporary folder and removed after.
 Prints the medians and the ratio new / old.
 """
 
