@@ -180,3 +180,21 @@ def test_bad_setups_are_one_line():
         game = Game(4, [bot("random")], seed=1)
         game.turn_up()
         game.play(1, declare=True)
+
+
+def test_a_head_start_is_in_the_score_and_decides_the_winner():
+    """A lead of 3 at N = 3 ascending against the highest card (3, 2, 1): you bid 2, 1,
+    (3), the computer takes 1 and 2 (3 points), you the 3, so 3 + 3 = 6 beats 3; without
+    the head start, 3 - 3 is a draw.  The computer's share of a negative lead is its head start."""
+    game = Game(3, [bot("highest", 3)], order="ascending", seed=0, lead=3)
+    assert game.points == (3, 0) and game.lead == 3
+    game.replay([2, 1])
+    assert game.points == (6, 3) and game.winner == 0
+    plain = Game(3, [bot("highest", 3)], order="ascending", seed=0)
+    plain.replay([2, 1])
+    assert plain.points == (3, 3) and plain.winner is None
+    assert Game(3, [bot("highest", 3)], seed=0, lead=-2).points == (0, 2)
+    with pytest.raises(GopsInputError, match="between -6 and 6"):
+        Game(3, [bot("highest", 3)], lead=7)
+    with pytest.raises(GopsInputError, match="two-player standard game only"):
+        Game(5, [bot("highest", 5)], variant="twelve", lead=1)

@@ -499,7 +499,8 @@ def test_same_seed_same_computer_bids(client):
         ({"n": 4, "seed": 1, "bid": "x"}, "bid 'x' is not a whole number"),
         ({"n": 4, "seed": 1}, "missing query parameter 'bid'"),
         ({"n": 4, "order": "sorted", "bid": 1}, "unknown prize order 'sorted'"),
-        ({"n": 4, "objective": "win", "lead": 2, "bid": 1}, "a game starts at lead 0"),
+        ({"n": 4, "lead": 2, "bid": 1}, "--lead applies to --objective win only"),
+        ({"n": 4, "objective": "win", "lead": 11, "bid": 1}, "the lead must be between -10 and 10"),
         ({"n": 11, "bid": 1}, "between 1 and 10 to solve on the fly"),
         ({"n": 4, "order": "controlled-by-me", "bid": 1}, "choose the prize of round 1"),
     ],
@@ -524,6 +525,74 @@ def test_you_choose_the_prizes_through_the_api(client):
     assert game["state"]["prizes"] == "3,4,1" and game["state"]["bids"] == "1,2,3"
     r = client.get("/api/game/prize", params=game["state"] | {"prize": 2})
     assert r.status_code == 400 and "the game is over" in r.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "order", ["random", "ascending", "descending", "controlled-by-me", "controlled-by-them"]
+)
+def test_every_prize_order_is_the_engines_game(client, order):
+    """A game of each prize order through the API (you choose the largest prize left when
+    you choose) is the engine's game of the same seed and moves, against the optimal bot
+    of the game as the computer sees it (who chooses mirrored)."""
+    import exact
+    from exact.play.engine import Game, optimal_bot
+
+    n, seed = 5, 8
+    game = client.get("/api/game/new", params={"n": n, "seed": seed, "order": order}).json()
+    assert game["order"] == order
+    while game["awaiting"] != "over":
+        if game["awaiting"] == "prize":
+            assert game["chooser"] == "me" and game["choices"] == game["prizes_left"]
+            move = ("prize", max(game["choices"]))
+        else:
+            move = ("bid", min(game["your_cards"]))
+        r = client.get(f"/api/game/{move[0]}", params=game["state"] | {move[0]: move[1]})
+        assert r.status_code == 200, r.text
+        game = r.json()
+    prizes = [r["prize"] for r in game["history"]]
+    if order in ("ascending", "controlled-by-me"):  # I chose the largest: 5 4 3 2 1
+        assert prizes == (sorted(prizes) if order == "ascending" else sorted(prizes)[::-1])
+    if order == "descending":
+        assert prizes == [5, 4, 3, 2, 1]
+    seen = GameSpec.parse(n, order=order).mirrored()
+    engine = Game(n, [optimal_bot(exact.solve(n, order=seen.order.name))], order=order, seed=seed)
+    engine.replay(
+        [r["you"] for r in game["history"]][:-1],
+        [int(p) for p in game["state"]["prizes"].split(",") if p],
+    )
+    assert [(r.prize, *r.bids) for r in engine.history] == [
+        (r["prize"], r["you"], r["computer"]) for r in game["history"]
+    ]
+    assert (game["score"]["you"], game["score"]["computer"]) == engine.points
+    assert len(game["review"]["rounds"]) == n
+
+
+def test_a_head_start_counts_and_the_computer_plays_for_it(client):
+    """The win objective with a head start: the score starts at it, the winner is decided
+    with it, and the computer's mixes are those of the every-lead solution at the lead of
+    each round (its own lead: minus mine)."""
+    import exact
+    from exact.play.engine import Game, optimal_bot
+
+    n, seed, lead = 5, 3, -4
+    params = {"n": n, "seed": seed, "objective": "win", "lead": lead}
+    start = client.get("/api/game/new", params=params).json()
+    assert start["score"] == {"you": 0, "computer": 4} and start["lead"] == lead
+    assert start["state"]["lead"] == lead
+    game = play_through_api(client, params, choose=max)
+    sol = exact.solve(n, objective="win", handicap=15)
+    engine = Game(n, [optimal_bot(sol)], seed=seed, lead=lead)
+    engine.replay([r["you"] for r in game["history"]][:-1])
+    assert [r.bids for r in engine.history] == [(r["you"], r["computer"]) for r in game["history"]]
+    assert (game["score"]["you"], game["score"]["computer"]) == engine.points
+    assert game["score"]["computer"] == 4 + sum(game["won"]["computer"])
+    assert game["winner"] == {0: "you", 1: "computer", None: "nobody"}[engine.winner]
+    # the computer's mix in round 1 is the equilibrium at its lead +4
+    cards = set(range(1, n + 1))
+    first = game["history"][0]
+    mix = sol.strategy(cards, cards, cards, first["prize"], -lead).mine
+    assert first["mix"] == {str(c): pytest.approx(float(p), abs=1e-12) for c, p in mix.items()}
+    assert len(game["review"]["rounds"]) == n
 
 
 # -- one parser of a query's game, one cache keyed on it ----------------------------------
@@ -768,8 +837,10 @@ def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browse
     )
     assert title == "N = 5, win objective, lead 3 (you start 3 points ahead)"
     assert browser.find_element(By.ID, "lead-label").is_displayed()
+    assert not browser.find_element(By.ID, "order-label").is_displayed()  # Play's only
     browser.find_element(By.ID, "tab-play").click()
-    assert not browser.find_element(By.ID, "lead-label").is_displayed()  # a game: lead 0
+    assert browser.find_element(By.ID, "lead-label").text.startswith("head start")
+    assert browser.find_element(By.ID, "order-label").is_displayed()
 
 
 def test_explore_takes_a_lead_at_the_start_as_a_handicap(client):
@@ -903,3 +974,44 @@ def test_phone_width_has_no_horizontal_scroll(page_server, browser, hash_):
 def test_the_page_says_it_is_loading_until_info_answers(page_server):
     html = urllib.request.urlopen(f"{page_server}/").read().decode()
     assert 'id="loading"' in html and 'rel="icon"' in html
+
+
+def test_play_choosing_the_prizes_with_a_head_start(page_server, browser):
+    """Play with the prize order "you choose" and the win objective with a head start of
+    3: the page offers the prizes left, turns up the one clicked (or typed), and the score
+    starts at the head start."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#play?n=4&objective=win&lead=3&order=controlled-by-me")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    assert browser.find_element(By.ID, "order").get_attribute("value") == "controlled-by-me"
+    assert browser.find_element(By.ID, "lead").get_attribute("value") == "3"
+    browser.find_element(By.ID, "new-game").click()
+    choices = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#choices button"))
+    assert [b.text for b in choices] == ["1", "2", "3", "4"]
+    assert browser.find_element(By.ID, "score-me").text == "3"
+    assert "you started 3 points ahead" in browser.find_element(By.ID, "head-start").text
+    assert not any(b.is_enabled() for b in browser.find_elements(By.CSS_SELECTOR, "#hand button"))
+    browser.find_element(By.CSS_SELECTOR, '#choices button[data-card="2"]').click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "prize").text == "2")
+    assert not browser.find_element(By.ID, "choose-box").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, '#hand button[data-card="1"]').click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#choices button"))
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("4")  # a number key chooses that prize too
+    wait_for(browser, lambda d: d.find_element(By.ID, "prize").text == "4")
+    body.send_keys("4")  # and then bids that card
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) == 2)
+    browser.find_element(By.CSS_SELECTOR, '#choices button[data-card="1"]').click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "prize").text == "1")
+    browser.find_element(By.CSS_SELECTOR, "#hand button").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-box").is_displayed())
+    rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    cells = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert [c[1] for c in cells] == ["2", "4", "1", "3"]  # the prizes as I chose them
+    assert [c[2] for c in cells][:2] == ["1", "4"]
+    me = 3 + sum(int(c[1]) for c in cells if c[4] == "you")
+    assert browser.find_element(By.ID, "score-me").text == str(me)
+    assert "order=controlled-by-me" in browser.current_url
+    browser.save_screenshot(str(ARTIFACTS / "play-choose.png"))

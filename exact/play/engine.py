@@ -40,6 +40,7 @@ exact.errors.GopsInputError: the game is over: 4 rounds were played
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -113,7 +114,15 @@ class Game:
     default a random one (kept in :attr:`seed`).  ``declarations``: the face-up
     declarations of the standard game (:func:`exact.game.variants.declaration_score`);
     the computer then answers a bid it sees with
-    :func:`~exact.play.bots.face_up_reply` of its solution.
+    :func:`~exact.play.bots.face_up_reply` of its solution.  ``lead``: your head start
+    (negative: the computer's), points counted to the starting score of the two-player
+    standard game; the win objective's computer, solved with a handicap of at least
+    ``abs(lead)``, plays for it (a points computer ignores it).
+
+    >>> from exact.play.bots import make_bot
+    >>> game = Game(3, [make_bot("highest", 3)], seed=1, lead=-2)
+    >>> game.points, game.lead
+    ((Fraction(0, 1), Fraction(2, 1)), -2)
     """
 
     def __init__(
@@ -124,6 +133,7 @@ class Game:
         order: str | PrizeOrder = "random",
         seed: int | None = None,
         declarations: bool = False,
+        lead: int = 0,
     ):
         self.rules = get_variant(variant) if isinstance(variant, str) else variant
         self.order = order_named(order)
@@ -139,6 +149,7 @@ class Game:
         self.rng = random.Random(self.seed)
         self.position: VariantPosition = start(self.rules, n)
         self.n = self.position.n
+        self.lead = self._head_start(lead)
         self.prizes = list(range(1, self.n + 1))
         self.rng.shuffle(self.prizes)
         if self.order in (ASCENDING, DESCENDING):  # a known order: the deck is sorted
@@ -151,6 +162,19 @@ class Game:
         #: The position each round of :attr:`history` was played from (its prize up), for
         #: a review of the bids against the equilibrium (:meth:`review`).
         self.positions: list[VariantPosition] = []
+
+    def _head_start(self, lead) -> int:
+        """Give the starting score ``lead`` points to you (or -lead to the computer)."""
+        if not lead:
+            return 0
+        if self.rules.name != "standard":
+            raise GopsInputError("a head start (lead) plays the two-player standard game only")
+        from exact.dp.solve import check_lead
+
+        lead = check_lead(self.n, lead, "the lead")
+        start = (Fraction(max(lead, 0)), Fraction(max(-lead, 0)))
+        self.position = dataclasses.replace(self.position, points=start)
+        return lead
 
     # -- where the game stands ------------------------------------------------------------
 

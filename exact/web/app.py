@@ -13,7 +13,8 @@ their answers with :mod:`exact.views`.
                                                     intervals, value enclosure
     GET /api/progress                               the large solves under way, how far
     POST /api/cancel?n[&objective]                  stop them (their requests get 400)
-    GET /api/game/new?n[&objective&order&seed]      a game against the equilibrium
+    GET /api/game/new?n[&objective&lead&order&seed] a game against the equilibrium (lead:
+                                                    your head start, win objective)
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
     GET /api/game/prize?<state>&prize               your choice of the next prize
                                                     (order=controlled-by-me)
@@ -21,7 +22,7 @@ their answers with :mod:`exact.views`.
     equilibrium, :meth:`exact.play.engine.Game.review`)
 
 The games keep no state on the server: a game's answer carries ``state`` (n, objective,
-order, seed and your moves so far, ``bids`` and ``prizes``), which the page sends back
+its lead, order, seed and your moves so far, ``bids`` and ``prizes``), which the page sends back
 with its next move; the server replays the game from it with :mod:`exact.play.engine`
 (the game's random seed draws the computer's bids), plays the move and answers the new game.
 
@@ -550,12 +551,10 @@ def game_query(request: Request, game: bool = False) -> tuple[GameSpec, int | No
     is solved on the fly is :class:`Solutions`' business), ``objective`` (points by
     default) and, for the endpoints of a ``game`` against the computer, ``order`` (random
     by default; the other endpoints answer the random order), with the query's lead: 0
-    by default for the win objective, None for points (a ``lead`` there is refused, as is
-    any lead of a game, which starts at 0).  One-line GopsInputError otherwise."""
+    by default for the win objective, None for points (a ``lead`` there is refused; a
+    game's lead is your head start).  One-line GopsInputError otherwise."""
     params = request.query_params
     n = check_n(_integer(request, "n"), ENCODING_MAX_N)
-    if game and "lead" in params:
-        raise GopsInputError("a game starts at lead 0: drop the lead parameter")
     spec = GameSpec.parse(
         n, params.get("objective", "points"), params.get("order", "random") if game else "random"
     )
@@ -724,7 +723,11 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     from exact.play.bots import bot_for
     from exact.play.engine import Game
 
-    game, _ = game_query(request, game=True)
+    game, lead = game_query(request, game=True)
+    if lead:  # a head start: the computer plays the game solved for it (every lead)
+        from exact.dp.solve import check_lead
+
+        game = game.replace(handicap=abs(check_lead(game.n, lead, "the lead")))
     seed = _integer(request, "seed", required=False)
     bids = list(_game_cards(request, "bids"))
     prizes = list(_game_cards(request, "prizes"))
@@ -735,7 +738,11 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     # The computer sees the game from the other seat: who chooses is mirrored.
     seen = game.mirrored()
     board = Game(
-        game.n, [bot_for(seen, _solution(request, seen))], order=game.order.name, seed=seed
+        game.n,
+        [bot_for(seen, _solution(request, seen))],
+        order=game.order.name,
+        seed=seed,
+        lead=lead or 0,
     )
     board.replay(*moves)
     out = game_json(board, game.objective, *moves)
@@ -765,11 +772,17 @@ def game_json(game, objective: str, bids, prizes) -> dict:
         return " and ".join(names[i] for i in scorers) or "nobody"
 
     over = game.awaiting == "over"
+    to_come = game.position.deck - {game.upcard}
+    if game.order.next != "any":  # a known order: the prizes in the order they come
+        to_come = [p for p in game.prizes if p in to_come]
+    head = {"lead": game.lead} if objective == "win" else {}
     return {
         "n": game.n,
         "objective": objective,
         "order": game.order.name,
+        "order_text": game.order.description,
         "seed": game.seed,
+        **head,
         "round": game.round,
         "rounds": game.rounds,
         "awaiting": game.awaiting,
@@ -777,7 +790,7 @@ def game_json(game, objective: str, bids, prizes) -> dict:
         "choices": game.prize_choices() if game.chooser else [],
         "upcard": game.upcard,
         "prizes_left": sorted(game.position.deck),
-        "prizes_to_come": sorted(game.position.deck - {game.upcard}),
+        "prizes_to_come": sorted(to_come) if game.order.next == "any" else to_come,
         "won": {
             name: [r.prize for r in game.history if r.scorers == [i]]
             for i, name in enumerate(names)
@@ -802,6 +815,7 @@ def game_json(game, objective: str, bids, prizes) -> dict:
             "objective": objective,
             "order": game.order.name,
             "seed": game.seed,
+            **head,
             "bids": ",".join(map(str, bids)),
             "prizes": ",".join(map(str, prizes)),
         },

@@ -86,6 +86,7 @@ let info = null;  // /api/info: what this server solves and serves
 function n() { return parseInt($("n").value, 10); }
 function objective() { return $("objective").value; }
 function lead() { return parseInt($("lead").value || "0", 10); }
+function order() { return $("order").value; }
 function objectiveParams() {
   return objective() === "win" ? { objective: "win", lead: lead() } : {};
 }
@@ -95,6 +96,7 @@ const list = (set) => [...set].sort((a, b) => a - b).join(",");
 function writeHash() {
   const p = new URLSearchParams({ n: n(), objective: objective() });
   if (objective() === "win") p.set("lead", lead());
+  if (state.tab === "play" && order() !== "random") p.set("order", order());
   if (state.tab === "explore") {
     p.set("mine", list(state.mine)); p.set("theirs", list(state.theirs));
     p.set("deck", list(state.deck)); if (state.upcard) p.set("upcard", state.upcard);
@@ -109,6 +111,7 @@ function readHash() {
   if (p.get("objective") === "win") $("objective").value = "win";
   fillN(p.get("n") || 5);
   if (p.get("lead")) $("lead").value = p.get("lead");
+  if ([...$("order").options].some((o) => o.value === p.get("order"))) $("order").value = p.get("order");
   if (p.has("mine")) {
     state.mine = cards("mine"); state.theirs = cards("theirs"); state.deck = cards("deck");
     state.upcard = p.get("upcard") ? Number(p.get("upcard")) : null;
@@ -291,7 +294,7 @@ async function newGame() {
   if (needsStore()) return;
   busy = true;
   try {
-    game = await api("game/new", { n: n(), objective: objective() });
+    game = await api("game/new", { n: n(), order: order(), ...objectiveParams() });
   } catch (err) {
     showError(err.message);
     return;
@@ -312,9 +315,24 @@ const cardList = (cards) => cards.length ? cards.join(" ") : "none";
 
 function drawPlay() {
   const over = game.awaiting === "over";
-  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective`;
+  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, ${game.order_text}`;
   $("round").textContent = over ? `${game.rounds} of ${game.rounds} (over)` : `${game.round} of ${game.rounds}`;
-  $("prize").textContent = game.upcard ?? "-";
+  $("prize").textContent = game.upcard ?? "?";
+  $("head-start").textContent = game.lead
+    ? `(${game.lead > 0 ? "you" : "the computer"} started ${plural(Math.abs(game.lead), "point")} ahead)` : "";
+  const choosing = game.awaiting === "prize" && game.chooser === "me";
+  $("choose-box").hidden = !choosing;
+  $("choices").innerHTML = "";
+  if (choosing) game.choices.forEach((c) => {
+    const b = document.createElement("button");
+    b.className = "card";
+    b.textContent = c;
+    b.dataset.role = "choice";
+    b.dataset.card = c;
+    b.title = `turn up the ${c} as the next prize`;
+    b.onclick = () => choosePrize(c);
+    $("choices").appendChild(b);
+  });
   $("score-me").textContent = game.score.you;
   $("score-them").textContent = game.score.computer;
   $("to-come").textContent = cardList(game.prizes_to_come);
@@ -356,6 +374,19 @@ function drawReview() {
   $("review-total").textContent = fmt(review.total_cost, 3);
 }
 
+async function choosePrize(card) {
+  if (busy || !game || game.awaiting !== "prize" || game.chooser !== "me") return;
+  busy = true;
+  try {
+    game = await api("game/prize", { ...game.state, prize: card });
+    drawPlay();
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    busy = false;
+  }
+}
+
 async function bid(card) {
   if (busy || !game || game.awaiting !== "bid") return;
   busy = true;
@@ -376,7 +407,8 @@ document.addEventListener("keydown", (e) => {
   if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName)) return;
   if (!/^[0-9]$/.test(e.key)) return;
   const card = e.key === "0" ? 10 : Number(e.key);
-  if (game.your_cards.includes(card)) { e.preventDefault(); bid(card); }
+  if (game.awaiting === "prize" && game.choices.includes(card)) { e.preventDefault(); choosePrize(card); }
+  else if (game.awaiting === "bid" && game.your_cards.includes(card)) { e.preventDefault(); bid(card); }
 });
 
 // -- N beyond this server: keep the address, say what it takes --------------------------------
@@ -400,7 +432,7 @@ function showTab(tab) {
     $(t).hidden = t !== tab;
     $(`tab-${t}`).classList.toggle("active", t === tab);
   }
-  $("lead-label").hidden = objective() !== "win" || tab === "play";  // a game starts at lead 0
+  showLead();
   writeHash();
   needsStore();
   if (tab === "first") showFirstMove();
@@ -418,8 +450,15 @@ function fillN(wanted) {
   $("n").value = ok ? want : 5;
 }
 
+// The lead: a position's on Explore, a handicap on First move, a head start on Play.
+function showLead() {
+  $("lead-label").hidden = objective() !== "win";
+  $("lead-name").textContent = state.tab === "play" ? "head start" : "lead";
+  $("order-label").hidden = state.tab !== "play";
+}
+
 function settingsChanged() {
-  $("lead-label").hidden = objective() !== "win" || state.tab === "play";
+  showLead();
   if (game) { dropGame(); if (state.tab === "play") newGame(); }
   writeHash();
   if (needsStore()) return;
@@ -433,6 +472,7 @@ async function start() {
   drawCards();
   $("objective").onchange = () => { fillN(); if (!info.solvable[objective()].includes(n())) { fillN(5); fullPosition(); drawCards(); } settingsChanged(); };
   $("lead").onchange = settingsChanged;
+  $("order").onchange = settingsChanged;
   $("n").onchange = () => { fillN(); fullPosition(); drawCards(); settingsChanged(); };
   $("solve").onclick = solvePosition;
   $("new-game").onclick = newGame;
