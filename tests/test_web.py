@@ -721,6 +721,105 @@ def test_a_long_solve_reports_progress_and_can_be_cancelled(slow_solves):
     assert c.get("/api/info").status_code == 200
 
 
+def wait_until(condition, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail("never happened")
+
+
+def test_a_queued_solve_says_what_it_waits_behind_and_is_cancelled_at_once(slow_solves):
+    """With one solver thread busy on N = 8, a solve of N = 6 queues: /api/progress gives
+    its place and the solve ahead of it; cancelling it answers its request at once (400)
+    while N = 8 goes on, and a new request for N = 6 queues a new solve."""
+    app = create_app()
+    c = testclient.TestClient(app)
+    answers: dict[int, list] = {8: [], 6: []}
+
+    def ask(n):
+        answers[n].append(c.get("/api/table", params={"n": n}))
+
+    first = threading.Thread(target=ask, args=(8,))
+    first.start()
+    wait_until(lambda: [s for s in c.get("/api/progress").json()["solving"] if s["seconds"]])
+    second = threading.Thread(target=ask, args=(6,))
+    second.start()
+    solving = wait_until(lambda: (s := c.get("/api/progress").json()["solving"])[1:] and s)
+    running, queued = solving
+    assert (running["n"], running["state"], running["queue_position"]) == (8, "solving", 0)
+    assert (queued["n"], queued["state"], queued["queue_position"]) == (6, "queued", 1)
+    assert [b["n"] for b in queued["behind"]] == [8] and queued["fraction"] == 0
+    (cancelled,) = c.post("/api/cancel", params={"n": 6}).json()["cancelled"]
+    assert cancelled["n"] == 6 and cancelled["state"] == "cancelled"
+    second.join(timeout=10)
+    (r,) = answers[6]
+    assert r.status_code == 400 and "N = 6, points objective was cancelled" in r.json()["error"]
+    (still,) = c.get("/api/progress").json()["solving"]
+    assert still["n"] == 8 and still["state"] == "solving" and first.is_alive()
+    again = threading.Thread(target=ask, args=(6,))
+    again.start()
+    solving = wait_until(lambda: (s := c.get("/api/progress").json()["solving"])[1:] and s)
+    assert solving[1]["n"] == 6 and solving[1]["state"] == "queued"
+    for n in (6, 8):
+        c.post("/api/cancel", params={"n": n})
+    for t in (first, again):
+        t.join(timeout=30)
+    assert [a.status_code for n in (8, 6) for a in answers[n]] == [400, 400, 400]
+    assert c.get("/api/progress").json()["solving"] == [] and app.state.solutions.solves == 0
+
+
+def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, slow_solves):
+    """While the solver thread solves N = 8, the page's request for N = 7 waits in the
+    queue: the page says so and what it waits behind, and Cancel stops it at once."""
+    from selenium.webdriver.common.by import By
+
+    api = f"{page_server}/api"
+
+    def ask():
+        try:
+            urllib.request.urlopen(f"{api}/table?n=8")
+        except OSError:  # 400: cancelled at the end
+            pass
+
+    ahead = threading.Thread(target=ask)
+    ahead.start()
+    try:
+        wait_until(
+            lambda: [
+                s
+                for s in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
+                if s["n"] == 8 and s["state"] == "solving"
+            ]
+        )
+        browser.get(f"{page_server}/#first?n=7&objective=points")
+        browser.refresh()
+        text = wait_for(
+            browser,
+            lambda d: (
+                d.find_element(By.ID, "progress").is_displayed()
+                and "queued" in d.find_element(By.ID, "progress-text").text
+                and d.find_element(By.ID, "progress-text").text
+            ),
+        )
+        assert text.startswith("N = 7, points objective: queued (position 1), waiting behind")
+        assert "the solve of N = 8, points objective: level" in text
+        bar = browser.find_element(By.ID, "progress-bar")
+        assert browser.execute_script("return arguments[0].position", bar) == -1  # no bar yet
+        browser.save_screenshot(str(ARTIFACTS / "queued.png"))
+        browser.find_element(By.ID, "cancel").click()
+        error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
+        assert "cancelled" in error
+        solving = json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
+        assert [s["n"] for s in solving] == [8]  # N = 7 is gone, N = 8 goes on
+    finally:
+        req = urllib.request.Request(f"{api}/cancel?n=8", method="POST")
+        urllib.request.urlopen(req)
+        ahead.join(timeout=30)
+
+
 def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_solves):
     from selenium.webdriver.common.by import By
 

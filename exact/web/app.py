@@ -12,7 +12,9 @@ their answers with :mod:`exact.views`.
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure
     GET /api/progress                               the large solves under way, how far
-    POST /api/cancel?n[&objective]                  stop them (their requests get 400)
+                                                    (queued: their place, what is ahead)
+    POST /api/cancel?n[&objective&order]            stop them (their requests get 400; a
+                                                    queued one at once)
     GET /api/game/new?n[&objective&lead&order&seed] a game against the equilibrium (lead:
                                                     your head start, win objective)
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
@@ -170,6 +172,7 @@ class SolveProgress:
         self.level, self.level_done = -1, 0.0  # the level being solved, its share done
         self.started: float | None = None  # monotonic time the solver took it up
         self.cancelled = False
+        self.future: Future | None = None  # what the requests waiting for it await
         self._units: dict[int, int] = {}
 
     def __call__(self, level=None, units: int = 0):
@@ -276,14 +279,32 @@ class SolverPool:
             with self._lock:
                 self.queued -= 1
                 self.running += 1
-            try:
-                future.set_result(make())
-            except BaseException as exc:  # handed to the requests waiting for it
-                future.set_exception(exc)
+            try:  # a job cancelled while queued already answered its requests: skip it
+                if not future.done():
+                    _settle(future, make)
             finally:
                 with self._lock:
                     self.running -= 1
                     self._seconds -= seconds
+
+
+def _settle(future: Future, make) -> None:
+    """``future``'s result is ``make()`` (or its exception, handed to the requests
+    waiting for it), unless it was settled meanwhile (a queued solve cancelled)."""
+    from concurrent.futures import InvalidStateError
+
+    try:
+        result = make()
+    except BaseException as exc:
+        try:
+            future.set_exception(exc)
+        except InvalidStateError:
+            pass
+        return
+    try:
+        future.set_result(result)
+    except InvalidStateError:
+        pass
 
 
 class SolutionKey(NamedTuple):
@@ -444,10 +465,10 @@ class Solutions:
             progress = SolveProgress(key.game, seconds)
             job = lambda: self._make(key, make, size, progress)  # noqa: E731
             if seconds > INLINE_MAX_SECONDS:
-                self.progress[key] = progress
-                self._making[key] = self.pool.submit(job, seconds)  # Busy if full
-                raise Pending(key, self._making[key])
-            future = self._making[key] = Future()
+                progress.future = self.pool.submit(job, seconds)  # Busy if full
+                self.progress[key], self._making[key] = progress, progress.future
+                raise Pending(key, progress.future)
+            future = self._making[key] = progress.future = Future()
         try:  # a small one: made in this thread
             solution = job()
         except BaseException as exc:
@@ -458,25 +479,56 @@ class Solutions:
         return solution
 
     def solving(self) -> list[dict]:
-        """The large solves queued or running, for /api/progress."""
+        """The large solves queued or running, for /api/progress, in the order the solver
+        threads take them up: each with its ``queue_position`` (0 running, 1 next, ...)
+        and, while it waits, ``behind``: what the threads are solving."""
         with self._guard:
-            return [p.json() for p in self.progress.values()]
+            jobs = list(self.progress.values())
+        running = [p.json() for p in jobs if p.started is not None]
+        out, waiting = [], 0
+        for p in jobs:
+            entry = p.json()
+            if entry["state"] == "queued":
+                waiting += 1
+                entry |= {"queue_position": waiting, "behind": running}
+            else:
+                entry["queue_position"] = 0
+            out.append(entry)
+        return out
 
-    def cancel(self, game: GameSpec) -> list[dict]:
-        """Cancel the solves under way of ``game``'s N, objective and order, at any lead
-        (the requests waiting for them get 400);
-        the solves cancelled."""
+    def cancel(self, game: GameSpec, orders: set[str] | None = None) -> list[dict]:
+        """Cancel the solves under way of ``game``'s N and objective, at any lead and of
+        the prize ``orders`` (names; None: every order), (the requests waiting for them
+        get 400); the solves cancelled.  A running solve
+        stops at its next chunk; a queued one answers its requests at once and is
+        forgotten (a new request for its game queues a new solve), its thread skips it."""
         with self._guard:
             hit = [
-                p
+                (key, p)
                 for key, p in self.progress.items()
                 if not key.stored
-                and (key.game.n, key.game.objective, key.game.order)
-                == (game.n, game.objective, game.order)
+                and (key.game.n, key.game.objective) == (game.n, game.objective)
+                and (orders is None or key.game.order.name in orders)
             ]
-            for p in hit:
+            for key, p in hit:
                 p.cancel()
-            return [p.json() for p in hit]
+                if p.started is None:
+                    self._forget(key, p)
+        for _, p in hit:
+            if p.started is None and p.future is not None and not p.future.done():
+                try:
+                    p.future.set_exception(Cancelled(f"the solve of {p.describe()} was cancelled"))
+                except Exception:  # settled meanwhile by its thread
+                    pass
+        return [p.json() for _, p in hit]
+
+    def _forget(self, key: SolutionKey, progress: SolveProgress) -> None:
+        """Drop the solve ``progress`` of ``key`` from those under way (under the guard),
+        leaving a newer solve of the same key alone."""
+        if self.progress.get(key) is progress:
+            del self.progress[key]
+        if self._making.get(key) is progress.future:
+            del self._making[key]
 
     def _lookup(self, key: SolutionKey):
         """(key, solution) of a kept solution that answers ``key`` (marked as used)."""
@@ -504,13 +556,11 @@ class Solutions:
         except BaseException:
             with self._guard:
                 self._reserved -= size
-                self._making.pop(key, None)
-                self.progress.pop(key, None)
+                self._forget(key, progress)
             raise
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._reserved -= size
-            self._making.pop(key, None)
-            self.progress.pop(key, None)
+            self._forget(key, progress)
             if key.stored:
                 self._stored[key.game] = solution
             else:
@@ -688,9 +738,14 @@ def progress(request: Request) -> dict:
 
 
 def cancel(request: Request) -> dict:
-    """Cancel the solves of the query's game (n, objective); what was cancelled."""
-    game, _ = game_query(request)
-    return {"cancelled": request.app.state.solutions.cancel(game)}
+    """Cancel the solves of the query's game (n, objective; ``order``: a game's order,
+    whose solves are of that order and of its mirror, else every order); what was
+    cancelled."""
+    game, _ = game_query(request, game=True)
+    orders = None
+    if "order" in request.query_params:
+        orders = {game.order.name, game.mirrored().order.name}
+    return {"cancelled": request.app.state.solutions.cancel(game, orders)}
 
 
 def info(request: Request) -> dict:

@@ -46,22 +46,35 @@ async function pollProgress() {
     const { solving } = await r.json();
     if (watched !== w) return;
     if (solving.length) {
-      const s = solving[0];
+      // the solve this request waits for: its N and objective (else the first under way)
+      const want = (s) => s.n === Number(w.params.n) && s.objective === (w.params.objective || "points");
+      const s = solving.find(want) || solving[0];
       $("progress").hidden = false;
-      $("progress-bar").value = s.fraction;
-      $("progress-text").textContent = s.state === "queued"
-        ? `${s.what}: waiting for the solver (${solving.length} solve(s) under way)`
-        : `solving ${s.what}: level ${s.level} of ${s.levels}, ${Math.round(100 * s.fraction)}% ` +
-          `(${s.seconds.toFixed(0)} s of about ${s.estimate_seconds.toFixed(0)} s)`;
+      $("progress-text").textContent = describeSolve(s);
+      if (s.state === "queued") $("progress-bar").removeAttribute("value");  // no bar yet
+      else $("progress-bar").value = s.fraction;
     }
   } catch (err) { /* the next poll tries again */ }
   if (watched === w) w.timer = setTimeout(pollProgress, 500);
+}
+
+// A solve under way in words: its level and share done, or, while it waits for the
+// solver thread, its place in the queue and the solve it waits behind.
+function describeSolve(s) {
+  const doing = (r) => `${r.what}: level ${r.level} of ${r.levels}, ${Math.round(100 * r.fraction)}% ` +
+    `(${r.seconds.toFixed(0)} s of about ${r.estimate_seconds.toFixed(0)} s)`;
+  if (s.state !== "queued") return `solving ${doing(s)}`;
+  const ahead = s.queue_position > 1 ? ` and ${plural(s.queue_position - 1, "queued solve")}` : "";
+  const behind = (s.behind || []).map(doing).join("; ");
+  return `${s.what}: queued (position ${s.queue_position}), waiting behind ` +
+    (behind ? `the solve of ${behind}` : "the solver") + ahead;
 }
 
 async function cancelSolve() {
   const w = watched;
   if (!w) return;
   const p = new URLSearchParams({ n: w.params.n, objective: w.params.objective || "points" });
+  if (w.params.order) p.set("order", w.params.order);
   await fetch(`/api/cancel?${p}`, { method: "POST" });
   w.controller.abort();
 }
