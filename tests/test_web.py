@@ -1114,3 +1114,155 @@ def test_play_choosing_the_prizes_with_a_head_start(page_server, browser):
     assert browser.find_element(By.ID, "score-me").text == str(me)
     assert "order=controlled-by-me" in browser.current_url
     browser.save_screenshot(str(ARTIFACTS / "play-choose.png"))
+
+
+# -- Explore: both players' certificates and exact mixes, stepping a line of play ----------
+
+
+def test_a_line_of_play_is_stepped_by_the_rules(client):
+    """/api/line plays each round (upcard:mine-theirs) from a position: the higher bid
+    takes the prize (the lead moves by it), a tie discards it; the position reached has
+    the value the solution gives, before and after each upcard."""
+    import exact
+
+    cards = "1,2,3,4,5"
+    params = {"n": 5, "mine": cards, "theirs": cards, "deck": cards, "objective": "win"}
+    r = client.get("/api/line", params=params | {"line": "5:5-4,3:1-2,1:3-3"}).json()
+    assert [(s["winner"], s["lead"]) for s in r["steps"]] == [("me", 5), ("them", 2), ("nobody", 2)]
+    assert (r["mine"], r["theirs"], r["deck"], r["lead"]) == ([2, 4], [1, 5], [2, 4], 2)
+    sol = exact.solve(5, objective="win")
+    assert r["value"] == sol.value({2, 4}, {1, 5}, {2, 4}, 2)
+    assert r["by_upcard"] == {
+        str(u): sol.strategy({2, 4}, {1, 5}, {2, 4}, u, 2).value for u in (2, 4)
+    }
+    assert r["value"] == pytest.approx(sum(r["by_upcard"].values()) / 2, abs=1e-12)
+    end = client.get(
+        "/api/line",
+        params={"n": 2, "mine": "1,2", "theirs": "1,2", "deck": "1,2", "line": "2:2-1,1:1-2"},
+    ).json()
+    assert end["over"] and end["points"] == [2, 1] and "value" not in end
+    for line, fragment in [
+        ("5:5-9", "step 1 of the line: player 1 cannot bid 9"),
+        ("5:5-4,5:1-1", "step 2 of the line: cannot turn up 5"),
+        ("5:5", "not upcard:mine-theirs"),
+    ]:
+        bad = client.get("/api/line", params=params | {"line": line})
+        assert bad.status_code == 400 and fragment in bad.json()["error"]
+
+
+def test_explore_shows_both_certificates_and_both_exact_mixes(page_server, browser, client):
+    from selenium.webdriver.common.by import By
+
+    explore(
+        browser,
+        page_server,
+        "#explore?n=5&objective=points&mine=1,3,5&theirs=2,4,5&deck=1,2,5&upcard=2",
+    )
+    pos = client.get("/api/position", params=POSITIONS[0]).json()
+    theirs = browser.find_element(By.ID, "intervals-theirs").text
+    import re
+    from fractions import Fraction
+
+    shown = {
+        c: (float(lo), float(hi))
+        for c, lo, hi in re.findall(r"bid (\d+): \[([-0-9.e]+), ([-0-9.e]+)\]", theirs)
+    }
+    assert shown.keys() == pos["certified"]["theirs"].keys()
+    for c, (lo, hi) in pos["certified"]["theirs"].items():  # shown to 12 digits
+        assert shown[c] == (pytest.approx(lo, rel=1e-11), pytest.approx(hi, rel=1e-11))
+        exact_p = Fraction(pos["exact"]["theirs"][c])
+        assert shown[c][0] - 1e-11 <= exact_p <= shown[c][1] + 1e-11
+    assert browser.find_element(By.ID, "intervals-mine").text.startswith("mine: bid 1: [")
+    assert browser.find_element(By.ID, "exact-value").text == pos["exact"]["value"] == "-5/3"
+    text = browser.find_element(By.ID, "exact").get_attribute("value")
+    assert "their mix:\n  bid 2: 1/3\n  bid 4: 2/3\n  bid 5: 0" in text
+
+
+def test_explore_steps_a_line_of_play_and_shares_it(page_server, browser, client):
+    """From the 5-card game (win objective, upcard 5): I bid 5, they bid 4; then turn up
+    the 3 and play 1 against 2.  The page shows the position the server's rules reach,
+    the lead after each round and the values of the next upcards; the address holds the
+    line, and opening it again shows the same place; Back undoes a round."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    full = "1,2,3,4,5"
+    explore(
+        browser,
+        page_server,
+        f"#explore?n=5&objective=win&lead=0&mine={full}&theirs={full}&deck={full}&upcard=5",
+    )
+
+    def step(mine, theirs):
+        Select(browser.find_element(By.ID, "step-mine")).select_by_value(str(mine))
+        Select(browser.find_element(By.ID, "step-theirs")).select_by_value(str(theirs))
+        browser.find_element(By.ID, "step").click()
+
+    def hand(role):
+        return [
+            int(b.get_attribute("data-card"))
+            for b in browser.find_elements(By.CSS_SELECTOR, f"#{role}-cards button.on")
+        ]
+
+    step(5, 4)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#next-upcards button"))
+    assert "line=5:5-4" in browser.current_url and "upcard=" not in browser.current_url
+    assert hand("mine") == [1, 2, 3, 4] and hand("theirs") == [1, 2, 3, 5]
+    assert hand("deck") == [1, 2, 3, 4]
+    assert browser.find_element(By.ID, "lead").get_attribute("value") == "5"
+    assert "prize 5: 5 vs 4 (I win it, lead 5)" in browser.find_element(By.ID, "line").text
+    api = client.get(
+        "/api/line",
+        params={
+            "n": 5,
+            "mine": full,
+            "theirs": full,
+            "deck": full,
+            "objective": "win",
+            "lead": 0,
+            "line": "5:5-4",
+        },
+    ).json()
+    shown = {
+        b.get_attribute("data-card"): float(b.get_attribute("data-value"))
+        for b in browser.find_elements(By.CSS_SELECTOR, "#next-upcards button")
+    }
+    assert shown == api["by_upcard"]
+    browser.find_element(By.CSS_SELECTOR, '#next-upcards button[data-card="3"]').click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
+    pos = client.get(
+        "/api/position",
+        params={
+            "n": 5,
+            "mine": "1,2,3,4",
+            "theirs": "1,2,3,5",
+            "deck": "1,2,3,4",
+            "upcard": 3,
+            "objective": "win",
+            "lead": 5,
+        },
+    ).json()
+    assert browser.find_element(By.ID, "value").text == f"{pos['value']:.6f}"
+    assert pos["value"] == pytest.approx(api["by_upcard"]["3"], abs=1e-12)
+    step(1, 2)
+    wait_for(browser, lambda d: "line=5:5-4,3:1-2" in d.current_url)
+    wait_for(browser, lambda d: d.find_element(By.ID, "lead").get_attribute("value") == "2")
+    assert hand("mine") == [2, 3, 4] and hand("deck") == [1, 2, 4]
+    link = browser.current_url
+    assert "mine=1,2,3,4,5" in link and "lead=0" in link  # the start, then the line
+    browser.save_screenshot(str(ARTIFACTS / "explore-line.png"))
+    browser.get("about:blank")
+    browser.get(link)  # the shared link: the same line, the same place
+    wait_for(
+        browser,
+        lambda d: (
+            "3:1-2" in d.find_element(By.ID, "line").text
+            or "prize 3: 1 vs 2" in d.find_element(By.ID, "line").text
+        ),
+    )
+    assert hand("mine") == [2, 3, 4] and hand("theirs") == [1, 3, 5]
+    assert browser.find_element(By.ID, "lead").get_attribute("value") == "2"
+    browser.find_element(By.ID, "back").click()  # undo the second round: upcard 3 again
+    wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
+    assert hand("mine") == [1, 2, 3, 4] and "upcard=3" in browser.current_url
+    assert browser.find_element(By.ID, "value").text == f"{pos['value']:.6f}"

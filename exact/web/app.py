@@ -11,6 +11,9 @@ their answers with :mod:`exact.views`.
     GET /api/position?...  (as strategy)            strategy + payoff matrix, supports,
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure
+    GET /api/line?n&mine&theirs&deck[&objective&lead]&line=u:b-t,...
+                                                    a line of play stepped from a position:
+                                                    the position reached, its values
     GET /api/progress                               the large solves under way, how far
                                                     (queued: their place, what is ahead)
     POST /api/cancel?n[&objective&order]            stop them (their requests get 400; a
@@ -627,12 +630,21 @@ def _position(request: Request):
     mine, theirs, deck = _cards(request, "mine"), _cards(request, "theirs"), _cards(request, "deck")
     upcard = _integer(request, "upcard")
     m, t, d = validate_position(mine, theirs, deck, upcard, n=game.n)
-    if lead:  # a lead the prizes played cannot explain is a handicap, as on First move
-        from exact.dp.solve import check_lead
-
-        game = game.replace(handicap=abs(check_lead(game.n, lead, "the lead")))
+    game = _with_handicap(game, lead, d)
     sol = _solution(request, game)
     return sol, m, t, d, upcard, lead, game
+
+
+def _with_handicap(game: GameSpec, lead, deck) -> GameSpec:
+    """``game`` solved for the ``lead`` of a position with the prizes ``deck`` left: the
+    part of the lead that the prizes played cannot explain is a handicap, as on First
+    move (a solve for every lead; a lead they explain needs none)."""
+    if not lead:
+        return game
+    from exact.dp.solve import check_lead
+
+    played = all_leads(game.n) - sum(deck)
+    return game.replace(handicap=max(0, abs(check_lead(game.n, lead, "the lead")) - played))
 
 
 # -- endpoints ------------------------------------------------------------------------------
@@ -681,6 +693,66 @@ def position(request: Request) -> dict:
     return _with_source(out, sol, m, t, d, [u])
 
 
+def line(request: Request) -> dict:
+    """A line of play from a position before its upcard (n, mine, theirs, deck, lead):
+    ``line`` = "u:b-t,...", each round's upcard, my bid and theirs, played by the rules
+    (:class:`exact.game.rules.Position`); the rounds scored, the position reached, its
+    value before the next upcard and its value once each prize the order can turn up is
+    up (``by_upcard``); ``over`` once no card is left."""
+    from exact.game.rules import Position, parse_integer, validate_position
+
+    game, lead = game_query(request)
+    m, t, d = validate_position(
+        _cards(request, "mine"), _cards(request, "theirs"), _cards(request, "deck"), n=game.n
+    )
+    rounds = []
+    for i, text in enumerate(filter(None, request.query_params.get("line", "").split(","))):
+        try:
+            u, bids = text.split(":")
+            b, c = bids.split("-")
+        except ValueError:
+            raise GopsInputError(
+                f"step {i + 1} of the line is {text!r}, not upcard:mine-theirs (5:3-4)"
+            ) from None
+        rounds.append(
+            tuple(
+                parse_integer(x, f"step {i + 1}'s {w}")
+                for x, w in ((u, "upcard"), (b, "bid"), (c, "their bid"))
+            )
+        )
+    start = lead or 0
+    pos = Position._unchecked((m, t), d, None, (max(start, 0), max(-start, 0)), game.n)
+    steps = []
+    names = {0: "me", 1: "them", None: "nobody"}
+    for i, (u, b, c) in enumerate(rounds):
+        try:
+            pos, result = pos.turn_up(u).play(b, c)
+        except GopsInputError as exc:
+            raise GopsInputError(f"step {i + 1} of the line: {exc}") from None
+        steps.append(
+            {"prize": u, "mine": b, "theirs": c, "winner": names[result.winner]}
+            | ({"lead": pos.lead} if game.has_lead else {})
+        )
+    sol = _solution(request, _with_handicap(game, lead, d))
+    now = pos.lead if game.has_lead else None
+    mine, theirs, deck = pos.hands[0], pos.hands[1], pos.deck
+    out = {
+        "steps": steps,
+        "mine": sorted(mine),
+        "theirs": sorted(theirs),
+        "deck": sorted(deck),
+        **({"lead": now} if game.has_lead else {}),
+        "over": pos.is_terminal,
+        "points": [pos.points[0] - max(start, 0), pos.points[1] - max(-start, 0)],
+    }
+    if not pos.is_terminal:
+        out["value"] = float(sol.value(mine, theirs, deck, now))
+        out["by_upcard"] = {
+            str(u): float(v) for u, v in sol.prize_values(mine, theirs, deck, now).items()
+        }
+    return out
+
+
 def name_cards(reason: str, mine, theirs) -> str:
     """The certificate's reason with its rows and columns named by their cards.
 
@@ -703,11 +775,12 @@ def name_cards(reason: str, mine, theirs) -> str:
 def _exact(st) -> dict:
     """An exact equilibrium as "p/q" strings with their digit counts."""
     mine = {str(c): fraction_text(p) for c, p in st.mine.items()}
+    theirs = {str(c): fraction_text(p) for c, p in st.theirs.items()}
     return {
         "value": fraction_text(st.value),
         "mine": mine,
-        "theirs": {str(c): fraction_text(p) for c, p in st.theirs.items()},
-        "digits": max(len(text) for text in mine.values()),
+        "theirs": theirs,
+        "digits": max(len(text) for text in [*mine.values(), *theirs.values()]),
     }
 
 
@@ -959,6 +1032,7 @@ def create_app(
             Route("/api/strategy", _api(strategy)),
             Route("/api/position", _api(position)),
             Route("/api/table", _api(table)),
+            Route("/api/line", _api(line)),
             Route("/api/game/new", _api(game_new)),
             Route("/api/game/bid", _api(game_bid)),
             Route("/api/game/prize", _api(game_prize)),

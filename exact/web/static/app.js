@@ -9,7 +9,10 @@ const TABLE_1 = [  // Rhoads & Bartholdi 2012, Table 1: [bid - 1][upcard - 1], N
   [0, 0.0770, 0.7630, 0.2043, 0],
   [0, 0, 0, 0.4081, 0.8636],
 ];
-const state = { tab: "explore", mine: new Set(), theirs: new Set(), deck: new Set(), upcard: null };
+// Explore's position (mine, theirs, deck, upcard) is the one shown; after steps, ``start``
+// is the position the ``line`` of play ([upcard, my bid, their bid] per round) began at.
+const state = { tab: "explore", mine: new Set(), theirs: new Set(), deck: new Set(), upcard: null,
+                line: [], start: null };
 
 // A request that may wait for a large solve shows its progress (/api/progress, polled)
 // and a Cancel button (POST /api/cancel, and the request is abandoned).
@@ -110,11 +113,16 @@ function writeHash() {
   const p = new URLSearchParams({ n: n(), objective: objective() });
   if (objective() === "win") p.set("lead", lead());
   if (state.tab === "play" && order() !== "random") p.set("order", order());
-  if (state.tab === "explore") {
-    p.set("mine", list(state.mine)); p.set("theirs", list(state.theirs));
-    p.set("deck", list(state.deck)); if (state.upcard) p.set("upcard", state.upcard);
+  if (state.tab === "explore") {  // a line: its start and its rounds, then the upcard now
+    const base = state.line.length ? state.start : state;
+    p.set("mine", list(base.mine)); p.set("theirs", list(base.theirs)); p.set("deck", list(base.deck));
+    if (state.line.length) {
+      if (objective() === "win") p.set("lead", state.start.lead);
+      p.set("line", lineText());
+    }
+    if (state.upcard) p.set("upcard", state.upcard);
   }
-  history.replaceState(null, "", `#${state.tab}?${p.toString().replace(/%2C/g, ",")}`);
+  history.replaceState(null, "", `#${state.tab}?${p.toString().replace(/%2C/g, ",").replace(/%3A/g, ":")}`);
 }
 
 function readHash() {
@@ -128,6 +136,8 @@ function readHash() {
   if (p.has("mine")) {
     state.mine = cards("mine"); state.theirs = cards("theirs"); state.deck = cards("deck");
     state.upcard = p.get("upcard") ? Number(p.get("upcard")) : null;
+    state.line = (p.get("line") || "").split(",").filter(Boolean).map((step) => step.split(/[:-]/).map(Number));
+    state.start = state.line.length ? { mine: state.mine, theirs: state.theirs, deck: state.deck, lead: lead() } : null;
   } else {
     fullPosition();
   }
@@ -138,6 +148,7 @@ function fullPosition() {
   const all = Array.from({ length: n() }, (_, i) => i + 1);
   state.mine = new Set(all); state.theirs = new Set(all); state.deck = new Set(all);
   state.upcard = n();
+  cutLine();
 }
 
 // -- explore ---------------------------------------------------------------------------------
@@ -159,12 +170,12 @@ function cardButtons(containerId, role, isOn, onClick, enabled = () => true) {
 function toggle(set, c) { if (set.has(c)) set.delete(c); else set.add(c); }
 
 function drawCards() {
-  const redraw = () => { drawCards(); writeHash(); };
+  const redraw = () => { cutLine(); drawCards(); writeHash(); };  // an edit starts a new line
   cardButtons("mine-cards", "mine", (c) => state.mine.has(c), (c) => { toggle(state.mine, c); redraw(); });
   cardButtons("theirs-cards", "theirs", (c) => state.theirs.has(c), (c) => { toggle(state.theirs, c); redraw(); });
   cardButtons("deck-cards", "deck", (c) => state.deck.has(c), (c) => { toggle(state.deck, c); redraw(); });
   cardButtons("upcard-cards", "upcard", (c) => state.upcard === c,
-              (c) => { state.upcard = c; redraw(); }, (c) => state.deck.has(c));
+              (c) => { state.upcard = c; drawCards(); writeHash(); }, (c) => state.deck.has(c));
 }
 
 function bars(svgId, mix) {
@@ -232,6 +243,11 @@ async function solvePosition() {
   showError("");
   writeHash();
   if (needsStore()) return;
+  if (!state.upcard) {
+    $("result").hidden = true;
+    showError("no prize is turned up: click a card of the upcard row (or a prize above)");
+    return;
+  }
   const token = ++requests;
   try {
     const pos = await api("position", {
@@ -240,6 +256,7 @@ async function solvePosition() {
     });
     if (!current(token)) return;
     $("result").hidden = false;
+    drawStepChoices(pos);
     $("value").textContent = fmt(pos.value);
     $("units").textContent = objective() === "win" ? "(P(win) - P(loss))" : "(expected point difference)";
     bars("mine-mix", pos.mine);
@@ -248,18 +265,116 @@ async function solvePosition() {
     const cert = pos.certified;
     $("enclosure").textContent = `exact value in [${sig(cert.value[0])}, ${sig(cert.value[1])}]`;
     $("certified").textContent = cert.unique_and_enclosed
-      ? "certified: this is the unique exact equilibrium, each exact probability within the interval of " +
-        Object.entries(cert.mine).map(([c, iv]) => `bid ${c}: [${sig(iv[0])}, ${sig(iv[1])}]`).join(", ")
+      ? "certified: this is the unique exact equilibrium; each exact probability lies in its interval:"
       : `not certified as unique (${cert.reason}); guaranteed value in [${sig(cert.guarantee[0])}, ${sig(cert.guarantee[1])}]`;
+    $("intervals").hidden = !cert.unique_and_enclosed;
+    const intervals = (ivs) => Object.entries(ivs || {}).map(([c, iv]) => `bid ${c}: [${sig(iv[0])}, ${sig(iv[1])}]`).join(", ");
+    $("intervals-mine").textContent = `mine: ${intervals(cert.mine)}`;
+    $("intervals-theirs").textContent = `theirs: ${intervals(cert.theirs)}`;
     $("exact-box").hidden = !pos.exact;
     if (pos.exact) {
+      const mix = (m) => Object.entries(m).map(([c, p]) => `  bid ${c}: ${p}`).join("\n");
       $("exact-digits").textContent = plural(pos.exact.digits, "digit");
-      $("exact").value = Object.entries(pos.exact.mine).map(([c, p]) => `bid ${c}: ${p}`).join("\n");
+      $("exact-value").textContent = pos.exact.value;
+      $("exact").value = `my mix:\n${mix(pos.exact.mine)}\ntheir mix:\n${mix(pos.exact.theirs)}`;
     }
   } catch (err) {
     $("result").hidden = true;
     showError(err.message);
   }
+}
+
+// -- stepping: a round played from the position shown, by the server's rules (/api/line) --
+const lineText = () => state.line.map(([u, b, t]) => `${u}:${b}-${t}`).join(",");
+
+function cutLine() {  // the position was edited: it starts a new line
+  state.line = []; state.start = null;
+  $("line-box").hidden = true;
+}
+
+// The bids to step with: each hand, the equilibrium's most likely bid chosen.
+function drawStepChoices(pos) {
+  for (const [id, mix] of [["step-mine", pos.mine], ["step-theirs", pos.theirs]]) {
+    const cards = Object.keys(mix);
+    const best = cards.reduce((a, c) => (mix[c] > mix[a] ? c : a), cards[0]);
+    $(id).innerHTML = cards.map((c) =>
+      `<option value="${c}"${c === best ? " selected" : ""}>${c} (p = ${fmt(mix[c], 3)})</option>`).join("");
+  }
+}
+
+async function walkLine() {
+  const s = state.start;
+  const r = await api("line", {
+    n: n(), mine: list(s.mine), theirs: list(s.theirs), deck: list(s.deck), line: lineText(),
+    ...(objective() === "win" ? { objective: "win", lead: s.lead } : {}),
+  });
+  state.mine = new Set(r.mine); state.theirs = new Set(r.theirs); state.deck = new Set(r.deck);
+  if (r.lead !== undefined) $("lead").value = r.lead;
+  drawCards();
+  drawLine(r);
+  writeHash();
+  return r;
+}
+
+function drawLine(r) {
+  const who = { me: "I win it", them: "they win it", nobody: "a tie, discarded" };
+  $("line-box").hidden = !r.steps.length;
+  $("line").textContent = r.steps.map((st, i) => `${i + 1}. prize ${st.prize}: ${st.mine} vs ${st.theirs} ` +
+    `(${who[st.winner]}${st.lead !== undefined ? `, lead ${st.lead}` : ""})`).join("; ");
+  const box = $("next-upcards");
+  box.innerHTML = "";
+  if (r.over) {
+    $("next").textContent = `the line is over: points won along it, me ${r.points[0]}, them ${r.points[1]}` +
+      (r.lead !== undefined ? `; final lead ${r.lead}` : "");
+    return;
+  }
+  $("next").textContent = `value before the next prize is turned up: ${fmt(r.value)}; ` +
+    "turn one up to see its equilibrium (the value once it is up):";
+  for (const [u, v] of Object.entries(r.by_upcard)) {
+    const b = document.createElement("button");
+    b.className = "card";
+    b.dataset.role = "next";
+    b.dataset.card = u;
+    b.dataset.value = v;
+    b.textContent = `${u} (${fmt(v, 3)})`;
+    b.onclick = () => { state.upcard = Number(u); drawCards(); solvePosition(); };
+    box.appendChild(b);
+  }
+}
+
+async function stepRound() {
+  showError("");
+  const b = Number($("step-mine").value), t = Number($("step-theirs").value);
+  if (!state.line.length) {
+    state.start = { mine: new Set(state.mine), theirs: new Set(state.theirs), deck: new Set(state.deck), lead: lead() };
+  }
+  state.line.push([state.upcard, b, t]);
+  const upcard = state.upcard;
+  state.upcard = null;
+  $("result").hidden = true;
+  try {
+    await walkLine();
+  } catch (err) {
+    state.line.pop(); state.upcard = upcard;
+    if (!state.line.length) cutLine();
+    showError(err.message);
+  }
+}
+
+async function stepBack() {
+  showError("");
+  const [u] = state.line.pop();
+  if (state.line.length) {
+    state.upcard = u;
+    await walkLine();
+  } else {  // back at the start
+    const s = state.start;
+    state.mine = s.mine; state.theirs = s.theirs; state.deck = s.deck; state.upcard = u;
+    $("lead").value = s.lead;
+    cutLine();
+    drawCards();
+  }
+  solvePosition();
 }
 
 // -- first move -------------------------------------------------------------------------------
@@ -472,6 +587,7 @@ function showLead() {
 
 function settingsChanged() {
   showLead();
+  if (state.line.length) cutLine();
   if (game) { dropGame(); if (state.tab === "play") newGame(); }
   writeHash();
   if (needsStore()) return;
@@ -488,6 +604,8 @@ async function start() {
   $("order").onchange = settingsChanged;
   $("n").onchange = () => { fillN(); fullPosition(); drawCards(); settingsChanged(); };
   $("solve").onclick = solvePosition;
+  $("step").onclick = stepRound;
+  $("back").onclick = stepBack;
   $("new-game").onclick = newGame;
   $("cancel").onclick = cancelSolve;
   $("reveal").onclick = () => {
@@ -497,7 +615,10 @@ async function start() {
   };
   document.querySelectorAll(".tab").forEach((b) => { b.onclick = () => showTab(b.dataset.tab); });
   showTab(tab);
-  if (tab === "explore" && location.hash.includes("mine=") && !needsStore()) solvePosition();
+  if (tab === "explore" && state.line.length && !needsStore()) {
+    try { await walkLine(); } catch (err) { showError(err.message); return; }
+  }
+  if (tab === "explore" && location.hash.includes("mine=") && !needsStore() && state.upcard) solvePosition();
 }
 
 start().catch((err) => { $("loading").hidden = true; showError(err.message); });
