@@ -1266,3 +1266,116 @@ def test_explore_steps_a_line_of_play_and_shares_it(page_server, browser, client
     wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
     assert hand("mine") == [1, 2, 3, 4] and "upcard=3" in browser.current_url
     assert browser.find_element(By.ID, "value").text == f"{pos['value']:.6f}"
+
+
+# -- First move: the paper's tables, the proven errata marked ------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+#: docs/errata.md: the cells (bid, upcard) of Rhoads & Bartholdi 2012, Table 2 whose
+#: exact probability provably lies outside the printed number's rounding interval.
+TABLE_2_ERRATA = [[1, 11], [4, 5], [6, 3], [11, 10]]
+
+
+def test_the_table_certified_is_what_the_cli_prints(client):
+    assert client.get("/api/table", params={"n": 5, "certified": 1}).json() == cli_json(
+        "table", 5, "--json", "--quiet", "--certified"
+    )
+    r = client.get("/api/table", params={"n": 5, "certified": "maybe"})
+    assert r.status_code == 400 and "certified must be 1 or 0" in r.json()["error"]
+
+
+def test_first_move_n5_is_proved_against_table_1(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#first?n=5&objective=points")
+    browser.refresh()
+    note = wait_for(browser, lambda d: d.find_element(By.ID, "paper-note").text)
+    assert note == "all 25 entries agree with the certified enclosures of the exact probabilities"
+    assert browser.find_element(By.ID, "paper-title").text.endswith("Table 1 (N = 5)")
+    assert browser.find_elements(By.CSS_SELECTOR, "td.erratum") == []
+    cell = browser.find_element(By.CSS_SELECTOR, '#paper-table td[data-bid="2"][data-upcard="4"]')
+    assert cell.text == "0.07347"  # as printed
+
+
+def table_2_answer() -> dict:
+    """What /api/table?n=13&certified=1 answers from a store of N = 13 (the float table
+    here the midpoints of the committed enclosures, benchmarks/table2_certified.json,
+    which `gops table 13 --store DIR --certified` proved)."""
+    enclosures = json.loads((ROOT / "benchmarks" / "table2_certified.json").read_text())
+    enclosures = enclosures["enclosures"]
+    return {
+        "n": 13,
+        "objective": "points",
+        "by_upcard": {u: [(lo + hi) / 2 for lo, hi in iv] for u, iv in enclosures.items()},
+        "equilibrium_gap": 1e-15,
+        "certified": {
+            u: {
+                "unique_and_enclosed": True,
+                "value": [0, 0],
+                "guarantee": [0, 0],
+                "mine": {str(b): bounds for b, bounds in enumerate(iv, 1)},
+            }
+            for u, iv in enclosures.items()
+        },
+    }
+
+
+def test_first_move_n13_marks_the_papers_proven_errata(page_server, browser):
+    """The page's rule on the certified enclosures of N = 13 marks exactly the four
+    proven errata of docs/errata.md, on the paper's Table 2 and on our table.  No store of
+    N = 13 is at hand in the tests: the server's answers for N = 13 (/api/info listing
+    it, /api/table) are stood in for, in the browser, by what a store's server answers."""
+    from selenium.webdriver.common.by import By
+
+    answer = json.dumps(table_2_answer())
+    stand_in = (
+        "const realFetch = window.fetch;"
+        "window.fetch = async (url, opts) => {"
+        "  if (String(url).startsWith('/api/table?n=13&'))"
+        f"    return new Response(JSON.stringify({answer}));"
+        "  const r = await realFetch(url, opts);"
+        "  if (String(url).startsWith('/api/info')) {"
+        "    const info = await r.json(); info.solvable.points.push(13);"
+        "    return new Response(JSON.stringify(info)); }"
+        "  return r; };"
+    )
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stand_in})
+    try:
+        browser.get(f"{page_server}/#first?n=13&objective=points")
+        browser.refresh()
+        note = wait_for(browser, lambda d: d.find_element(By.ID, "paper-note").text)
+        assert note.startswith("165 of 169 entries agree") and "4 proven errata" in note
+        for table in ("paper-table", "first-table"):
+            marked = [
+                [int(td.get_attribute("data-bid")), int(td.get_attribute("data-upcard"))]
+                for td in browser.find_elements(By.CSS_SELECTOR, f"#{table} td.erratum")
+            ]
+            assert sorted(marked) == TABLE_2_ERRATA
+        cell = browser.find_element(
+            By.CSS_SELECTOR, '#paper-table td[data-bid="1"][data-upcard="11"]'
+        )
+        assert cell.text == "0.014" and "[0.0145034215" in cell.get_attribute("title")
+        browser.save_screenshot(str(ARTIFACTS / "first-move-13.png"))
+    finally:
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )
+
+
+def test_the_pages_table_2_is_the_papers(page_server, browser):
+    """The page's transcription of Table 2 is benchmarks/paper_tables.py's."""
+    import importlib.util
+
+    from selenium.webdriver.common.by import By
+
+    spec = importlib.util.spec_from_file_location(
+        "paper_tables", ROOT / "benchmarks" / "paper_tables.py"
+    )
+    paper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(paper)
+    browser.get(f"{page_server}/#first?n=5&objective=points")
+    wait_for(
+        browser, lambda d: d.find_element(By.ID, "loading").get_attribute("hidden") is not None
+    )
+    rows = browser.execute_script("return PAPER[13].rows.map((r) => r.map(Number));")
+    assert rows == paper.TABLE_2

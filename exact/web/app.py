@@ -7,7 +7,7 @@ their answers with :mod:`exact.views`.
 
     GET /api/info                                   N solvable here, stores served
     GET /api/strategy?n&mine&theirs&deck&upcard[&objective&lead]   = gops strategy --json
-    GET /api/table?n[&objective&lead]               = gops table --json
+    GET /api/table?n[&objective&lead&certified]     = gops table --json [--certified]
     GET /api/position?...  (as strategy)            strategy + payoff matrix, supports,
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure
@@ -593,6 +593,14 @@ def _integer(request: Request, name: str, required: bool = True):
     return None if value is None else parse_integer(value, name)
 
 
+def _flag(request: Request, name: str) -> bool:
+    """An on/off query parameter: absent, 0 or false is off; 1 or true is on."""
+    value = request.query_params.get(name, "0").lower()
+    if value not in ("0", "1", "false", "true"):
+        raise GopsInputError(f"{name} must be 1 or 0 (true or false), got {value!r}")
+    return value in ("1", "true")
+
+
 def _cards(request: Request, name: str):
     from exact.game.rules import parse_cards
 
@@ -705,19 +713,20 @@ def line(request: Request) -> dict:
     m, t, d = validate_position(
         _cards(request, "mine"), _cards(request, "theirs"), _cards(request, "deck"), n=game.n
     )
-    rounds = []
+    rounds: list[tuple[int, int, int]] = []
     for i, text in enumerate(filter(None, request.query_params.get("line", "").split(","))):
         try:
-            u, bids = text.split(":")
-            b, c = bids.split("-")
+            up, bids = text.split(":")
+            bid, theirs_bid = bids.split("-")
         except ValueError:
             raise GopsInputError(
                 f"step {i + 1} of the line is {text!r}, not upcard:mine-theirs (5:3-4)"
             ) from None
         rounds.append(
-            tuple(
-                parse_integer(x, f"step {i + 1}'s {w}")
-                for x, w in ((u, "upcard"), (b, "bid"), (c, "their bid"))
+            (
+                parse_integer(up, f"step {i + 1}'s upcard"),
+                parse_integer(bid, f"step {i + 1}'s bid"),
+                parse_integer(theirs_bid, f"step {i + 1}'s their bid"),
             )
         )
     start = lead or 0
@@ -736,7 +745,7 @@ def line(request: Request) -> dict:
     sol = _solution(request, _with_handicap(game, lead, d))
     now = pos.lead if game.has_lead else None
     mine, theirs, deck = pos.hands[0], pos.hands[1], pos.deck
-    out = {
+    out: dict[str, object] = {
         "steps": steps,
         "mine": sorted(mine),
         "theirs": sorted(theirs),
@@ -794,12 +803,18 @@ def table(request: Request) -> dict:
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
     gap = max(s.gap for s in strategies.values())
+    certified = None
+    if _flag(request, "certified"):  # as gops table --certified: each column proved
+        from exact.analysis.certified import certify_strategy
+
+        certified = {u: certify_strategy(sol, root, root, root, u, lead) for u in strategies}
     out = table_json(
         n,
         sol.objective,
         lead if game.has_lead else None,
         {u: s.mine for u, s in strategies.items()},
         gap,
+        certified=certified,
     )
     return _with_source(out, sol, root, root, root, list(strategies))
 

@@ -2,13 +2,48 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const TABLE_1 = [  // Rhoads & Bartholdi 2012, Table 1: [bid - 1][upcard - 1], N = 5
-  [0.0470, 0.1855, 0.1182, 0.1226, 0.1123],
-  [0.8327, 0, 0.1188, 0.07347, 0.0241],
-  [0.1203, 0.7375, 0, 0.1915, 0],
-  [0, 0.0770, 0.7630, 0.2043, 0],
-  [0, 0, 0, 0.4081, 0.8636],
-];
+// Rhoads & Bartholdi 2012, the first move as printed: [bid - 1][upcard - 1], as the
+// printed text (its digits give its rounding interval; a printed 0 claims exactly 0).
+const PAPER = {
+  5: { name: "Table 1", rows: [
+    ["0.0470", "0.1855", "0.1182", "0.1226", "0.1123"],
+    ["0.8327", "0", "0.1188", "0.07347", "0.0241"],
+    ["0.1203", "0.7375", "0", "0.1915", "0"],
+    ["0", "0.0770", "0.7630", "0.2043", "0"],
+    ["0", "0", "0", "0.4081", "0.8636"],
+  ] },
+  13: { name: "Table 2", rows: [  // transcribed as benchmarks/paper_tables.py's TABLE_2
+    ["0", "0", "0.052", "0.031", "0", "0", "0.020", "0", "0", "0", "0.014", "0", "0.010"],
+    ["0.414", "0.227", "0", "0.020", "0.056", "0.073", "0", "0.034", "0.047", "0.036", "0", "0.030", "0"],
+    ["0.090", "0.022", "0.178", "0.095", "0.036", "0.002", "0.069", "0.021", "0.002", "0", "0.041", "0", "0.037"],
+    ["0.496", "0.299", "0.034", "0.061", "0.088", "0.098", "0", "0.054", "0.065", "0.067", "0", "0.056", "0"],
+    ["0", "0.098", "0.230", "0.134", "0.067", "0", "0.124", "0.039", "0", "0", "0.080", "0", "0.065"],
+    ["0", "0.355", "0.092", "0.107", "0.124", "0.185", "0", "0.077", "0.120", "0.098", "0", "0.082", "0"],
+    ["0", "0", "0.274", "0.175", "0.101", "0.002", "0.168", "0.060", "0.001", "0", "0.102", "0.008", "0.087"],
+    ["0", "0", "0.139", "0.154", "0.165", "0.218", "0.021", "0.103", "0.142", "0.138", "0.016", "0.099", "0"],
+    ["0", "0", "0", "0.221", "0.148", "0.045", "0.202", "0.092", "0.029", "0.015", "0.123", "0.028", "0.126"],
+    ["0", "0", "0", "0", "0.215", "0.266", "0", "0.144", "0.177", "0.170", "0", "0.124", "0.013"],
+    ["0", "0", "0", "0", "0", "0.110", "0.397", "0.151", "0", "0.063", "0.253", "0.065", "0"],
+    ["0", "0", "0", "0", "0", "0", "0", "0.226", "0.417", "0.241", "0.023", "0", "0"],
+    ["0", "0", "0", "0", "0", "0", "0", "0", "0", "0.170", "0.348", "0.508", "0.661"],
+  ] },
+};
+
+// The paper's cells that a certified enclosure [lo, hi] of the exact probability proves
+// wrong: the enclosure misses the printed number's rounding interval (docs/errata.md's
+// rule).  enclosures: {upcard: [[lo, hi] per bid]}; the cells as [bid, upcard].
+function provenErrata(rows, enclosures) {
+  const out = [];
+  rows.forEach((row, b) => row.forEach((text, u) => {
+    const iv = enclosures[String(u + 1)];
+    if (!iv || !iv[b]) return;
+    const [lo, hi] = iv[b];
+    const p = Number(text), places = (text.split(".")[1] || "").length;
+    const half = p === 0 ? 0 : 0.5 * 10 ** -places;
+    if (hi < p - half || lo > p + half) out.push([b + 1, u + 1]);
+  }));
+  return out;
+}
 // Explore's position (mine, theirs, deck, upcard) is the one shown; after steps, ``start``
 // is the position the ``line`` of play ([upcard, my bid, their bid] per round) began at.
 const state = { tab: "explore", mine: new Set(), theirs: new Set(), deck: new Set(), upcard: null,
@@ -378,14 +413,16 @@ async function stepBack() {
 }
 
 // -- first move -------------------------------------------------------------------------------
-function firstTable(tableEl, byUpcard, size) {
+// text(u, b): a cell's text (default 4 decimals); errata: {"b,u": note} of cells marked.
+function firstTable(tableEl, byUpcard, size, text = null, errata = {}) {
   let html = "<tr><th>bid\\up</th>" + Array.from({ length: size }, (_, u) => `<th>${u + 1}</th>`).join("") + "</tr>";
   for (let b = 1; b <= size; b++) {
     html += `<tr><th>${b}</th>`;
     for (let u = 1; u <= size; u++) {
-      const p = byUpcard(u, b);
-      html += `<td data-bid="${b}" data-upcard="${u}" title="bid ${b} on upcard ${u}: ${p}" ` +
-        `style="background:${shade(p)};color:${ink(p)}">${p === 0 ? "0" : fmt(p, 4)}</td>`;
+      const p = byUpcard(u, b), note = errata[`${b},${u}`];
+      html += `<td data-bid="${b}" data-upcard="${u}" title="bid ${b} on upcard ${u}: ${p}${note ? `; ${note}` : ""}" ` +
+        `${note ? 'class="erratum" ' : ""}style="background:${shade(p)};color:${ink(p)}">` +
+        `${text ? text(u, b) : p === 0 ? "0" : fmt(p, 4)}</td>`;
     }
     html += "</tr>";
   }
@@ -398,15 +435,37 @@ async function showFirstMove() {
   if (needsStore()) return;
   const token = ++requests;
   try {
-    const t = await api("table", { n: n(), ...objectiveParams() });
+    const paper = objective() === "points" ? PAPER[n()] : null;  // proved against the paper
+    const t = await api("table", { n: n(), ...objectiveParams(), ...(paper ? { certified: 1 } : {}) });
     if (!current(token)) return;
     $("first-title").textContent = `N = ${t.n}, ${t.objective} objective` + (t.objective === "win"
       ? (t.lead ? `, lead ${t.lead} (you start ${Math.abs(t.lead)} points ${t.lead > 0 ? "ahead" : "behind"})` : ", lead 0")
       : "");
     legend("first-legend", shade, 0, 1, "P(bid | upcard):");
-    firstTable($("first-table"), (u, b) => t.by_upcard[String(u)][b - 1], t.n);
-    $("paper-box").hidden = t.n !== 5 || t.objective !== "points";
-    firstTable($("paper-table"), (u, b) => TABLE_1[b - 1][u - 1], 5);
+    $("paper-box").hidden = !paper;
+    const errata = {};
+    if (paper) {
+      const proved = Object.values(t.certified).every((g) => g.unique_and_enclosed);
+      const byBid = (ivs) => Object.entries(ivs || {}).sort(([a], [b]) => a - b).map(([, iv]) => iv);
+      const enclosures = Object.fromEntries(Object.entries(t.certified).map(([u, g]) => [u, byBid(g.mine)]));
+      const wrong = proved ? provenErrata(paper.rows, enclosures) : [];
+      for (const [b, u] of wrong) {
+        const [lo, hi] = enclosures[String(u)][b - 1];
+        errata[`${b},${u}`] = `proven erratum: the paper prints ${paper.rows[b - 1][u - 1]}, the exact ` +
+          `probability lies in [${sig(lo)}, ${sig(hi)}]`;
+      }
+      $("paper-title").textContent = `Rhoads & Bartholdi 2012, ${paper.name} (N = ${t.n})`;
+      const cells = t.n * t.n;
+      $("paper-note").textContent = !proved
+        ? "not every column could be certified here, so no cell is marked"
+        : wrong.length
+          ? `${cells - wrong.length} of ${cells} entries agree with the certified enclosures; ` +
+            `${wrong.length} proven errat${wrong.length === 1 ? "um" : "a"} of the paper, outlined in red (hover for the enclosure)`
+          : `all ${cells} entries agree with the certified enclosures of the exact probabilities`;
+      firstTable($("paper-table"), (u, b) => Number(paper.rows[b - 1][u - 1]), t.n,
+                 (u, b) => paper.rows[b - 1][u - 1], errata);
+    }
+    firstTable($("first-table"), (u, b) => t.by_upcard[String(u)][b - 1], t.n, null, errata);
   } catch (err) {
     showError(err.message);
   }
