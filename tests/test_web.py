@@ -1379,3 +1379,44 @@ def test_the_pages_table_2_is_the_papers(page_server, browser):
     )
     rows = browser.execute_script("return PAPER[13].rows.map((r) => r.map(Number));")
     assert rows == paper.TABLE_2
+
+
+# -- Explore: the range of each probability over all optimal strategies ---------------------
+
+
+def test_a_position_has_the_ranges_over_all_optimal_strategies(client):
+    """N = 4, my 1, 2 against their 1, 3, prizes 1, 2, the 1 up: I bid 2 for sure, but
+    they may play the 1 with any probability in [2/3, 1] (exact LPs, N <= 5); the
+    equilibrium's mix lies inside."""
+    q = {"n": 4, "mine": "1,2", "theirs": "1,3", "deck": "1,2", "upcard": 1}
+    pos = client.get("/api/position", params=q).json()
+    r = pos["ranges"]
+    assert r["exact"] and r["unique"] == {"mine": True, "theirs": False}
+    assert r["mine"] == {"1": [0.0, 0.0], "2": [1.0, 1.0]}
+    assert r["theirs"] == {"1": [2 / 3, 1.0], "3": [0.0, 1 / 3]}
+    for c, (lo, hi) in r["theirs"].items():
+        assert lo - 1e-12 <= pos["theirs"][c] <= hi + 1e-12
+    # float LPs beyond N = 5: the 8-card game's first move is unique (as the paper's)
+    full = ",".join(map(str, range(1, 9)))
+    r = client.get(
+        "/api/position", params={"n": 8, "mine": full, "theirs": full, "deck": full, "upcard": 8}
+    ).json()["ranges"]
+    assert not r["exact"] and r["unique"] == {"mine": True, "theirs": True}
+
+
+def test_explore_draws_the_ranges_as_whiskers(page_server, browser):
+    from selenium.webdriver.common.by import By
+
+    explore(
+        browser, page_server, "#explore?n=4&objective=points&mine=1,2&theirs=1,3&deck=1,2&upcard=1"
+    )
+    text = browser.find_element(By.ID, "ranges").text
+    assert "my optimal strategy is unique" in text
+    assert "their optimal strategies form a set" in text and "bid 1: [0.6667, 1.0000]" in text
+    whiskers = browser.execute_script(
+        "return [...document.querySelectorAll('#theirs-mix g')].map((g) => "
+        "[g.dataset.card, Number(g.dataset.lo), Number(g.dataset.hi), "
+        "g.querySelectorAll('line.range').length]);"
+    )
+    assert whiskers == [["1", 2 / 3, 1.0, 1], ["3", 0.0, 1 / 3, 1]]
+    assert browser.find_elements(By.CSS_SELECTOR, "#mine-mix line.range") == []

@@ -694,11 +694,38 @@ def position(request: Request) -> dict:
     out["certified"] = certified_json(certified, m, t)
     if "reason" in out["certified"]:
         out["certified"]["reason"] = name_cards(out["certified"]["reason"], m, t)
+    ranged = A
     if sol.n <= EXACT_MAX_N and abs(lead or 0) <= all_leads(sol.n) - sum(d):
         # (solved in exact arithmetic for the real game only: no handicap)
         exact_sol = _solution(request, game.replace(arithmetic="rational"))
         out["exact"] = _exact(exact_sol.strategy(m, t, d, u, lead))
+        ranged = exact_sol.matrix(m, t, d, u, lead)
+    out["ranges"] = position_ranges(ranged, m, t, exact_=ranged is not A)
     return _with_source(out, sol, m, t, d, [u])
+
+
+def position_ranges(A, mine, theirs, exact_: bool) -> dict:
+    """The range of each probability over ALL optimal strategies of both players
+    (:func:`exact.analysis.ranges.optimal_set_ranges`: the column player's are the row
+    player's of -A^T), {"mine": {card: [lo, hi]}, "theirs": ..., "unique": {...},
+    "exact": whether found in rationals (else float LPs, a range of width <= 1e-6 a
+    point)}; the ends as floats.
+
+    >>> r = position_ranges([[2, 0, 5], [0, 2, 5], [1, 1, 5]], {1, 2, 3}, {1, 2, 3}, True)
+    >>> r["mine"], r["unique"]
+    ({'1': [0.0, 0.5], '2': [0.0, 0.5], '3': [0.0, 1.0]}, {'mine': False, 'theirs': True})
+    """
+    from exact.analysis.ranges import optimal_set_ranges
+
+    how = "rational" if exact_ else "float"
+    rows = [list(row) for row in A]
+    cols = [[-row[j] for row in rows] for j in range(len(rows))]
+    out: dict = {"exact": exact_, "unique": {}}
+    for who, matrix, cards in (("mine", rows, mine), ("theirs", cols, theirs)):
+        ranges = optimal_set_ranges(matrix, how)
+        out[who] = {str(c): [float(r.lo), float(r.hi)] for c, r in zip(sorted(cards), ranges)}
+        out["unique"][who] = all(r.unique for r in ranges)
+    return out
 
 
 def line(request: Request) -> dict:

@@ -213,7 +213,9 @@ function drawCards() {
               (c) => { state.upcard = c; drawCards(); writeHash(); }, (c) => state.deck.has(c));
 }
 
-function bars(svgId, mix) {
+// ranges: {card: [lo, hi]} of each probability over all optimal strategies, drawn as a
+// whisker where it is not a point.
+function bars(svgId, mix, ranges = {}) {
   const svg = $(svgId);
   const cards = Object.keys(mix);
   // h: the chart; 20 below the bars for the cards, 16 above for the label of a bar at p = 1
@@ -221,10 +223,17 @@ function bars(svgId, mix) {
   let out = "";
   cards.forEach((c, i) => {
     const p = mix[c], x = i * (bw + gap), bh = p * (h - 20 - top);
-    out += `<g data-card="${c}" data-p="${p}"><title>bid ${c}: ${fmt(p)}</title>` +
+    const [lo, hi] = ranges[c] || [p, p], y = (q) => h - 20 - q * (h - 20 - top);
+    const whisker = hi - lo > 1e-9
+      ? `<line class="range" x1="${x + bw / 2}" x2="${x + bw / 2}" y1="${y(lo)}" y2="${y(hi)}" stroke="#e90" stroke-width="3"></line>` +
+        `<line x1="${x + bw / 2 - 5}" x2="${x + bw / 2 + 5}" y1="${y(lo)}" y2="${y(lo)}" stroke="#e90" stroke-width="2"></line>` +
+        `<line x1="${x + bw / 2 - 5}" x2="${x + bw / 2 + 5}" y1="${y(hi)}" y2="${y(hi)}" stroke="#e90" stroke-width="2"></line>`
+      : "";
+    out += `<g data-card="${c}" data-p="${p}" data-lo="${lo}" data-hi="${hi}"><title>bid ${c}: ${fmt(p)}` +
+      `${hi - lo > 1e-9 ? ` (optimal strategies: ${fmt(lo, 4)} to ${fmt(hi, 4)})` : ""}</title>` +
       `<rect x="${x}" y="${h - 20 - bh}" width="${bw}" height="${bh}" fill="#1f3a5f"></rect>` +
       `<text x="${x + bw / 2}" y="${h - 5}" text-anchor="middle" font-size="12">${c}</text>` +
-      `<text x="${x + bw / 2}" y="${h - 24 - bh}" text-anchor="middle" font-size="10">${fmt(p, 3)}</text></g>`;
+      `<text x="${x + bw / 2}" y="${h - 24 - bh}" text-anchor="middle" font-size="10">${fmt(p, 3)}</text>${whisker}</g>`;
   });
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.innerHTML = out;
@@ -294,8 +303,10 @@ async function solvePosition() {
     drawStepChoices(pos);
     $("value").textContent = fmt(pos.value);
     $("units").textContent = objective() === "win" ? "(P(win) - P(loss))" : "(expected point difference)";
-    bars("mine-mix", pos.mine);
-    bars("theirs-mix", pos.theirs);
+    const ranges = pos.ranges || {};
+    bars("mine-mix", pos.mine, ranges.mine);
+    bars("theirs-mix", pos.theirs, ranges.theirs);
+    drawRanges(ranges);
     drawMatrix(pos);
     const cert = pos.certified;
     $("enclosure").textContent = `exact value in [${sig(cert.value[0])}, ${sig(cert.value[1])}]`;
@@ -317,6 +328,19 @@ async function solvePosition() {
     $("result").hidden = true;
     showError(err.message);
   }
+}
+
+// Whether each player's optimal strategy is unique; if not, every probability's range.
+function drawRanges(r) {
+  if (!r.mine) { $("ranges").textContent = ""; return; }
+  const how = r.exact ? "exact LPs" : "float LPs";
+  const one = (who, name) => r.unique[who]
+    ? `${name} optimal strategy is unique`
+    : `${name} optimal strategies form a set; each probability ranges over ` +
+      Object.entries(r[who]).filter(([, [lo, hi]]) => hi - lo > 1e-9)
+        .map(([c, [lo, hi]]) => `bid ${c}: [${fmt(lo, 4)}, ${fmt(hi, 4)}]`).join(", ") +
+      " (orange whiskers)";
+  $("ranges").textContent = `over all optimal strategies (${how}): ${one("mine", "my")}; ${one("theirs", "their")}.`;
 }
 
 // -- stepping: a round played from the position shown, by the server's rules (/api/line) --
