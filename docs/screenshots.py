@@ -7,6 +7,7 @@ headless Chromium through chromedriver (selenium; Debian's chromium and
 chromium-driver), waits until the view shows the server's answer and saves a PNG:
 
     web-explore.png   Explore: a 5-card position, its mixes, payoff heat map, certificate
+    web-line.png      Explore: a line of play stepped from the start (win objective)
     web-first.png     First move: the 5-card table beside the paper's Table 1
     web-play.png      Play: a finished 5-card game (lowest card each round) and its review
     web-phone.png     Play at phone width (390 px)
@@ -109,7 +110,7 @@ def play_game(driver, url: str, n: int = 5, seed: int = 7):
 
 
 #: The screenshots made (docs/figures/<name>.png), each shown in docs/web.md.
-SHOTS = ("web-explore", "web-first", "web-play", "web-phone")
+SHOTS = ("web-explore", "web-line", "web-first", "web-play", "web-phone")
 
 
 def shoot(out: Path) -> list[Path]:
@@ -141,6 +142,21 @@ def shoot(out: Path) -> list[Path]:
             ),
         )
         save("explore")
+        driver.set_window_size(1100, 900)
+        full = "1,2,3,4,5"
+        driver.get(
+            f"{url}/#explore?n=5&objective=win&lead=0&mine={full}&theirs={full}&deck={full}"
+            "&line=5:5-4,3:1-2&upcard=4"
+        )
+        driver.refresh()
+        wait(
+            driver,
+            lambda d: (
+                d.find_element(By.ID, "result").is_displayed()
+                and d.find_element(By.ID, "line").text
+            ),
+        )
+        save("line")
         driver.set_window_size(1100, 900)
         driver.get(f"{url}/#first?n=5&objective=points")
         driver.refresh()

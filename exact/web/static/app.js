@@ -526,9 +526,11 @@ const cardList = (cards) => cards.length ? cards.join(" ") : "none";
 
 function drawPlay() {
   const over = game.awaiting === "over";
-  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, ${game.order_text}`;
+  const orderName = [...$("order").options].find((o) => o.value === game.order)?.text || game.order;
+  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, prize order: ${orderName}`;
+  $("play-what").title = game.order_text;
   $("round").textContent = over ? `${game.rounds} of ${game.rounds} (over)` : `${game.round} of ${game.rounds}`;
-  $("prize").textContent = game.upcard ?? "?";
+  $("prize").textContent = game.upcard ?? (game.awaiting === "prize" ? "?" : "-");
   $("head-start").textContent = game.lead
     ? `(${game.lead > 0 ? "you" : "the computer"} started ${plural(Math.abs(game.lead), "point")} ahead)` : "";
   const choosing = game.awaiting === "prize" && game.chooser === "me";
