@@ -734,8 +734,9 @@ def wait_until(condition, timeout=60.0):
 def test_a_queued_solve_says_what_it_waits_behind_and_is_cancelled_at_once(slow_solves):
     """With one solver thread busy on N = 8, a solve of N = 6 queues: /api/progress gives
     its place and the solve ahead of it; cancelling it answers its request at once (400)
-    while N = 8 goes on, and a new request for N = 6 queues a new solve."""
-    app = create_app()
+    and frees its place in the queue (of one place here) while N = 8 goes on, and a new
+    request for N = 6 queues a new solve."""
+    app = create_app(queue_limit=1)
     c = testclient.TestClient(app)
     answers: dict[int, list] = {8: [], 6: []}
 
@@ -752,6 +753,7 @@ def test_a_queued_solve_says_what_it_waits_behind_and_is_cancelled_at_once(slow_
     assert (running["n"], running["state"], running["queue_position"]) == (8, "solving", 0)
     assert (queued["n"], queued["state"], queued["queue_position"]) == (6, "queued", 1)
     assert [b["n"] for b in queued["behind"]] == [8] and queued["fraction"] == 0
+    assert c.get("/api/table", params={"n": 7}).status_code == 503  # the queue is full
     (cancelled,) = c.post("/api/cancel", params={"n": 6}).json()["cancelled"]
     assert cancelled["n"] == 6 and cancelled["state"] == "cancelled"
     second.join(timeout=10)

@@ -245,6 +245,8 @@ class SolverPool:
         self.running = self.queued = 0
         self._seconds = 0.0  # the cost model's seconds of the jobs running and queued
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._waiting: dict[Future, float] = {}  # the queued jobs' futures: their seconds
+        self._withdrawn: set[Future] = set()  # queued jobs taken back (withdraw)
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
 
@@ -268,9 +270,22 @@ class SolverPool:
                 )
                 self._threads.append(thread)
                 thread.start()
-        future: Future = Future()
+            future: Future = Future()
+            self._waiting[future] = seconds
         self._jobs.put((make, seconds, future))
         return future
+
+    def withdraw(self, future: Future) -> bool:
+        """Take back a queued job (its thread will skip it), freeing its place in the
+        queue at once; False if it already started."""
+        with self._lock:
+            seconds = self._waiting.pop(future, None)
+            if seconds is None:
+                return False
+            self._withdrawn.add(future)
+            self.queued -= 1
+            self._seconds -= seconds
+            return True
 
     def _work(self):
         try:
@@ -280,6 +295,10 @@ class SolverPool:
         while True:
             make, seconds, future = self._jobs.get()
             with self._lock:
+                if future in self._withdrawn:
+                    self._withdrawn.discard(future)
+                    continue
+                del self._waiting[future]
                 self.queued -= 1
                 self.running += 1
             try:  # a job cancelled while queued already answered its requests: skip it
@@ -517,6 +536,8 @@ class Solutions:
                 p.cancel()
                 if p.started is None:
                     self._forget(key, p)
+                    if p.future is not None:
+                        self.pool.withdraw(p.future)
         for _, p in hit:
             if p.started is None and p.future is not None and not p.future.done():
                 try:
