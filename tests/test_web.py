@@ -1422,3 +1422,52 @@ def test_explore_draws_the_ranges_as_whiskers(page_server, browser):
     )
     assert whiskers == [["1", 2 / 3, 1.0, 1], ["3", 0.0, 1 / 3, 1]]
     assert browser.find_elements(By.CSS_SELECTOR, "#mine-mix line.range") == []
+
+
+def test_a_position_has_its_values_before_the_upcard(client):
+    """f(V, Y, P) before the upcard is the mean of f_u over the prizes (the random
+    order), and f_u of the position's own upcard is its value (sec 3's recursion)."""
+    pos = client.get("/api/position", params=POSITIONS[0]).json()
+    before = pos["before_upcard"]
+    assert set(before["by_upcard"]) == {"1", "2", "5"}
+    assert before["by_upcard"]["2"] == pytest.approx(pos["value"], abs=1e-12)
+    assert before["value"] == pytest.approx(sum(before["by_upcard"].values()) / 3, abs=1e-12)
+
+
+def test_explore_turns_up_another_prize_from_the_values_before_it(page_server, browser, client):
+    from selenium.webdriver.common.by import By
+
+    explore(
+        browser,
+        page_server,
+        "#explore?n=5&objective=points&mine=1,3,5&theirs=2,4,5&deck=1,2,5&upcard=2",
+    )
+    assert browser.find_element(By.ID, "before").text.startswith("before the prize is turned up: ")
+    browser.find_element(By.CSS_SELECTOR, '#before button[data-card="5"]').click()
+    wait_for(browser, lambda d: "upcard=5" in d.current_url)
+    want = client.get("/api/strategy", params=POSITIONS[0] | {"upcard": 5}).json()["value"]
+    wait_for(browser, lambda d: d.find_element(By.ID, "value").text == f"{want:.6f}")
+
+
+def test_a_seed_in_the_address_replays_the_game(page_server, browser, client):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#play?n=6&objective=points&seed=5")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    assert browser.find_element(By.ID, "seed").get_attribute("value") == "5"
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "play-seed").text == "seed 5")
+    want = client.get("/api/game/new", params={"n": 6, "seed": 5}).json()
+    assert browser.find_element(By.ID, "prize").text == str(want["upcard"])
+    assert "seed=5" in browser.current_url
+    browser.find_element(By.ID, "seed").clear()  # empty: a random seed, shown and linked
+    browser.find_element(By.ID, "new-game").click()
+    seed = wait_for(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "play-seed").text != "seed 5"
+            and d.find_element(By.ID, "play-seed").text
+        ),
+    )
+    assert f"seed={seed.split()[1]}" in browser.current_url

@@ -10,7 +10,8 @@ their answers with :mod:`exact.views`.
     GET /api/table?n[&objective&lead&certified]     = gops table --json [--certified]
     GET /api/position?...  (as strategy)            strategy + payoff matrix, supports,
                                                     exact mix (small hands), certified
-                                                    intervals, value enclosure
+                                                    intervals, value enclosure, ranges over
+                                                    all optima, values before the upcard
     GET /api/line?n&mine&theirs&deck[&objective&lead]&line=u:b-t,...
                                                     a line of play stepped from a position:
                                                     the position reached, its values
@@ -722,6 +723,10 @@ def position(request: Request) -> dict:
         out["exact"] = _exact(exact_sol.strategy(m, t, d, u, lead))
         ranged = exact_sol.matrix(m, t, d, u, lead)
     out["ranges"] = position_ranges(ranged, m, t, exact_=ranged is not A)
+    out["before_upcard"] = {  # f(V, Y, P) before the upcard, and f_u for each upcard
+        "value": float(sol.value(m, t, d, lead)),
+        "by_upcard": {str(c): float(v) for c, v in sol.prize_values(m, t, d, lead).items()},
+    }
     return _with_source(out, sol, m, t, d, [u])
 
 

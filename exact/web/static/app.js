@@ -148,6 +148,7 @@ function writeHash() {
   const p = new URLSearchParams({ n: n(), objective: objective() });
   if (objective() === "win") p.set("lead", lead());
   if (state.tab === "play" && order() !== "random") p.set("order", order());
+  if (state.tab === "play" && game) p.set("seed", game.seed);  // this game, to replay
   if (state.tab === "explore") {  // a line: its start and its rounds, then the upcard now
     const base = state.line.length ? state.start : state;
     p.set("mine", list(base.mine)); p.set("theirs", list(base.theirs)); p.set("deck", list(base.deck));
@@ -167,6 +168,7 @@ function readHash() {
   if (p.get("objective") === "win") $("objective").value = "win";
   fillN(p.get("n") || 5);
   if (p.get("lead")) $("lead").value = p.get("lead");
+  if (p.get("seed")) $("seed").value = p.get("seed");
   if ([...$("order").options].some((o) => o.value === p.get("order"))) $("order").value = p.get("order");
   if (p.has("mine")) {
     state.mine = cards("mine"); state.theirs = cards("theirs"); state.deck = cards("deck");
@@ -307,6 +309,7 @@ async function solvePosition() {
     bars("mine-mix", pos.mine, ranges.mine);
     bars("theirs-mix", pos.theirs, ranges.theirs);
     drawRanges(ranges);
+    drawBefore(pos.before_upcard);
     drawMatrix(pos);
     const cert = pos.certified;
     $("enclosure").textContent = `exact value in [${sig(cert.value[0])}, ${sig(cert.value[1])}]`;
@@ -327,6 +330,26 @@ async function solvePosition() {
   } catch (err) {
     $("result").hidden = true;
     showError(err.message);
+  }
+}
+
+// The position before its upcard is turned: its value and each upcard's (click one to
+// turn it up instead).
+function drawBefore(before) {
+  const box = $("before");
+  box.innerHTML = "";
+  if (!before) return;
+  box.append(`before the prize is turned up: ${fmt(before.value)}; once it is up: `);
+  for (const [u, v] of Object.entries(before.by_upcard)) {
+    const b = document.createElement("button");
+    b.className = "card" + (Number(u) === state.upcard ? " on" : "");
+    b.dataset.role = "before";
+    b.dataset.card = u;
+    b.dataset.value = v;
+    b.textContent = `${u}: ${fmt(v, 3)}`;
+    b.title = `turn up the ${u}`;
+    b.onclick = () => { state.upcard = Number(u); drawCards(); solvePosition(); };
+    box.appendChild(b);
   }
 }
 
@@ -505,7 +528,8 @@ async function newGame() {
   if (needsStore()) return;
   busy = true;
   try {
-    game = await api("game/new", { n: n(), order: order(), ...objectiveParams() });
+    const seed = $("seed").value.trim();
+    game = await api("game/new", { n: n(), order: order(), ...objectiveParams(), ...(seed ? { seed } : {}) });
   } catch (err) {
     showError(err.message);
     return;
@@ -515,6 +539,7 @@ async function newGame() {
   $("table-top").hidden = false;
   $("revealed").textContent = "";
   drawPlay();
+  writeHash();
 }
 
 function dropGame() {  // N or the objective changed: that game is over for the page
@@ -529,6 +554,7 @@ function drawPlay() {
   const orderName = [...$("order").options].find((o) => o.value === game.order)?.text || game.order;
   $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, prize order: ${orderName}`;
   $("play-what").title = game.order_text;
+  $("play-seed").textContent = `seed ${game.seed}`;
   $("round").textContent = over ? `${game.rounds} of ${game.rounds} (over)` : `${game.round} of ${game.rounds}`;
   $("prize").textContent = game.upcard ?? (game.awaiting === "prize" ? "?" : "-");
   $("head-start").textContent = game.lead
