@@ -376,6 +376,44 @@ def test_the_terminal_game_is_the_engines_game(n, stdin, extra):
     assert (int(final.group(1)), int(final.group(2))) == game.points
 
 
+@pytest.mark.parametrize("lead", [3, -2])
+def test_a_head_start_is_the_engines_game_solved_for_it(lead):
+    """--lead L: the score starts at L for you (the computer, L < 0), the computer plays the
+    win game solved for every lead within |L|, and the terminal prints the engine's game."""
+    from exact.play.bots import solution_for
+    from exact.play.engine import Game, optimal_bot
+
+    stdin = "2\n4\n1\n"
+    code, out = play(4, stdin, "--objective", "win", "--lead", lead)
+    assert code == 0, out
+    who = "you start 3 points" if lead > 0 else "the computer starts 2 points"
+    assert f"Head start: {who} ahead." in out
+    assert "score           " + ("you 3, computer 0" if lead > 0 else "you 0, computer 2") in out
+    seen = GameSpec.parse(4, "win", handicap=abs(lead)).mirrored()
+    game = Game(4, [optimal_bot(solution_for(seen))], seed=5, lead=lead)
+    game.replay(int(b) for b in stdin.split())
+    bids = [(int(a), int(b)) for a, b, _ in BID_LINE.findall(out)]
+    assert [r.bids for r in game.history] == bids
+    final = FINAL_LINE.search(out)
+    assert (int(final.group(1)), int(final.group(2))) == game.points
+    start = (max(lead, 0), max(-lead, 0))
+    won = [sum(r.prize for r in game.history if r.bids[i] > r.bids[1 - i]) for i in (0, 1)]
+    assert game.points == (start[0] + won[0], start[1] + won[1])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--lead", "2"), "--lead applies to --objective win only"),
+        (("--objective", "win", "--lead", "16"), "lead"),
+        (("--objective", "win", "--lead", "2", "--store", "x"), "drop --store"),
+    ],
+)
+def test_bad_head_starts_are_one_line(args, message):
+    code, out = play(5, "", *args)
+    assert code == 2 and out.count("\n") == 1 and message in out, out
+
+
 # -- the optimal bots' cache: keyed on the GameSpec ------------------------------------------
 
 

@@ -13,6 +13,7 @@ from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
     game_options,
+    lead_option,
     objective_option,
     order_option,
     presolve,
@@ -92,6 +93,7 @@ def _play_n(options: dict) -> int:
 @click.option(
     "--reveal", is_flag=True, help="Show the computer's mix (its equilibrium) after each round."
 )
+@lead_option()
 @click.option(
     "--declarations",
     is_flag=True,
@@ -102,6 +104,7 @@ def _play_n(options: dict) -> int:
 @game_options("play", n=_play_n)
 def play(
     game: GameSpec,
+    lead: int | None,
     variant: str,
     opponents: str | None,
     store: str | None,
@@ -112,16 +115,25 @@ def play(
     """Play N-card GOPS against the computer (an optimal bot).
 
     Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
-    up to 16 from --store.  In the three-player variants the two computer players are
-    bots (no equilibrium is computed for three players).  Type a card number to bid; the
-    last round plays itself.  End of input or "q" quits.
+    up to 16 from --store.  With --objective win, --lead L gives you a head start of L
+    points (the computer, if L < 0), and the computer plays the game solved for every lead
+    within |L|.  In the three-player variants the two computer players are bots (no
+    equilibrium is computed for three players).  Type a card number to bid; the last round
+    plays itself.  End of input or "q" quits.
     """
     from exact.game.variants import get_variant
     from exact.play.engine import Game
 
     n, rules = game.n, get_variant(variant)
+    if lead:
+        if store is not None:
+            raise GopsInputError(
+                "--lead plays a game solved for its head start: drop --store "
+                "(a store holds the game from an even start)"
+            )
+        game = game.replace(handicap=abs(lead))  # every lead reachable from the head start
     computers = _computers(game, rules, opponents, store)
-    board = Game(n, computers, rules, game.order.name, seed, declarations)
+    board = Game(n, computers, rules, game.order.name, seed, declarations, lead=lead or 0)
     # Labels: in lists of the round ("short") and as the subject of a sentence.
     if rules.players == 2:
         short, subject = ["you", "computer"], ["you", "the computer"]
@@ -144,6 +156,9 @@ def play(
         click.echo(
             "The computer plays to win the game (maximising P(win) - P(loss)), not for points."
         )
+    if lead:
+        ahead = "you start" if lead > 0 else "the computer starts"
+        click.echo(f"Head start: {ahead} {abs(lead)} point{'s' * (abs(lead) != 1)} ahead.")
     if board.order.name != "random":
         click.echo(
             f"Prize order: {board.order.description.replace('I choose', 'you choose')}".replace(
