@@ -133,3 +133,88 @@ def shell(
     for line in lines:
         cog.outl(line)
     cog.outl("```")
+
+
+def recorded(name: str, show: str) -> None:
+    """Write a ```console block of a frontier run's output, recorded in
+    benchmarks/frontier/ (``name``.txt: what ``show`` printed; ``name``.json: the same
+    command with ``--json``), for runs too long for CI.  The table in the text is checked
+    against the JSON's probabilities (the CLI's own format), so the two cannot part."""
+    import json
+
+    import cog  # cogapp's module, there while cog runs this
+
+    from exact.cli.common import format_table
+
+    folder = ROOT / "benchmarks" / "frontier"
+    text = (folder / f"{name}.txt").read_text()
+    data = json.loads((folder / f"{name}.json").read_text())
+    table = {
+        int(u): {b + 1: p for b, p in enumerate(column)} for u, column in data["by_upcard"].items()
+    }
+    if format_table(data["n"], table) not in text:
+        raise RuntimeError(f"benchmarks/frontier/{name}: the text's table is not the JSON's")
+    cog.outl("```console")
+    cog.outl(f"$ {show}")
+    for line in text.splitlines():
+        cog.outl(line.rstrip())
+    cog.outl("```")
+
+
+def _recorded_table(name: str) -> tuple[dict, dict]:
+    """({upcard: [P(bid 1), ...]}, {upcard: [[lo, hi] of bid 1, ...]}) of a recorded
+    ``gops table --json --certified`` (benchmarks/frontier/``name``.json), every column
+    checked to be proved unique."""
+    import json
+
+    data = json.loads((ROOT / "benchmarks" / "frontier" / f"{name}.json").read_text())
+    certified = data["certified"]
+    if not all(certified[u]["unique_and_enclosed"] for u in data["by_upcard"]):
+        raise RuntimeError(f"benchmarks/frontier/{name}: a column is not proved unique")
+    n = data["n"]
+    bounds = {
+        int(u): [certified[u]["mine"][str(b)] for b in range(1, n + 1)] for u in data["by_upcard"]
+    }
+    return {int(u): column for u, column in data["by_upcard"].items()}, bounds
+
+
+def objective_comparison(win: str, points: str, sentence: bool = False) -> None:
+    """How the recorded win and points first moves (proved unique) differ: a table of the
+    bids in one support only and the total variation distance per upcard or, with
+    ``sentence``, one sentence of README's; then the paper's sec 4 claims (upcard N never
+    answered by N - 1 or N - 2, nor by 1 for even N) checked on the win table's certified
+    zeros."""
+    import cog  # cogapp's module, there while cog runs this
+
+    w, w_bounds = _recorded_table(win)
+    p, p_bounds = _recorded_table(points)
+    n = len(w)
+    rows, differ, distances = [], 0, []
+    for u in sorted(w):
+        # a bid is in a support iff its certified interval excludes 0 (the zeros are exact)
+        sw = {b + 1 for b, (lo, _) in enumerate(w_bounds[u]) if lo > 0}
+        sp = {b + 1 for b, (lo, _) in enumerate(p_bounds[u]) if lo > 0}
+        tv = sum(abs(a - b) for a, b in zip(w[u], p[u])) / 2
+        differ += sw != sp
+        distances.append(tv)
+        only = [", ".join(map(str, sorted(s))) or "-" for s in (sw - sp, sp - sw)]
+        rows.append(f"| {u} | {only[0]} | {only[1]} | {tv:.3f} |")
+    claims = [n - 1, n - 2] + ([1] if n % 2 == 0 else [])
+    zeros = all(w_bounds[n][b - 1] == [0.0, 0.0] for b in claims)
+    if sentence:
+        cog.outl(
+            f"Playing to win is not playing for points: the supports differ in {differ} of "
+            f"the {n} columns, by {min(distances):.2f} to {max(distances):.2f} in total "
+            f"variation.  The paper's sec 4 claims "
+            + ("hold" if zeros else "do NOT hold")
+            + f" for it as well: the {n} is never answered by "
+            + ", ".join(map(str, claims[:-1]))
+            + f" or {claims[-1]} (certified zeros)."
+        )
+        return
+    cog.outl(
+        "| upcard | bids of the win strategy only | of the points strategy only | total variation |"
+    )
+    cog.outl("|---|---|---|---|")
+    for row in rows:
+        cog.outl(row)
