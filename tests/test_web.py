@@ -402,6 +402,63 @@ def test_play_a_whole_4_card_game_by_clicking(page_server, browser):
     browser.save_screenshot(str(ARTIFACTS / "play.png"))
 
 
+def test_play_a_whole_twelve_round_game_by_clicking(page_server, browser):
+    """The variant menu on Play: a twelve-round game of N = 5 played by clicking (aces out:
+    you hold 2..5; four rounds, the last plays itself), the leftover prize stated at the
+    end, the order held at shuffled, and no review (said so, not faked)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"{page_server}/#play?n=5&objective=points")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "variant").is_displayed())
+    menu = Select(browser.find_element(By.ID, "variant"))
+    dummy = browser.find_element(By.CSS_SELECTOR, '#variant option[value="dummy"]')
+    assert dummy.is_enabled()  # N = 5 is within the dummy's N <= 6
+    menu.select_by_value("twelve")
+    assert not browser.find_element(By.ID, "order").is_enabled()  # shuffled prizes only
+    win = browser.find_element(By.CSS_SELECTOR, '#objective option[value="win"]')
+    assert not win.is_enabled()  # points only
+    browser.find_element(By.ID, "new-game").click()
+    rules = wait_for(browser, lambda d: d.find_element(By.ID, "variant-rules").text)
+    assert "aces are out" in rules
+    assert "variant=twelve" in browser.current_url
+    hand = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#hand button")]
+    assert hand == ["2", "3", "4", "5"]
+    for _ in range(3):  # the fourth card plays itself
+        buttons = wait_for(
+            browser,
+            lambda d: [
+                b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()
+            ],
+        )
+        rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
+        buttons[-1].click()
+        wait_for(
+            browser,
+            lambda d, rows=rows: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows,
+        )
+    outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    assert outcome.startswith("Game over")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    cells = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert len(cells) == 4 and all(len(c) == 5 for c in cells)  # no dummy column
+    assert sorted(int(c[2]) for c in cells) == [2, 3, 4, 5]
+    assert sorted(int(c[3]) for c in cells) == [2, 3, 4, 5]
+    prizes = [int(c[1]) for c in cells]
+    (leftover,) = set(range(1, 6)) - set(prizes)
+    assert browser.find_element(By.ID, "leftover").text == (
+        f"The {leftover} was left over: it is never bid on and scores for nobody."
+    )
+    me = sum(int(c[1]) for c in cells if c[4] == "you")
+    them = sum(int(c[1]) for c in cells if c[4] == "computer")
+    assert browser.find_element(By.ID, "score-me").text == str(me)
+    assert browser.find_element(By.ID, "score-them").text == str(them)
+    assert not browser.find_element(By.ID, "review-box").is_displayed()
+    assert "standard game only" in browser.find_element(By.ID, "review-note").text
+    browser.save_screenshot(str(ARTIFACTS / "play-twelve.png"))
+
+
 def test_an_impossible_position_shows_the_one_line_error(page_server, browser, client):
     from selenium.webdriver.common.by import By
 
@@ -565,6 +622,147 @@ def test_every_prize_order_is_the_engines_game(client, order):
     ]
     assert (game["score"]["you"], game["score"]["computer"]) == engine.points
     assert len(game["review"]["rounds"]) == n
+
+
+# -- the variants on Play: twelve rounds (aces out) and a random dummy -------------------------
+
+
+def play_variant(client, params, choose):
+    """A whole variant game through /api/game: each round ``choose(game)`` picks your bid;
+    every answer's state carries the variant."""
+    game = client.get("/api/game/new", params=params).json()
+    while game["awaiting"] == "bid":
+        assert game["state"]["variant"] == params["variant"]
+        r = client.get("/api/game/bid", params=game["state"] | {"bid": choose(game)})
+        assert r.status_code == 200, r.text
+        game = r.json()
+    return game
+
+
+def engine_variant_game(variant, n, seed, bids):
+    """The engine's game of the same seed and bids against the variant's optimal bot."""
+    from exact.play.bots import VariantOptimalBot, solution_for
+    from exact.play.engine import Game
+
+    bot = VariantOptimalBot(solution_for(GameSpec.parse(n), variant=variant))
+    game = Game(n, [bot], variant=variant, seed=seed)
+    game.replay(bids[:-1])  # the last card plays itself
+    return game
+
+
+def dummy_scores(prize, bids):
+    """The dummy variant's rules, written out: the high bid takes the prize; a tie for the
+    high bid splits it between the tied bidders (the dummy too); a three-way tie
+    discards it.  Points of (you, computer, dummy)."""
+    top = max(bids)
+    tied = [i for i, b in enumerate(bids) if b == top]
+    if len(tied) == 3:
+        return (0, 0, 0)
+    return tuple(prize / len(tied) if i in tied else 0 for i in range(3))
+
+
+@pytest.mark.parametrize(
+    "variant, n, seed",
+    # twelve N = 6 is solved by the solver thread (beyond VARIANT_INLINE_MAX_N)
+    [("twelve", 5, 12), ("twelve", 6, 3), ("dummy", 4, 7), ("dummy", 5, 2)],
+)
+def test_a_variant_game_through_the_api_is_the_engines_game(client, variant, n, seed):
+    """A whole variant game via the API is the engine's game of the same seed and bids
+    against the variant's equilibrium: the prizes, every bid (the dummy's too), each
+    round's points, the score, the winner and the leftover prize."""
+    choose = lambda g: g["your_cards"][g["round"] % len(g["your_cards"])]  # noqa: E731
+    played = play_variant(client, {"n": n, "seed": seed, "variant": variant}, choose)
+    bids = [r["you"] for r in played["history"]]
+    engine = engine_variant_game(variant, n, seed, bids)
+    assert engine.over and played["awaiting"] == "over"
+    assert played["variant"] == variant and played["rounds"] == engine.rounds
+    assert [(r["prize"], r["you"], r["computer"], r.get("dummy")) for r in played["history"]] == [
+        (r.prize, *r.bids, r.dummy_bid) for r in engine.history
+    ]
+    names = ("you", "computer", "dummy")
+    assert tuple(played["score"][k] for k in names[: len(engine.points)]) == engine.points
+    assert played["winner"] == {0: "you", 1: "computer", None: "nobody"}[engine.winner]
+    assert played.get("leftover") == engine.leftover
+    assert "review" not in played and "standard game only" in played["review_text"]
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_the_twelve_round_game_scores_by_its_rules(client, seed):
+    """Twelve rounds: n - 1 rounds, no ace in either hand, the higher bid takes the prize
+    (a tie discards it), and the one prize never turned up is left over."""
+    n = 5
+    played = play_variant(
+        client, {"n": n, "seed": seed, "variant": "twelve"}, lambda g: max(g["your_cards"])
+    )
+    history = played["history"]
+    assert played["rounds"] == len(history) == n - 1
+    assert (
+        sorted(r["you"] for r in history) == sorted(r["computer"] for r in history) == [2, 3, 4, 5]
+    )
+    prizes = [r["prize"] for r in history]
+    assert sorted(prizes + [played["leftover"]]) == list(range(1, n + 1))
+    assert played["prizes_to_come"] == [] and played["prizes_left"] == [played["leftover"]]
+    for who, other in (("you", "computer"), ("computer", "you")):
+        won = [r["prize"] for r in history if r[who] > r[other]]
+        assert played["score"][who] == sum(won)
+        assert sorted(played["won"][who]) == sorted(won)
+
+
+def test_the_dummy_game_scores_by_its_rules_half_points_on_a_tie(client):
+    """With the dummy: each round scored by the rules (a tie for the high bid split, the
+    dummy included; three-way discarded), the scores their sums, the dummy's suit played
+    once, and over these games some prize split (so the half points are tested)."""
+    split = 0
+    for seed in range(1, 9):
+        played = play_variant(
+            client, {"n": 4, "seed": seed, "variant": "dummy"}, lambda g: min(g["your_cards"])
+        )
+        history = played["history"]
+        assert sorted(r["dummy"] for r in history) == [1, 2, 3, 4]
+        totals = [0, 0, 0]
+        for r in history:
+            want = dummy_scores(r["prize"], (r["you"], r["computer"], r["dummy"]))
+            assert tuple(r["points"][k] for k in ("you", "computer", "dummy")) == want
+            totals = [t + w for t, w in zip(totals, want)]
+            split += sum(1 for w in want if w) > 1
+        assert [played["score"][k] for k in ("you", "computer", "dummy")] == totals
+        assert played["dummy_cards"] == []
+    assert split > 0
+
+
+@pytest.mark.parametrize(
+    "params, cli",
+    [
+        ({"variant": "twelve", "objective": "win"}, ["--variant", "twelve", "--objective", "win"]),
+        (
+            {"variant": "dummy", "objective": "win", "lead": 3},
+            ["--variant", "dummy", "--objective", "win", "--lead", 3],
+        ),
+        ({"variant": "twelve", "lead": 2}, ["--variant", "twelve", "--lead", 2]),
+        (
+            {"variant": "twelve", "order": "ascending"},
+            ["--variant", "twelve", "--order", "ascending"],
+        ),
+        (
+            {"variant": "dummy", "order": "controlled-by-me"},
+            ["--variant", "dummy", "--order", "controlled-by-me"],
+        ),
+        ({"variant": "twelve", "n": 10}, ["--variant", "twelve"]),
+        ({"variant": "twelve", "n": 1}, ["--variant", "twelve"]),
+        ({"variant": "dummy", "n": 7}, ["--variant", "dummy"]),
+    ],
+)
+def test_a_bad_variant_game_is_400_with_the_clis_one_line(client, params, cli):
+    """A variant with the win objective, a lead, a known or chosen order, or N beyond its
+    limit: HTTP 400 with exactly the line gops play prints, on new and on bid."""
+    n = params.pop("n", 4)
+    want = cli_error("play", n, *cli)
+    for path, extra in (("new", {}), ("bid", {"bid": 2})):
+        r = client.get(f"/api/game/{path}", params={"n": n, **params, **extra})
+        assert r.status_code == 400
+        assert r.json()["error"] == want and "\n" not in want
+    r = client.get("/api/game/new", params={"n": 4, "variant": "three"})
+    assert r.status_code == 400 and r.json()["error"].startswith("unknown variant 'three'")
 
 
 def test_a_head_start_counts_and_the_computer_plays_for_it(client):

@@ -19,18 +19,23 @@ their answers with :mod:`exact.views`.
                                                     (queued: their place, what is ahead)
     POST /api/cancel?n[&objective&order]            stop them (their requests get 400; a
                                                     queued one at once)
-    GET /api/game/new?n[&objective&lead&order&seed] a game against the equilibrium (lead:
-                                                    your head start, win objective)
+    GET /api/game/new?n[&objective&lead&order&seed&variant]
+                                                    a game against the equilibrium (lead:
+                                                    your head start, win objective;
+                                                    variant: standard, twelve or dummy,
+                                                    points and the random order only)
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
     GET /api/game/prize?<state>&prize               your choice of the next prize
                                                     (order=controlled-by-me)
     (a game's answer once it is over adds ``review``: each of your bids against the
-    equilibrium, :meth:`exact.play.engine.Game.review`)
+    equilibrium, :meth:`exact.play.engine.Game.review`; the standard game only, as the
+    review covers it only)
 
 The games keep no state on the server: a game's answer carries ``state`` (n, objective,
-its lead, order, seed and your moves so far, ``bids`` and ``prizes``), which the page sends back
-with its next move; the server replays the game from it with :mod:`exact.play.engine`
-(the game's random seed draws the computer's bids), plays the move and answers the new game.
+its lead, order, seed, variant and your moves so far, ``bids`` and ``prizes``), which the
+page sends back with its next move; the server replays the game from it with
+:mod:`exact.play.engine` (the game's random seed draws the computer's bids), plays the
+move and answers the new game.
 
 Bad input is HTTP 400 with {"error": "<the one line the CLI would print>"}.
 
@@ -101,6 +106,17 @@ INLINE_MAX_SECONDS = 0.5
 #: rational arithmetic: 0.12 s at N = 5; N = 6 takes 16 s and its fractions have up to
 #: 17,419 digits).
 EXACT_MAX_N = 5
+#: The two-player variants Play offers (``gops play --variant``), solved on the fly by
+#: :mod:`exact.dp.variant_solver` for points in the random order; each one's N solved in
+#: the request's thread (measured: twelve N = 5 0.5 s, dummy N = 4 0.1 s; twelve N = 7
+#: and dummy N = 5 take 5 s, dummy N = 6 minutes) and the seconds expected of the larger
+#: N (for /api/progress), by N.
+PLAY_VARIANTS = ("standard", "twelve", "dummy")
+VARIANT_INLINE_MAX_N = {"twelve": 5, "dummy": 4}
+VARIANT_SECONDS = {
+    "twelve": {6: 1.0, 7: 5.0, 8: 20.0, 9: 120.0},
+    "dummy": {5: 5.0, 6: 90.0},
+}
 
 
 def warm_up() -> float:
@@ -344,6 +360,62 @@ class SolutionKey(NamedTuple):
         return self.stored == want.stored and self.game.covers(want.game)
 
 
+class VariantKey(NamedTuple):
+    """A two-player variant's solution (:func:`exact.play.bots.solution_for` with
+    ``variant``): the game of its N (points, random order, float) and the variant.  It
+    answers its own key only (``game`` and ``stored`` as a SolutionKey's, for cancel)."""
+
+    game: GameSpec
+    variant: str
+    stored: bool = False
+
+    def covers(self, want) -> bool:
+        return isinstance(want, VariantKey) and self == want
+
+
+class VariantProgress(SolveProgress):
+    """How far a variant's solve has come: the variant solver calls ``progress(states)``
+    once per upcard of the first round, so the fraction is the upcards done."""
+
+    def __init__(self, key: VariantKey, seconds: float):
+        self.key = key
+        super().__init__(key.game, seconds)
+        self.done = 0
+
+    def __call__(self, states=None, units: int = 0):
+        import time
+
+        if self.cancelled:
+            raise Cancelled(f"the solve of {self.describe()} was cancelled")
+        if self.started is None:
+            self.started = time.monotonic()
+        if states is not None:
+            self.done += 1
+
+    def describe(self) -> str:
+        return f"the {self.key.variant} variant at N = {self.game.n}"
+
+    def json(self) -> dict:
+        import time
+
+        n = self.game.n
+        return {
+            "n": n,
+            "objective": "points",
+            "variant": self.key.variant,
+            "every_lead": False,
+            "what": self.describe(),
+            "state": "cancelled"
+            if self.cancelled
+            else ("queued" if self.started is None else "solving"),
+            "level": min(self.done, n),
+            "levels": n,
+            "fraction": round(min(self.done, n) / n, 4),
+            "seconds": round(time.monotonic() - self.started, 1) if self.started else 0.0,
+            "estimate_seconds": round(self.estimate, 1),
+        }
+
+
 class Solutions:
     """The solutions the server answers from: read from stores, or solved on the fly
     (within the size limits) and kept in an LRU cache of ``cache_bytes``; each made once,
@@ -370,9 +442,11 @@ class Solutions:
         self.cached_bytes = 0
         self._reserved = 0  # bytes of the solves under way
         self._stored: dict[GameSpec, object] = {}  # Solutions read from stores (memory-mapped)
-        self._making: dict[SolutionKey, Future] = {}  # the solutions being made
+        self._making: dict[SolutionKey | VariantKey, Future] = {}  # the solutions being made
         #: The large solves queued or running (in the solver threads), for /api/progress.
-        self.progress: dict[SolutionKey, SolveProgress] = {}
+        self.progress: dict[SolutionKey | VariantKey, SolveProgress] = {}
+        #: The variants' solutions solved here (a few: N <= 9, kept; solution_for's cache).
+        self._variants: dict[VariantKey, object] = {}
         self._guard = threading.Lock()
         self.solves = 0  # games solved on the fly (tests count them)
         self.limits = {o: self._largest(o) for o in ("points", "win")}
@@ -501,6 +575,44 @@ class Solutions:
         pinned[key] = solution
         return solution
 
+    def variant(self, variant: str, n: int, pinned: dict | None = None):
+        """The solution of a two-player ``variant`` (twelve, dummy) of N cards, for points
+        in the random order (its N checked by the caller): kept once solved, solved in
+        this thread when small (VARIANT_INLINE_MAX_N), else by the solver threads (raised
+        as Pending, with progress and cancel as the standard game's solves)."""
+        from exact.play.bots import solution_for
+
+        key = VariantKey(GameSpec.parse(n), variant)
+        pinned = {} if pinned is None else pinned
+        if key in pinned:
+            return pinned[key]
+        with self._guard:
+            if key in self._variants:
+                pinned[key] = self._variants[key]
+                return pinned[key]
+            if key in self._making:
+                raise Pending(key, self._making[key])
+            seconds = VARIANT_SECONDS.get(variant, {}).get(n, 0.0)
+            progress = VariantProgress(key, seconds)
+
+            def make(progress):
+                return solution_for(key.game, progress=progress, variant=variant)
+
+            job = lambda: self._make(key, make, 0, progress)  # noqa: E731
+            if n > VARIANT_INLINE_MAX_N[variant]:
+                progress.future = self.pool.submit(job, seconds)  # Busy if full
+                self.progress[key], self._making[key] = progress, progress.future
+                raise Pending(key, progress.future)
+            future = self._making[key] = progress.future = Future()
+        try:  # a small one: made in this thread
+            solution = job()
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        future.set_result(solution)
+        pinned[key] = solution
+        return solution
+
     def solving(self) -> list[dict]:
         """The large solves queued or running, for /api/progress, in the order the solver
         threads take them up: each with its ``queue_position`` (0 running, 1 next, ...)
@@ -547,7 +659,7 @@ class Solutions:
                     pass
         return [p.json() for _, p in hit]
 
-    def _forget(self, key: SolutionKey, progress: SolveProgress) -> None:
+    def _forget(self, key: SolutionKey | VariantKey, progress: SolveProgress) -> None:
         """Drop the solve ``progress`` of ``key`` from those under way (under the guard),
         leaving a newer solve of the same key alone."""
         if self.progress.get(key) is progress:
@@ -571,7 +683,7 @@ class Solutions:
             _, (_, size) = self._cache.popitem(last=False)
             self.cached_bytes -= size
 
-    def _make(self, key: SolutionKey, make, size: int, progress: SolveProgress):
+    def _make(self, key: SolutionKey | VariantKey, make, size: int, progress: SolveProgress):
         with self._guard:
             self._evict(size)
             self._reserved += size
@@ -586,7 +698,9 @@ class Solutions:
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._reserved -= size
             self._forget(key, progress)
-            if key.stored:
+            if isinstance(key, VariantKey):
+                self._variants[key] = solution
+            elif key.stored:
                 self._stored[key.game] = solution
             else:
                 self.solves += key.game.arithmetic == "float"
@@ -889,12 +1003,27 @@ def cancel(request: Request) -> dict:
     return {"cancelled": request.app.state.solutions.cancel(game, orders)}
 
 
+def variant_limits() -> dict:
+    """The N each variant of Play is played at (``gops play --variant``'s limits)."""
+    from exact.cli.limits import limits
+
+    table = limits()
+    return {
+        v: {
+            "min_n": table["play", f"--variant {v}"].low,
+            "max_n": table["play", f"--variant {v}"].high,
+        }
+        for v in PLAY_VARIANTS[1:]
+    }
+
+
 def info(request: Request) -> dict:
     solutions = request.app.state.solutions
     pool = solutions.pool
     return {
         "solvable": solutions.available(),
         "solve_max_n": WEB_SOLVE_MAX_N,
+        "variants": variant_limits(),
         "stores": solutions.stores_json(),
         "solves": solutions.solves,
         "limits": solutions.limits
@@ -916,10 +1045,11 @@ def info(request: Request) -> dict:
 
 def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
-    from exact.play.bots import bot_for
+    from exact.play.bots import Bot, bot_for
     from exact.play.engine import Game
 
     game, lead = game_query(request, game=True)
+    variant = game_variant(request, game)
     if lead:  # a head start: the computer plays the game solved for it (every lead)
         from exact.dp.solve import check_lead
 
@@ -931,18 +1061,27 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
         bids + [_integer(request, "bid")] if bid else bids,
         prizes + [_integer(request, "prize")] if prize else prizes,
     )
-    # The computer sees the game from the other seat: who chooses is mirrored.
-    seen = game.mirrored()
+    computer: Bot
+    if variant == "standard":  # the computer sees the game from the other seat: who
+        seen = game.mirrored()  # chooses is mirrored
+        computer = bot_for(seen, _solution(request, seen))
+    else:  # the variant's equilibrium (a symmetric game, random order: the same seen)
+        from exact.play.bots import VariantOptimalBot
+
+        solutions = request.app.state.solutions
+        computer = VariantOptimalBot(solutions.variant(variant, game.n, request.state.pinned))
     board = Game(
         game.n,
-        [bot_for(seen, _solution(request, seen))],
+        [computer],
+        variant=variant,
         order=game.order.name,
         seed=seed,
         lead=lead or 0,
     )
     board.replay(*moves)
     out = game_json(board, game.objective, *moves)
-    if board.over:  # the review: your bids against the equilibrium of your seat's game
+    if board.over and variant == "standard":  # the review (the standard game only):
+        # your bids against the equilibrium of your seat's game
         review = board.review(_solution(request, game))
         out["review"] = {
             "rounds": [
@@ -954,6 +1093,27 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     return out
 
 
+def game_variant(request: Request, game: GameSpec) -> str:
+    """The ``variant`` of a game query (PLAY_VARIANTS; standard by default), checked with
+    its game as ``gops play --variant`` checks it, with the same one-line messages: the
+    variants are solved for points in the random order (so no lead), N within the
+    command's limit for the variant."""
+    variant = request.query_params.get("variant", "standard")
+    if variant not in PLAY_VARIANTS:
+        raise GopsInputError(
+            f"unknown variant {variant!r}: Play offers " + ", ".join(PLAY_VARIANTS)
+        )
+    if variant != "standard":
+        from exact.cli.limits import check_command_n
+        from exact.play.engine import check_setup
+
+        check_setup(variant, game.order.name, game.objective)
+        if game.objective != "points":
+            raise GopsInputError(f"the {variant} variant is solved for points only")
+        check_command_n(game.n, "play", f"--variant {variant}")
+    return variant
+
+
 def _game_cards(request: Request, name: str) -> tuple[int, ...]:
     from exact.game.rules import parse_cards
 
@@ -961,23 +1121,42 @@ def _game_cards(request: Request, name: str) -> tuple[int, ...]:
 
 
 def game_json(game, objective: str, bids, prizes) -> dict:
-    """A two-player game as the page draws it; ``state``: what it sends back."""
-    names = ("you", "computer")
+    """A two-player game as the page draws it; ``state``: what it sends back.  A variant
+    adds its name and rules; with the dummy, its bid and points each round (a tie with
+    it splits the prize), its score and prizes; in the twelve-round game, once it is
+    over, the ``leftover`` prize that was never bid on."""
+    rules = game.rules
+    dummy = rules.dummy
+    names = ("you", "computer", "dummy") if dummy else ("you", "computer")
+    variant = {} if rules.name == "standard" else {"variant": rules.name}
 
     def who(scorers) -> str:
         return " and ".join(names[i] for i in scorers) or "nobody"
 
     over = game.awaiting == "over"
-    to_come = game.position.deck - {game.upcard}
+    to_come = set() if over else game.position.deck - {game.upcard}  # (a leftover: none)
     if game.order.next != "any":  # a known order: the prizes in the order they come
         to_come = [p for p in game.prizes if p in to_come]
     head = {"lead": game.lead} if objective == "win" else {}
+    extra: dict[str, object] = {}
+    if variant:
+        extra = {"variant_text": VARIANT_TEXT[rules.name], "review_text": NO_REVIEW}
+        if rules.drop_last:
+            extra["leftover"] = game.leftover
+        if dummy:
+            extra["dummy_cards"] = sorted(game.position.dummy_hand)
+            extra["split"] = {  # prizes shared on a tie for the high bid
+                name: [r.prize for r in game.history if len(r.scorers) > 1 and i in r.scorers]
+                for i, name in enumerate(names)
+            }
     return {
         "n": game.n,
         "objective": objective,
         "order": game.order.name,
         "order_text": game.order.description,
         "seed": game.seed,
+        **variant,
+        **extra,
         **head,
         "round": game.round,
         "rounds": game.rounds,
@@ -1003,6 +1182,14 @@ def game_json(game, objective: str, bids, prizes) -> dict:
                 "winner": who(r.scorers),
                 "mix": {str(c): float(p) for c, p in sorted(r.mixes[0].items())},
             }
+            | (
+                {
+                    "dummy": r.dummy_bid,
+                    "points": dict(zip(names, (_points(p) for p in r.points))),
+                }
+                if dummy
+                else {}
+            )
             for r in game.history
         ],
         "winner": (who([game.winner]) if game.winner is not None else "nobody") if over else None,
@@ -1011,11 +1198,24 @@ def game_json(game, objective: str, bids, prizes) -> dict:
             "objective": objective,
             "order": game.order.name,
             "seed": game.seed,
+            **variant,
             **head,
             "bids": ",".join(map(str, bids)),
             "prizes": ",".join(map(str, prizes)),
         },
     }
+
+
+#: The rules a variant adds, as the page states them (gops play's VARIANT_RULES).
+VARIANT_TEXT = {
+    "twelve": "Twelve-round game: the aces are out of both hands, so there is one round "
+    "fewer than prizes, and the prize left after the last round is discarded.",
+    "dummy": "A dummy bids a random card of a third suit after you both bid; a tie for the "
+    "high bid splits the prize between the tied bidders (the dummy included), a "
+    "three-way tie discards it.",
+}
+#: Why a variant's game has no review.
+NO_REVIEW = "no review: the review covers the standard game only"
 
 
 def _points(x):

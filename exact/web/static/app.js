@@ -138,6 +138,10 @@ function n() { return parseInt($("n").value, 10); }
 function objective() { return $("objective").value; }
 function lead() { return parseInt($("lead").value || "0", 10); }
 function order() { return $("order").value; }
+// The variant of Play (standard, twelve, dummy); the variants are for points with shuffled
+// prizes, at the N of gops play --variant (/api/info's variants).
+function variant() { return state.tab === "play" ? $("variant").value : "standard"; }
+function variantParams() { return variant() === "standard" ? {} : { variant: variant() }; }
 function objectiveParams() {
   return objective() === "win" ? { objective: "win", lead: lead() } : {};
 }
@@ -148,6 +152,7 @@ function writeHash() {
   const p = new URLSearchParams({ n: n(), objective: objective() });
   if (objective() === "win") p.set("lead", lead());
   if (state.tab === "play" && order() !== "random") p.set("order", order());
+  if (variant() !== "standard") p.set("variant", variant());
   if (state.tab === "play" && game) p.set("seed", game.seed);  // this game, to replay
   if (state.tab === "explore") {  // a line: its start and its rounds, then the upcard now
     const base = state.line.length ? state.start : state;
@@ -170,6 +175,7 @@ function readHash() {
   if (p.get("lead")) $("lead").value = p.get("lead");
   if (p.get("seed")) $("seed").value = p.get("seed");
   if ([...$("order").options].some((o) => o.value === p.get("order"))) $("order").value = p.get("order");
+  if ([...$("variant").options].some((o) => o.value === p.get("variant"))) $("variant").value = p.get("variant");
   if (p.has("mine")) {
     state.mine = cards("mine"); state.theirs = cards("theirs"); state.deck = cards("deck");
     state.upcard = p.get("upcard") ? Number(p.get("upcard")) : null;
@@ -529,7 +535,7 @@ async function newGame() {
   busy = true;
   try {
     const seed = $("seed").value.trim();
-    game = await api("game/new", { n: n(), order: order(), ...objectiveParams(), ...(seed ? { seed } : {}) });
+    game = await api("game/new", { n: n(), order: order(), ...objectiveParams(), ...variantParams(), ...(seed ? { seed } : {}) });
   } catch (err) {
     showError(err.message);
     return;
@@ -552,7 +558,20 @@ const cardList = (cards) => cards.length ? cards.join(" ") : "none";
 function drawPlay() {
   const over = game.awaiting === "over";
   const orderName = [...$("order").options].find((o) => o.value === game.order)?.text || game.order;
-  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, prize order: ${orderName}`;
+  const variantName = game.variant ? `, variant: ${[...$("variant").options].find((o) => o.value === game.variant)?.text || game.variant}` : "";
+  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, prize order: ${orderName}${variantName}`;
+  $("variant-rules").hidden = !game.variant_text;
+  $("variant-rules").textContent = game.variant_text || "";
+  const dummy = game.variant === "dummy";
+  document.querySelectorAll(".dummy-fact").forEach((e) => { e.hidden = !dummy; });
+  $("dummy-head").hidden = !dummy;
+  $("dummy-score").hidden = !dummy;
+  if (dummy) {
+    $("score-dummy").textContent = game.score.dummy;
+    $("dummy-cards").textContent = cardList(game.dummy_cards);
+    $("won-dummy").textContent = cardList(game.won.dummy);
+    $("split").textContent = cardList([...new Set(Object.values(game.split).flat())].sort((a, b) => a - b));
+  }
   $("play-what").title = game.order_text;
   $("play-seed").textContent = `seed ${game.seed}`;
   $("round").textContent = over ? `${game.rounds} of ${game.rounds} (over)` : `${game.round} of ${game.rounds}`;
@@ -591,12 +610,25 @@ function drawPlay() {
     b.onclick = () => bid(c);
     hand.appendChild(b);
   });
+  // a prize split on a tie with the dummy: each tied bidder's share
+  const share = (r) => {
+    const got = r.points ? Object.values(r.points).filter((p) => p > 0) : [];
+    return got.length > 1 ? ` (${got[0]} each)` : "";
+  };
   $("history").querySelector("tbody").innerHTML = game.history.map((r) =>
-    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer}</td><td>${r.winner}</td></tr>`).join("");
+    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer}</td>` +
+    (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}</td></tr>`).join("");
   $("reveal").disabled = game.history.length === 0;
-  const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie." };
+  const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie.", dummy: "the dummy has the most." };
   $("outcome").textContent = over
-    ? `Game over: you ${game.score.you}, computer ${game.score.computer}: ${verdict[game.winner]}` : "";
+    ? `Game over: you ${game.score.you}, computer ${game.score.computer}` +
+      (dummy ? `, dummy ${game.score.dummy}` : "") + `: ${verdict[game.winner]}` : "";
+  const left = over && game.leftover != null;
+  $("leftover").hidden = !left;
+  $("leftover").textContent = left
+    ? `The ${game.leftover} was left over: it is never bid on and scores for nobody.` : "";
+  $("review-note").hidden = !(over && game.review_text);
+  $("review-note").textContent = over && game.review_text ? `${game.review_text[0].toUpperCase()}${game.review_text.slice(1)}.` : "";
   drawReview();
 }
 
@@ -694,6 +726,33 @@ function showLead() {
   $("lead-label").hidden = objective() !== "win";
   $("lead-name").textContent = state.tab === "play" ? "head start" : "lead";
   $("order-label").hidden = state.tab !== "play";
+  $("variant-label").hidden = state.tab !== "play";
+  showVariant();
+}
+
+// What a variant allows: points, shuffled prizes, its N (the options that do not apply
+// are disabled, with a title saying why; a variant chosen keeps the order at shuffled).
+function showVariant() {
+  const limits = (info && info.variants) || {};
+  for (const o of $("variant").options) {
+    const lim = limits[o.value];
+    const why = !lim ? "" : objective() !== "points" ? "solved for points only"
+      : n() < lim.min_n || n() > lim.max_n ? `played at N = ${lim.min_n} to ${lim.max_n}` : "";
+    o.disabled = Boolean(why);
+    o.title = why;
+  }
+  if ($("variant").selectedOptions[0]?.disabled) $("variant").value = "standard";
+  const on = variant() !== "standard";
+  if (on) $("order").value = "random";
+  $("order").disabled = on;
+  $("order-label").title = on ? "the variants are played with shuffled prizes" : "who orders the prizes";
+  const winOption = [...$("objective").options].find((o) => o.value === "win");
+  winOption.disabled = on;
+  const lim = limits[variant()];
+  for (const o of $("n").options) {
+    const k = Number(o.value);
+    o.disabled = Boolean(lim) && (k < lim.min_n || k > lim.max_n);
+  }
 }
 
 function settingsChanged() {
@@ -713,6 +772,7 @@ async function start() {
   $("objective").onchange = () => { fillN(); if (!info.solvable[objective()].includes(n())) { fillN(5); fullPosition(); drawCards(); } settingsChanged(); };
   $("lead").onchange = settingsChanged;
   $("order").onchange = settingsChanged;
+  $("variant").onchange = settingsChanged;
   $("n").onchange = () => { fillN(); fullPosition(); drawCards(); settingsChanged(); };
   $("solve").onclick = solvePosition;
   $("step").onclick = stepRound;
