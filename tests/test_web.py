@@ -755,6 +755,7 @@ def test_the_dummy_game_scores_by_its_rules_half_points_on_a_tie(client):
 def test_a_bad_variant_game_is_400_with_the_clis_one_line(client, params, cli):
     """A variant with the win objective, a lead, a known or chosen order, or N beyond its
     limit: HTTP 400 with exactly the line gops play prints, on new and on bid."""
+    params = dict(params)
     n = params.pop("n", 4)
     want = cli_error("play", n, *cli)
     for path, extra in (("new", {}), ("bid", {"bid": 2})):
@@ -927,6 +928,49 @@ def wait_until(condition, timeout=60.0):
             return value
         time.sleep(0.05)
     pytest.fail("never happened")
+
+
+def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch):
+    """A variant beyond VARIANT_INLINE_MAX_N is solved by the solver thread: /api/progress
+    shows it (one step per first-round upcard) and /api/cancel stops it, its game
+    answered 400; solved again, the game is played."""
+    import exact.play.bots as bots
+    from exact.web import app as web
+
+    real = bots.solve_variant
+
+    def slow(variant, n, arithmetic, progress=None):
+        def report(states):
+            time.sleep(0.5)
+            if progress is not None:
+                progress(states)
+
+        return real(variant, n, arithmetic, progress=report)
+
+    monkeypatch.setattr(bots, "_SOLUTIONS", {})  # nothing solved yet
+    monkeypatch.setattr(bots, "solve_variant", slow)
+    monkeypatch.setattr(web, "VARIANT_INLINE_MAX_N", {"twelve": 2, "dummy": 2})
+    c = testclient.TestClient(create_app())
+    params = {"n": 4, "variant": "twelve", "seed": 1}
+    answers = []
+    waiting = threading.Thread(target=lambda: answers.append(c.get("/api/game/new", params=params)))
+    waiting.start()
+    s = wait_until(
+        lambda: next(
+            (x for x in c.get("/api/progress").json()["solving"] if x["fraction"] > 0), None
+        ),
+        timeout=30,
+    )
+    assert s["variant"] == "twelve" and s["n"] == 4 and s["levels"] == 4
+    assert s["what"] == "the twelve variant at N = 4" and s["state"] == "solving"
+    assert c.post("/api/cancel", params={"n": 4}).json()["cancelled"][0]["variant"] == "twelve"
+    waiting.join(timeout=30)
+    (r,) = answers
+    assert r.status_code == 400 and "was cancelled" in r.json()["error"]
+    assert c.get("/api/progress").json()["solving"] == []
+    monkeypatch.setattr(bots, "solve_variant", real)
+    game = c.get("/api/game/new", params=params).json()
+    assert game["variant"] == "twelve" and game["your_cards"] == [2, 3, 4]
 
 
 def test_a_queued_solve_says_what_it_waits_behind_and_is_cancelled_at_once(slow_solves):

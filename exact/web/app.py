@@ -107,14 +107,15 @@ INLINE_MAX_SECONDS = 0.5
 #: 17,419 digits).
 EXACT_MAX_N = 5
 #: The two-player variants Play offers (``gops play --variant``), solved on the fly by
-#: :mod:`exact.dp.variant_solver` for points in the random order; each one's N solved in
-#: the request's thread (measured: twelve N = 5 0.5 s, dummy N = 4 0.1 s; twelve N = 7
-#: and dummy N = 5 take 5 s, dummy N = 6 minutes) and the seconds expected of the larger
-#: N (for /api/progress), by N.
+#: :mod:`exact.dp.variant_solver` for points in the random order; the largest N of each
+#: solved in the request's thread, and the seconds expected of the larger N (for
+#: /api/progress), measured on 2 cores beside a long solve: twelve N = 5 0.5 s, dummy
+#: N = 4 0.1 s; twelve N = 7 and dummy N = 5 5 s, twelve N = 8 20 s, dummy N = 6 90 s,
+#: twelve N = 9 200 s.
 PLAY_VARIANTS = ("standard", "twelve", "dummy")
 VARIANT_INLINE_MAX_N = {"twelve": 5, "dummy": 4}
 VARIANT_SECONDS = {
-    "twelve": {6: 1.0, 7: 5.0, 8: 20.0, 9: 120.0},
+    "twelve": {6: 1.0, 7: 5.0, 8: 20.0, 9: 200.0},
     "dummy": {5: 5.0, 6: 90.0},
 }
 
