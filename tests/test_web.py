@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -1097,6 +1098,57 @@ def test_a_link_beyond_this_server_is_kept_and_says_what_it_needs(page_server, b
     for part in ("n=13", "deck=12,13", "upcard=13", "mine=1,2"):
         assert part in browser.current_url
     assert browser.find_element(By.ID, "n").get_attribute("value") == "13"
+
+
+@pytest.fixture(scope="module")
+def store_server(tmp_path_factory):
+    """A server of a points store of N = 11, beyond what it solves on the fly (N <= 10)."""
+    from exact.dp.store import solve_into_store
+    from exact.web.app import WEB_SOLVE_MAX_N
+
+    uvicorn = pytest.importorskip("uvicorn")
+    n = WEB_SOLVE_MAX_N + 1
+    store = tmp_path_factory.mktemp("web-store") / f"s{n}"
+    solve_into_store(GameSpec.parse(n), store)  # about 20 s on 2 cores
+    app = create_app([store])
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app, n
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_link_beyond_the_on_the_fly_limit_is_answered_by_a_store(store_server, browser):
+    """The shared link of a position at N = 11 opens on a server with a store of N = 11:
+    the page shows the store's equilibrium (the API's value, nothing solved) and keeps
+    the link."""
+    from selenium.webdriver.common.by import By
+
+    url, app, n = store_server
+    query = {"n": n, "mine": "1,2", "theirs": "3,4", "deck": f"{n - 1},{n}", "upcard": n}
+    link = "#explore?" + "&".join(f"{k}={v}" for k, v in {"objective": "points", **query}.items())
+    browser.get(f"{url}/{link}")
+    browser.refresh()
+    shown = wait_for(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "result").is_displayed() and d.find_element(By.ID, "value").text
+        ),
+    )
+    with urllib.request.urlopen(f"{url}/api/position?" + urllib.parse.urlencode(query)) as r:
+        answer = json.loads(r.read())
+    assert answer["source"]["store"].endswith(f"s{n}")
+    assert shown == f"{answer['value']:.6f}"
+    assert not browser.find_element(By.ID, "notice").is_displayed()
+    assert not browser.find_element(By.ID, "error").is_displayed()
+    assert f"n={n}" in browser.current_url and f"deck={n - 1},{n}" in browser.current_url
+    assert app.state.solutions.solves == 0
 
 
 def test_the_certificates_reason_names_cards():
