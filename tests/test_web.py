@@ -254,13 +254,11 @@ def chromium():
     return None
 
 
-@pytest.fixture(scope="module")
-def page_server():
+def serve(app):
+    """Serve ``app`` on a free local port in a thread; yields its URL, then stops it."""
     uvicorn = pytest.importorskip("uvicorn")
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
-    )
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(100):
@@ -270,6 +268,11 @@ def page_server():
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page_server():
+    yield from serve(create_app())
 
 
 @pytest.fixture(scope="module")
@@ -1106,22 +1109,13 @@ def store_server(tmp_path_factory):
     from exact.dp.store import solve_into_store
     from exact.web.app import WEB_SOLVE_MAX_N
 
-    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("uvicorn")
     n = WEB_SOLVE_MAX_N + 1
     store = tmp_path_factory.mktemp("web-store") / f"s{n}"
     solve_into_store(GameSpec.parse(n), store)  # about 20 s on 2 cores
     app = create_app([store])
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(100):
-        if server.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", app, n
-    server.should_exit = True
-    thread.join(timeout=10)
+    for url in serve(app):
+        yield url, app, n
 
 
 def test_a_link_beyond_the_on_the_fly_limit_is_answered_by_a_store(store_server, browser):

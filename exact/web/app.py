@@ -562,12 +562,25 @@ class Solutions:
                     raise Pending(have, future)
             progress = SolveProgress(key.game, seconds)
             job = lambda: self._make(key, make, size, progress)  # noqa: E731
-            if seconds > INLINE_MAX_SECONDS:
-                progress.future = self.pool.submit(job, seconds)  # Busy if full
-                self.progress[key], self._making[key] = progress, progress.future
-                raise Pending(key, progress.future)
-            future = self._making[key] = progress.future = Future()
-        try:  # a small one: made in this thread
+            future = self._start(key, job, progress, seconds, seconds <= INLINE_MAX_SECONDS)
+        return self._made_here(key, job, future, pinned)
+
+    def _start(self, key, job, progress, seconds: float, here: bool) -> Future:
+        """(Holding the guard.)  Register the solve of ``key``: a small one (``here``) as
+        made in the caller's thread, whose Future is returned; a large one submitted to the
+        solver threads with its progress, raised as Pending (Busy if the queue is full)."""
+        if not here:
+            progress.future = self.pool.submit(job, seconds)  # Busy if full
+            self.progress[key], self._making[key] = progress, progress.future
+            raise Pending(key, progress.future)
+        future = self._making[key] = progress.future = Future()
+        return future
+
+    @staticmethod
+    def _made_here(key, job, future: Future, pinned: dict):
+        """Make a small solve in this thread (:meth:`_start`), its waiters answered by
+        ``future``."""
+        try:
             solution = job()
         except BaseException as exc:
             future.set_exception(exc)
@@ -600,19 +613,8 @@ class Solutions:
                 return solution_for(key.game, progress=progress, variant=variant)
 
             job = lambda: self._make(key, make, 0, progress)  # noqa: E731
-            if n > VARIANT_INLINE_MAX_N[variant]:
-                progress.future = self.pool.submit(job, seconds)  # Busy if full
-                self.progress[key], self._making[key] = progress, progress.future
-                raise Pending(key, progress.future)
-            future = self._making[key] = progress.future = Future()
-        try:  # a small one: made in this thread
-            solution = job()
-        except BaseException as exc:
-            future.set_exception(exc)
-            raise
-        future.set_result(solution)
-        pinned[key] = solution
-        return solution
+            future = self._start(key, job, progress, seconds, n <= VARIANT_INLINE_MAX_N[variant])
+        return self._made_here(key, job, future, pinned)
 
     def solving(self) -> list[dict]:
         """The large solves queued or running, for /api/progress, in the order the solver
