@@ -1587,6 +1587,58 @@ def test_first_move_n5_is_proved_against_table_1(page_server, browser):
     assert cell.text == "0.07347"  # as printed
 
 
+#: Float LP ranges (beyond EXACT_MAX_N) against the CLI's exact ones (N <= 7): the LPs'
+#: tolerance, far below what the page shows (4 decimals) or calls unique (1e-6).
+FLOAT_RANGE_TOLERANCE = 1e-9
+
+
+def test_the_tables_ranges_are_what_the_cli_prints(client):
+    """/api/table?ranges=1 answers the ranges of `gops table N --ranges --json`: equal up
+    to EXACT_MAX_N (both exact), within FLOAT_RANGE_TOLERANCE beyond (float LPs here,
+    exact rationals in the CLI up to N = 7); a win table is refused with the CLI's line."""
+    for n in (3, 6):
+        r = client.get("/api/table", params={"n": n, "ranges": 1})
+        assert r.status_code == 200 and r.json()["ranges_exact"] is (n <= 5)
+        ours = r.json()["ranges"]
+        cli = cli_json("table", n, "--ranges", "--json", "--quiet")["ranges"]
+        assert ours.keys() == cli.keys()
+        for u in cli:
+            for (lo, hi), (clo, chi) in zip(ours[u], cli[u], strict=True):
+                if n <= 5:
+                    assert (lo, hi) == (clo, chi)
+                else:
+                    assert abs(lo - clo) <= FLOAT_RANGE_TOLERANCE
+                    assert abs(hi - chi) <= FLOAT_RANGE_TOLERANCE
+    r = client.get("/api/table", params={"n": 4, "objective": "win", "ranges": 1})
+    assert (
+        r.status_code == 400
+        and r.json()["error"] == "--ranges applies to the points objective only"
+    )
+
+
+def test_first_move_marks_the_probabilities_that_range_over_the_optimal_set(page_server, browser):
+    """N = 3: on upcard 2 the optimal strategies form a set (bid 2 ranges over 5/9..1, bid
+    3 over 0..4/9: gops table 3 --ranges); the page marks those two cells and says so, with
+    each range in its cell's title; N = 4 is unique."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{page_server}/#first?n=3&objective=points")
+    browser.refresh()
+    note = wait_for(browser, lambda d: d.find_element(By.ID, "first-ranges").text)
+    assert "unique in 2 of 3 columns" in note and "upcard 2 " in note and "(exact)" in note
+    marked = browser.find_elements(By.CSS_SELECTOR, "#first-table td.ranged")
+    titles = {(c.get_attribute("data-bid"), c.get_attribute("data-upcard")): c for c in marked}
+    assert set(titles) == {("2", "2"), ("3", "2")}
+    assert "over all optimal strategies from 0.5556 to 1.0000" in titles["2", "2"].get_attribute(
+        "title"
+    )
+    assert "from 0.0000 to 0.4444" in titles["3", "2"].get_attribute("title")
+    browser.get(f"{page_server}/#first?n=4&objective=points")
+    browser.refresh()
+    wait_for(browser, lambda d: "every column" in d.find_element(By.ID, "first-ranges").text)
+    assert browser.find_elements(By.CSS_SELECTOR, "#first-table td.ranged") == []
+
+
 def table_2_answer() -> dict:
     """What /api/table?n=13&certified=1 answers from a store of N = 13 (the float table
     here the midpoints of the committed enclosures, benchmarks/table2_certified.json,

@@ -7,7 +7,10 @@ their answers with :mod:`exact.views`.
 
     GET /api/info                                   N solvable here, stores served
     GET /api/strategy?n&mine&theirs&deck&upcard[&objective&lead]   = gops strategy --json
-    GET /api/table?n[&objective&lead&certified]     = gops table --json [--certified]
+    GET /api/table?n[&objective&lead&certified&ranges]
+                                                    = gops table --json [--certified]
+                                                    [--ranges] (ranges: exact for
+                                                    N <= EXACT_MAX_N, float LPs beyond)
     GET /api/position?...  (as strategy)            strategy + payoff matrix, supports,
                                                     exact mix (small hands), certified
                                                     intervals, value enclosure, ranges over
@@ -984,9 +987,28 @@ def table(request: Request) -> dict:
         lead if game.has_lead else None,
         {u: s.mine for u, s in strategies.items()},
         gap,
+        ranges=_table_ranges(request, game, sol) if _flag(request, "ranges") else None,
         certified=certified,
     )
+    if "ranges" in out:
+        out["ranges_exact"] = n <= EXACT_MAX_N
     return _with_source(out, sol, root, root, root, list(strategies))
+
+
+def _table_ranges(request: Request, game: GameSpec, sol) -> dict:
+    """The ``ranges`` of ``gops table --ranges --json``: each first-move probability's
+    range over all optimal strategies (exact.analysis.ranges; exact arithmetic up to
+    EXACT_MAX_N, float LPs beyond, as on Explore), for the points objective and the random
+    order, with the CLI's one-line refusals otherwise."""
+    from exact.analysis.ranges import first_move_ranges, ranges_json
+
+    if game.has_lead:
+        raise GopsInputError("--ranges applies to the points objective only")
+    if game.order.name != "random":
+        raise GopsInputError("--ranges covers the random prize order only")
+    if game.n <= EXACT_MAX_N:
+        sol = _solution(request, game.replace(arithmetic="rational"))
+    return ranges_json(first_move_ranges(sol))
 
 
 def progress(request: Request) -> dict:

@@ -466,20 +466,39 @@ async function stepBack() {
 }
 
 // -- first move -------------------------------------------------------------------------------
-// text(u, b): a cell's text (default 4 decimals); errata: {"b,u": note} of cells marked.
-function firstTable(tableEl, byUpcard, size, text = null, errata = {}) {
+// text(u, b): a cell's text (default 4 decimals); errata: {"b,u": note} of cells marked;
+// ranges: {"u": [[lo, hi] per bid]} over all optimal strategies (a cell whose range is wider
+// than RANGE_WIDTH is marked "ranged", its range in its title).
+const RANGE_WIDTH = 1e-6;
+function firstTable(tableEl, byUpcard, size, text = null, errata = {}, ranges = null) {
   let html = "<tr><th>bid\\up</th>" + Array.from({ length: size }, (_, u) => `<th>${u + 1}</th>`).join("") + "</tr>";
   for (let b = 1; b <= size; b++) {
     html += `<tr><th>${b}</th>`;
     for (let u = 1; u <= size; u++) {
       const p = byUpcard(u, b), note = errata[`${b},${u}`];
-      html += `<td data-bid="${b}" data-upcard="${u}" title="bid ${b} on upcard ${u}: ${p}${note ? `; ${note}` : ""}" ` +
-        `${note ? 'class="erratum" ' : ""}style="background:${shade(p)};color:${ink(p)}">` +
+      const range = ranges ? ranges[String(u)][b - 1] : null;
+      const ranged = range && range[1] - range[0] > RANGE_WIDTH;
+      const classes = [note ? "erratum" : "", ranged ? "ranged" : ""].filter(Boolean).join(" ");
+      const over = ranged ? `; over all optimal strategies from ${fmt(range[0], 4)} to ${fmt(range[1], 4)}` : "";
+      html += `<td data-bid="${b}" data-upcard="${u}" title="bid ${b} on upcard ${u}: ${p}${over}${note ? `; ${note}` : ""}" ` +
+        `${classes ? `class="${classes}" ` : ""}style="background:${shade(p)};color:${ink(p)}">` +
         `${text ? text(u, b) : p === 0 ? "0" : fmt(p, 4)}</td>`;
     }
     html += "</tr>";
   }
   tableEl.innerHTML = html;
+}
+
+// One line on the first move's optimal set: the upcards whose optimal strategy is unique,
+// and how the others are marked.
+function rangesNote(ranges, size, exact) {
+  const wide = Object.entries(ranges).filter(([, col]) => col.some(([lo, hi]) => hi - lo > RANGE_WIDTH));
+  const how = exact ? "exact" : "float LPs, a width up to 1e-6 counted as unique";
+  if (!wide.length) return `Over all optimal strategies (${how}): every column's optimal strategy is unique.`;
+  const ups = wide.map(([u]) => u).sort((a, b) => a - b).join(", ");
+  return `Over all optimal strategies (${how}): unique in ${size - wide.length} of ${size} columns; ` +
+    `on upcard${wide.length === 1 ? "" : "s"} ${ups} the optimal strategies form a set, and a ` +
+    `probability that ranges over it is marked with a dotted border (hover for its range).`;
 }
 
 async function showFirstMove() {
@@ -489,7 +508,9 @@ async function showFirstMove() {
   const token = ++requests;
   try {
     const paper = objective() === "points" ? PAPER[n()] : null;  // proved against the paper
-    const t = await api("table", { n: n(), ...objectiveParams(), ...(paper ? { certified: 1 } : {}) });
+    const ranged = objective() === "points";  // --ranges covers the points objective (the table: random order)
+    const t = await api("table", { n: n(), ...objectiveParams(), ...(paper ? { certified: 1 } : {}),
+                                   ...(ranged ? { ranges: 1 } : {}) });
     if (!current(token)) return;
     $("first-title").textContent = `N = ${t.n}, ${t.objective} objective` + (t.objective === "win"
       ? (t.lead ? `, lead ${t.lead} (you start ${Math.abs(t.lead)} points ${t.lead > 0 ? "ahead" : "behind"})` : ", lead 0")
@@ -518,7 +539,8 @@ async function showFirstMove() {
       firstTable($("paper-table"), (u, b) => Number(paper.rows[b - 1][u - 1]), t.n,
                  (u, b) => paper.rows[b - 1][u - 1], errata);
     }
-    firstTable($("first-table"), (u, b) => t.by_upcard[String(u)][b - 1], t.n, null, errata);
+    firstTable($("first-table"), (u, b) => t.by_upcard[String(u)][b - 1], t.n, null, errata, t.ranges);
+    $("first-ranges").textContent = t.ranges ? rangesNote(t.ranges, t.n, t.ranges_exact) : "";
   } catch (err) {
     showError(err.message);
   }
