@@ -1029,15 +1029,14 @@ def cancel(request: Request) -> dict:
 
 
 def variant_limits() -> dict:
-    """The N each variant of Play is played at (``gops play --variant``'s limits)."""
-    from exact.cli.limits import limits
+    """The N each variant of Play is played at: the variant solver's float limits
+    (exact.limits.VARIANT_MAX_N; the twelve-round game needs two cards, as its rules drop
+    the last prize), which ``gops play --variant`` applies too."""
+    from exact.game.variants import get_variant
+    from exact.limits import VARIANT_MAX_N
 
-    table = limits()
     return {
-        v: {
-            "min_n": table["play", f"--variant {v}"].low,
-            "max_n": table["play", f"--variant {v}"].high,
-        }
+        v: {"min_n": 2 if get_variant(v).drop_last else 1, "max_n": VARIANT_MAX_N[v, "float"]}
         for v in PLAY_VARIANTS[1:]
     }
 
@@ -1120,22 +1119,22 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
 
 def game_variant(request: Request, game: GameSpec) -> str:
     """The ``variant`` of a game query (PLAY_VARIANTS; standard by default), checked with
-    its game as ``gops play --variant`` checks it, with the same one-line messages: the
-    variants are solved for points in the random order (so no lead), N within the
-    command's limit for the variant."""
+    its game as ``gops play --variant`` checks it: the variants are solved for points in
+    the random order (so no lead; the same one-line messages), N within the variant
+    solver's limit (its own message: the web app does not import the command line)."""
     variant = request.query_params.get("variant", "standard")
     if variant not in PLAY_VARIANTS:
         raise GopsInputError(
             f"unknown variant {variant!r}: Play offers " + ", ".join(PLAY_VARIANTS)
         )
     if variant != "standard":
-        from exact.cli.limits import check_command_n
+        from exact.dp.variant_solver import check_variant_options
         from exact.play.engine import check_setup
 
         check_setup(variant, game.order.name, game.objective)
         if game.objective != "points":
             raise GopsInputError(f"the {variant} variant is solved for points only")
-        check_command_n(game.n, "play", f"--variant {variant}")
+        check_variant_options(variant, game.n, "float")  # the solver's own limit on N
     return variant
 
 
