@@ -328,6 +328,26 @@ def no_console_errors(request):
     assert not errors, errors
 
 
+def click_bids(browser, rounds: int, pick) -> None:
+    """Play ``rounds`` rounds on the Play tab by clicking the card ``pick(buttons)`` of the
+    enabled hand buttons, each time waiting for the history to grow by the round."""
+    from selenium.webdriver.common.by import By
+
+    for _ in range(rounds):
+        buttons = wait_for(
+            browser,
+            lambda d: [
+                b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()
+            ],
+        )
+        rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
+        pick(buttons).click()
+        wait_for(
+            browser,
+            lambda d, rows=rows: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows,
+        )
+
+
 def wait_for(driver, condition, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -378,19 +398,7 @@ def test_play_a_whole_4_card_game_by_clicking(page_server, browser):
     browser.refresh()
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
-    for _ in range(3):  # the fourth card plays itself
-        buttons = wait_for(
-            browser,
-            lambda d: [
-                b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()
-            ],
-        )
-        rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
-        buttons[0].click()
-        wait_for(
-            browser,
-            lambda d, rows=rows: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows,
-        )
+    click_bids(browser, 3, lambda buttons: buttons[0])  # the fourth card plays itself
     outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
     assert outcome.startswith("Game over")
     rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
@@ -429,19 +437,7 @@ def test_play_a_whole_twelve_round_game_by_clicking(page_server, browser):
     assert "variant=twelve" in browser.current_url
     hand = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#hand button")]
     assert hand == ["2", "3", "4", "5"]
-    for _ in range(3):  # the fourth card plays itself
-        buttons = wait_for(
-            browser,
-            lambda d: [
-                b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()
-            ],
-        )
-        rows = len(browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
-        buttons[-1].click()
-        wait_for(
-            browser,
-            lambda d, rows=rows: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows,
-        )
+    click_bids(browser, 3, lambda buttons: buttons[-1])  # the fourth card plays itself
     outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
     assert outcome.startswith("Game over")
     rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
