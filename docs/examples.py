@@ -209,7 +209,7 @@ def objective_comparison(win: str, points: str, sentence: bool = False) -> None:
             + ("hold" if zeros else "do NOT hold")
             + f" for it as well: the {n} is never answered by "
             + ", ".join(map(str, claims[:-1]))
-            + f" or {claims[-1]} (certified zeros)."
+            + f" or {claims[-1]} (zeros certified when the table was recorded)."
         )
         return
     cog.outl(
