@@ -19,10 +19,12 @@ from click.testing import CliRunner
 import exact
 from exact.cli import main
 from exact.dp.cluster import parse_cluster, parts_dir, solve_on_cluster
-from exact.dp.preflight import check_fits, estimate
+from exact.dp.preflight import check_fits, estimate, tables_bytes
 from exact.dp.store import solve_into_store
 from exact.errors import GopsInputError
+from exact.game.encoding import build_levels
 from exact.game.spec import GameSpec
+from exact.kernels.points import CONTROLLED_BY_ME, RANDOM, child_columns, solved_patterns
 
 distributed = pytest.importorskip("distributed")
 
@@ -183,17 +185,42 @@ def test_preflight_refuses_what_this_machine_cannot_hold(tmp_path):
 
 
 def test_preflight_names_what_is_short():
-    est = estimate(GameSpec.parse(14))
+    game = GameSpec.parse(14)
+    est = estimate(game)
     pair = (2.253 + 2.706) * 2**30  # levels 8 and 9 of the 14-card game, one value a pair
-    assert abs(est.memory_bytes - pair - 2**30) < 0.01 * 2**30
-    assert abs(est.minimum_bytes - 0.7 * pair - 2**30) < 0.01 * 2**30
-    with pytest.raises(GopsInputError, match="memory: at least 4.5 GiB needed, 4.0 GiB here"):
+    process = 2**30 + tables_bytes(game)  # 0.51 GiB of tables
+    assert abs(est.memory_bytes - pair - process) < 0.01 * 2**30
+    assert abs(est.minimum_bytes - 0.7 * pair - process) < 0.01 * 2**30
+    with pytest.raises(GopsInputError, match="memory: at least 5.0 GiB needed, 4.0 GiB here"):
         check_fits(est, "/nonexistent/store", memory=4 * 2**30, free=10**12)
     check_fits(est, "/nonexistent/store", memory=6 * 2**30, free=10**12)
     check_fits(estimate(GameSpec.parse(15)), "/nonexistent/store", memory=24 * 2**30, free=10**12)
     with pytest.raises(GopsInputError, match="disk: about 7.2 GB more needed"):
         check_fits(est, "/nonexistent/store", memory=64 * 2**30, free=10**9)
     check_fits(est, "/nonexistent/store", cluster=True, memory=2**30, free=10**12)
+
+
+@pytest.mark.parametrize("order", ["random", "controlled-by-me"])
+def test_preflight_counts_the_transition_tables_a_solve_holds(order):
+    """tables_bytes, computed from the counts alone, against the arrays a solve of N = 9
+    holds: every level's tables and both column maps, and the largest level's child-column
+    table (5 k^2 bytes a solved pattern, 9 k^2 while it is built)."""
+    game = GameSpec.parse(9, order=order)
+    antisymmetric = game.order.antisymmetric
+    levels = build_levels(9)
+    held = 0
+    child_table = 0
+    for level in levels:
+        arrays = [level.pattern_keys, level.prize_masks, level.child, level.sign, level.swap]
+        arrays += [level.prize_child, level.prize_card]
+        for columns in (level.columns(antisymmetric), level.below_columns(antisymmetric)):
+            arrays += [columns.patterns, columns.column, columns.mirror]
+        held += sum(a.nbytes for a in arrays)
+        solved = solved_patterns(level, RANDOM if antisymmetric else CONTROLLED_BY_ME)
+        column, mirror = child_columns(level, solved, antisymmetric)
+        child_table = max(child_table, (column.nbytes + mirror.nbytes) * 9 // 5)
+    counted = tables_bytes(game)
+    assert held + child_table <= counted <= 1.001 * (held + child_table), (counted, held)
 
 
 @pytest.mark.parametrize("spec", ["local:0", "local:x", "tcp://nohost", "mpi:3", "local:"])

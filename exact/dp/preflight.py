@@ -13,7 +13,9 @@ largest pair of adjacent levels never rereads a page, and one that holds 70 % of
 ran N = 13 just as fast (a 1.2 GiB cgroup for a 1.71 GiB pair: 460 s against 479 s
 unlimited; ``benchmarks/bench_store_memory.py``, RESULTS.md), as did N = 14 in a cgroup of
 exactly that threshold (7.9 GiB: 46.1 minutes, the levels identical).  The estimate
-states the first; the check refuses only below the second.
+states the first; the check refuses only below the second.  Both add the process's own
+memory: BASE_MEMORY and the transition tables of every level, which the process holds
+(:func:`tables_bytes`: 0.1 GiB at N = 13, 1.7 GiB at N = 15, 5.5 GiB at N = 16).
 Time is a cost model: about k^2 per matrix game (the simplex's pivots times their
 length), k games per item, one item per antisymmetric pair; the constant is fitted on
 N = 13 (points) and N = 10 (win) on the 2-core machine and scaled by the cores available.
@@ -35,8 +37,9 @@ from exact.game.encoding import column_count, pattern_count
 from exact.game.spec import GameSpec
 
 GIB = 2**30
-#: The process's own memory (Python, numba, the kernels' scratch), with a margin: 0.31 GiB
-#: was measured at N = 13 (module docstring).
+#: The process's own memory besides the transition tables (Python, numba, the kernels'
+#: scratch), with a margin: 0.31 GiB was measured at N = 13, tables included (module
+#: docstring).
 BASE_MEMORY = 1.0 * GIB
 #: The fraction of the largest pair of adjacent levels that the page cache must hold for
 #: full speed: measured at N = 13 (points; the win objective maps its levels alike).
@@ -56,7 +59,7 @@ class Estimate:
     n: int
     objective: str
     seconds: float
-    memory_bytes: float  # the largest pair of levels in the page cache, plus the process
+    memory_bytes: float  # the largest pair of levels in the page cache, plus the process's own
     disk_bytes: int
     cores: int
     minimum_bytes: float = 0.0  # CACHE_FRACTION of the pair, plus the process
@@ -115,6 +118,31 @@ def level_work(game: GameSpec, k: int) -> float:
     return work if order.antisymmetric else 2 * work
 
 
+def tables_bytes(game: GameSpec) -> int:
+    """Bytes of the transition tables that a solve holds in its own memory (not in the page
+    cache), computed without building them: every level's tables
+    (:func:`exact.game.encoding.build_levels`: child and sign, 5 k^2 bytes a pattern; the
+    key and swap, 12 bytes, and the column maps of the level and of its children, 7 bytes
+    each with antisymmetry, 9 without; the prize tables, 8 + 8 k bytes a prize set), plus
+    the largest level's child-column table (:func:`exact.kernels.points.child_columns`:
+    5 k^2 bytes a solved pattern, and its 4 k^2 child ranks while it is built).  1.29 +
+    0.42 GiB at N = 15, whose solve held 1.4 GiB of private memory in level 8 (RESULTS.md).
+
+    >>> round(tables_bytes(GameSpec.parse(15)) / 2**30, 2)
+    1.71
+    """
+    n = game.n
+    antisymmetric = game.order.antisymmetric
+    column_maps = 7 if antisymmetric else 9  # Columns: patterns, column (int32), mirror
+    levels = 0
+    child_columns = 0
+    for k in range(n + 1):
+        patterns = pattern_count(n, k)
+        levels += patterns * (5 * k * k + 12 + 2 * column_maps) + comb(n, k) * (8 + 8 * k)
+        child_columns = max(child_columns, 9 * k * k * column_count(n, k, antisymmetric))
+    return levels + child_columns
+
+
 def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
     """The :class:`Estimate` of ``gops solve N --store`` (module docstring)."""
     n = game.n
@@ -123,14 +151,15 @@ def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
     pair = max((sizes[k - 1] + sizes[k] for k in range(1, n + 1)), default=sizes[0])
     work = sum(level_work(game, k) for k in range(n + 1))
     seconds = work * CORE_SECONDS_PER_UNIT[game.objective] / cores
+    process = BASE_MEMORY + tables_bytes(game)
     return Estimate(
         n,
         game.objective,
         seconds,
-        pair + BASE_MEMORY,
+        pair + process,
         sum(sizes),
         cores,
-        CACHE_FRACTION * pair + BASE_MEMORY,
+        CACHE_FRACTION * pair + process,
     )
 
 
