@@ -934,8 +934,9 @@ def wait_until(condition, timeout=60.0):
 
 def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch):
     """A variant beyond VARIANT_INLINE_MAX_N is solved by the solver thread: /api/progress
-    shows it (one step per first-round upcard) and /api/cancel stops it, its game
-    answered 400; solved again, the game is played."""
+    shows it (one step per first-round upcard) and /api/cancel with its variant stops it
+    (a cancel of the standard game, or of another variant, of the same N does not), its
+    game answered 400; solved again, the game is played."""
     import exact.play.bots as bots
     from exact.web import app as web
 
@@ -965,7 +966,14 @@ def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch
     )
     assert s["variant"] == "twelve" and s["n"] == 4 and s["levels"] == 4
     assert s["what"] == "the twelve variant at N = 4" and s["state"] == "solving"
-    assert c.post("/api/cancel", params={"n": 4}).json()["cancelled"][0]["variant"] == "twelve"
+    # without variant=, a cancel is the standard game's: the variant's solve goes on
+    assert c.post("/api/cancel", params={"n": 4}).json()["cancelled"] == []
+    assert c.post("/api/cancel", params={"n": 4, "variant": "dummy"}).json()["cancelled"] == []
+    bad = c.post("/api/cancel", params={"n": 4, "variant": "poker"})
+    assert bad.status_code == 400 and "unknown variant 'poker'" in bad.json()["error"]
+    assert [x["state"] for x in c.get("/api/progress").json()["solving"]] == ["solving"]
+    cancelled = c.post("/api/cancel", params={"n": 4, "variant": "twelve"}).json()["cancelled"]
+    assert [x["variant"] for x in cancelled] == ["twelve"]
     waiting.join(timeout=30)
     (r,) = answers
     assert r.status_code == 400 and "was cancelled" in r.json()["error"]
@@ -1084,6 +1092,81 @@ def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_s
     error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
     assert "cancelled" in error
     assert not browser.find_element(By.ID, "progress").is_displayed()
+
+
+def test_the_page_cancels_a_variants_solve_and_no_other(
+    page_server, browser, slow_solves, monkeypatch
+):
+    """Play's new game of the twelve-round variant at N = 7, solved slowly by the solver
+    thread, with a standard solve of N = 7 queued behind it: the page shows the
+    variant's progress, and its Cancel stops that solve only (the page sends the variant),
+    so the standard solve goes on."""
+    from selenium.webdriver.common.by import By
+
+    import exact.play.bots as bots
+    from exact.web import app as web
+
+    real = bots.solve_variant
+    release = threading.Event()
+
+    def slow(variant, n, arithmetic, progress=None):
+        def report(states):
+            release.wait(2.0)
+            if progress is not None:
+                progress(states)
+
+        return real(variant, n, arithmetic, progress=report)
+
+    monkeypatch.setattr(bots, "_SOLUTIONS", {})
+    monkeypatch.setattr(bots, "solve_variant", slow)
+    monkeypatch.setattr(web, "VARIANT_INLINE_MAX_N", {"twelve": 2, "dummy": 2})
+    api = f"{page_server}/api"
+    browser.get(f"{page_server}/#play?n=7&objective=points&variant=twelve")
+    browser.refresh()
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    text = wait_for(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "progress").is_displayed()
+            and "twelve" in d.find_element(By.ID, "progress-text").text
+            and d.find_element(By.ID, "progress-text").text
+        ),
+    )
+    assert text.startswith("solving the twelve variant at N = 7: level")
+
+    def ask():
+        try:
+            urllib.request.urlopen(f"{api}/table?n=7")
+        except OSError:  # 400: cancelled at the end
+            pass
+
+    behind = threading.Thread(target=ask)
+    behind.start()
+    try:
+        wait_until(
+            lambda: [
+                x
+                for x in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
+                if "variant" not in x and x["n"] == 7
+            ]
+        )
+        browser.find_element(By.ID, "cancel").click()
+        error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
+        assert "cancelled" in error
+        release.set()  # the variant's solve stops at its next report, and the standard
+        wait_until(  # solve, not cancelled, takes the solver thread
+            lambda: [
+                (x["n"], x.get("variant"), x["state"])
+                for x in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
+            ]
+            == [(7, None, "solving")]
+        )
+    finally:
+        release.set()
+        req = urllib.request.Request(f"{api}/cancel?n=7", method="POST")
+        urllib.request.urlopen(req)
+        behind.join(timeout=30)
 
 
 def test_a_link_beyond_this_server_is_kept_and_says_what_it_needs(page_server, browser):

@@ -20,8 +20,10 @@ their answers with :mod:`exact.views`.
                                                     the position reached, its values
     GET /api/progress                               the large solves under way, how far
                                                     (queued: their place, what is ahead)
-    POST /api/cancel?n[&objective&order]            stop them (their requests get 400; a
-                                                    queued one at once)
+    POST /api/cancel?n[&objective&order&variant]    stop them (their requests get 400; a
+                                                    queued one at once); variant: that
+                                                    variant's solves, else the standard
+                                                    game's
     GET /api/game/new?n[&objective&lead&order&seed&variant]
                                                     a game against the equilibrium (lead:
                                                     your head start, win objective;
@@ -637,19 +639,28 @@ class Solutions:
             out.append(entry)
         return out
 
-    def cancel(self, game: GameSpec, orders: set[str] | None = None) -> list[dict]:
+    def cancel(
+        self, game: GameSpec, orders: set[str] | None = None, variant: str = "standard"
+    ) -> list[dict]:
         """Cancel the solves under way of ``game``'s N and objective, at any lead and of
-        the prize ``orders`` (names; None: every order), (the requests waiting for them
-        get 400); the solves cancelled.  A running solve
-        stops at its next chunk; a queued one answers its requests at once and is
-        forgotten (a new request for its game queues a new solve), its thread skips it."""
+        the prize ``orders`` (names; None: every order), of the standard game or of one
+        two-player ``variant`` (the requests waiting for them get 400); the solves
+        cancelled.  A running solve stops at its next chunk; a queued one answers its
+        requests at once and is forgotten (a new request for its game queues a new
+        solve), its thread skips it."""
+
+        def wanted(key) -> bool:
+            if isinstance(key, VariantKey):
+                return key.variant == variant
+            return variant == "standard" and (orders is None or key.game.order.name in orders)
+
         with self._guard:
             hit = [
                 (key, p)
                 for key, p in self.progress.items()
                 if not key.stored
                 and (key.game.n, key.game.objective) == (game.n, game.objective)
-                and (orders is None or key.game.order.name in orders)
+                and wanted(key)
             ]
             for key, p in hit:
                 p.cancel()
@@ -1019,13 +1030,18 @@ def progress(request: Request) -> dict:
 
 def cancel(request: Request) -> dict:
     """Cancel the solves of the query's game (n, objective; ``order``: a game's order,
-    whose solves are of that order and of its mirror, else every order); what was
-    cancelled."""
+    whose solves are of that order and of its mirror, else every order; ``variant``: that
+    two-player variant's solves, else the standard game's); what was cancelled."""
     game, _ = game_query(request, game=True)
+    variant = request.query_params.get("variant", "standard")
+    if variant not in PLAY_VARIANTS:
+        raise GopsInputError(
+            f"unknown variant {variant!r}: Play offers " + ", ".join(PLAY_VARIANTS)
+        )
     orders = None
     if "order" in request.query_params:
         orders = {game.order.name, game.mirrored().order.name}
-    return {"cancelled": request.app.state.solutions.cancel(game, orders)}
+    return {"cancelled": request.app.state.solutions.cancel(game, orders, variant)}
 
 
 def variant_limits() -> dict:

@@ -84,8 +84,9 @@ async function pollProgress() {
     const { solving } = await r.json();
     if (watched !== w) return;
     if (solving.length) {
-      // the solve this request waits for: its N and objective (else the first under way)
-      const want = (s) => s.n === Number(w.params.n) && s.objective === (w.params.objective || "points");
+      // the solve this request waits for: its N, objective and variant (else the first under way)
+      const want = (s) => s.n === Number(w.params.n) && s.objective === (w.params.objective || "points") &&
+        (s.variant || "standard") === (w.params.variant || "standard");
       const s = solving.find(want) || solving[0];
       $("progress").hidden = false;
       $("progress-text").textContent = describeSolve(s);
@@ -113,6 +114,7 @@ async function cancelSolve() {
   if (!w) return;
   const p = new URLSearchParams({ n: w.params.n, objective: w.params.objective || "points" });
   if (w.params.order) p.set("order", w.params.order);
+  if (w.params.variant) p.set("variant", w.params.variant);  // else the standard game's solves
   await fetch(`/api/cancel?${p}`, { method: "POST" });
   w.controller.abort();
 }
