@@ -190,3 +190,28 @@ def test_bad_positions(variant, call, message):
 
 def test_exact_package_exports():
     assert exact.solve_variant is solve_variant
+
+
+#: memory_bytes counts an int shared by many memo keys in each of them: an upper bound,
+#: about twice the bytes allocated (2.0 at twelve N = 7 and dummy N = 5, up to 3.1 on the
+#: small solves tested here).
+MEMORY_OVERCOUNT = 3.5
+
+
+@pytest.mark.parametrize("variant, n", [("twelve", 6), ("dummy", 4)])
+def test_memory_bytes_bounds_what_the_solve_allocated(variant, n):
+    """VariantSolution.memory_bytes, the weight gops serve gives a variant in its cache,
+    against what tracemalloc saw the solve allocate and keep: never below it, at most
+    MEMORY_OVERCOUNT times it."""
+    import tracemalloc
+
+    solve_variant(variant, 3)  # imports and first-use caches outside the measurement
+    tracemalloc.start()
+    try:
+        sol = solve_variant(variant, n)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    weight = sol.memory_bytes()
+    print(f"{variant} N = {n}: {weight} bytes counted, {kept} allocated")
+    assert kept <= weight <= MEMORY_OVERCOUNT * kept, (weight, kept)

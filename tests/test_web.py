@@ -856,6 +856,45 @@ def test_the_cache_is_keyed_on_the_gamespec():
     assert solutions.solves == 3
 
 
+def test_a_variants_solution_is_weighed_in_the_same_cache(monkeypatch):
+    """A solved variant is kept in the byte-bounded LRU cache beside the standard games,
+    weighed by VariantSolution.memory_bytes: it is used again while it fits, dropped when
+    the cache needs its room, and never kept when it alone is larger than the cache."""
+    import exact
+    from exact.dp import variant_solver
+    from exact.web.app import VariantKey, solution_bytes
+
+    calls = []
+    real = variant_solver.solve_variant
+
+    def counted(variant, n, arithmetic, progress=None):
+        calls.append((variant, n))
+        return real(variant, n, arithmetic, progress=progress)
+
+    monkeypatch.setattr(variant_solver, "solve_variant", counted)
+    twelve = {"n": 4, "variant": "twelve", "seed": 1}
+    weight = real("twelve", 4, "float").memory_bytes()
+    table = solution_bytes(exact.solve(4))
+    app = create_app(cache_bytes=weight + table)
+    c, solutions = testclient.TestClient(app), app.state.solutions
+    assert c.get("/api/game/new", params=twelve).status_code == 200
+    assert c.get("/api/game/new", params=twelve | {"seed": 2}).status_code == 200
+    key = VariantKey(GameSpec.parse(4), "twelve")
+    assert calls == [("twelve", 4)] and list(solutions._cache) == [key]
+    assert solutions.cached_bytes == weight
+    assert c.get("/api/table", params={"n": 4}).status_code == 200  # both fit
+    assert list(solutions._cache) == [key, GameSpec.parse(4)]
+    assert c.get("/api/table", params={"n": 5}).status_code == 200  # drops the oldest use
+    assert list(solutions._cache) == [GameSpec.parse(4), GameSpec.parse(5)]
+    assert c.get("/api/game/new", params=twelve).status_code == 200  # solved again
+    assert calls == [("twelve", 4)] * 2
+    small = create_app(cache_bytes=weight - 1)
+    c = testclient.TestClient(small)
+    for seed in (1, 2):
+        assert c.get("/api/game/new", params=twelve | {"seed": seed}).status_code == 200
+    assert calls == [("twelve", 4)] * 4 and small.state.solutions.cached_bytes == 0
+
+
 def test_a_store_answers_its_own_order_only(tmp_path):
     """A store of the descending order answers the games of that order, never a table of
     the random order (keyed on (n, objective), it once answered both)."""
@@ -937,10 +976,10 @@ def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch
     shows it (one step per first-round upcard) and /api/cancel with its variant stops it
     (a cancel of the standard game, or of another variant, of the same N does not), its
     game answered 400; solved again, the game is played."""
-    import exact.play.bots as bots
+    from exact.dp import variant_solver
     from exact.web import app as web
 
-    real = bots.solve_variant
+    real = variant_solver.solve_variant
 
     def slow(variant, n, arithmetic, progress=None):
         def report(states):
@@ -950,8 +989,7 @@ def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch
 
         return real(variant, n, arithmetic, progress=report)
 
-    monkeypatch.setattr(bots, "_SOLUTIONS", {})  # nothing solved yet
-    monkeypatch.setattr(bots, "solve_variant", slow)
+    monkeypatch.setattr(variant_solver, "solve_variant", slow)
     monkeypatch.setattr(web, "VARIANT_INLINE_MAX_N", {"twelve": 2, "dummy": 2})
     c = testclient.TestClient(create_app())
     params = {"n": 4, "variant": "twelve", "seed": 1}
@@ -978,7 +1016,7 @@ def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch
     (r,) = answers
     assert r.status_code == 400 and "was cancelled" in r.json()["error"]
     assert c.get("/api/progress").json()["solving"] == []
-    monkeypatch.setattr(bots, "solve_variant", real)
+    monkeypatch.setattr(variant_solver, "solve_variant", real)
     game = c.get("/api/game/new", params=params).json()
     assert game["variant"] == "twelve" and game["your_cards"] == [2, 3, 4]
 
@@ -1103,10 +1141,10 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
     so the standard solve goes on."""
     from selenium.webdriver.common.by import By
 
-    import exact.play.bots as bots
+    from exact.dp import variant_solver
     from exact.web import app as web
 
-    real = bots.solve_variant
+    real = variant_solver.solve_variant
     release = threading.Event()
 
     def slow(variant, n, arithmetic, progress=None):
@@ -1117,8 +1155,7 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
 
         return real(variant, n, arithmetic, progress=report)
 
-    monkeypatch.setattr(bots, "_SOLUTIONS", {})
-    monkeypatch.setattr(bots, "solve_variant", slow)
+    monkeypatch.setattr(variant_solver, "solve_variant", slow)
     monkeypatch.setattr(web, "VARIANT_INLINE_MAX_N", {"twelve": 2, "dummy": 2})
     api = f"{page_server}/api"
     browser.get(f"{page_server}/#play?n=7&objective=points&variant=twelve")
@@ -1156,11 +1193,13 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
         assert "cancelled" in error
         release.set()  # the variant's solve stops at its next report, and the standard
         wait_until(  # solve, not cancelled, takes the solver thread
-            lambda: [
-                (x["n"], x.get("variant"), x["state"])
-                for x in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
-            ]
-            == [(7, None, "solving")]
+            lambda: (
+                [
+                    (x["n"], x.get("variant"), x["state"])
+                    for x in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
+                ]
+                == [(7, None, "solving")]
+            )
         )
     finally:
         release.set()

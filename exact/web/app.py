@@ -367,9 +367,9 @@ class SolutionKey(NamedTuple):
 
 
 class VariantKey(NamedTuple):
-    """A two-player variant's solution (:func:`exact.play.bots.solution_for` with
-    ``variant``): the game of its N (points, random order, float) and the variant.  It
-    answers its own key only (``game`` and ``stored`` as a SolutionKey's, for cancel)."""
+    """A two-player variant's solution (:func:`exact.dp.variant_solver.solve_variant`):
+    the game of its N (points, random order, float) and the variant.  It answers its own
+    key only (``game`` and ``stored`` as a SolutionKey's, for cancel)."""
 
     game: GameSpec
     variant: str
@@ -443,16 +443,15 @@ class Solutions:
         self.cache_bytes = cache_bytes
         self.solve_max_bytes = min(WEB_SOLVE_MAX_BYTES, cache_bytes)
         self.pool = SolverPool(solvers, queue_limit)
-        # GameSpec -> (Solution, bytes) of the solutions solved here, oldest use first
-        self._cache: OrderedDict[GameSpec, tuple] = OrderedDict()
+        # (solution, bytes) of the solutions solved here, oldest use first: a Solution by
+        # its GameSpec, a variant's VariantSolution by its VariantKey
+        self._cache: OrderedDict[GameSpec | VariantKey, tuple] = OrderedDict()
         self.cached_bytes = 0
         self._reserved = 0  # bytes of the solves under way
         self._stored: dict[GameSpec, object] = {}  # Solutions read from stores (memory-mapped)
         self._making: dict[SolutionKey | VariantKey, Future] = {}  # the solutions being made
         #: The large solves queued or running (in the solver threads), for /api/progress.
         self.progress: dict[SolutionKey | VariantKey, SolveProgress] = {}
-        #: The variants' solutions solved here (a few: N <= 9, kept; solution_for's cache).
-        self._variants: dict[VariantKey, object] = {}
         self._guard = threading.Lock()
         self.solves = 0  # games solved on the fly (tests count them)
         self.limits = {o: self._largest(o) for o in ("points", "win")}
@@ -596,18 +595,20 @@ class Solutions:
 
     def variant(self, variant: str, n: int, pinned: dict | None = None):
         """The solution of a two-player ``variant`` (twelve, dummy) of N cards, for points
-        in the random order (its N checked by the caller): kept once solved, solved in
-        this thread when small (VARIANT_INLINE_MAX_N), else by the solver threads (raised
-        as Pending, with progress and cancel as the standard game's solves)."""
-        from exact.play.bots import solution_for
+        in the random order (its N checked by the caller): kept in the cache once solved
+        (weighed by VariantSolution.memory_bytes), solved in this thread when small
+        (VARIANT_INLINE_MAX_N), else by the solver threads (raised as Pending, with
+        progress and cancel as the standard game's solves)."""
+        from exact.dp import variant_solver
 
         key = VariantKey(GameSpec.parse(n), variant)
         pinned = {} if pinned is None else pinned
         if key in pinned:
             return pinned[key]
         with self._guard:
-            if key in self._variants:
-                pinned[key] = self._variants[key]
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                pinned[key] = self._cache[key][0]
                 return pinned[key]
             if key in self._making:
                 raise Pending(key, self._making[key])
@@ -615,7 +616,7 @@ class Solutions:
             progress = VariantProgress(key, seconds)
 
             def make(progress):
-                return solution_for(key.game, progress=progress, variant=variant)
+                return variant_solver.solve_variant(variant, n, "float", progress=progress)
 
             job = lambda: self._make(key, make, 0, progress)  # noqa: E731
             future = self._start(key, job, progress, seconds, n <= VARIANT_INLINE_MAX_N[variant])
@@ -689,7 +690,7 @@ class Solutions:
         if key.stored:
             return (key, self._stored[key.game]) if key.game in self._stored else None
         for have in self._cache:
-            if have.covers(key.game):
+            if isinstance(have, GameSpec) and have.covers(key.game):
                 self._cache.move_to_end(have)
                 return SolutionKey(have), self._cache[have][0]
         return None
@@ -712,19 +713,23 @@ class Solutions:
                 self._reserved -= size
                 self._forget(key, progress)
             raise
+        # the cache's key and weight: a variant's own key, a game's GameSpec
+        entry: GameSpec | VariantKey
+        if isinstance(key, VariantKey):
+            entry, weight, counted = key, solution.memory_bytes(), True
+        else:
+            entry, counted = key.game, key.game.arithmetic == "float"
+            weight = 0 if key.stored else solution_bytes(solution)
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._reserved -= size
             self._forget(key, progress)
-            if isinstance(key, VariantKey):
-                self._variants[key] = solution
-            elif key.stored:
+            if key.stored:
                 self._stored[key.game] = solution
             else:
-                self.solves += key.game.arithmetic == "float"
-                weight = solution_bytes(solution)
+                self.solves += counted
                 self._evict(weight)
                 if weight <= self.cache_bytes:
-                    self._cache[key.game] = (solution, weight)
+                    self._cache[entry] = (solution, weight)
                     self.cached_bytes += weight
         return solution
 
