@@ -1063,28 +1063,36 @@ def test_a_queued_solve_says_what_it_waits_behind_and_is_cancelled_at_once(slow_
     assert c.get("/api/progress").json()["solving"] == [] and app.state.solutions.solves == 0
 
 
+def ask_in_background(url: str) -> threading.Thread:
+    """Request ``url`` in a thread (a large solve to wait behind, or to queue); the 400 of
+    its solve cancelled at the end is expected."""
+
+    def ask():
+        try:
+            urllib.request.urlopen(url)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    return thread
+
+
+def solves_under_way(api: str) -> list[dict]:
+    """The solves under way on a served page (/api/progress)."""
+    return json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
+
+
 def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, slow_solves):
     """While the solver thread solves N = 8, the page's request for N = 7 waits in the
     queue: the page says so and what it waits behind, and Cancel stops it at once."""
     from selenium.webdriver.common.by import By
 
     api = f"{page_server}/api"
-
-    def ask():
-        try:
-            urllib.request.urlopen(f"{api}/table?n=8")
-        except OSError:  # 400: cancelled at the end
-            pass
-
-    ahead = threading.Thread(target=ask)
-    ahead.start()
+    ahead = ask_in_background(f"{api}/table?n=8")
     try:
         wait_until(
-            lambda: [
-                s
-                for s in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
-                if s["n"] == 8 and s["state"] == "solving"
-            ]
+            lambda: [s for s in solves_under_way(api) if s["n"] == 8 and s["state"] == "solving"]
         )
         browser.get(f"{page_server}/#first?n=7&objective=points")
         browser.refresh()
@@ -1104,8 +1112,7 @@ def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, sl
         browser.find_element(By.ID, "cancel").click()
         error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
         assert "cancelled" in error
-        solving = json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
-        assert [s["n"] for s in solving] == [8]  # N = 7 is gone, N = 8 goes on
+        assert [s["n"] for s in solves_under_way(api)] == [8]  # N = 7 is gone, N = 8 goes on
     finally:
         req = urllib.request.Request(f"{api}/cancel?n=8", method="POST")
         urllib.request.urlopen(req)
@@ -1172,32 +1179,16 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
     )
     assert text.startswith("solving the twelve variant at N = 7: level")
 
-    def ask():
-        try:
-            urllib.request.urlopen(f"{api}/table?n=7")
-        except OSError:  # 400: cancelled at the end
-            pass
-
-    behind = threading.Thread(target=ask)
-    behind.start()
+    behind = ask_in_background(f"{api}/table?n=7")
     try:
-        wait_until(
-            lambda: [
-                x
-                for x in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
-                if "variant" not in x and x["n"] == 7
-            ]
-        )
+        wait_until(lambda: [x for x in solves_under_way(api) if "variant" not in x and x["n"] == 7])
         browser.find_element(By.ID, "cancel").click()
         error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
         assert "cancelled" in error
         release.set()  # the variant's solve stops at its next report, and the standard
         wait_until(  # solve, not cancelled, takes the solver thread
             lambda: (
-                [
-                    (x["n"], x.get("variant"), x["state"])
-                    for x in json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
-                ]
+                [(x["n"], x.get("variant"), x["state"]) for x in solves_under_way(api)]
                 == [(7, None, "solving")]
             )
         )
