@@ -971,19 +971,20 @@ def wait_until(condition, timeout=60.0):
     pytest.fail("never happened")
 
 
-def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch):
-    """A variant beyond VARIANT_INLINE_MAX_N is solved by the solver thread: /api/progress
-    shows it (one step per first-round upcard) and /api/cancel with its variant stops it
-    (a cancel of the standard game, or of another variant, of the same N does not), its
-    game answered 400; solved again, the game is played."""
+@pytest.fixture
+def slow_variants(monkeypatch):
+    """Every variant beyond N = 2 is solved by the solver thread and waits up to 1 s at each
+    progress report (one per first-round upcard), a long solve to watch and cancel; setting
+    the Event returned lets it run at full speed."""
     from exact.dp import variant_solver
     from exact.web import app as web
 
     real = variant_solver.solve_variant
+    release = threading.Event()
 
     def slow(variant, n, arithmetic, progress=None):
         def report(states):
-            time.sleep(0.5)
+            release.wait(1.0)
             if progress is not None:
                 progress(states)
 
@@ -991,6 +992,14 @@ def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch
 
     monkeypatch.setattr(variant_solver, "solve_variant", slow)
     monkeypatch.setattr(web, "VARIANT_INLINE_MAX_N", {"twelve": 2, "dummy": 2})
+    return release
+
+
+def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(slow_variants):
+    """A variant beyond VARIANT_INLINE_MAX_N is solved by the solver thread: /api/progress
+    shows it (one step per first-round upcard) and /api/cancel with its variant stops it
+    (a cancel of the standard game, or of another variant, of the same N does not), its
+    game answered 400; solved again, the game is played."""
     c = testclient.TestClient(create_app())
     params = {"n": 4, "variant": "twelve", "seed": 1}
     answers = []
@@ -1016,7 +1025,7 @@ def test_a_variants_long_solve_reports_progress_and_can_be_cancelled(monkeypatch
     (r,) = answers
     assert r.status_code == 400 and "was cancelled" in r.json()["error"]
     assert c.get("/api/progress").json()["solving"] == []
-    monkeypatch.setattr(variant_solver, "solve_variant", real)
+    slow_variants.set()  # full speed from here on
     game = c.get("/api/game/new", params=params).json()
     assert game["variant"] == "twelve" and game["your_cards"] == [2, 3, 4]
 
@@ -1140,7 +1149,7 @@ def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_s
 
 
 def test_the_page_cancels_a_variants_solve_and_no_other(
-    page_server, browser, slow_solves, monkeypatch
+    page_server, browser, slow_solves, slow_variants
 ):
     """Play's new game of the twelve-round variant at N = 7, solved slowly by the solver
     thread, with a standard solve of N = 7 queued behind it: the page shows the
@@ -1148,22 +1157,6 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
     so the standard solve goes on."""
     from selenium.webdriver.common.by import By
 
-    from exact.dp import variant_solver
-    from exact.web import app as web
-
-    real = variant_solver.solve_variant
-    release = threading.Event()
-
-    def slow(variant, n, arithmetic, progress=None):
-        def report(states):
-            release.wait(2.0)
-            if progress is not None:
-                progress(states)
-
-        return real(variant, n, arithmetic, progress=report)
-
-    monkeypatch.setattr(variant_solver, "solve_variant", slow)
-    monkeypatch.setattr(web, "VARIANT_INLINE_MAX_N", {"twelve": 2, "dummy": 2})
     api = f"{page_server}/api"
     browser.get(f"{page_server}/#play?n=7&objective=points&variant=twelve")
     browser.refresh()
@@ -1185,7 +1178,7 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
         browser.find_element(By.ID, "cancel").click()
         error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
         assert "cancelled" in error
-        release.set()  # the variant's solve stops at its next report, and the standard
+        slow_variants.set()  # the variant's solve stops at its next report, and the standard
         wait_until(  # solve, not cancelled, takes the solver thread
             lambda: (
                 [(x["n"], x.get("variant"), x["state"]) for x in solves_under_way(api)]
@@ -1193,7 +1186,7 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
             )
         )
     finally:
-        release.set()
+        slow_variants.set()
         req = urllib.request.Request(f"{api}/cancel?n=7", method="POST")
         urllib.request.urlopen(req)
         behind.join(timeout=30)
