@@ -129,15 +129,6 @@ def win_matrix(V, Y, P, L, u, f):
 
 
 @cache
-def win_float_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int) -> float:
-    """P(win) - P(loss) in floating point (HiGHS), no decided-lead shortcut."""
-    if not P:
-        return float(_sign(L))
-    f = lambda v, y, p, lead: win_float_value(order, v, y, p, lead)  # noqa: E731
-    return combine(order, P, lambda u: reference_game(win_matrix(V, Y, P, L, u, f))[0])
-
-
-@cache
 def win_exact_value(order: str, V: frozenset, Y: frozenset, P: frozenset, L: int) -> Fraction:
     """P(win) - P(loss) in exact rationals."""
     if not P:
