@@ -1209,23 +1209,27 @@ def test_a_link_beyond_this_server_is_kept_and_says_what_it_needs(page_server, b
 
 @pytest.fixture(scope="module")
 def store_server(tmp_path_factory):
-    """A server of a points store of N = 11, beyond what it solves on the fly (N <= 10)."""
+    """A server of a points store of N = 9 whose cache (``gops serve --cache-mib``) lets it
+    solve on the fly up to N = 8 only: a link of N = 9 is beyond what it solves, as N = 11
+    is on a default server, through the same page and server code (a store of N = 11
+    would take 20 to 40 s to solve here)."""
     from exact.dp.store import solve_into_store
-    from exact.web.app import WEB_SOLVE_MAX_N
+    from exact.web.app import solve_size
 
     pytest.importorskip("uvicorn")
-    n = WEB_SOLVE_MAX_N + 1
+    n = 9
     store = tmp_path_factory.mktemp("web-store") / f"s{n}"
-    solve_into_store(GameSpec.parse(n), store)  # about 20 s on 2 cores
-    app = create_app([store])
+    solve_into_store(GameSpec.parse(n), store)
+    app = create_app([store], cache_bytes=solve_size(n - 1, "points")[0])
+    assert app.state.solutions.limits["points"]["max_n"] == n - 1
     for url in serve(app):
         yield url, app, n
 
 
 def test_a_link_beyond_the_on_the_fly_limit_is_answered_by_a_store(store_server, browser):
-    """The shared link of a position at N = 11 opens on a server with a store of N = 11:
-    the page shows the store's equilibrium (the API's value, nothing solved) and keeps
-    the link."""
+    """The shared link of a position beyond the server's on-the-fly limit opens on a server
+    with a store of that N: the page shows the store's equilibrium (the API's value,
+    nothing solved) and keeps the link."""
     from selenium.webdriver.common.by import By
 
     url, app, n = store_server
