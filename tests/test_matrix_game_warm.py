@@ -361,7 +361,11 @@ def _chain_many(games, ks, out, codes):
             codes[g] = guess
 
 
+@pytest.mark.slow
 def test_compiled_parallel_chain():
+    """solve_game_warm chained inside a numba prange, as a level kernel would call it: the
+    same bits as the calls from Python.  -m slow: its compilation takes 35 s on the 2-core
+    machine, and no level kernel uses the warm start yet."""
     rng = np.random.default_rng(6)
     n = 200
     games = rng.uniform(-20.0, 20.0, (n, KMAX, KMAX))
