@@ -50,7 +50,7 @@ def test_float_values_match_highs_reference(order):
 @pytest.mark.parametrize("order", ["controlled-by-me", "controlled-by-them"])
 def test_controlled_orders_at_five(order):
     """The start of the 5-card game under a controlled order against HiGHS: about 7,000
-    reference games, 30 s each on the 2-core machine."""
+    reference games, 30 s an order on the 2-core machine."""
     assert_start_of_five_matches_highs(order)
 
 
