@@ -1092,6 +1092,18 @@ def solves_under_way(api: str) -> list[dict]:
     return json.load(urllib.request.urlopen(f"{api}/progress"))["solving"]
 
 
+def shown_progress(browser, containing: str = "") -> str:
+    """The text of the page's progress box, once it shows one containing ``containing``."""
+    from selenium.webdriver.common.by import By
+
+    def text(d):
+        shown = d.find_element(By.ID, "progress").is_displayed()
+        words = d.find_element(By.ID, "progress-text").text
+        return shown and containing in words and words
+
+    return wait_for(browser, text)
+
+
 def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, slow_solves):
     """While the solver thread solves N = 8, the page's request for N = 7 waits in the
     queue: the page says so and what it waits behind, and Cancel stops it at once."""
@@ -1105,14 +1117,7 @@ def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, sl
         )
         browser.get(f"{page_server}/#first?n=7&objective=points")
         browser.refresh()
-        text = wait_for(
-            browser,
-            lambda d: (
-                d.find_element(By.ID, "progress").is_displayed()
-                and "queued" in d.find_element(By.ID, "progress-text").text
-                and d.find_element(By.ID, "progress-text").text
-            ),
-        )
+        text = shown_progress(browser, "queued")
         assert text.startswith("N = 7, points objective: queued (position 1), waiting behind")
         assert "the solve of N = 8, points objective: level" in text
         bar = browser.find_element(By.ID, "progress-bar")
@@ -1133,13 +1138,7 @@ def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_s
 
     browser.get(f"{page_server}/#first?n=7&objective=points")
     browser.refresh()
-    text = wait_for(
-        browser,
-        lambda d: (
-            d.find_element(By.ID, "progress").is_displayed()
-            and d.find_element(By.ID, "progress-text").text
-        ),
-    )
+    text = shown_progress(browser)
     assert "N = 7, points objective" in text
     browser.save_screenshot(str(ARTIFACTS / "progress.png"))
     browser.find_element(By.ID, "cancel").click()
@@ -1162,14 +1161,7 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
     browser.refresh()
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
-    text = wait_for(
-        browser,
-        lambda d: (
-            d.find_element(By.ID, "progress").is_displayed()
-            and "twelve" in d.find_element(By.ID, "progress-text").text
-            and d.find_element(By.ID, "progress-text").text
-        ),
-    )
+    text = shown_progress(browser, "twelve")
     assert text.startswith("solving the twelve variant at N = 7: level")
 
     behind = ask_in_background(f"{api}/table?n=7")
