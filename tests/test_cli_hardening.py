@@ -462,3 +462,50 @@ def test_help_texts_do_not_speak_of_the_seed(command):
     assert code == 0
     text = re.sub(r"--seed|[Rr]andom seed|seed \{|seed \d", "", out)
     assert not re.search(r"\bseed\b|\bissue\b", text, re.I), out
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_a_long_store_solve_in_a_log_writes_a_line_every_ten_minutes(capsys, monkeypatch):
+    """ProgressLines (gops solve --store with stderr not a terminal): nothing in the first
+    PROGRESS_LINE_SECONDS, then a line with the level, the items done, this run's rate in
+    the level and the time left in it, and a line when such a level is done; a resumed
+    level's rate counts this run's items only; a short level says nothing."""
+    from exact.cli.common import PROGRESS_LINE_SECONDS, ProgressLines
+    from exact.game.encoding import build_levels
+    from exact.kernels.points import level_items
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    clock = FakeClock()
+    lines = ProgressLines(clock=clock)
+    levels = build_levels(9)
+    short, long = levels[3], levels[5]
+    lines(short, level_items(short))  # level 3 done at once: no line
+    total = level_items(long)  # 90,090 items
+    clock.now = 60.0
+    lines(long, 10_000)  # resumed: 10,000 items found done
+    clock.now = PROGRESS_LINE_SECONDS - 1
+    lines(long, 1_000)  # before the first 10 minutes: no line
+    assert capsys.readouterr().err == ""
+    clock.now = PROGRESS_LINE_SECONDS + 60.0  # 10 minutes after the resume
+    lines(long, 1_000)  # 2,000 items this run in 10 minutes: 200 a minute
+    err = capsys.readouterr().err
+    assert err == (  # 78,090 items left at 200 a minute: 6.5 hours
+        "gops: level 5/9: 12,000 of 90,090 items (13.3 %), 200 items a minute; "
+        "about 6.5 h left in it\n"
+    )
+    clock.now += 60.0
+    lines(long, 1_000)  # within 10 minutes of that line: nothing
+    assert capsys.readouterr().err == ""
+    lines(long, total - 13_000)
+    assert capsys.readouterr().err == "gops: level 5/9 done: 90,090 items\n"
+    quiet = ProgressLines(enabled=False, clock=clock)
+    clock.now += 10 * PROGRESS_LINE_SECONDS
+    quiet(long, 1)
+    assert capsys.readouterr().err == ""

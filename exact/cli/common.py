@@ -94,6 +94,72 @@ class ProgressBar:
             self.bar = None
 
 
+#: A long solve whose stderr is a log writes a progress line at most this often (seconds).
+PROGRESS_LINE_SECONDS = 600.0
+
+
+class ProgressLines:
+    """Progress of a long store solve as plain lines on stderr, where stderr is a log and
+    not a terminal (there ProgressBar draws): once ``every`` seconds have passed since the
+    run began or since the last line, the level, its items done, the rate this run has
+    kept in the level, and the time left in the level at that rate; and, for a level that
+    had such a line, a line when it is done.  A solve shorter than ``every`` prints
+    nothing.  The rate counts from the level's first report, which on a resume is the
+    items found done, so it is this run's own.
+    """
+
+    def __init__(self, enabled: bool = True, every: float = PROGRESS_LINE_SECONDS, clock=None):
+        import time
+
+        self.enabled = enabled and not sys.stderr.isatty()
+        self.every = every
+        self.clock = clock or time.monotonic
+        self.last = self.clock()  # when the last line was written (or the run began)
+        self.k = None  # the level being reported, its items done and its first report
+        self.done = 0
+        self.first = (0.0, 0)
+        self.spoken = False  # a line was written during this level
+
+    def __call__(self, level, done):
+        if not self.enabled:
+            return
+        from exact.kernels.points import level_items
+
+        now = self.clock()
+        if level.k != self.k:
+            self.k, self.done, self.spoken = level.k, 0, False
+        self.done += done
+        if self.done == done:  # the level's first report
+            self.first = (now, self.done)
+        total = level_items(level)
+        head = f"gops: level {level.k}/{level.n}"
+        if self.done >= total:
+            if self.spoken:
+                click.echo(f"{head} done: {total:,} items", err=True)
+                self.last = now
+            return
+        if now - self.last < self.every:
+            return
+        since, before = self.first
+        rate = (self.done - before) / max(now - since, 1e-9)
+        left = f"; about {_hours((total - self.done) / rate)} left in it" if rate > 0 else ""
+        click.echo(
+            f"{head}: {self.done:,} of {total:,} items ({100 * self.done / total:.1f} %), "
+            f"{60 * rate:,.0f} items a minute{left}",
+            err=True,
+        )
+        self.last, self.spoken = now, True
+
+
+def _hours(seconds: float) -> str:
+    """A time left, as a log line says it.
+
+    >>> _hours(95), _hours(5400), _hours(13 * 3600)
+    ('2 min', '90 min', '13.0 h')
+    """
+    return f"{seconds / 3600:.1f} h" if seconds >= 7200 else f"{max(1, round(seconds / 60))} min"
+
+
 def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = False):
     """The Solution of ``game`` (checked against its arithmetic's limits first,
     :func:`exact.dp.solve.check_limits`), with a progress bar unless ``quiet``."""

@@ -13,6 +13,7 @@ from exact.cli.common import (
     WIN_UNITS,
     NumberArgumentsCommand,
     ProgressBar,
+    ProgressLines,
     card_list,
     certified_columns,
     format_table,
@@ -75,7 +76,11 @@ def _solve_n(options: dict) -> int:
     help="With --store: solve on Dask, local:W (W worker processes here) or "
     "tcp://HOST:PORT (a running scheduler; the store on a shared file system).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="No progress: no bar on a terminal, and with --store no line every 10 minutes in a log.",
+)
 @objective_options
 @game_options("solve", n=_solve_n)
 def solve(
@@ -203,10 +208,16 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     jit = warm_up_kernels(objective)
     t0 = time.perf_counter()
     if cluster is None:
-        bar = ProgressBar(enabled=not quiet, leave=True)
+        bar = ProgressBar(enabled=not quiet, leave=True)  # on a terminal
+        lines = ProgressLines(enabled=not quiet)  # in a log: a line every 10 minutes
+
+        def progress(level, done):
+            bar(level, done)
+            lines(level, done)
+
         try:
             store = solve_into_store(
-                game, store_dir, progress=bar, chunk_items=chunk_items, on_repair=report_repair
+                game, store_dir, progress=progress, chunk_items=chunk_items, on_repair=report_repair
             )
         finally:
             bar.close()
