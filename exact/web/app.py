@@ -1038,11 +1038,7 @@ def cancel(request: Request) -> dict:
     whose solves are of that order and of its mirror, else every order; ``variant``: that
     two-player variant's solves, else the standard game's); what was cancelled."""
     game, _ = game_query(request, game=True)
-    variant = request.query_params.get("variant", "standard")
-    if variant not in PLAY_VARIANTS:
-        raise GopsInputError(
-            f"unknown variant {variant!r}: Play offers " + ", ".join(PLAY_VARIANTS)
-        )
+    variant = variant_name(request)
     orders = None
     if "order" in request.query_params:
         orders = {game.order.name, game.mirrored().order.name}
@@ -1138,16 +1134,22 @@ def _game(request: Request, bid: bool = False, prize: bool = False) -> dict:
     return out
 
 
-def game_variant(request: Request, game: GameSpec) -> str:
-    """The ``variant`` of a game query (PLAY_VARIANTS; standard by default), checked with
-    its game as ``gops play --variant`` checks it: the variants are solved for points in
-    the random order (so no lead; the same one-line messages), N within the variant
-    solver's limit (its own message: the web app does not import the command line)."""
+def variant_name(request: Request) -> str:
+    """The query's ``variant`` (standard by default), one of PLAY_VARIANTS."""
     variant = request.query_params.get("variant", "standard")
     if variant not in PLAY_VARIANTS:
         raise GopsInputError(
             f"unknown variant {variant!r}: Play offers " + ", ".join(PLAY_VARIANTS)
         )
+    return variant
+
+
+def game_variant(request: Request, game: GameSpec) -> str:
+    """The ``variant`` of a game query (PLAY_VARIANTS; standard by default), checked with
+    its game as ``gops play --variant`` checks it: the variants are solved for points in
+    the random order (so no lead; the same one-line messages), N within the variant
+    solver's limit (its own message: the web app does not import the command line)."""
+    variant = variant_name(request)
     if variant != "standard":
         from exact.dp.variant_solver import check_variant_options
         from exact.play.engine import check_setup
