@@ -202,12 +202,7 @@ class SolveProgress:
         self._units: dict[int, int] = {}
 
     def __call__(self, level=None, units: int = 0):
-        import time
-
-        if self.cancelled:
-            raise Cancelled(f"the solve of {self.describe()} was cancelled")
-        if self.started is None:
-            self.started = time.monotonic()
+        self._tick()
         if level is None:
             return
         from exact.kernels.points import level_items
@@ -218,6 +213,16 @@ class SolveProgress:
         self._units[k] += units
         self.level_done = min(1.0, self._units[k] / max(1, level_items(level)))
 
+    def _tick(self):
+        """Each call of the solver's callback: Cancelled once :meth:`cancel` was asked;
+        the first call marks the time the solver took the job up."""
+        import time
+
+        if self.cancelled:
+            raise Cancelled(f"the solve of {self.describe()} was cancelled")
+        if self.started is None:
+            self.started = time.monotonic()
+
     def cancel(self):
         self.cancelled = True
 
@@ -225,13 +230,18 @@ class SolveProgress:
         g = self.game
         return f"N = {g.n}, {g.objective} objective" + (" (every lead)" if g.handicap else "")
 
-    def json(self) -> dict:
-        import time
-
+    def where(self) -> tuple[int, float]:
+        """(the level under way, the fraction of the whole work done)."""
         total = sum(self.work) or 1
         done = sum(self.work[: max(0, self.level)]) + self.level_done * (
             self.work[self.level] if self.level >= 0 else 0
         )
+        return max(0, self.level), done / total
+
+    def json(self) -> dict:
+        import time
+
+        level, fraction = self.where()
         return {
             "n": self.game.n,
             "objective": self.game.objective,
@@ -240,9 +250,9 @@ class SolveProgress:
             "state": "cancelled"
             if self.cancelled
             else ("queued" if self.started is None else "solving"),
-            "level": max(0, self.level),
+            "level": level,
             "levels": self.game.n,
-            "fraction": round(done / total, 4),
+            "fraction": round(fraction, 4),
             "seconds": round(time.monotonic() - self.started, 1) if self.started else 0.0,
             "estimate_seconds": round(self.estimate, 1),
         }
@@ -389,37 +399,20 @@ class VariantProgress(SolveProgress):
         self.done = 0
 
     def __call__(self, states=None, units: int = 0):
-        import time
-
-        if self.cancelled:
-            raise Cancelled(f"the solve of {self.describe()} was cancelled")
-        if self.started is None:
-            self.started = time.monotonic()
+        self._tick()
         if states is not None:
             self.done += 1
 
     def describe(self) -> str:
         return f"the {self.key.variant} variant at N = {self.game.n}"
 
-    def json(self) -> dict:
-        import time
+    def where(self) -> tuple[int, float]:
+        """(the upcards of the first round done, their fraction of N)."""
+        done = min(self.done, self.game.n)
+        return done, done / self.game.n
 
-        n = self.game.n
-        return {
-            "n": n,
-            "objective": "points",
-            "variant": self.key.variant,
-            "every_lead": False,
-            "what": self.describe(),
-            "state": "cancelled"
-            if self.cancelled
-            else ("queued" if self.started is None else "solving"),
-            "level": min(self.done, n),
-            "levels": n,
-            "fraction": round(min(self.done, n) / n, 4),
-            "seconds": round(time.monotonic() - self.started, 1) if self.started else 0.0,
-            "estimate_seconds": round(self.estimate, 1),
-        }
+    def json(self) -> dict:
+        return {**super().json(), "variant": self.key.variant}
 
 
 class Solutions:
