@@ -509,3 +509,29 @@ def test_a_long_store_solve_in_a_log_writes_a_line_every_ten_minutes(capsys, mon
     clock.now += 10 * PROGRESS_LINE_SECONDS
     quiet(long, 1)
     assert capsys.readouterr().err == ""
+
+
+def test_a_progress_line_of_a_known_game_says_the_time_left_in_the_run(capsys, monkeypatch):
+    """Given the game, ProgressLines adds the time left in the whole run: the levels above
+    weighed by the cost model (k^3 / 2 per prize set and pattern), at the rate the level
+    keeps.  The expected figure is computed here from the counts, not by level_work."""
+    from math import comb
+
+    from exact.cli.common import PROGRESS_LINE_SECONDS, ProgressLines
+    from exact.game.encoding import build_levels, pattern_count
+    from exact.game.spec import GameSpec
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    clock = FakeClock()
+    lines = ProgressLines(clock=clock, game=GameSpec.parse(9))
+    levels = build_levels(9)
+    lines(levels[5], 10_000)
+    clock.now = PROGRESS_LINE_SECONDS
+    lines(levels[5], 2_000)  # 200 items a minute; 78,090 of 90,090 left
+    work = [comb(9, k) * pattern_count(9, k) * k**3 / 2 for k in range(10)]
+    minutes = 78_090 / 200 + sum(work[6:]) / work[5] * 90_090 / 200
+    assert round(minutes / 60, 1) == 22.9
+    assert capsys.readouterr().err == (
+        "gops: level 5/9: 12,000 of 90,090 items (13.3 %), 200 items a minute; "
+        "about 6.5 h left in it, 22.9 h in the run\n"
+    )

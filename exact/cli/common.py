@@ -106,11 +106,24 @@ class ProgressLines:
     had such a line, a line when it is done.  A solve shorter than ``every`` prints
     nothing.  The rate counts from the level's first report, which on a resume is the
     items found done, so it is this run's own.
+
+    Given the ``game``, a line also says the time left in the whole run: the levels above
+    weighed by the pre-flight's cost model (:func:`exact.dp.preflight.level_work`), at the
+    rate this level keeps in the model's units.  Levels of more cards have kept more units
+    a second than those below them (points N = 15: 2.5e7 at level 7, 5.0e7 at level 9,
+    benchmarks/RESULTS.md), so early in a run this over-estimates.
     """
 
-    def __init__(self, enabled: bool = True, every: float = PROGRESS_LINE_SECONDS, clock=None):
+    def __init__(
+        self,
+        enabled: bool = True,
+        every: float = PROGRESS_LINE_SECONDS,
+        clock=None,
+        game: GameSpec | None = None,
+    ):
         import time
 
+        self.game = game
         self.enabled = enabled and not sys.stderr.isatty()
         self.every = every
         self.clock = clock or time.monotonic
@@ -142,7 +155,16 @@ class ProgressLines:
             return
         since, before = self.first
         rate = (self.done - before) / max(now - since, 1e-9)
-        left = f"; about {_hours((total - self.done) / rate)} left in it" if rate > 0 else ""
+        left = ""
+        if rate > 0:
+            seconds = (total - self.done) / rate
+            left = f"; about {_hours(seconds)} left in it"
+            if self.game is not None:  # the levels above, in items of this level's work
+                from exact.dp.preflight import level_work
+
+                above = sum(level_work(self.game, j) for j in range(level.k + 1, level.n + 1))
+                seconds += above * total / level_work(self.game, level.k) / rate
+                left += f", {_hours(seconds)} in the run"
         click.echo(
             f"{head}: {self.done:,} of {total:,} items ({100 * self.done / total:.1f} %), "
             f"{60 * rate:,.0f} items a minute{left}",

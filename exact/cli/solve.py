@@ -209,7 +209,7 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     t0 = time.perf_counter()
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)  # on a terminal
-        lines = ProgressLines(enabled=not quiet)  # in a log: a line every 10 minutes
+        lines = ProgressLines(enabled=not quiet, game=game)  # in a log: a line every 10 minutes
 
         def progress(level, done):
             bar(level, done)
