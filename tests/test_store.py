@@ -62,6 +62,30 @@ def test_resume_after_interruption_is_bit_identical(tmp_path, solved):
     assert_same_values(exact.load(root), solved(8))
 
 
+def test_a_store_copied_elsewhere_resumes_there(tmp_path, solved):
+    """A store is a plain directory: stopped inside level 6, copied whole to another path
+    (as to another machine) and the original removed, the copy resumes and ends with the
+    values, and the manifest's level SHA-256s, of an uninterrupted solve."""
+    import shutil
+
+    first, copy, whole = tmp_path / "here", tmp_path / "elsewhere" / "store", tmp_path / "whole"
+
+    def stop(level, items):
+        if level.k == 6 and (first / "level-6.progress").exists():
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        solve_into_store(GameSpec.parse(8), first, progress=stop, chunk_items=2000)
+    shutil.copytree(first, copy)
+    shutil.rmtree(first)
+    assert (copy / "level-6.progress").read_text().split()[0] == "2000"  # one chunk done
+    solve_into_store(GameSpec.parse(8), copy)
+    solve_into_store(GameSpec.parse(8), whole)
+    assert_same_values(exact.load(copy), solved(8))
+    levels = [json.loads((root / "manifest.json").read_text())["levels"] for root in (copy, whole)]
+    assert levels[0] == levels[1]
+
+
 def test_resume_after_kill_9(tmp_path, solved):
     """kill -9 a real `gops solve 8 --store` mid-run, rerun the same command: identical."""
     root = tmp_path / "store"
