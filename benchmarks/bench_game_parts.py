@@ -10,6 +10,10 @@ matrix with the kernel's arithmetic) in three passes, interleaved in every repea
 * ``kernel``: the fill, the solve and exact.kernels.bounds.certified_game, what the
   level kernel does per game (less its running mean of the k values).
 
+All three passes run in one compiled loop of their own, not in bench_matrix_game_warm's
+``replay`` (whose modes 0 and 1 are the first two): that loop also carries the warm
+starts' memo and branches, and the passes are only comparable if they share one loop.
+
 The differences are the solve's and the bound's shares; the best of the repeats per pass
 (the machine is shared).  What they bound: a per-game method that made the solve s times
 cheaper speeds the kernel up at most by kernel / (kernel - solve + solve / s).
