@@ -86,6 +86,52 @@ def test_a_store_copied_elsewhere_resumes_there(tmp_path, solved):
     assert levels[0] == levels[1]
 
 
+def test_a_rerun_says_where_it_resumes(tmp_path, solved):
+    """A rerun of `gops solve --store` says what it picks up before it solves: the levels
+    stored, the items of the next one recorded as finished, and the share of the
+    estimate's work left; the share is computed here from the counts (k^3 / 2 per prize
+    set and pattern), not by the cost model's own function."""
+    from math import comb
+
+    from exact.cli.solve import resume_line
+    from exact.dp.preflight import estimate, format_duration
+    from exact.game.encoding import pattern_count
+
+    root = tmp_path / "store"
+
+    def stop(level, items):
+        marker = root / "level-6.progress"  # "items radius", after each chunk of level 6
+        if level.k == 6 and marker.exists() and marker.read_text().split()[0] == "4000":
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        solve_into_store(GameSpec.parse(8), root, progress=stop, chunk_items=2000)
+    total = len(exact.game.encoding.build_levels(8)[6].canonical_patterns) * comb(8, 6)
+    work = [comb(8, k) * pattern_count(8, k) * k**3 / 2 for k in range(9)]
+    left = (sum(work[6:]) - work[6] * 4000 / total) / sum(work)
+    seconds = left * estimate(GameSpec.parse(8)).seconds
+    manifest = json.loads((root / "manifest.json").read_text())
+    on_cluster = resume_line(root, manifest, GameSpec.parse(8), estimate(GameSpec.parse(8)), True)
+    assert on_cluster.startswith(  # a cluster keeps parts, not a count of items
+        f"gops: resuming {root}: levels 0 to 5 stored, level 6 next (the parts it has done "
+        f"are kept); about {100 * sum(work[6:]) / sum(work):.0f} % "
+    )
+    result = CliRunner().invoke(main, ["solve", "8", "--store", str(root)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[1] == (
+        f"gops: resuming {root}: levels 0 to 5 stored, level 6 at 4,000 of {total:,} items "
+        f"({100 * 4000 / total:.1f} %); about {100 * left:.0f} % of the estimate's work is "
+        f"left ({format_duration(seconds)})"
+    )
+    assert_same_values(exact.load(root), solved(8))
+    again = CliRunner().invoke(main, ["solve", "8", "--store", str(root)])
+    assert again.stderr.splitlines()[1] == (
+        f"gops: resuming {root}: every level is stored; checking them"
+    )
+    fresh = CliRunner().invoke(main, ["solve", "5", "--store", str(tmp_path / "new")])
+    assert "resuming" not in fresh.stderr
+
+
 def test_resume_after_kill_9(tmp_path, solved):
     """kill -9 a real `gops solve 8 --store` mid-run, rerun the same command: identical."""
     root = tmp_path / "store"

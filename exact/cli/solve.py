@@ -199,12 +199,16 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     if cluster is not None:
         parse_cluster(cluster)
     # A store of another game is refused before the estimate is printed (nothing written).
-    existing_manifest(store_dir, game)
+    manifest = existing_manifest(store_dir, game)
     est = estimate(game)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
         where = "this machine" if cluster is None else "one machine like this one"
         click.echo(f"gops: estimate for {where}: {est.describe()}", err=True)
+        if manifest is not None:
+            line = resume_line(store_dir, manifest, game, est, cluster is not None)
+            if line:
+                click.echo(line, err=True)
     jit = warm_up_kernels(objective)
     t0 = time.perf_counter()
     if cluster is None:
@@ -235,6 +239,50 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
         print_points_summary(n, sol, st, jit, store_dir, kept)
     else:
         print_win_summary(n, sol, st, jit, 0, store_dir, kept)
+
+
+def resume_line(store_dir, manifest, game: GameSpec, est, cluster: bool) -> str | None:
+    """What a rerun of ``gops solve --store`` picks up, in one line (None while the store
+    holds nothing yet): the levels stored, the items of the next one recorded as finished
+    (a cluster keeps parts instead: exact.dp.cluster), and the work left by the cost model
+    of the estimate (:func:`exact.dp.preflight.work_left`)."""
+    from exact.dp.preflight import format_duration, work_left
+    from exact.dp.store import resume_point
+    from exact.game.encoding import build_levels
+
+    point = resume_point(store_dir, manifest, game, build_levels(game.n))  # cached levels
+    head = f"gops: resuming {store_dir}"
+    if point.level is None:
+        return f"{head}: every level is stored; checking them"
+    items = 0 if cluster else point.items
+    if not point.stored and not items:
+        return None
+    where = [f"{_levels_text(point.stored)} stored"] if point.stored else []
+    if items:
+        share = 100 * items / point.total
+        where.append(f"level {point.level} at {items:,} of {point.total:,} items ({share:.1f} %)")
+    else:
+        kept = " (the parts it has done are kept)" if cluster else ""
+        where.append(f"level {point.level} next{kept}")
+    left = work_left(game, point.stored, point.level, items, point.total)
+    return (
+        f"{head}: {', '.join(where)}; about {100 * left:.0f} % of the estimate's work "
+        f"is left ({format_duration(left * est.seconds)})"
+    )
+
+
+def _levels_text(ks) -> str:
+    """Levels as a line names them.
+
+    >>> _levels_text([0, 1, 2]), _levels_text([0]), _levels_text([0, 1, 3])
+    ('levels 0 to 2', 'level 0', 'levels 0, 1, 3')
+    """
+    ks = sorted(ks)
+    if len(ks) == 1:
+        return f"level {ks[0]}"
+    if ks == list(range(ks[0], ks[-1] + 1)):
+        return f"levels {ks[0]} to {ks[-1]}"
+    return "levels " + ", ".join(map(str, ks))
 
 
 def warm_up_kernels(objective: str) -> float:

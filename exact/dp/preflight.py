@@ -66,7 +66,7 @@ class Estimate:
 
     def describe(self) -> str:
         return (
-            f"about {_duration(self.seconds)} on {self.cores} cores, "
+            f"about {format_duration(self.seconds)} on {self.cores} cores, "
             f"{self.memory_bytes / GIB:.1f} GiB of memory (at least "
             f"{self.minimum_bytes / GIB:.1f}), {_bytes(self.disk_bytes)} of disk"
         )
@@ -85,7 +85,12 @@ def _bytes(count: float) -> str:
     return f"{count:.0f} bytes"
 
 
-def _duration(seconds: float) -> str:
+def format_duration(seconds: float) -> str:
+    """A time as the estimate says it.
+
+    >>> format_duration(95), format_duration(5400), format_duration(13 * 3600)
+    ('95 s', '90 min', '13.0 h')
+    """
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:
@@ -161,6 +166,22 @@ def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
         cores,
         CACHE_FRACTION * pair + process,
     )
+
+
+def work_left(game: GameSpec, stored, level: int | None, items: int, total: int) -> float:
+    """The fraction of the cost model's work (:func:`level_work`) that a solve into a
+    store still has to do: every level not ``stored``, less the ``items`` of ``total``
+    already finished in ``level`` (the first level not stored).
+
+    >>> game = GameSpec.parse(9)
+    >>> work_left(game, range(10), None, 0, 0), work_left(game, (), 0, 0, 1)
+    (0.0, 1.0)
+    """
+    work = [level_work(game, k) for k in range(game.n + 1)]
+    left = sum(w for k, w in enumerate(work) if k not in set(stored))
+    if level is not None and total:
+        left -= work[level] * items / total
+    return left / sum(work)
 
 
 def memory_total() -> int:

@@ -47,6 +47,7 @@ import hashlib
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -275,18 +276,7 @@ class Store:
         return self.root / f"level-{k}.progress"
 
     def _progress(self, k: int) -> tuple[int, float]:
-        """(items of level k recorded as finished, their certified radius); (0, 0.0) when
-        unknown, out of range, or written without a radius (the level is then redone)."""
-        path = self._progress_path(k)
-        try:
-            require_regular_file(path)
-            items, radius_text = path.read_text().split()
-            done, radius = int(items), float(radius_text)
-        except (OSError, ValueError, UnicodeDecodeError, StoreError):
-            return 0, 0.0
-        if not (0 <= done <= self.objective.level_items(self.levels[k]) and radius >= 0.0):
-            return 0, 0.0
-        return done, radius
+        return read_progress(self._progress_path(k), self.objective.level_items(self.levels[k]))
 
     def _done_items(self, k: int) -> int:
         return self._progress(k)[0]
@@ -406,6 +396,44 @@ class Store:
     def finish(self, level, out, radius: float) -> np.ndarray:
         self.finish_level(level.k, out, radius)
         return self.load_level(level.k, verify=False)
+
+
+def read_progress(path: Path, total: int) -> tuple[int, float]:
+    """(items recorded as finished in a ``level-K.progress`` file, their certified radius);
+    (0, 0.0) when unknown, out of range 0..``total``, or written without a radius (the
+    level is then redone from its first item)."""
+    try:
+        require_regular_file(path)
+        items, radius_text = path.read_text().split()
+        done, radius = int(items), float(radius_text)
+    except (OSError, ValueError, UnicodeDecodeError, StoreError):
+        return 0, 0.0
+    if not (0 <= done <= total and radius >= 0.0):
+        return 0, 0.0
+    return done, radius
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a solve into an existing store picks up, as its files say (nothing checked
+    yet: a damaged level is found, and redone, when the solve reaches it)."""
+
+    stored: tuple[int, ...]  # the levels the manifest lists as complete
+    level: int | None  # the first level not listed (None: every level is)
+    items: int  # its items recorded as finished (level-K.progress)
+    total: int  # its items
+
+
+def resume_point(root, manifest: dict, game: GameSpec, levels) -> ResumePoint:
+    """The :class:`ResumePoint` of the store at ``root`` with this (checked) manifest."""
+    stored = tuple(sorted(int(k) for k in manifest["levels"]))
+    missing = [k for k in range(game.n + 1) if k not in stored]
+    if not missing:
+        return ResumePoint(stored, None, 0, 0)
+    k = missing[0]
+    total = objective_of(game).level_items(levels[k])
+    items, _ = read_progress(Path(root) / f"level-{k}.progress", total)
+    return ResumePoint(stored, k, items, total)
 
 
 def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
