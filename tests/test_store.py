@@ -429,6 +429,30 @@ def test_radius_is_kept_and_resumed(tmp_path, solved):
     assert all(0 < r < 1e-11 for r in solved(8).radii[1:8])
 
 
+def test_a_resume_checksums_each_stored_level_once(tmp_path, monkeypatch, solved):
+    """On resume every level the store holds is checksummed once, the one below the level
+    in progress included (it was read twice: 6.5 GB at points N = 15)."""
+    import exact.dp.store as store_module
+
+    root = tmp_path / "store"
+
+    def stop(level, items):
+        if level.k == 6:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        solve_into_store(GameSpec.parse(8), root, progress=stop, chunk_items=2000)
+    hashed = []
+    real = store_module.file_sha256
+    monkeypatch.setattr(
+        store_module, "file_sha256", lambda path: hashed.append(path.name) or real(path)
+    )
+    solve_into_store(GameSpec.parse(8), root)
+    stored = [f"level-{k}.npy" for k in range(6)]
+    assert sorted(name for name in hashed if name in stored) == sorted(stored)
+    assert_same_values(exact.load(root), solved(8))
+
+
 def test_old_progress_without_radius_redoes_the_level(tmp_path, solved):
     """A progress file of the first format ("items" alone) cannot vouch for a radius: the
     level is recomputed from its start, and the result is the same."""
