@@ -161,13 +161,31 @@ def recorded(name: str, show: str) -> None:
     cog.outl("```")
 
 
+def _recorded_json(name: str) -> dict:
+    """A recorded ``gops table --json --certified``: benchmarks/frontier/``name``.json."""
+    import json
+
+    return json.loads((ROOT / "benchmarks" / "frontier" / f"{name}.json").read_text())
+
+
+def _sec4_claims():
+    """benchmarks/frontier/sec4_claims.py, the reading of the paper's sec 4 claims off a
+    recorded table (a script, not a package module)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "sec4_claims", ROOT / "benchmarks" / "frontier" / "sec4_claims.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _recorded_table(name: str) -> tuple[dict, dict]:
     """({upcard: [P(bid 1), ...]}, {upcard: [[lo, hi] of bid 1, ...]}) of a recorded
     ``gops table --json --certified`` (benchmarks/frontier/``name``.json), every column
     checked to be proved unique."""
-    import json
-
-    data = json.loads((ROOT / "benchmarks" / "frontier" / f"{name}.json").read_text())
+    data = _recorded_json(name)
     certified = data["certified"]
     if not all(certified[u]["unique_and_enclosed"] for u in data["by_upcard"]):
         raise RuntimeError(f"benchmarks/frontier/{name}: a column is not proved unique")
@@ -199,8 +217,9 @@ def objective_comparison(win: str, points: str, sentence: bool = False) -> None:
         distances.append(tv)
         only = [", ".join(map(str, sorted(s))) or "-" for s in (sw - sp, sp - sw)]
         rows.append(f"| {u} | {only[0]} | {only[1]} | {tv:.3f} |")
-    claims = [n - 1, n - 2] + ([1] if n % 2 == 0 else [])
-    zeros = all(w_bounds[n][b - 1] == [0.0, 0.0] for b in claims)
+    found = _sec4_claims().claims(_recorded_json(win))  # [(bid, "proved" | ...)]
+    claims = [bid for bid, _ in found]
+    zeros = all(what == "proved" for _, what in found)
     if sentence:
         cog.outl(
             f"Playing to win is not playing for points: the supports differ in {differ} of "
