@@ -178,7 +178,8 @@ def work_left(game: GameSpec, stored, level: int | None, items: int, total: int)
     (0.0, 1.0)
     """
     work = [level_work(game, k) for k in range(game.n + 1)]
-    left = sum(w for k, w in enumerate(work) if k not in set(stored))
+    stored = set(stored)
+    left = sum(w for k, w in enumerate(work) if k not in stored)
     if level is not None and total:
         left -= work[level] * items / total
     return left / sum(work)
