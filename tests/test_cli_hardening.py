@@ -2,6 +2,7 @@
 the exit code of the table in exact/cli/common.py (2 bad input, 130 interrupted), never a
 traceback."""
 
+import datetime
 import re
 import signal
 import subprocess
@@ -464,6 +465,10 @@ def test_help_texts_do_not_speak_of_the_seed(command):
     assert not re.search(r"\bseed\b|\bissue\b", text, re.I), out
 
 
+#: The time of day a FakeClock's progress lines are stamped with.
+WALL = datetime.datetime(2026, 11, 26, 14, 10, 59, tzinfo=datetime.timezone.utc)
+
+
 class FakeClock:
     def __init__(self):
         self.now = 0.0
@@ -483,7 +488,7 @@ def test_a_long_store_solve_in_a_log_writes_a_line_every_ten_minutes(capsys, mon
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
     clock = FakeClock()
-    lines = ProgressLines(clock=clock)
+    lines = ProgressLines(clock=clock, wall=lambda: WALL)
     levels = build_levels(9)
     short, long = levels[3], levels[5]
     lines(short, level_items(short))  # level 3 done at once: no line
@@ -497,14 +502,14 @@ def test_a_long_store_solve_in_a_log_writes_a_line_every_ten_minutes(capsys, mon
     lines(long, 1_000)  # 2,000 items this run in 10 minutes: 200 a minute
     err = capsys.readouterr().err
     assert err == (  # 78,090 items left at 200 a minute: 6.5 hours
-        "gops: level 5/9: 12,000 of 90,090 items (13.3 %), 200 items a minute; "
-        "about 6.5 h left in it\n"
+        "gops: level 5/9 at 2026-11-26 14:10 UTC: 12,000 of 90,090 items (13.3 %), "
+        "200 items a minute; about 6.5 h left in it\n"
     )
     clock.now += 60.0
     lines(long, 1_000)  # within 10 minutes of that line: nothing
     assert capsys.readouterr().err == ""
     lines(long, total - 13_000)
-    assert capsys.readouterr().err == "gops: level 5/9 done: 90,090 items\n"
+    assert capsys.readouterr().err == "gops: level 5/9 done at 2026-11-26 14:10 UTC: 90,090 items\n"
     quiet = ProgressLines(enabled=False, clock=clock)
     clock.now += 10 * PROGRESS_LINE_SECONDS
     quiet(long, 1)
@@ -523,7 +528,7 @@ def test_a_progress_line_of_a_known_game_says_the_time_left_in_the_run(capsys, m
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
     clock = FakeClock()
-    lines = ProgressLines(clock=clock, game=GameSpec.parse(9))
+    lines = ProgressLines(clock=clock, game=GameSpec.parse(9), wall=lambda: WALL)
     levels = build_levels(9)
     lines(levels[5], 10_000)
     clock.now = PROGRESS_LINE_SECONDS
@@ -532,6 +537,6 @@ def test_a_progress_line_of_a_known_game_says_the_time_left_in_the_run(capsys, m
     minutes = 78_090 / 200 + sum(work[6:]) / work[5] * 90_090 / 200
     assert round(minutes / 60, 1) == 22.9
     assert capsys.readouterr().err == (
-        "gops: level 5/9: 12,000 of 90,090 items (13.3 %), 200 items a minute; "
-        "about 6.5 h left in it, 22.9 h in the run\n"
+        "gops: level 5/9 at 2026-11-26 14:10 UTC: 12,000 of 90,090 items (13.3 %), "
+        "200 items a minute; about 6.5 h left in it, 22.9 h in the run\n"
     )

@@ -101,11 +101,12 @@ PROGRESS_LINE_SECONDS = 600.0
 class ProgressLines:
     """Progress of a long store solve as plain lines on stderr, where stderr is a log and
     not a terminal (there ProgressBar draws): once ``every`` seconds have passed since the
-    run began or since the last line, the level, its items done, the rate this run has
-    kept in the level, and the time left in the level at that rate; and, for a level that
-    had such a line, a line when it is done.  A solve shorter than ``every`` prints
-    nothing.  The rate counts from the level's first report, which on a resume is the
-    items found done, so it is this run's own.
+    run began or since the last line, the level, the time of day (UTC), its items done,
+    the rate this run has kept in the level, and the time left in the level at that rate;
+    and, for a level that had such a line, a line when it is done, with its time of day
+    (so that a log of a run of days says when each level ended).  A solve shorter than
+    ``every`` prints nothing.  The rate counts from the level's first report, which on a
+    resume is the items found done, so it is this run's own.
 
     Given the ``game``, a line also says the time left in the whole run: the levels above
     weighed by the pre-flight's cost model (:func:`exact.dp.preflight.level_work`), at the
@@ -120,10 +121,12 @@ class ProgressLines:
         every: float = PROGRESS_LINE_SECONDS,
         clock=None,
         game: GameSpec | None = None,
+        wall=None,
     ):
         import time
 
         self.game = game
+        self.wall = wall or _utc_now  # the time of day each line is stamped with
         self.enabled = enabled and not sys.stderr.isatty()
         self.every = every
         self.clock = clock or time.monotonic
@@ -146,9 +149,10 @@ class ProgressLines:
             self.first = (now, self.done)
         total = level_items(level)
         head = f"gops: level {level.k}/{level.n}"
+        stamp = f" at {self.wall():%Y-%m-%d %H:%M} UTC"
         if self.done >= total:
             if self.spoken:
-                click.echo(f"{head} done: {total:,} items", err=True)
+                click.echo(f"{head} done{stamp}: {total:,} items", err=True)
                 self.last = now
             return
         if now - self.last < self.every:
@@ -166,11 +170,17 @@ class ProgressLines:
                 seconds += above * total / level_work(self.game, level.k) / rate
                 left += f", {_hours(seconds)} in the run"
         click.echo(
-            f"{head}: {self.done:,} of {total:,} items ({100 * self.done / total:.1f} %), "
+            f"{head}{stamp}: {self.done:,} of {total:,} items ({100 * self.done / total:.1f} %), "
             f"{60 * rate:,.0f} items a minute{left}",
             err=True,
         )
         self.last, self.spoken = now, True
+
+
+def _utc_now():
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc)
 
 
 def _hours(seconds: float) -> str:
