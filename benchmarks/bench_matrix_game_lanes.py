@@ -88,6 +88,28 @@ def _start(G, g, k, T, rowlab, collab, ln, X, Y, values, cmax):
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
+def _next_game(G, n, nxt, k, T, rowlab, collab, ln, X, Y, values, cmax, lanes):
+    """Games nxt, nxt + 1, ... through the saddle test until one needs the simplex, which
+    lane ln takes (its game, first column, lo, hi - lo and pivot count in ``lanes``); the
+    lane is left empty (game -1) when none is left.  Returns the next game not taken."""
+    game, c, lo, rng, piv = lanes
+    game[ln] = -1
+    c[ln] = 0
+    while nxt < n:
+        g = nxt
+        nxt += 1
+        go, c0, lo0, rng0 = _start(G, g, k, T, rowlab, collab, ln, X, Y, values, cmax)
+        if go:
+            game[ln] = g
+            c[ln] = c0
+            lo[ln] = lo0
+            rng[ln] = rng0
+            piv[ln] = 0
+            break
+    return nxt
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def solve_lanes(G, n, k, values, X, Y, fallback, L):
     """solve_game_into on the games G[:n] (k x k, 3 <= k <= 16), L <= LMAX at a time
     (module docstring); returns the number of steps (pivots of all lanes at once)."""
@@ -115,23 +137,11 @@ def solve_lanes(G, n, k, values, X, Y, fallback, L):
     for i in range(K1 * K1):
         for ln in range(L):
             T[i, ln] = 0.0
-    for ln in range(L):
-        game[ln] = -1
-        c[ln] = 0
     cap = _dantzig_cap(k)
+    lanes = (game, c, lo, rng, piv)
     nxt = 0
     for ln in range(L):
-        while nxt < n:
-            g = nxt
-            nxt += 1
-            go, c0, lo0, rng0 = _start(G, g, k, T, rowlab, collab, ln, X, Y, values, cmax)
-            if go:
-                game[ln] = g
-                c[ln] = c0
-                lo[ln] = lo0
-                rng[ln] = rng0
-                piv[ln] = 0
-                break
+        nxt = _next_game(G, n, nxt, k, T, rowlab, collab, ln, X, Y, values, cmax, lanes)
     steps = 0
     while True:
         steps += 1
@@ -199,19 +209,7 @@ def solve_lanes(G, n, k, values, X, Y, fallback, L):
             else:
                 c[ln] = cn[ln]
             if reload:
-                game[ln] = -1
-                c[ln] = 0
-                while nxt < n:
-                    g2 = nxt
-                    nxt += 1
-                    go, c0, lo0, rng0 = _start(G, g2, k, T, rowlab, collab, ln, X, Y, values, cmax)
-                    if go:
-                        game[ln] = g2
-                        c[ln] = c0
-                        lo[ln] = lo0
-                        rng[ln] = rng0
-                        piv[ln] = 0
-                        break
+                nxt = _next_game(G, n, nxt, k, T, rowlab, collab, ln, X, Y, values, cmax, lanes)
     work = np.empty(WORK_SIZE)
     for g in range(n):
         if fallback[g]:
