@@ -270,6 +270,9 @@ def _entering_lanes(T, K1, k, cn, bestc, L):
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _read_off(T, rowlab, collab, k, ln, x, y, values, g, lo, rng, fallback):
+    """matrix_game._simplex's read-off of the strategies and the value, repeated here for
+    lane ln of the lane-minor tableau (the same operations in the same order, so the same
+    bits); an empty strategy hands the game to solve_game_into (``fallback``)."""
     for i in range(k):
         x[i] = 0.0
         y[i] = 0.0
