@@ -196,6 +196,26 @@ def _recorded_table(name: str) -> tuple[dict, dict]:
     return {int(u): column for u, column in data["by_upcard"].items()}, bounds
 
 
+def sec4_sentence(name: str) -> None:
+    """One sentence: the paper's sec 4 claims (upcard N never answered by N - 1 or N - 2,
+    nor by 1 for even N) as benchmarks/frontier/sec4_claims.py reads them off a recorded
+    ``gops table --certified --json`` (benchmarks/frontier/``name``.json)."""
+    import cog  # cogapp's module, there while cog runs this
+
+    table = _recorded_json(name)
+    found = _sec4_claims().claims(table)  # [(bid, "proved" | "refuted" | "open")]
+    n, bids = table["n"], [str(bid) for bid, _ in found]
+    said = ", ".join(bids[:-1]) + f" or {bids[-1]}"
+    if all(what == "proved" for _, what in found):
+        cog.outl(
+            f"The paper's sec 4 claims hold at N = {n}: the {n} is never answered by {said} "
+            "(zeros certified when the table was recorded)."
+        )
+        return
+    verdicts = "; ".join(f"by {bid}: {what}" for bid, what in found)
+    cog.outl(f"The paper's sec 4 claims at N = {n} (upcard {n} never answered): {verdicts}.")
+
+
 def objective_comparison(win: str, points: str, sentence: bool = False) -> None:
     """How the recorded win and points first moves (proved unique) differ: a table of the
     bids in one support only and the total variation distance per upcard or, with

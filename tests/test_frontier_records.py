@@ -58,3 +58,12 @@ def test_the_claims_are_those_of_sec_4():
 
     assert doctest.testmod(sec4).failed == 0
     assert sec4.claimed_zeros(15) == [14, 13] and sec4.claimed_zeros(14) == [13, 12, 1]
+
+
+def test_the_recorded_fifteen_card_table_proves_the_claims():
+    table = recorded("points15-table.json")
+    assert table["n"] == 15 and table["objective"] == "points"
+    assert all(column["unique_and_enclosed"] for column in table["certified"].values())
+    assert len(table["certified"]) == 15
+    assert sec4.claims(table) == [(14, "proved"), (13, "proved")]
+    assert [table["by_upcard"]["15"][bid - 1] for bid in (14, 13)] == [0.0, 0.0]
