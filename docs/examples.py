@@ -196,6 +196,11 @@ def _recorded_table(name: str) -> tuple[dict, dict]:
     return {int(u): column for u, column in data["by_upcard"].items()}, bounds
 
 
+def _or_list(bids: list[int]) -> str:
+    """'11, 10 or 1': the bids of a sec 4 claim, as a sentence names them."""
+    return ", ".join(map(str, bids[:-1])) + f" or {bids[-1]}"
+
+
 def sec4_sentence(name: str) -> None:
     """One sentence: the paper's sec 4 claims (upcard N never answered by N - 1 or N - 2,
     nor by 1 for even N) as benchmarks/frontier/sec4_claims.py reads them off a recorded
@@ -204,8 +209,7 @@ def sec4_sentence(name: str) -> None:
 
     table = _recorded_json(name)
     found = _sec4_claims().claims(table)  # [(bid, "proved" | "refuted" | "open")]
-    n, bids = table["n"], [str(bid) for bid, _ in found]
-    said = ", ".join(bids[:-1]) + f" or {bids[-1]}"
+    n, said = table["n"], _or_list([bid for bid, _ in found])
     if all(what == "proved" for _, what in found):
         cog.outl(
             f"The paper's sec 4 claims hold at N = {n}: the {n} is never answered by {said} "
@@ -246,9 +250,8 @@ def objective_comparison(win: str, points: str, sentence: bool = False) -> None:
             f"the {n} columns, by {min(distances):.2f} to {max(distances):.2f} in total "
             f"variation.  The paper's sec 4 claims "
             + ("hold" if zeros else "do NOT hold")
-            + f" for it as well: the {n} is never answered by "
-            + ", ".join(map(str, claims[:-1]))
-            + f" or {claims[-1]} (zeros certified when the table was recorded)."
+            + f" for it as well: the {n} is never answered by {_or_list(claims)} (zeros "
+            "certified when the table was recorded)."
         )
         return
     cog.outl(
