@@ -49,6 +49,15 @@ __all__ = [
 MAX_N = RULES_MAX_N
 
 
+def prize_total(n: int) -> int:
+    """All the prize points of N-card GOPS: 1 + 2 + ... + N = N(N + 1)/2.
+
+    >>> prize_total(13)
+    91
+    """
+    return n * (n + 1) // 2
+
+
 def _as_card(x: object, what: str) -> int:
     """Return ``x`` as a plain ``int`` (accepting numpy integers), rejecting bools etc."""
     if isinstance(x, bool):
@@ -193,7 +202,7 @@ class Position:
             raise GopsInputError(f"points must be a pair, got {len(pts)} values")
         p0 = _as_card(pts[0], "points")
         p1 = _as_card(pts[1], "points")
-        gone = n * (n + 1) // 2 - sum(d)
+        gone = prize_total(n) - sum(d)
         if p0 < 0 or p1 < 0 or p0 + p1 > gone:
             raise GopsInputError(
                 f"points {p0} and {p1} are impossible: prizes already gone total {gone}"
