@@ -223,3 +223,20 @@ def test_variant_command_text_and_json():
     bad = CliRunner().invoke(main, ["variant", "twelve", "10"])
     assert bad.exit_code == 2 and bad.output.count("\n") == 1
     assert "N must be between 2 and 9 for gops variant twelve" in bad.output
+
+
+def test_a_position_of_a_big_game_beyond_memory_is_refused_at_once():
+    # Levels 0..13 of 14-card GOPS: ~6.7 times the whole 13-card game (issue 36, item 8);
+    # before the refusal the command computed silently for hours.
+    hand = ",".join(map(str, range(1, 15)))
+    args = ("strategy", "--mine", hand, "--theirs", hand, "--deck", hand, "--upcard", 1)
+    code, out = run(*args)
+    assert code == 2
+    assert out.startswith("gops: error: this position needs levels 0 to 13 of 14-card GOPS")
+    assert "--store DIR" in out and len(out.splitlines()) == 1
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_chunk_items_without_a_store_is_refused(objective):
+    code, out = run("solve", 5, "--objective", objective, "--chunk-items", 100)
+    assert (code, out) == (2, "gops: error: --chunk-items applies to --store only\n")

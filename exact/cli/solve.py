@@ -41,6 +41,8 @@ def _solve_n(options: dict) -> int:
     chunk_items = options["chunk_items"]
     if chunk_items is not None and chunk_items < 1:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
+    if chunk_items is not None and store_dir is None:
+        raise GopsInputError("--chunk-items applies to --store only")
     n = check_command_n(
         options["n"], "solve", objective_flag(options["objective"]), store_dir and "--store"
     )
@@ -155,8 +157,6 @@ def solve_win(game: GameSpec, lead: int, chunk_items, quiet):
     within |L| solved (the handicap)."""
     from exact.kernels.win import warm_up
 
-    if chunk_items is not None:
-        raise GopsInputError("--chunk-items applies to --store only")
     game = check_limits(game.replace(handicap=abs(lead)))
     jit = warm_up()
     sol = solve_with_progress(game, quiet=quiet)

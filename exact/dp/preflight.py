@@ -123,6 +123,42 @@ def level_work(game: GameSpec, k: int) -> float:
     return work if order.antisymmetric else 2 * work
 
 
+#: How far the work of the levels a position needs (``top``, :func:`check_in_memory`) may
+#: exceed a whole game at the in-memory limit (exact.limits.SOLVE_MAX_N) before refused.
+IN_MEMORY_SLACK = 1.25
+
+
+def check_in_memory(game: GameSpec, top: int, limit: int, cores: int | None = None) -> None:
+    """GopsInputError (one line, exit 2) if levels 0..top of ``game``, solved in memory
+    for a position of a game larger than ``limit`` cards, would cost more than
+    IN_MEMORY_SLACK times the whole ``limit``-card game by the cost model: such a
+    position is read from a store instead.
+
+    >>> check_in_memory(GameSpec.parse(14), 7, 13)
+    >>> check_in_memory(GameSpec.parse(14), 13, 13, cores=2)  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: this position needs levels 0 to 13 of 14-card GOPS, about 6.7
+    times the work of the whole 13-card game that an in-memory solve is limited to (about
+    95 min on 2 cores): solve it into a store (gops solve 14 --store DIR) and read it with
+    --store DIR
+    """
+    work = sum(level_work(game, k) for k in range(top + 1))
+    small = game.replace(n=limit, handicap=0)
+    budget = sum(level_work(small, k) for k in range(limit + 1))
+    if work <= IN_MEMORY_SLACK * budget:
+        return
+    cores = cores or os.cpu_count() or 1
+    seconds = work * CORE_SECONDS_PER_UNIT[game.objective] / cores
+    raise GopsInputError(
+        f"this position needs levels 0 to {top} of {game.n}-card GOPS, about "
+        f"{work / budget:.1f} times the work of the whole {limit}-card game that an "
+        f"in-memory solve is limited to (about {format_duration(seconds)} on {cores} "
+        f"cores): solve it into a store (gops solve {game.command_flags()} --store DIR) "
+        "and read it with --store DIR"
+    )
+
+
 def tables_bytes(game: GameSpec) -> int:
     """Bytes of the transition tables that a solve holds in its own memory (not in the page
     cache), computed without building them: every level's tables

@@ -8,6 +8,7 @@ import time
 
 from exact.dp.drivers import solve_float_levels, solve_rational_levels
 from exact.dp.objective import objective_of
+from exact.dp.preflight import check_in_memory
 from exact.dp.solution import Solution, SolveStats
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels
@@ -109,6 +110,8 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
             f"{spec.arithmetic} arithmetic solves hands of at most {limit} cards"
             f"{' for the win objective' if spec.has_lead else ''}, got {top}"
         )
+    if top is not None and spec.n > limit:  # the last levels of a bigger game
+        check_in_memory(spec, top, limit)
     if spec.has_lead:
         # A few levels of a big game can outweigh a whole small one: bound the entries.
         budget = win_cells(limit) * 5 // 4
