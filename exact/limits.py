@@ -1,8 +1,17 @@
-"""Every limit on N, in one place, and the one check of N.
+"""Every limit on N and every measured time quoted beside one, in one place, and the one
+check of N.
 
-Each limit says what bounds it; the numbers were measured on a 2-core machine
-(benchmarks/RESULTS.md).  The command line states them per command
-(:mod:`exact.cli.limits` says which limit applies to which command line).
+Each limit says what bounds it.  The times that messages and pages quote (``TIMINGS``)
+are measurements on the project's 2-core machine, each with the line of
+benchmarks/RESULTS.md it is read from (``tests/test_limits.py`` checks that the line is
+still there and shows that time).  The command line states the limits per command
+(:mod:`exact.cli.limits` says which limit applies to which command line); the docs pages
+read the numbers from here through cog.
+
+>>> TIMINGS["points", "float", 13].about()
+'about 9 minutes'
+>>> LARGEST_SOLVED_N["points"]
+15
 
 >>> check_n(7, SOLVE_MAX_N["points", "rational"])
 7
@@ -14,6 +23,7 @@ exact.errors.GopsInputError: N must be between 1 and 7 in rational arithmetic, g
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral
 
 from exact.errors import GopsInputError
@@ -23,9 +33,10 @@ from exact.errors import GopsInputError
 RULES_MAX_N = 52
 #: The canonical encoding (exact.game.encoding) packs a hand pattern into 16-bit masks.
 ENCODING_MAX_N = 16
-#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 15
-#: minutes and 3 GiB on 2 cores; the win objective also carries the lead (float N = 10:
-#: about 190 s of CPU and 1.3 GiB, N = 11 would need about 7 GiB); rational N = 7 minutes.
+#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 9
+#: minutes and 3 GiB on 2 cores (TIMINGS); the win objective also carries the lead (float
+#: N = 10: about 5 minutes and 1.3 GiB, N = 11 would need about 7 GiB); rational N = 7
+#: minutes.
 SOLVE_MAX_N = {
     ("points", "float"): 13,
     ("points", "rational"): 7,
@@ -69,6 +80,56 @@ VARIANT_MAX_N = {
     ("dummy", "float"): 6,
     ("dummy", "rational"): 5,
 }
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A measured wall time: ``seconds``, as ``shown`` in ``results_line``, a line (or
+    the part of one) of benchmarks/RESULTS.md quoted verbatim."""
+
+    seconds: float
+    shown: str
+    results_line: str
+
+    def about(self) -> str:
+        """The time rounded for a message: "about 4 s", "about 10 minutes", "about 7.3
+        hours"."""
+        if self.seconds < 90:
+            return f"about {self.seconds:.0f} s"
+        if self.seconds < 2 * 3600:
+            return f"about {self.seconds / 60:.0f} minutes"
+        return f"about {self.seconds / 3600:.1f} hours"
+
+
+#: The measured times that messages and pages quote, by (objective, how, N): "float" is
+#: exact.solve in memory, "store" gops solve N --store, "rational" gops certify, "fixed
+#: bids" the double oracle of gops fixed-bids.  All on the project's 2-core machine.
+TIMINGS = {
+    ("points", "float", 10): Timing(
+        3.843, "3.843", "| 10 | 2,273,688 | 6,888,580 | 3.843 | 5.24, 3.84, 3.50 | 203 |"
+    ),
+    ("points", "float", 13): Timing(
+        569.67, "569.67 s", "| float N = 13 | 576.88 s (one run) | 569.67 s (one run) | 0.99 |"
+    ),
+    ("points", "store", 14): Timing(
+        2788.0, "46 min 28 s", "| 14 | 46 min 28 s (2787 s of solving) | 15.9 GiB | 14.4 GB |"
+    ),
+    ("points", "store", 15): Timing(
+        7.3 * 3600,
+        "7.3 hours",
+        "So points N = 15 is solved: about 7.3 hours of running in all on the 2 cores",
+    ),
+    ("win", "float", 10): Timing(288.0, "288", "| 10 | float | | ~157,000,000 | 288 | 191 |"),
+    ("win", "store", 12): Timing(
+        3.1 * 3600, "3.1 hours", "So: about 3.1 hours of running in all on about half of"
+    ),
+    ("points", "rational", 7): Timing(409.0, "409", "| 7 | | **409** (load ~1, final code);"),
+    ("win", "rational", 7): Timing(280.0, "280", "| 7 | rational | | | 280 | 195 | 0.23 GiB |"),
+    ("points", "fixed bids", 16): Timing(37.95, "37.95", "16 | 341 | 137 | 2.5e-13 | 37.95 |"),
+}
+#: The largest N solved so far, by objective (a store; TIMINGS has its time).
+LARGEST_SOLVED_N = {"points": 15, "win": 12}
+assert LARGEST_SOLVED_N["points"] <= ENCODING_MAX_N
 
 
 def check_n(n: object, high: int = RULES_MAX_N, low: int = 1, what: str = "") -> int:

@@ -1,8 +1,9 @@
 """The limits on N of every ``gops`` command, in one table, and the one check of N.
 
-Each number comes from the module that imposes it (the solvers' time and memory budgets,
-the evaluator's enumeration); this table only says which limit applies to which command
-line, so that every command states its own::
+Each number, and each time a message quotes, comes from :mod:`exact.limits` (the solvers'
+time and memory budgets, the evaluator's enumeration, the measured times); this table
+only says which limit applies to which command line, so that every command states its
+own::
 
     $ gops evaluate 14 --bots random,lowest
     gops: error: N must be between 1 and 10 for gops evaluate (every prize order and
@@ -17,7 +18,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from exact.limits import check_n
+from exact.dp.variant_solver import SOLVABLE_VARIANTS
+from exact.limits import (
+    AUDIT_MAX_N,
+    BOUNDS_MAX_N,
+    ENCODING_MAX_N,
+    EVALUATE_MAX_N,
+    FIXED_BIDS_ADAPTIVITY_MAX_N,
+    FIXED_BIDS_EXACT_MAX_N,
+    FIXED_BIDS_MAX_N,
+    OPTIMAL_BOT_MAX_N,
+    SOLVE_MAX_N,
+    TIMINGS,
+    TOURNAMENT_MAX_N,
+    VARIANT_MAX_N,
+    check_n,
+)
 
 
 @dataclass(frozen=True)
@@ -29,81 +45,72 @@ class Limit:
     why: str
 
 
-@cache
-def limits() -> dict[tuple[str, ...], Limit]:
-    """The table: (command, qualifiers...) -> Limit."""
-    from exact.dp.variant_solver import SOLVABLE_VARIANTS
-    from exact.limits import (
-        AUDIT_MAX_N,
-        BOUNDS_MAX_N,
-        ENCODING_MAX_N,
-        EVALUATE_MAX_N,
-        FIXED_BIDS_ADAPTIVITY_MAX_N,
-        FIXED_BIDS_EXACT_MAX_N,
-        FIXED_BIDS_MAX_N,
-        OPTIMAL_BOT_MAX_N,
-        SOLVE_MAX_N,
-        TOURNAMENT_MAX_N,
-        VARIANT_MAX_N,
-    )
+_CARDS = f"hands are encoded in {ENCODING_MAX_N} bits"
+_READ_STORE = Limit(1, ENCODING_MAX_N, "the largest game a store holds")
 
-    cards = f"hands are encoded in {ENCODING_MAX_N} bits"
+
+def _solve_limits() -> dict[tuple[str, ...], Limit]:
+    """gops solve and table, in memory and from a store."""
+    points, win = TIMINGS["points", "float", 13], TIMINGS["win", "float", 10]
     float_points = Limit(
         1,
         SOLVE_MAX_N["points", "float"],
-        "time and memory: N = 13 takes about 15 minutes on 2 cores",
+        f"time and memory: N = 13 takes {points.about()} on 2 cores; "
+        f"a larger N: gops solve N --store DIR",
     )
     float_win = Limit(
         1,
         SOLVE_MAX_N["win", "float"],
-        "the win objective also tracks the lead: N = 10 takes a few minutes",
+        f"the win objective also tracks the lead: N = 10 takes {win.about()}",
     )
     stored = Limit(
         1,
         ENCODING_MAX_N,
-        f"{cards}; a pre-flight estimate refuses what this machine cannot hold (then --cluster)",
+        f"{_CARDS}; a pre-flight estimate refuses what this machine cannot hold (then --cluster)",
     )
-    read_store = Limit(1, ENCODING_MAX_N, "the largest game a store holds")
-    table = {
+    return {
         ("solve",): float_points,
         ("solve", "--objective win"): float_win,
         ("solve", "--store"): stored,
         ("solve", "--objective win", "--store"): stored,
-        ("table", "--store"): read_store,
-        ("table", "--objective win", "--store"): read_store,
+        ("table", "--store"): _READ_STORE,
+        ("table", "--objective win", "--store"): _READ_STORE,
         ("table",): float_points,
         ("table", "--objective win"): float_win,
-        ("strategy",): Limit(1, ENCODING_MAX_N, f"{cards}; only the hands left are solved"),
-        ("certify",): Limit(
-            1, SOLVE_MAX_N["points", "rational"], "rational arithmetic: N = 7 takes minutes"
-        ),
+    }
+
+
+def _exact_limits() -> dict[tuple[str, ...], Limit]:
+    """The rational and certified commands."""
+    rational = "rational arithmetic: N = 7 takes"
+    points, win = TIMINGS["points", "rational", 7], TIMINGS["win", "rational", 7]
+    return {
+        ("certify",): Limit(1, SOLVE_MAX_N["points", "rational"], f"{rational} {points.about()}"),
         ("certify", "--objective win"): Limit(
-            1, SOLVE_MAX_N["win", "rational"], "rational arithmetic: N = 7 takes minutes"
+            1, SOLVE_MAX_N["win", "rational"], f"{rational} {win.about()}"
         ),
         ("certify", "--bounds"): Limit(
             1,
             BOUNDS_MAX_N,
             "the checker verifies every float game in Python: N = 9 takes about 80 s",
         ),
-        ("count",): Limit(1, ENCODING_MAX_N, cards),
         ("audit",): Limit(1, AUDIT_MAX_N, "the game is solved in rational arithmetic"),
+    }
+
+
+def _analysis_limits() -> dict[tuple[str, ...], Limit]:
+    """strategy, count, compare-objectives, evaluate and fixed-bids."""
+    fixed = TIMINGS["points", "fixed bids", 16]
+    return {
+        ("strategy",): Limit(1, ENCODING_MAX_N, f"{_CARDS}; only the hands left are solved"),
+        ("count",): Limit(1, ENCODING_MAX_N, _CARDS),
         ("compare-objectives",): Limit(
-            1, SOLVE_MAX_N["win", "float"], "the win objective is solved: N = 10 takes minutes"
+            1,
+            SOLVE_MAX_N["win", "float"],
+            f"the win objective is solved: N = 10 takes {TIMINGS['win', 'float', 10].about()}",
         ),
         ("evaluate",): Limit(1, EVALUATE_MAX_N, "every prize order and every bid is enumerated"),
-        ("play",): Limit(
-            1,
-            OPTIMAL_BOT_MAX_N,
-            f"solved on the fly; up to {SOLVE_MAX_N['points', 'float']} from "
-            "a store: gops solve N --store DIR, then --store DIR",
-        ),
-        ("play", "--objective win"): Limit(
-            1,
-            min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
-            "the win objective is solved on the fly",
-        ),
-        ("play", "--store"): read_store,
-        ("fixed-bids",): Limit(1, FIXED_BIDS_MAX_N, "double oracle: N = 16 takes about 40 s"),
+        ("fixed-bids",): Limit(1, FIXED_BIDS_MAX_N, f"double oracle: N = 16 takes {fixed.about()}"),
         ("fixed-bids", "--exact"): Limit(
             1, FIXED_BIDS_EXACT_MAX_N, "all N! bijections are checked in rationals"
         ),
@@ -112,6 +119,24 @@ def limits() -> dict[tuple[str, ...], Limit]:
             FIXED_BIDS_ADAPTIVITY_MAX_N,
             "a whole game tree is evaluated per bijection of the mix",
         ),
+    }
+
+
+def _play_limits() -> dict[tuple[str, ...], Limit]:
+    """gops play and tournament, for every variant."""
+    table = {
+        ("play",): Limit(
+            1,
+            OPTIMAL_BOT_MAX_N,
+            f"solved on the fly; up to {ENCODING_MAX_N} from "
+            "a store: gops solve N --store DIR, then --store DIR",
+        ),
+        ("play", "--objective win"): Limit(
+            1,
+            min(OPTIMAL_BOT_MAX_N, SOLVE_MAX_N["win", "float"]),
+            "the win objective is solved on the fly",
+        ),
+        ("play", "--store"): _READ_STORE,
     }
     suit = "one suit of a deck"
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):
@@ -127,6 +152,12 @@ def limits() -> dict[tuple[str, ...], Limit]:
         )
         if variant != "standard":
             table[("play", *flag)] = Limit(low, optimal, "the equilibrium is solved on the fly")
+    return table
+
+
+def _variant_limits() -> dict[tuple[str, ...], Limit]:
+    """gops variant, float and --exact."""
+    table: dict[tuple[str, ...], Limit] = {}
     for variant in SOLVABLE_VARIANTS:
         low = 2 if variant == "twelve" else 1
         table["variant", variant] = Limit(
@@ -136,6 +167,18 @@ def limits() -> dict[tuple[str, ...], Limit]:
             low, VARIANT_MAX_N[variant, "rational"], "rational recursion over every state"
         )
     return table
+
+
+@cache
+def limits() -> dict[tuple[str, ...], Limit]:
+    """The table: (command, qualifiers...) -> Limit."""
+    return {
+        **_solve_limits(),
+        **_exact_limits(),
+        **_analysis_limits(),
+        **_play_limits(),
+        **_variant_limits(),
+    }
 
 
 def check_command_n(n: int, command: str, *qualifiers: str | None) -> int:
