@@ -50,7 +50,7 @@ def certified_json(game, mine, theirs) -> dict:
 
 
 def strategy_json(st, exact_: bool, head: dict | None = None, certified=None, hands=None) -> dict:
-    """An equilibrium (exact.solution.Strategy) as ``gops strategy --json`` prints it."""
+    """An equilibrium (exact.dp.solution.Strategy) as ``gops strategy --json`` prints it."""
     show = fraction_text if exact_ else float
     out = dict(head or {})
     out["value"] = show(st.value)

@@ -14,9 +14,10 @@ from exact.analysis.audit import audit, certificate_reference, exact_reference
 from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, simplex_max
 from exact.cli import main
 from exact.dp.objective import objective_of
+from exact.dp.solution import to_fraction
 from exact.errors import GopsInputError, SolverError
 from exact.game.spec import GameSpec
-from exact.solution import to_fraction
+from exact.kernels.matrix_game import solve_game
 from reference import reference_game
 from test_paper import TABLE_1  # Rhoads & Bartholdi 2012, Table 1
 
@@ -101,7 +102,7 @@ def test_exploitability_is_exact(solved, solved_exact, reference, strategy):
         k = A.shape[0]
         return 0.0, np.full(k, 1 / k), np.full(k, 1 / k)
 
-    solver = exact.solution.solve_game if strategy == "float kernel" else uniform
+    solver = solve_game if strategy == "float kernel" else uniform
     report = audit(reference(n), fl, strategy_solver=solver)
     for level in ex.levels[1:]:
         k = level.k
@@ -131,7 +132,7 @@ def test_perturbed_float_value_is_caught(reference, solved):
 
 def test_perturbed_float_strategy_is_caught(reference, solved):
     def perturbed(A):
-        value, x, y = exact.solution.solve_game(A)
+        value, x, y = solve_game(A)
         k = len(x)
         return value, (1 - PERTURBATION) * x + PERTURBATION / k, y
 

@@ -12,7 +12,7 @@ from sympy.solvers.simplex import lpmax
 
 import exact
 from exact.dp.exact_game import exact_simplex, solve_exact_game
-from exact.solution import to_fraction
+from exact.dp.solution import to_fraction
 from test_paper import TABLE_1  # Rhoads & Bartholdi 2012, Table 1
 
 #: Float solver versus exact values.

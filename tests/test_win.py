@@ -1,5 +1,5 @@
 """The win/loss objective (exact/dp/objective.py, exact/kernels/win.py, exact/dp/drivers.py,
-exact/solution.py, exact/analysis/win_exploit.py): payoff +1 / 0 / -1 for ending ahead /
+exact/dp/solution.py, exact/analysis/win_exploit.py): payoff +1 / 0 / -1 for ending ahead /
 level / behind, the state carrying my lead L."""
 
 import doctest

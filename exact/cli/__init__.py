@@ -5,10 +5,9 @@ import the shared pieces of :mod:`exact.cli.common` and the library, never each 
 Exit codes: see :mod:`exact.cli.common`.
 """
 
-# Lazy imports: the command modules import the library inside each command.  Measured
-# (python -m exact.cli, median of 5, wall): --help 0.82 s lazy, 1.63 s eager (every
-# import of the commands at the top; 1.21 s against 0.99 s with sympy alone left lazy);
-# table 3 1.64 s lazy, 2.53 s eager.
+# The command modules import the library at their top: ``import exact.cli`` loads numba,
+# flint and scipy through ``exact`` itself, whatever the command, so an import inside a
+# command saves nothing (benchmarks/RESULTS.md has the measurement).
 
 import click
 

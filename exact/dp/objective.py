@@ -23,7 +23,7 @@ symmetric prize order, one per pattern under a controlled one
 pairs (the records a rational solve certifies), builds the exact matrix of a record from
 the level below (for the rational driver, the audit and every Solution), and hands the
 float work of a chunk of a level to its numba kernel (which stays specialised: that is
-what makes it fast).  The drivers (:mod:`exact.dp.drivers`) and :class:`exact.solution.Solution`
+what makes it fast).  The drivers (:mod:`exact.dp.drivers`) and :class:`exact.dp.solution.Solution`
 hold no objective-specific code.
 """
 

@@ -256,7 +256,7 @@ def bot_for(game: GameSpec, solution: Solution | None = None) -> OptimalBot:
 
 
 class OptimalBot(Bot):
-    """Samples the equilibrium of a :class:`~exact.solution.Solution`.
+    """Samples the equilibrium of a :class:`~exact.dp.solution.Solution`.
 
     Mixes are cached per canonical position: the cards of both hands are relabelled
     1, 2, ... in order (the deck is kept), which leaves the payoff matrix, hence the
