@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import exact
 from exact.cli import main
+from exact.dp.rederive import SMALL_LEVEL_ITEMS
 from exact.dp.store import StoreError, check_radii, file_sha256, solve_into_store
 from exact.dp.verify import RADIUS_SLACK, verify_store
 from exact.game.spec import GameSpec
@@ -97,8 +98,8 @@ def test_an_intact_store_verifies_with_the_radii_it_recorded(pristine, kind):
 def test_sample_re_derives_the_number_of_items_asked(pristine):
     verdict = verify_store(pristine / "points", sample=7, seed=3)
     assert verdict.bad is None and not verdict.complete
-    for check in verdict.checked:
-        assert check.items == min(7, check.total)
+    for check in verdict.checked:  # a small level whole
+        assert check.items == (check.total if check.total <= SMALL_LEVEL_ITEMS else 7)
     result = gops("verify", pristine / "points", "--sample", 7, "--quiet")
     assert result.exit_code == 0 and "not a proof" in result.output
 
@@ -176,7 +177,7 @@ def test_a_value_the_rules_fix_is_checked_too(store):
     rewrite_manifest(store, set_sha)
     result = gops("verify", store, "--quiet")
     assert result.exit_code == 1 and "level 5:" in result.output
-    assert "stored 1.0, re-derived 0.0" in result.output
+    assert "stored 1.0 where the rules fix 0.0" in result.output
 
 
 # -- hand-edited radii ----------------------------------------------------------------------
@@ -352,3 +353,131 @@ def test_verify_on_a_dask_cluster_finds_the_same_edit(store):
     assert all(c.needed == recorded[str(c.k)]["radius"] for c in verdict.checked[:4])
     assert f"stored {old + 0.5!r}, re-derived {old!r}" in str(verdict.bad)
     assert str(verdict.bad) == str(verify_store(store).bad)
+
+
+# -- a resume builds on nothing it has not checked (issue 36, items 1 and 13) -------------------
+
+
+def forge_and_truncate(root, k, top):
+    """A consistent forgery: every nonzero value of level k moved by +0.5 and its checksum
+    recomputed; levels above ``top`` taken out (a resume rebuilds them on the forgery)."""
+    path = root / f"level-{k}.npy"
+    values = np.load(path, mmap_mode="r+")
+    values[values != 0.0] += 0.5
+    values.flush()
+    del values
+    data = manifest(root)
+    data["levels"][str(k)]["sha256"] = file_sha256(path)
+    for j in range(top + 1, N + 1):
+        del data["levels"][str(j)]
+        (root / f"level-{j}.npy").unlink()
+    rewrite_manifest(root, data)
+
+
+def test_a_resume_refuses_to_build_on_a_forged_level(store):
+    """The scenario of the issue: level 3 forged with its checksum, levels 4.. deleted.
+    The resume re-derives level 3 from level 2 before computing level 4 and refuses
+    (exit 1, the level, the item, both values), building nothing."""
+    forge_and_truncate(store, 3, 3)
+    result = gops("solve", N, "--store", store, "--quiet")
+    assert result.exit_code == 1, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith(f"gops: error: {store}: level 3, prizes {{")
+    assert "stored " in line and ", re-derived " in line
+    assert not (store / "level-4.npy").exists()
+    assert sorted(manifest(store)["levels"]) == ["0", "1", "2", "3"]
+
+
+def checkpoint_claiming_all(root, k):
+    """Level k taken out of the manifest (and the levels above), its file kept, and a
+    ``level-k.progress`` that claims every item done, hashed as a careful forger would."""
+    import hashlib
+
+    data = manifest(root)
+    for j in range(k, N + 1):
+        del data["levels"][str(j)]
+    rewrite_manifest(root, data)
+    for j in range(k + 1, N + 1):
+        (root / f"level-{j}.npy").unlink()
+    values = np.load(root / f"level-{k}.npy", mmap_mode="r")
+    levels = exact.game.encoding.build_levels(N)
+    items = exact.dp.objective.objective_of(GameSpec.parse(N)).level_items(levels[k])
+    digest = hashlib.sha256(np.ascontiguousarray(values).tobytes()).hexdigest()
+    rows = values.shape[0]
+    del values
+    (root / f"level-{k}.progress").write_text(f"{items} 1e-12 {rows} {digest}")
+
+
+def test_a_resume_refuses_a_forged_checkpoint(store):
+    """One item of level 5 moved by +0.5, its progress file rewritten (with the hash of
+    the rows) to claim every item done: the resume re-derives the checkpointed items
+    (all of them: the level is small) and refuses the forged one."""
+    edit_level(store, 5, fix_checksum=False)
+    checkpoint_claiming_all(store, 5)
+    result = gops("solve", N, "--store", store, "--quiet")
+    assert result.exit_code == 1, result.output
+    assert f"gops: error: {store}: level 5, prizes {{" in result.output
+    assert not (store / "level-6.npy").exists()
+
+
+def test_a_checkpoint_that_does_not_hash_its_rows_is_dropped(store, pristine):
+    """A progress file rewritten without the hash of the rows it counts vouches for
+    nothing: the level is computed again from its first item, and comes out genuine."""
+    edit_level(store, 5, fix_checksum=False)
+    checkpoint_claiming_all(store, 5)
+    text = (store / "level-5.progress").read_text().split()
+    (store / "level-5.progress").write_text(" ".join(text[:3] + ["0" * 64]))
+    result = gops("solve", N, "--store", store, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "level 5: its checkpoint does not match the level file" in result.output
+    for k in range(N + 1):
+        assert manifest(store)["levels"][str(k)] == manifest(pristine / "points")["levels"][str(k)]
+
+
+def set_start_value(root, value):
+    """The start value (top level, the single column of identical hands), set to
+    ``value`` with its checksum recomputed."""
+    path = root / f"level-{N}.npy"
+    values = np.load(path, mmap_mode="r+")
+    assert values.shape == (1, 1) and values[0, 0] == 0.0
+    values[0, 0] = value
+    values.flush()
+    del values
+    data = manifest(root)
+    data["levels"][str(N)]["sha256"] = file_sha256(path)
+    rewrite_manifest(root, data)
+
+
+def test_a_rerun_checks_the_values_the_rules_fix(store):
+    """Issue 36 item 13: the start value is 0 by symmetry; set to 0.5 with its checksum,
+    a rerun of the solve refuses the store instead of printing it."""
+    set_start_value(store, 0.5)
+    result = gops("solve", N, "--store", store, "--quiet")
+    assert result.exit_code == 1, result.output
+    assert f"gops: error: {store}: level {N}, prizes" in result.output
+    assert "stored 0.5 where the rules fix 0.0" in result.output
+    assert "value at the start" not in result.output
+
+
+def test_a_sample_checks_the_values_the_rules_fix(store):
+    """Issue 36 item 2: the start value 0 (by symmetry) set to 0.25 with its checksum
+    passed `verify --sample 50`: the values no item writes are now checked whole."""
+    set_start_value(store, 0.25)
+    result = gops("verify", store, "--sample", 50, "--quiet")
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"not verified: level {N}: prizes")
+    assert "stored 0.25 where the rules fix 0.0" in result.output
+
+
+def test_a_sample_checks_small_levels_whole_and_says_what_escapes_it(pristine):
+    """Levels of at most SMALL_LEVEL_ITEMS items are re-derived whole (an edit there
+    cannot escape a sample), and the summary says the chance that one edited item of a
+    sampled level escapes: 1 - 50 / 4,375 for level 4 of N = 7."""
+    verdict = verify_store(pristine / "points", sample=50, seed=1)
+    for check in verdict.checked:
+        assert check.items == (check.total if check.total <= SMALL_LEVEL_ITEMS else 50)
+    result = gops("verify", pristine / "points", "--sample", 50, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert f"at most {1 - 50 / 4375:.1%} (level 4)" in result.output
+    result = gops("verify", pristine / "points", "--sample", 50, "--levels", "5-7", "--quiet")
+    assert "every item was re-derived (the levels are small)" in result.output

@@ -41,8 +41,11 @@ def one_line_errors(command):
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
-        except GopsError as exc:
-            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except GopsError as exc:  # exit_code 1: a store contradicted (exact.dp.store)
+            fail(
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                getattr(exc, "exit_code", EXIT_BAD_INPUT),
+            )
         except BrokenPipeError:  # e.g. `gops table 13 | head`: the reader left
             sys.stderr.close()
             sys.exit(EXIT_OK)

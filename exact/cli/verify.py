@@ -15,6 +15,7 @@ from exact.cli.common import (
     one_line_errors,
 )
 from exact.dp.drivers import bar_units
+from exact.dp.rederive import escape_chance
 from exact.dp.verify import LevelCheck, StoreVerdict, verify_store
 from exact.errors import GopsInputError
 
@@ -164,10 +165,18 @@ def summary(verdict: StoreVerdict) -> str:
     )
     if verdict.sample is not None:
         items = sum(c.items for c in verdict.checked)
+        escape, k = max((escape_chance(c.total, c.items), c.k) for c in verdict.checked)
+        chance = (
+            f"a single edited item escapes this sample with a chance of at most {escape:.1%} "
+            f"(level {k})"
+            if escape
+            else "every item was re-derived (the levels are small)"
+        )
         return (
             f"spot-checked: {items:,} random items of levels {checked[0]}..{checked[-1]} "
-            f"of {verdict.root} ({what}) agree with their re-derivation and no radius is "
-            "understated; not a proof: `gops verify` without --sample re-derives every item"
+            f"of {verdict.root} ({what}) and every value the rules fix agree with their "
+            f"re-derivation and no radius is understated; {chance}; not a proof: "
+            "`gops verify` without --sample re-derives every item"
         )
     if verdict.complete:
         return (

@@ -274,6 +274,7 @@ def solve_on_cluster(
                 shutil.rmtree(parts_dir(root, k), ignore_errors=True)
                 continue
             t0 = time.perf_counter()
+            store.check_resume(level)  # the kept level below, re-derived
             if k == 0:
                 store.finish_level(0, store.open_level(level), 0.0)
                 continue

@@ -56,6 +56,7 @@ import numpy as np
 from exact.atomic import atomic_file
 from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import Objective, objective_of
+from exact.dp.rederive import LevelVerifier, check_items, fixed_problem, pick_items
 from exact.dp.solution import Solution
 from exact.errors import GopsInputError
 from exact.game.encoding import MAX_CARDS, build_levels
@@ -69,10 +70,20 @@ FULL_LAYOUT_VERSION = 1
 MANIFEST = "manifest.json"
 #: Items per checkpoint (an item is a prize set and a canonical pattern: k matrix games).
 DEFAULT_CHUNK_ITEMS = 1 << 20
+#: Items of a large level re-derived by a resume before it builds on the level.
+RESUME_SAMPLE = 256
 
 
 class StoreError(GopsInputError):
     """A store that cannot be used: missing, corrupted, truncated, or for another game."""
+
+
+class StoreContradicted(StoreError):
+    """A store that reads well but whose values contradict their re-derivation from the
+    level below, or the rules: edited or corrupted (exit 1 at the CLI, as ``gops verify``'s
+    "not verified"; a store that cannot be read at all is a plain StoreError, exit 2)."""
+
+    exit_code = 1
 
 
 class NotRegularFile(StoreError):
@@ -205,8 +216,11 @@ class Store:
         self.levels = build_levels(game.n) if levels is None else levels
         self.on_repair = on_repair
         self.manifest = self._read_or_create_manifest()
-        #: Completed levels found intact and kept as stored (not re-derived by this run).
+        #: Levels kept as stored (not re-derived by this run): every completed level found
+        #: intact, and the level in progress if its checkpointed items were taken.
         self.kept: list[int] = []
+        #: Per level being built: (prize sets hashed, the running SHA-256 of their bytes).
+        self._chain: dict[int, tuple[int, hashlib._Hash]] = {}
         #: Matrix games solved by this run (set by :func:`solve_into_store`).
         self.games = 0
 
@@ -278,6 +292,9 @@ class Store:
     def _progress(self, k: int) -> tuple[int, float]:
         return read_progress(self._progress_path(k), self.objective.level_items(self.levels[k]))
 
+    def _per_row(self, k: int) -> int:
+        return int(self.objective.item_patterns(self.levels[k]).shape[0])
+
     def _done_items(self, k: int) -> int:
         return self._progress(k)[0]
 
@@ -347,8 +364,28 @@ class Store:
             ) from None
 
     def record_progress(self, k: int, items: int, arr: np.memmap, radius: float) -> None:
+        """Record ``items`` of level k finished, with their radius and the SHA-256 of the
+        prize sets they complete (the rows [0, items // items per row) of the file, hashed
+        as they complete): a resume takes no item as done that the file does not hold."""
         arr.flush()
-        atomic_write_text(self._progress_path(k), f"{items} {radius!r}")
+        rows, digest = self._chain.get(k) or (0, hashlib.sha256())
+        full = items // max(1, self._per_row(k))
+        _hash_rows(digest, arr, rows, full)
+        self._chain[k] = (full, digest)
+        atomic_write_text(
+            self._progress_path(k), f"{items} {radius!r} {full} {digest.hexdigest()}"
+        )
+
+    def _checkpoint_matches(self, k: int, arr: np.ndarray) -> bool:
+        """Whether level k's checkpoint hashes the rows the file holds (and keep that hash
+        to go on from)."""
+        rows, recorded = read_checkpoint_hash(self._progress_path(k))
+        if rows > arr.shape[0]:
+            return False
+        digest = hashlib.sha256()
+        _hash_rows(digest, arr, 0, rows)
+        self._chain[k] = (rows, digest)
+        return digest.hexdigest() == recorded
 
     def finish_level(self, k: int, arr: np.memmap, radius: float) -> None:
         arr.flush()
@@ -376,6 +413,7 @@ class Store:
             return False
         damage = self.damage(level.k)
         if damage is None:
+            self._refuse(level.k, fixed_problem(self._verifier(level.k, stored_only=True)))
             self.kept.append(level.k)
             return True
         if self.on_repair is not None:
@@ -388,8 +426,63 @@ class Store:
         return self.load_level(k, verify=k not in self.kept)
 
     def open(self, level) -> tuple[np.ndarray, int, float]:
+        """The level to build, its items taken as done and their radius, after the checks
+        of a resume (:meth:`check_resume`); a checkpoint that does not hash the rows it
+        counts is dropped (told to ``on_repair``) and the level started again."""
+        k = level.k
+        self.check_resume(level)
         arr = self.open_level(level)
-        return (arr, *self._progress(level.k))
+        done, radius = self._progress(k)
+        if done and not self._checkpoint_matches(k, arr):
+            if self.on_repair is not None:
+                self.on_repair(k, "its checkpoint does not match the level file (edited)")
+            del arr
+            self._progress_path(k).unlink(missing_ok=True)
+            arr = self.open_level(level)
+            done, radius = 0, 0.0
+        if not done:
+            self._chain[k] = (0, hashlib.sha256())
+        self.check_checkpoint(level, arr, done, radius)
+        return arr, done, radius
+
+    # -- the checks of a resume ---------------------------------------------------------
+
+    def _verifier(self, k: int, stored_only: bool = False, stored=None) -> LevelVerifier:
+        """Level k (``stored``, default its file) against the stored level k - 1."""
+        stored = self.load_level(k, verify=False, mode="r") if stored is None else stored
+        below, radius_below = None, 0.0
+        if k > 0 and not stored_only:
+            below, radius_below = self.load_level(k - 1, verify=False), self.radius(k - 1)
+        return LevelVerifier(self.objective, self.levels[k], stored, below, radius_below)
+
+    def _refuse(self, k: int, problem: str | None) -> None:
+        if problem is not None:
+            raise StoreContradicted(
+                f"{self.root}: level {k}, {problem}; nothing was built on it "
+                f"(`gops verify {self.root}` checks every level)"
+            )
+
+    def check_resume(self, level) -> None:
+        """Before level k is computed on the kept level k - 1 (nothing written yet): its
+        items re-derived from the stored level k - 2, all of them when there are at most
+        :data:`~exact.dp.rederive.SMALL_LEVEL_ITEMS`, else :data:`RESUME_SAMPLE` at random,
+        each bound within its recorded radius (its values the rules fix were checked whole
+        by :meth:`completed`).  StoreContradicted (exit 1) on the first disagreement: the
+        level, the item, both values."""
+        k = level.k - 1
+        if k in self.kept and k > 0:
+            rng = np.random.default_rng()  # unseeded: an edit cannot know the sample
+            self._refuse(k, spot_check(self._verifier(k), None, self.radius(k), rng))
+
+    def check_checkpoint(self, level, arr: np.ndarray, done: int, radius: float) -> None:
+        """The ``done`` items of level k that a checkpoint takes as finished (in ``arr``),
+        checked as :meth:`check_resume` checks a kept level, and its values the rules fix."""
+        if done:
+            rng = np.random.default_rng()
+            verifier = self._verifier(level.k, stored=arr)
+            problem = fixed_problem(verifier) or spot_check(verifier, done, radius, rng)
+            self._refuse(level.k, problem)
+            self.kept.append(level.k)
 
     def checkpoint(self, level, out, items: int, radius: float) -> None:
         self.record_progress(level.k, items, out, radius)
@@ -399,14 +492,46 @@ class Store:
         return self.load_level(level.k, verify=False)
 
 
+def _hash_rows(digest, arr: np.ndarray, r0: int, r1: int, rows: int = 1 << 12) -> None:
+    """Feed the bytes of rows [r0, r1) of ``arr`` to ``digest``, a block at a time."""
+    for a in range(r0, r1, rows):
+        digest.update(np.ascontiguousarray(arr[a : min(r1, a + rows)]).tobytes())
+
+
+def spot_check(verifier: LevelVerifier, items: int | None, radius: float, rng) -> str | None:
+    """Words for the first of the first ``items`` kernel items of a level (default all)
+    that its re-derivation contradicts, or whose bound exceeds ``radius``; None if none.
+    Every item when there are few (:func:`exact.dp.rederive.pick_items`), else a sample."""
+    total = verifier.level.prize_sets * verifier.per_row if verifier.level.k else 0
+    items = total if items is None else items
+    picked = pick_items(items, RESUME_SAMPLE, rng)
+    parts = check_items(verifier, np.arange(items) if picked is None else picked)
+    bad = next((p.bad for p in parts if p.bad is not None), None)
+    needed = max((p.needed for p in parts), default=0.0)
+    if bad is None and needed > radius:
+        bad = f"its items need the radius {needed:.3e}, above the {radius:.3e} recorded"
+    return bad
+
+
+def read_checkpoint_hash(path: Path) -> tuple[int, str]:
+    """(prize sets hashed, their SHA-256) of a ``level-K.progress`` file; (0, "") if it
+    records none (then it takes no item as done: :func:`read_progress`)."""
+    try:
+        _, _, rows, digest = path.read_text().split()
+        return int(rows), digest
+    except (OSError, ValueError, UnicodeDecodeError):
+        return 0, ""
+
+
 def read_progress(path: Path, total: int) -> tuple[int, float]:
     """(items recorded as finished in a ``level-K.progress`` file, their certified radius);
-    (0, 0.0) when unknown, out of range 0..``total``, or written without a radius (the
-    level is then redone from its first item)."""
+    (0, 0.0) when unknown, out of range 0..``total``, or written without a radius or the
+    hash of its rows (the level is then redone from its first item)."""
     try:
         require_regular_file(path)
-        items, radius_text = path.read_text().split()
+        items, radius_text, rows, _ = path.read_text().split()
         done, radius = int(items), float(radius_text)
+        int(rows)
     except (OSError, ValueError, UnicodeDecodeError, StoreError):
         return 0, 0.0
     if not (0 <= done <= total and radius >= 0.0):

@@ -38,6 +38,16 @@ import numpy as np
 
 from exact.dp.cluster import connect, parts_of, worker_threads
 from exact.dp.objective import Objective
+from exact.dp.rederive import (
+    LevelVerifier,
+    PartCheck,
+    check_items,
+    check_rows,
+    first_bad,
+    fixed_problem,
+    pick_items,
+    same,
+)
 from exact.dp.store import (
     StoreError,
     check_manifest_shapes,
@@ -47,7 +57,7 @@ from exact.dp.store import (
     read_manifest,
     require_regular_file,
 )
-from exact.game.encoding import Level, build_levels, key_hands, pattern_rank, prize_rank
+from exact.game.encoding import build_levels, pattern_rank, prize_rank
 
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
 #: the solver writes exactly the largest certified bound of the level's items (the two are
@@ -107,138 +117,6 @@ class StoreVerdict:
     def complete(self) -> bool:
         """Every level 0..n re-derived in full (a proof, not a spot check)."""
         return self.sample is None and {c.k for c in self.checked} == set(range(self.n + 1))
-
-
-def _same(stored: np.ndarray, derived: np.ndarray, allowed: float) -> np.ndarray:
-    """Where a stored value agrees with the re-derived one: both NaN (never looked up),
-    or both numbers within ``allowed``."""
-    both_nan = np.isnan(stored) & np.isnan(derived)
-    close = np.abs(stored - derived) <= allowed  # False wherever either is NaN
-    return both_nan | close
-
-
-def _difference(stored: np.ndarray, derived: np.ndarray) -> float:
-    d = np.abs(stored - derived)
-    d = d[~np.isnan(d)]
-    return float(d.max()) if d.size else 0.0
-
-
-def _cover(bound: float, difference: float) -> float:
-    """bound + difference rounded up: a radius for stored values ``difference`` away from
-    values within ``bound`` of the exact ones (exactly ``bound`` when they are equal)."""
-    return float(np.nextafter(bound + difference, np.inf)) if difference else bound
-
-
-class LevelVerifier:
-    """Re-derives items of level k of a store from its stored level k - 1."""
-
-    def __init__(
-        self,
-        objective: Objective,
-        level: Level,
-        stored: np.ndarray,
-        below: np.ndarray | None,
-        radius_below: float,
-    ):
-        self.objective = objective
-        self.level = level
-        self.stored = stored
-        self.below = below
-        self.radius_below = radius_below
-        self.patterns = objective.item_patterns(level)
-        self.per_row = int(self.patterns.shape[0])
-        self.columns = objective.columns(level)
-
-    def rows(self, r0: int, r1: int) -> tuple[np.ndarray, float]:
-        """Prize sets [r0, r1) re-derived (every item of them) and the largest bound."""
-        out = self.objective.empty_rows(self.level, r0, r1)
-        if self.level.k == 0 or self.per_row == 0:
-            return out, 0.0
-        _, bound = self.objective.solve_chunk(
-            self.level,
-            self.below,
-            out,
-            r0 * self.per_row,
-            r1 * self.per_row,
-            self.radius_below,
-            row0=r0,
-        )
-        return out, bound
-
-    def item(self, t: int) -> tuple[int, np.ndarray, np.ndarray, float]:
-        """Item t re-derived: (prize rank, the column it writes (an array of one), its
-        values re-derived (one row), its bound)."""
-        r, p = divmod(t, self.per_row)
-        p = int(self.patterns[p])
-        out = self.objective.empty_rows(self.level, r, r + 1)
-        _, bound = self.objective.solve_chunk(
-            self.level, self.below, out, t, t + 1, self.radius_below, row0=r
-        )
-        columns = np.array([self.columns.column[p]])
-        return r, columns, out[0, columns], bound
-
-    def describe(self, r: int, p: int, at: tuple[int, ...] = ()) -> str:
-        """A stored entry in words: the prize set, pattern p's hands, the lead."""
-        prizes = int(self.level.prize_masks[r])
-        cards = [c for c in range(1, self.level.n + 1) if prizes >> (c - 1) & 1]
-        mine, theirs = key_hands(int(self.level.pattern_keys[p]))
-        where = (
-            f"prizes {{{', '.join(map(str, cards))}}}, hands of pattern {p} "
-            f"(mine {list(mine)}, theirs {list(theirs)} by rank)"
-        )
-        if at:
-            where += f", lead {at[0] - (self.stored.shape[2] - 1) // 2}"
-        return where
-
-
-def _first_bad(
-    verifier: LevelVerifier,
-    r0: int,
-    stored: np.ndarray,
-    derived: np.ndarray,
-    allowed: float,
-    columns=None,
-) -> str:
-    """Words for the first entry of ``stored`` (rows from r0; its columns ``columns``, by
-    default all) that disagrees."""
-    ok = _same(stored, derived, allowed)
-    index = tuple(int(i) for i in np.argwhere(~ok)[0])
-    r = r0 + index[0]
-    column = int(columns[index[1]]) if columns is not None else index[1]
-    p = int(verifier.columns.patterns[column])
-    s, v = float(stored[index]), float(derived[index])
-    return (
-        f"{verifier.describe(r, p, index[2:])}: stored {s!r}, re-derived {v!r} "
-        f"(at most {allowed:.1e} apart for a value the solver wrote): the store was "
-        "edited or is corrupted"
-    )
-
-
-@dataclass(frozen=True)
-class PartCheck:
-    """Prize sets [r0, r1) of level k re-derived: ``items`` kernel items, the largest
-    |stored - re-derived| and bound + difference, or ``bad``, the first disagreement."""
-
-    k: int
-    r0: int
-    r1: int
-    items: int
-    difference: float
-    needed: float
-    bad: str | None = None
-
-
-def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
-    """Re-derive every item of prize sets [r0, r1) and compare the whole rows (the values
-    the rules fix included) with the stored ones."""
-    k = verifier.level.k
-    derived, bound = verifier.rows(r0, r1)
-    got = np.asarray(verifier.stored[r0:r1])
-    if not _same(got, derived, bound).all():
-        return PartCheck(k, r0, r1, 0, 0.0, 0.0, _first_bad(verifier, r0, got, derived, bound))
-    d = _difference(got, derived)
-    items = (r1 - r0) * verifier.per_row if k > 0 else 0  # the empty game: no item
-    return PartCheck(k, r0, r1, items, d, _cover(bound, d))
 
 
 def open_level_pair(
@@ -305,14 +183,15 @@ def check_level(
     """Re-derive level k of the store from its level k - 1 (module docstring)."""
     t0 = time.perf_counter()
     recorded = manifest["levels"][str(k)].get("radius")
-    bad = checksum_problem(root, manifest, k)
-    if bad is not None:
-        return LevelCheck(k, 0, 0, 0.0, 0.0, recorded, 0.0, Discrepancy(k, bad))
-    verifier = open_level_pair(objective, levels, root, manifest, k)
+    verifier = open_level_pair(objective, levels, root, manifest, k)  # unreadable: exit 2
     level = verifier.level
     total = level.prize_sets * verifier.per_row if k > 0 else 0
+    bad = checksum_problem(root, manifest, k) or fixed_problem(verifier)
+    if bad is not None:
+        return LevelCheck(k, 0, total, 0.0, 0.0, recorded, 0.0, Discrepancy(k, bad))
+    picked = pick_items(total, sample, rng)
     parts = []
-    if sample is None:
+    if picked is None:  # every item: the whole level, or a sample of a small one
         for r0, r1 in parts_of(level, verifier.per_row, CHUNK_ITEMS):
             parts.append(check_rows(verifier, r0, r1))
             if parts[-1].bad is not None:
@@ -320,35 +199,11 @@ def check_level(
             if progress is not None:
                 progress(level, parts[-1].items, total)
     else:
-        # One item per kernel call: a single numba thread (waking a pool of threads for
-        # one item cost 10x more on a busy machine); each item's bits are the same.
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            picked = rng.choice(total, size=min(sample, total), replace=False) if total else ()
-            for t in sorted(picked):
-                r, columns, derived, bound = verifier.item(int(t))
-                got = np.asarray(verifier.stored[r, columns])
-                if not _same(got, derived, bound).all():
-                    parts.append(
-                        PartCheck(
-                            k,
-                            r,
-                            r + 1,
-                            0,
-                            0.0,
-                            0.0,
-                            _first_bad(verifier, r, got[None], derived[None], bound, columns),
-                        )
-                    )
-                    break
-                d = _difference(got, derived)
-                parts.append(PartCheck(k, r, r + 1, 1, d, _cover(bound, d)))
-        finally:
-            numba.set_num_threads(threads)
+        parts = check_items(verifier, picked)
         if progress is not None:
             progress(level, len(parts), len(parts))
-    return level_verdict(k, total, parts, recorded, sample is not None, time.perf_counter() - t0)
+    sampled = picked is not None
+    return level_verdict(k, total, parts, recorded, sampled, time.perf_counter() - t0)
 
 
 def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> PartCheck:
@@ -555,7 +410,7 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
             q = int(layout.patterns[c])
             if slot[q] >= 0:
                 todo.add(r * verifier.per_row + int(slot[q]))
-            elif not _same(
+            elif not same(
                 np.asarray(stored[r, c]), objective.empty_rows(level, r, r + 1)[0, c], 0.0
             ).all():  # no item writes it: the rules set it
                 raise StoreError(
@@ -565,10 +420,10 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
         for t in sorted(todo):
             r_, columns, derived, bound = verifier.item(t)
             got = np.asarray(stored[r_, columns])
-            if not _same(got, derived, bound).all():
+            if not same(got, derived, bound).all():
                 raise StoreError(
                     f"{root}: level {k}, "
-                    + _first_bad(verifier, r_, got[None], derived[None], bound, columns)
+                    + first_bad(verifier, r_, got[None], derived[None], bound, columns)
                 )
             if bound > radius:
                 raise StoreError(
