@@ -822,7 +822,7 @@ class FakeRequest:
     ],
 )
 def test_a_query_is_parsed_once_into_a_gamespec(params, game, lead, want):
-    from exact.web.app import game_query
+    from exact.web.query import game_query
 
     assert game_query(FakeRequest(**params), game=game) == (want, lead)
 
@@ -862,7 +862,8 @@ def test_a_variants_solution_is_weighed_in_the_same_cache(monkeypatch):
     the cache needs its room, and never kept when it alone is larger than the cache."""
     import exact
     from exact.dp import variant_solver
-    from exact.web.app import VariantKey, solution_bytes
+    from exact.web.cache import solution_bytes
+    from exact.web.solutions import VariantKey
 
     calls = []
     real = variant_solver.solve_variant
@@ -923,7 +924,7 @@ def slow_solves(monkeypatch):
     """Every solve goes to the solver thread and sleeps 0.3 s at each progress report, so
     that a small N is a long solve to watch and cancel."""
     import exact.dp.solve as solve_module
-    from exact.web import app as web
+    from exact.web import solutions as web
 
     real = solve_module.solve_game
 
@@ -977,7 +978,7 @@ def slow_variants(monkeypatch):
     progress report (one per first-round upcard), a long solve to watch and cancel; setting
     the Event returned lets it run at full speed."""
     from exact.dp import variant_solver
-    from exact.web import app as web
+    from exact.web import solutions as web
 
     real = variant_solver.solve_variant
     release = threading.Event()
@@ -1206,7 +1207,7 @@ def store_server(tmp_path_factory):
     is on a default server, through the same page and server code (a store of N = 11
     would take 20 to 40 s to solve here)."""
     from exact.dp.store import solve_into_store
-    from exact.web.app import solve_size
+    from exact.web.solutions import solve_size
 
     pytest.importorskip("uvicorn")
     n = 9
@@ -1246,7 +1247,7 @@ def test_a_link_beyond_the_on_the_fly_limit_is_answered_by_a_store(store_server,
 
 
 def test_the_certificates_reason_names_cards():
-    from exact.web.app import name_cards
+    from exact.web.explore import name_cards
 
     assert (
         name_cards("column 2 is (nearly) a best reply too: a near-tie", {1, 2}, {1, 3})

@@ -19,7 +19,9 @@ from click.testing import CliRunner
 
 from exact.cli import main
 from exact.web import app as web
-from exact.web.app import create_app, solve_size
+from exact.web.app import create_app
+from exact.web.cache import solution_bytes
+from exact.web.solutions import solve_size
 
 testclient = pytest.importorskip("starlette.testclient")
 MIB = 2**20
@@ -44,9 +46,9 @@ def test_a_solutions_weight_is_its_value_arrays_nbytes():
     import exact
 
     sol = exact.solve(6, objective="win")
-    assert web.solution_bytes(sol) == sum(v.nbytes for v in sol.values) == solve_size(6, "win")[0]
+    assert solution_bytes(sol) == sum(v.nbytes for v in sol.values) == solve_size(6, "win")[0]
     exact5 = exact.solve(4, arithmetic="rational")  # fractions: their objects counted too
-    assert web.solution_bytes(exact5) > sum(v.nbytes for v in exact5.values)
+    assert solution_bytes(exact5) > sum(v.nbytes for v in exact5.values)
 
 
 def test_every_lead_of_a_win_table_is_one_solve():
