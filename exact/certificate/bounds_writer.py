@@ -12,7 +12,7 @@ encoding in a msgpack unsigned int.
 
 The strategies are recomputed here, game by game, exactly as the kernel computes them:
 the same matrix (:func:`exact.kernels.points.fill_matrix`, from the same float level
-below), the same compiled solver (:func:`exact.kernels.matrix_game.solve_game_into`) and
+below), the same compiled solver (:func:`exact.kernels.matrix_game.solve_game_unchecked`) and
 the same polish of near-degenerate games (:func:`exact.kernels.bounds.certified_game`),
 whose strategies are the ones written.
 The writer checks that the mean of the recomputed game values equals the stored value
@@ -41,7 +41,7 @@ from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
 from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
-from exact.kernels.matrix_game import game_buffers, solve_game_into
+from exact.kernels.matrix_game import game_buffers, solve_game_unchecked
 from exact.kernels.points import fill_matrix, level_items
 from exact.limits import BOUNDS_MAX_N, check_n
 
@@ -88,7 +88,7 @@ def _games(level, below, r: int, p: int, A, x, y, work) -> tuple[list, float]:
             children.column,
             children.mirror,
         )
-        v, _ = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
+        v, _ = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y, work))
         acc += v
         games.append([int(level.prize_card[r, m]), _vector_bits(x, k), _vector_bits(y, k)])
     return games, acc / k

@@ -66,9 +66,9 @@ import numpy as np
 from exact.kernels.matrix_game import (
     KMAX,
     NO_REFCOUNT,
-    _stack_matrix,
-    _stack_vector,
-    solve_game_into,
+    solve_game_unchecked,
+    stack_matrix,
+    stack_vector,
 )
 
 EPS = 2.0**-53
@@ -102,7 +102,7 @@ def guarantees(A, k, x, y):
         t += max(y[i], 0.0)
     if not (s > 0.0 and t > 0.0):
         return nan, nan, nan
-    c = _stack_vector(KMAX)  # column sums x~^T A
+    c = stack_vector(KMAX)  # column sums x~^T A
     for j in range(k):
         c[j] = 0.0
     a = 0.0
@@ -176,8 +176,8 @@ def support_solve(A, k, x, y, columns, out):
     """
     mine = y if columns else x
     theirs = x if columns else y
-    S = _stack_vector(KMAX)  # the support of mine (indices held as floats)
-    T = _stack_vector(KMAX)  # the support of theirs
+    S = stack_vector(KMAX)  # the support of mine (indices held as floats)
+    T = stack_vector(KMAX)  # the support of theirs
     s = 0
     t = 0
     for i in range(k):
@@ -189,7 +189,7 @@ def support_solve(A, k, x, y, columns, out):
             t += 1
     if t < s or s == 0:
         return False
-    M = _stack_matrix(_SYSTEM_SIZE, t + 1, s + 2)
+    M = stack_matrix(_SYSTEM_SIZE, t + 1, s + 2)
     for e in range(t + 1):  # [coefficients of z_S, of w | right-hand side], zero first
         for c in range(s + 2):
             M[e, c] = 0.0
@@ -214,7 +214,7 @@ def support_solve(A, k, x, y, columns, out):
             f = M[r, c] / M[c, c]
             for j in range(c, s + 2):
                 M[r, j] -= f * M[c, j]
-    z = _stack_vector(_UNKNOWNS)
+    z = stack_vector(_UNKNOWNS)
     for c in range(n - 1, -1, -1):
         acc = M[c, s + 1]
         for j in range(c + 1, n):
@@ -250,8 +250,8 @@ def _keep_better(A, k, bx, by, cx, cy, ends):
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _polish(A, k, x, y, bx, by, ends):
     """Offer :func:`_keep_better` the re-solves of x and y on their supports."""
-    zx = _stack_vector(KMAX)
-    zy = _stack_vector(KMAX)
+    zx = stack_vector(KMAX)
+    zy = stack_vector(KMAX)
     _copy(x, zx, k)
     _copy(y, zy, k)
     support_solve(A, k, x, y, False, zx)  # zx unchanged where it fails
@@ -285,23 +285,23 @@ def certified_game(A, k, x, y, v):
 def _polished(A, k, x, y, v, lo, hi, a, e, limit):
     """The polish of :func:`certified_game`, for a game whose bound ``e`` exceeds
     ``limit`` (kept out of line: a few games in 10^5 need it)."""
-    bx = _stack_vector(KMAX)  # the best strategies so far, and their guarantees
-    by = _stack_vector(KMAX)
+    bx = stack_vector(KMAX)  # the best strategies so far, and their guarantees
+    by = stack_vector(KMAX)
     _copy(x, bx, k)
     _copy(y, by, k)
-    ends = _stack_vector(2)
+    ends = stack_vector(2)
     ends[0] = lo
     ends[1] = hi
     _polish(A, k, x, y, bx, by, ends)
     w = ends[0] + 0.5 * (ends[1] - ends[0])
     if error_from_guarantees(k, w, ends[0], ends[1], a) > limit:
-        B = _stack_matrix(_GAME_SIZE, k, k)
-        tx = _stack_vector(KMAX)
-        ty = _stack_vector(KMAX)
+        B = stack_matrix(_GAME_SIZE, k, k)
+        tx = stack_vector(KMAX)
+        ty = stack_vector(KMAX)
         for i in range(k):
             for j in range(k):
                 B[j, i] = -A[i, j]
-        vt = solve_game_into(B, k, tx, ty, tx)  # work: unused by the solver
+        vt = solve_game_unchecked(B, k, tx, ty, tx)  # work: unused by the solver
         if vt == vt:  # not NaN
             _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
             _polish(A, k, ty, tx, bx, by, ends)

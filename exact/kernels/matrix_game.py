@@ -4,23 +4,26 @@ Public API
 ----------
 ``solve_game_into(A, k, x, y, work) -> float``
     ``@numba.njit(cache=True, nogil=True)`` (plus the options in ``NO_REFCOUNT``); meant to be
-    called from other compiled code, including ``numba.prange`` loops (one ``work`` buffer
-    per thread).  The game is ``A[:k, :k]`` (``A`` may be a larger, reusable buffer; any
-    layout works, but each array layout is a separate ~5 s compilation).  The row player
-    maximises ``x^T A y``, the column player minimises it.  Writes the row player's optimal
-    mixed strategy into ``x[:k]`` and the column player's into ``y[:k]`` (nothing beyond
-    index ``k - 1`` is touched) and returns the value.  ``work`` is a 1-D float64 array
-    of length ``>= WORK_SIZE``; it is kept in the signature for compatibility, but the
-    solver now keeps its ~3.4 kB of scratch on its own stack and neither reads nor writes
-    ``work``.  Nothing is allocated on the heap and no global state is written, so the
-    function is thread-safe.  Preconditions (NOT checked, for speed): ``1 <= k <= KMAX``,
-    all entries of ``A[:k, :k]`` finite.  Returns NaN (strategies
-    then undefined) only if the simplex hits its hard cap of 100000 pivots or ends with an
-    empty strategy, which has never been observed; callers may test ``v != v``.
+    called from other compiled code, including ``numba.prange`` loops.  The game is
+    ``A[:k, :k]`` (``A`` may be a larger, reusable buffer; any layout works, but each array
+    layout is a separate ~5 s compilation).  The row player maximises ``x^T A y``, the
+    column player minimises it.  Writes the row player's optimal mixed strategy into
+    ``x[:k]`` and the column player's into ``y[:k]`` (nothing beyond index ``k - 1`` is
+    touched) and returns the value, to within ``GAP_BOUND`` (see Accuracy), or NaN if
+    it could not meet that bound (x, y then hold the best strategies found); callers may
+    test ``v != v``.  ``work`` is not touched (kept in the signature for compatibility).
+    Nothing is allocated on the heap and no global state is written, so the function is
+    thread-safe.  Preconditions (NOT checked, for speed): ``1 <= k <= KMAX``, all entries
+    of ``A[:k, :k]`` finite.
+``solve_game_unchecked(A, k, x, y, work) -> float``
+    The same without the check and the fallback: the pure-saddle test, the 2 x 2 closed
+    form or the tableau simplex, whose answer may miss ``GAP_BOUND`` on near-degenerate
+    games (NaN only at the simplex's cap of 100000 pivots).  The level kernels call this
+    and certify every game themselves (:func:`exact.kernels.bounds.certified_game`).
 ``solve_game(A) -> (value, x, y)``
     Python convenience wrapper: validates a square finite array of size 1..16 (raising
     :class:`~exact.errors.GopsInputError`, a ``ValueError``), allocates the buffers and calls
-    ``solve_game_into``.
+    ``solve_game_into``; raises :class:`~exact.errors.SolverError` if it returns NaN.
 ``solve_game_warm(A, k, x, y, work, support) -> (value, support)``
     Like ``solve_game_into`` (same options, no allocation, thread-safe), first trying a
     support guess: ``support`` is a *support code*, a row bitmask S and a column bitmask
@@ -28,7 +31,7 @@ Public API
     ``support_sets(code)``; ``NO_SUPPORT`` = 0: no guess).  The guess's equalising
     strategies (one LU factorisation of the bordered support matrix) are accepted iff
     their guarantees are within ``WARM_GAP`` * max|A| of each other; otherwise the cold
-    path (the same bits as ``solve_game_into``).  Returns the value and the code of a
+    path (the same bits as ``solve_game_unchecked``).  Returns the value and the code of a
     square optimal basis (the accepted guess, the simplex's final basis, or the saddle),
     to pass as the guess for a similar game.  ``solve_on_support(A, k, x, y, support)
     -> (accepted, value)`` is the attempt alone.  On real GOPS games (N = 10, 11,
@@ -46,13 +49,20 @@ Public API
 
 Accuracy
 --------
-Strategies are probability vectors (tiny negatives clipped to 0, renormalised).  The game
-is rescaled to entries in [1, 2] before the simplex, so the errors are relative to the
-range ``max A - min A``: on random games with entries of magnitude <= 200 the value agrees
-with HiGHS to ~2e-13 and the certified gap ``upper - lower`` of ``strategy_guarantees`` is
-below ~1e-12, typically ~1e-13 (see tests/test_matrix_game.py).  The returned value is not
-clamped into ``[lower, upper]`` (that costs two extra k x k passes, ~10% of the run time);
-callers that need a certificate can call ``strategy_guarantees`` themselves.
+Strategies are probability vectors (tiny negatives clipped to 0, renormalised).  The
+contract of ``solve_game_into`` and ``solve_game``: with ``lower``, ``upper`` of
+``strategy_guarantees`` and s = max(1, max |A|),
+
+    upper - lower <= GAP_BOUND * s   and   lower - GAP_BOUND * s <= v <= upper + GAP_BOUND * s,
+
+GAP_BOUND = 1e-12, so v is within GAP_BOUND * s of the exact value (up to the rounding of
+the guarantees, ~k eps s).  The check costs two k x k passes.  The game is rescaled to
+entries in [1, 2] before the simplex; on random games with entries of magnitude <= 200
+the simplex's gap is typically ~1e-13 and its answer is returned bit for bit.  A game it
+leaves above the bound (near-degenerate: entries a few millionths apart beside entries of
+3 to 9, duplicated rows and columns, low-rank integer games with 1e-8 perturbations) is
+re-solved by the revised simplex of :mod:`exact.kernels.revised` on A and on -A^T, and
+each player's best strategy is kept; the value is then the midpoint of the guarantees.
 
 Degenerate games (ties, duplicated rows/columns, ratio-test ties at zero) are the normal
 case for GOPS.  Safeguards: ties in the ratio test go to the largest pivot element; pivot
@@ -78,7 +88,7 @@ scaling makes Dantzig's rule worse, so the pivot rule is unchanged; the time goe
 per-pivot bookkeeping and branch mispredictions, which is what is optimised:
 
 * All scratch (tableau, pivot-row copy, ratios, labels, column maxima) lives on the
-  stack of ``solve_game_into`` (``_stack_matrix`` / ``_stack_vector``: an ``alloca`` in
+  stack of ``solve_game_into`` (``stack_matrix`` / ``stack_vector``: an ``alloca`` in
   the entry block wrapped as an array without a meminfo).  LLVM then knows that the
   scratch aliases neither ``A`` nor itself, so the row updates vectorise without
   run-time overlap checks.  ``work`` is therefore not touched; it stays in the
@@ -104,27 +114,24 @@ fastmath: it makes results depend on the alignment of the data, i.e. on the call
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba
 import numpy as np
-from numba import types as _nbtypes
-from numba.core import cgutils as _cgutils
-from numba.core.errors import TypingError as _TypingError
-from numba.extending import intrinsic as _intrinsic
-from numba.np.arrayobj import make_array as _make_array
-from numba.np.arrayobj import populate_array as _populate_array
 
 from exact.errors import GopsInputError, SolverError
+from exact.kernels.revised import revised_simplex
+from exact.kernels.stack import KMAX, NO_REFCOUNT, stack_indices, stack_matrix, stack_vector
 
 __all__ = [
+    "GAP_BOUND",
     "KMAX",
+    "NO_REFCOUNT",
     "NO_SUPPORT",
     "SUPPORT_SHIFT",
     "WARM_GAP",
     "WORK_SIZE",
     "solve_game",
     "solve_game_into",
+    "solve_game_unchecked",
     "solve_game_warm",
     "solve_on_support",
     "strategy_guarantees",
@@ -132,8 +139,9 @@ __all__ = [
     "support_sets",
 ]
 
-#: Largest supported game size.
-KMAX = 16
+#: The accuracy of :func:`solve_game_into` and :func:`solve_game`: the strategies' guarantees
+#: are within GAP_BOUND * max(1, max |A|) of each other and of the value returned.
+GAP_BOUND = 1e-12
 # Scratch of the solver, all on the stack of solve_game_into (see the performance notes):
 # the (k+1) x W condensed tableau, row-major with rows of W = _width(k) floats (k + 1
 # used columns, zero padding up to a multiple of 4) in a buffer of _TSIZE floats; the
@@ -167,17 +175,6 @@ NO_SUPPORT = 0
 #: ever polished and the level radius is unchanged in practice.
 WARM_GAP = 16.0 * 2.0**-53
 
-# Extra compiler options of solve_game_into (all helpers are inlined into it, so they
-# apply to the whole solver), and of every compiled function called once per matrix game
-# (exact.kernels.bounds, the level kernels' per-game helpers).  _nrt=False: no reference
-# counting of the array arguments (nothing may be allocated; numba otherwise emits atomic
-# incref/decref calls at every call: ~10% of the solver's time, and 2/3 of the cost of the
-# bounds of the win objective before they were compiled so).  error_model="numpy": no
-# zero-division checks (every divisor is provably non-zero, or a NaN is wanted).
-NO_REFCOUNT: dict[str, Any] = {"error_model": "numpy"}
-if hasattr(numba.core.options.DefaultOptions, "_nrt"):
-    NO_REFCOUNT["_nrt"] = False
-
 # Tolerances, all in the units of the scaled game B (entries in [1, 2], see _simplex).
 _EPS_RC = 1e-14  # a reduced cost must be < -_EPS_RC for its column to enter
 _EPS_PIV = 1e-9  # smallest admissible pivot element
@@ -187,67 +184,6 @@ _PIV_REL = 1e-6  # see _leaving
 # Pivot caps: after _dantzig_cap(k) pivots switch from Dantzig's rule to Bland's rule
 # (which cannot cycle); after _MAX_PIVOTS give up and return NaN.
 _MAX_PIVOTS = 100_000
-
-
-def _stack_codegen(context, builder, size, shape, dtype=_nbtypes.float64):
-    """``alloca`` of ``size`` elements of ``dtype`` (8 bytes: float64 or int64) in the
-    entry block, wrapped as a C-contiguous array of ``shape`` (LLVM values) without a
-    meminfo: no heap, no reference counting."""
-    ptr = _cgutils.alloca_once(builder, context.get_value_type(dtype), size=size)
-    ptr.align = 32
-    intp = context.get_value_type(_nbtypes.intp)
-    strides = [intp(8)]
-    for extent in shape[:0:-1]:
-        strides.insert(0, builder.mul(strides[0], extent))
-    ary = _make_array(_nbtypes.Array(dtype, len(shape), "C"))(context, builder)
-    _populate_array(
-        ary, data=ptr, shape=list(shape), strides=strides, itemsize=intp(8), meminfo=None
-    )
-    return ary._getvalue()
-
-
-@_intrinsic
-def _stack_vector(typingctx, n):
-    """A float64 array of ``n`` elements (``n`` a compile-time constant) on the stack of
-    the calling function: valid until that function returns, contents undefined."""
-    if not isinstance(n, _nbtypes.IntegerLiteral):
-        raise _TypingError("_stack_vector: the size must be a compile-time constant")
-    size = n.literal_value
-
-    def codegen(context, builder, sig, args):
-        return _stack_codegen(context, builder, size, [context.get_value_type(_nbtypes.intp)(size)])
-
-    return _nbtypes.Array(_nbtypes.float64, 1, "C")(n), codegen
-
-
-@_intrinsic
-def _stack_indices(typingctx, n):
-    """An int64 array of ``n`` elements (a compile-time constant) on the stack of the
-    calling function, like :func:`_stack_vector`."""
-    if not isinstance(n, _nbtypes.IntegerLiteral):
-        raise _TypingError("_stack_indices: the size must be a compile-time constant")
-    size = n.literal_value
-
-    def codegen(context, builder, sig, args):
-        return _stack_codegen(
-            context, builder, size, [context.get_value_type(_nbtypes.intp)(size)], _nbtypes.int64
-        )
-
-    return _nbtypes.Array(_nbtypes.int64, 1, "C")(n), codegen
-
-
-@_intrinsic
-def _stack_matrix(typingctx, n, rows, cols):
-    """A float64 C array of shape ``(rows, cols)`` on the stack of the calling function,
-    in a buffer of ``n`` elements (a compile-time constant >= rows * cols, unchecked)."""
-    if not isinstance(n, _nbtypes.IntegerLiteral):
-        raise _TypingError("_stack_matrix: the size must be a compile-time constant")
-    size = n.literal_value
-
-    def codegen(context, builder, sig, args):
-        return _stack_codegen(context, builder, size, [args[1], args[2]])
-
-    return _nbtypes.Array(_nbtypes.float64, 2, "C")(n, rows, cols), codegen
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -529,11 +465,11 @@ def _simplex(A, k, x, y, lo, hi, first):
     rng = hi - lo
     inv_rng = 1.0 / rng
     W = _width(k)
-    T = _stack_matrix(_TSIZE, k + 1, W)
-    P = _stack_vector(_WMAX)  # copy of the scaled pivot row
-    R = _stack_vector(KMAX)  # ratios of the ratio test
-    rowlab = _stack_vector(KMAX)  # label of the basic variable of each row
-    collab = _stack_vector(KMAX)  # label of the non-basic variable of each column
+    T = stack_matrix(_TSIZE, k + 1, W)
+    P = stack_vector(_WMAX)  # copy of the scaled pivot row
+    R = stack_vector(KMAX)  # ratios of the ratio test
+    rowlab = stack_vector(KMAX)  # label of the basic variable of each row
+    collab = stack_vector(KMAX)  # label of the non-basic variable of each column
     for i in range(k):
         for j in range(k):
             T[i, j] = (A[i, j] - lo) * inv_rng + 1.0
@@ -616,19 +552,24 @@ def _simplex(A, k, x, y, lo, hi, first):
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def solve_game_into(A, k, x, y, work):
-    """Solve the zero-sum game ``A[:k, :k]`` (row player maximises) without allocating.
+def solve_game_unchecked(A, k, x, y, work):
+    """Solve the zero-sum game ``A[:k, :k]`` (row player maximises) without allocating and
+    without checking the answer: the pure-saddle test, the 2 x 2 closed form, the tableau
+    simplex.
 
-    Writes optimal mixed strategies into ``x[:k]`` (row player) and ``y[:k]`` (column
-    player) and returns the value.  ``work``: float64 array of length >= WORK_SIZE (kept
-    for compatibility; the scratch is on the stack and ``work`` is not touched).
-    Preconditions (unchecked): 1 <= k <= KMAX and finite entries.  NaN means failure.
+    Writes mixed strategies into ``x[:k]`` (row player) and ``y[:k]`` (column player) and
+    returns the value.  On near-degenerate games the strategies may miss ``GAP_BOUND``
+    (see :func:`solve_game_into`); the level kernels call this and certify every game
+    themselves (:func:`exact.kernels.bounds.certified_game`).  ``work``: float64 array of
+    length >= WORK_SIZE (kept for compatibility; the scratch is on the stack and ``work``
+    is not touched).  Preconditions (unchecked): 1 <= k <= KMAX and finite entries.  NaN
+    means failure.
     """
     if k == 1:
         x[0] = 1.0
         y[0] = 1.0
         return A[0, 0]
-    cmax = _stack_vector(KMAX)
+    cmax = stack_vector(KMAX)
     found, v, lo, hi, jbest, _ = _saddle(A, k, x, y, cmax)
     if found:
         return v
@@ -636,6 +577,76 @@ def solve_game_into(A, k, x, y, work):
         return _solve_2x2(A, x, y)
     v, _ = _simplex(A, k, x, y, lo, hi, jbest)
     return v
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def _meets_bound(A, k, x, y, v, scale):
+    """Whether x and y guarantee v to within GAP_BOUND * scale, and each other too."""
+    lo, hi = strategy_guarantees(A, k, x, y)
+    tol = GAP_BOUND * scale
+    return hi - lo <= tol and v - lo <= tol and hi - v <= tol
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def _fallback(A, k, x, y, v, scale):
+    """The robust path of :func:`solve_game_into`: each player's best strategy among the
+    simplex's and those of the revised simplex (:mod:`exact.kernels.revised`) on A and on
+    -A^T, with Dantzig's then Bland's rule; tried in that order until the guarantees meet
+    GAP_BOUND.  Returns the midpoint of the best guarantees, or NaN if they miss it; x, y
+    receive the best strategies."""
+    lo = -np.inf
+    hi = np.inf
+    if v == v:  # the simplex's strategies are candidates too
+        lo, hi = strategy_guarantees(A, k, x, y)
+    cx = stack_vector(KMAX)
+    cy = stack_vector(KMAX)
+    for attempt in range(4):
+        transpose = attempt % 2 == 1
+        bland_from = 0 if attempt >= 2 else _dantzig_cap(k)
+        # the row player of -A^T is A's column player
+        if transpose:
+            ok = revised_simplex(A, k, True, bland_from, cy, cx)
+        else:
+            ok = revised_simplex(A, k, False, bland_from, cx, cy)
+        if ok:
+            c_lo, c_hi = strategy_guarantees(A, k, cx, cy)
+            if c_lo > lo:
+                lo = c_lo
+                for i in range(k):
+                    x[i] = cx[i]
+            if c_hi < hi:
+                hi = c_hi
+                for i in range(k):
+                    y[i] = cy[i]
+        if hi - lo <= GAP_BOUND * scale:
+            return lo + 0.5 * (hi - lo)
+    return np.nan
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def solve_game_into(A, k, x, y, work):
+    """Solve the zero-sum game ``A[:k, :k]`` (row player maximises) without allocating,
+    to within ``GAP_BOUND``.
+
+    Writes optimal mixed strategies into ``x[:k]`` (row player) and ``y[:k]`` (column
+    player) and returns the value v, such that, with s = max(1, max |A|),
+
+        max_i (A y)_i - min_j (x^T A)_j <= GAP_BOUND * s,   and v lies within
+        GAP_BOUND * s of both (so within it of the exact value, up to rounding).
+
+    The answer of :func:`solve_game_unchecked` is returned as it is (bit for bit) when it
+    meets this; otherwise :func:`_fallback` re-solves the game, and if even that misses
+    the bound the result is NaN (x, y then hold the best strategies found).  ``work`` is
+    not touched.  Preconditions (unchecked): 1 <= k <= KMAX and finite entries.
+    """
+    v = solve_game_unchecked(A, k, x, y, work)
+    scale = 1.0
+    for i in range(k):
+        for j in range(k):
+            scale = max(scale, abs(A[i, j]))
+    if v == v and _meets_bound(A, k, x, y, v, scale):
+        return v
+    return _fallback(A, k, x, y, v, scale)
 
 
 # --- warm start on a support guess ------------------------------------------------------
@@ -666,8 +677,8 @@ def _on_support(A, k, x, y, code):
     colmask = (code >> SUPPORT_SHIFT) & _SUPPORT_BITS
     if rowmask == 0 or (rowmask >> k) != 0 or (colmask >> k) != 0:
         return False, 0.0
-    rows = _stack_indices(KMAX)  # the support's rows and columns
-    cols = _stack_indices(KMAX)
+    rows = stack_indices(KMAX)  # the support's rows and columns
+    cols = stack_indices(KMAX)
     s = 0
     t = 0
     for i in range(k):  # rows[s] = i where bit i is set, without a branch
@@ -689,9 +700,9 @@ def _on_support(A, k, x, y, code):
     # factorisation gets accepted are rejected (real games, N = 10).  Either way the
     # certificate below, not the factorisation, decides.
     n = s + 1
-    M = _stack_matrix(_SYSTEM, n, n)
-    perm = _stack_indices(_UNKNOWNS)
-    dinv = _stack_vector(_UNKNOWNS)
+    M = stack_matrix(_SYSTEM, n, n)
+    perm = stack_indices(_UNKNOWNS)
+    dinv = stack_vector(_UNKNOWNS)
     for pivoting in (False, True):
         mmax = 1.0
         for a in range(s):
@@ -743,7 +754,7 @@ def _on_support(A, k, x, y, code):
     # Column player: L g = P e_s (forward), U z = g (back); z = (y_T, v).
     # (P e_s has its 1 in row i0, perm[i0] = s: g vanishes above i0; without a row
     # exchange i0 = s and g = e_s.)
-    z = _stack_vector(_UNKNOWNS)
+    z = stack_vector(_UNKNOWNS)
     i0 = 0
     for i in range(n):
         z[i] = 0.0
@@ -761,7 +772,7 @@ def _on_support(A, k, x, y, code):
         z[i] = acc * dinv[i]
     # Row player: M^T = U^T L^T P, so U^T g = -e_s, whose solution is g = -e_s / U[s, s]
     # (U^T is lower triangular), then L^T h = g (back) and (x_S, -v) = P^T h.
-    h = _stack_vector(_UNKNOWNS)
+    h = stack_vector(_UNKNOWNS)
     h[s] = -dinv[s]
     for i in range(s - 1, -1, -1):
         acc = 0.0
@@ -800,8 +811,8 @@ def _on_support(A, k, x, y, code):
     # The certificate: lo = min_j (x^T A)_j and hi = max_i (A y)_i over the support's
     # rows and columns (x, y vanish elsewhere); ``scale`` = max |A| over the entries read.
     # x^T A row by row (vectorised over j), A y column by column (independent rows).
-    cx = _stack_vector(KMAX)
-    ry = _stack_vector(KMAX)
+    cx = stack_vector(KMAX)
+    ry = stack_vector(KMAX)
     for j in range(k):
         cx[j] = 0.0
         ry[j] = 0.0
@@ -879,7 +890,7 @@ def solve_game_warm(A, k, x, y, work, support):
         x[0] = 1.0
         y[0] = 1.0
         return A[0, 0], 1 | (1 << SUPPORT_SHIFT)
-    cmax = _stack_vector(KMAX)
+    cmax = stack_vector(KMAX)
     found, v, lo, hi, jbest, ibest = _saddle(A, k, x, y, cmax)
     if found:
         return v, (1 << ibest) | (1 << (jbest + SUPPORT_SHIFT))
@@ -929,5 +940,8 @@ def solve_game(A):
     work = np.empty(WORK_SIZE)
     v = solve_game_into(a, k, x, y, work)
     if v != v:
-        raise SolverError(f"matrix game solver failed on a {k} x {k} game")
+        raise SolverError(
+            f"the matrix game solver missed its accuracy bound ({GAP_BOUND:g} relative) "
+            f"on a {k} x {k} game"
+        )
     return float(v), x, y

@@ -50,7 +50,7 @@ from exact.kernels.combine import (  # the order codes and upcard_range: re-expo
     initial_acc,
     upcard_range,
 )
-from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
+from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
 
 __all__ = [
     "ASCENDING",
@@ -185,7 +185,7 @@ def solve_items(
                         child_column,
                         child_mirror,
                     )
-                    v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
+                    v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y, work))
                     i = t - lo
                     acc[i], err[i], big[i] = fold(order, acc[i], err[i], big[i], v, e)
             for t in range(seg, seg_end):

@@ -57,7 +57,7 @@ from numba import prange
 from exact.game.encoding import Level, build_levels, pattern_count
 from exact.kernels.bounds import certified_game
 from exact.kernels.combine import DESCENDING, RANDOM, finish, fold, initial_acc, upcard_range
-from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_into
+from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
 from exact.kernels.points import block_bounds
 
 
@@ -182,7 +182,7 @@ def lead_value(
                         A[i, j] = below[rc, below_column[c], lc + offb]
                     else:
                         A[i, j] = -below[rc, below_column[c], offb - lc]
-        g, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
+        g, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y, work))
         acc, err, big = fold(order, acc, err, big, g, e)
     v, e = finish(order, acc, err, big, k, radius_below)
     return min(1.0, max(-1.0, v)), e
