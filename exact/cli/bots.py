@@ -5,22 +5,52 @@ Bad input (an unknown bot, N out of range, fewer than one game) is one line on s
 from __future__ import annotations
 
 import json
+import time
 from fractions import Fraction
+from math import comb
 
 import click
 
 from exact.cli.common import (
     INTEGER,
+    SOLVE_PROGRESS_LINE_SECONDS,
     NumberArgumentsCommand,
     game_options,
     order_option,
     presolve,
     presolve_variant,
+    time_left,
 )
 from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
 from exact.game.spec import GameSpec
+
+
+class GamesProgress:
+    """Progress of a long tournament on stderr: once ``every`` seconds have passed since
+    the start or the last line, the games played of all, the rate, and the time left at
+    that rate.  A tournament shorter than ``every`` prints nothing."""
+
+    def __init__(self, total: int, every: float | None = None, clock=time.monotonic):
+        self.total, self.done, self.clock = total, 0, clock
+        self.every = SOLVE_PROGRESS_LINE_SECONDS if every is None else every
+        self.start = self.last = clock()
+
+    def __call__(self, games: int) -> None:
+        self.done += games
+        now = self.clock()
+        if now - self.last < self.every or self.done >= self.total:
+            return
+        rate = self.done / max(now - self.start, 1e-9)
+        left = (self.total - self.done) / rate if rate > 0 else 0.0
+        click.echo(
+            f"gops: tournament: {self.done:,} of {self.total:,} games "
+            f"({100 * self.done / self.total:.1f} %), {60 * rate:,.0f} games a minute; "
+            f"about {time_left(left)} left",
+            err=True,
+        )
+        self.last = now
 
 
 def _num(x, exact: bool):
@@ -205,7 +235,8 @@ def tournament(
                 presolve(game.replace(objective="win" if x == "optimal-win" else "points"))
     elif "optimal" in names:
         presolve_variant(variant, game)
-    results = run_tournament(n, names, games, seed, variant)
+    progress = GamesProgress(comb(len(names), 2) * games)
+    results = run_tournament(n, names, games, seed, variant, progress)
     if as_json:
         out = {
             "n": n,
@@ -254,7 +285,8 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
     """Print the triples of a three-player tournament (``gops tournament --variant three``)."""
     from exact.play.tournament import three_player_tournament
 
-    results = three_player_tournament(n, names, games, seed, variant)
+    progress = GamesProgress(comb(len(names), 3) * games)
+    results = three_player_tournament(n, names, games, seed, variant, progress)
     if as_json:
         click.echo(
             json.dumps(

@@ -165,13 +165,13 @@ class ProgressLines:
         left = ""
         if rate > 0:
             seconds = (total - self.done) / rate
-            left = f"; about {_hours(seconds)} left in it"
+            left = f"; about {time_left(seconds)} left in it"
             if self.game is not None:  # the levels above, in items of this level's work
                 from exact.dp.preflight import level_work
 
                 above = sum(level_work(self.game, j) for j in range(level.k + 1, level.n + 1))
                 seconds += above * total / level_work(self.game, level.k) / rate
-                left += f", {_hours(seconds)} in the run"
+                left += f", {time_left(seconds)} in the run"
         click.echo(
             f"{head}{stamp}: {self.done:,} of {total:,} items ({100 * self.done / total:.1f} %), "
             f"{60 * rate:,.0f} items a minute{left}",
@@ -186,24 +186,36 @@ def _utc_now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
-def _hours(seconds: float) -> str:
+def time_left(seconds: float) -> str:
     """A time left, as a log line says it.
 
-    >>> _hours(95), _hours(5400), _hours(13 * 3600)
+    >>> time_left(95), time_left(5400), time_left(13 * 3600)
     ('2 min', '90 min', '13.0 h')
     """
     return f"{seconds / 3600:.1f} h" if seconds >= 7200 else f"{max(1, round(seconds / 60))} min"
 
 
+#: An in-memory solve (minutes at most) whose stderr is a log writes a progress line at
+#: most this often (seconds).
+SOLVE_PROGRESS_LINE_SECONDS = 30.0
+
+
 def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = False):
     """The Solution of ``game`` (checked against its arithmetic's limits first,
-    :func:`exact.dp.solve.check_limits`), with a progress bar unless ``quiet``."""
+    :func:`exact.dp.solve.check_limits`), with progress unless ``quiet``: a bar on a
+    terminal, a line every SOLVE_PROGRESS_LINE_SECONDS in a log (ProgressLines)."""
     from exact.dp.solve import check_limits, solve_game
 
     check_limits(game, top)
     bar = ProgressBar(enabled=not quiet)
+    lines = ProgressLines(enabled=not quiet, every=SOLVE_PROGRESS_LINE_SECONDS, game=game)
+
+    def progress(level, done):
+        bar(level, done)
+        lines(level, done)
+
     try:
-        return solve_game(game, progress=bar, top=top)
+        return solve_game(game, progress=progress, top=top)
     finally:
         bar.close()
 
