@@ -151,6 +151,44 @@ def test_bad_queries_are_400_never_a_crash(client, path, params, fragment):
     assert client.get("/api/info").status_code == 200  # still serving
 
 
+#: Queries an endpoint must refuse, each with its one-line message (issue 36 item 10):
+#: a bad value of a parameter it takes, a parameter it does not take, one given twice.
+REFUSED = [
+    ("/api/table", "n=5&order=sideways", "unknown prize order 'sideways' (choose from random, "),
+    ("/api/table", "n=5&n=6", "query parameter 'n' is given 2 times: give it once"),
+    ("/api/table", "n=5&variant=twelve", "no such query parameter 'variant' (/api/table takes "),
+    ("/api/table", "n=5&colour=red", "no such query parameter 'colour' (/api/table takes "),
+    ("/api/position", "n=3&mine=1&theirs=1&deck=1&upcard=1&order=descending", "'order'"),
+    ("/api/info", "n=5", "no such query parameter 'n' (/api/info takes none)"),
+    ("/api/game/new", "n=4&bid=1", "no such query parameter 'bid' (/api/game/new takes "),
+]
+
+
+@pytest.mark.parametrize("path, query, message", REFUSED)
+def test_unknown_repeated_or_bad_parameters_are_400_with_one_line(client, path, query, message):
+    r = client.get(f"{path}?{query}")
+    assert r.status_code == 400 and message in r.json()["error"]
+    assert "\n" not in r.json()["error"]
+
+
+def test_the_table_and_the_strategy_take_the_order_as_the_cli_does(client):
+    """/api/table and /api/strategy honour ``order`` (they ignored it, answering the random
+    order): the descending table has one column, upcard 4, where bid 4 is certain."""
+    table = client.get("/api/table", params={"n": 4, "order": "descending"}).json()
+    assert table["order"] == "descending" and table["by_upcard"] == {"4": [0.0, 0.0, 0.0, 1.0]}
+    assert table == cli_json("table", 4, "--order", "descending", "--json")
+    position = {"n": 3, "mine": "1,2,3", "theirs": "1,2,3", "deck": "1,2,3", "upcard": 2}
+    r = client.get("/api/strategy", params=position | {"order": "descending"})
+    assert r.status_code == 400 and r.json()["error"] == cli_error(
+        *strategy_args(position), "--order", "descending"
+    )
+    start = {"n": 5, "mine": "1,2,3,4,5", "theirs": "1,2,3,4,5", "deck": "1,2,3,4,5", "upcard": 1}
+    chosen = client.get("/api/strategy", params=start | {"order": "controlled-by-me"}).json()
+    # choosing the prizes is worth something (the random order's start is 0 by symmetry)
+    assert chosen["value"] > 0.1
+    assert chosen == cli_json(*strategy_args(start), "--order", "controlled-by-me")
+
+
 def test_concurrent_requests_wait_for_one_solve():
     app = create_app()
     c = testclient.TestClient(app)
@@ -824,7 +862,7 @@ class FakeRequest:
 def test_a_query_is_parsed_once_into_a_gamespec(params, game, lead, want):
     from exact.web.query import game_query
 
-    assert game_query(FakeRequest(**params), game=game) == (want, lead)
+    assert game_query(FakeRequest(**params), with_order=game) == (want, lead)
 
 
 def test_the_cache_is_keyed_on_the_gamespec():
@@ -1271,6 +1309,34 @@ def explore(browser, page_server, hash_):
             and d.find_elements(By.CSS_SELECTOR, "#mine-mix g")
         ),
     )
+
+
+def test_an_edited_position_hides_the_answer_of_the_last_one(page_server, browser):
+    """After a card is clicked, the answer of the position before (its value, mixes,
+    matrix and exact fractions) is not shown as if it were the new position's: a hand
+    without a 2 must not show "bid 2" (issue 35, What a newcomer trips on)."""
+    from selenium.webdriver.common.by import By
+
+    explore(
+        browser,
+        page_server,
+        "#explore?n=3&objective=points&mine=1,2,3&theirs=1,2,3&deck=1,2,3&upcard=3",
+    )
+
+    def shown() -> list[str]:  # the cards of my mix on the page
+        bars = browser.find_elements(By.CSS_SELECTOR, "#mine-mix g")
+        return [g.get_attribute("data-card") for g in bars if g.is_displayed()]
+
+    assert shown() == ["1", "2", "3"]
+    # a 2-card position: my 2, their 2 and the prize 1 out; the upcard stays the 3
+    for role in ("mine", "theirs", "deck"):
+        browser.find_element(
+            By.CSS_SELECTOR, f'#{role}-cards [data-card="{2 if role != "deck" else 1}"]'
+        ).click()
+    assert not browser.find_element(By.ID, "result").is_displayed() and shown() == []
+    browser.find_element(By.ID, "solve").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
+    assert shown() == ["1", "3"]  # mine: 1, 3 (the 3 bid on the 3: 1)
 
 
 def test_a_pure_bid_keeps_its_label_and_a_zero_value_shows_no_sign(page_server, browser):

@@ -75,7 +75,7 @@ from exact.limits import VARIANT_MAX_N
 from exact.web.explore import line, position, strategy, table
 from exact.web.play import game_bid, game_new, game_prize
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, Busy
-from exact.web.query import PLAY_VARIANTS, game_query, variant_name
+from exact.web.query import PLAY_VARIANTS, check_parameters, game_query, variant_name
 from exact.web.solutions import WEB_CACHE_BYTES, WEB_SOLVE_MAX_N, Pending, Solutions
 
 STATIC = Path(__file__).parent / "static"
@@ -97,7 +97,7 @@ def cancel(request: Request) -> dict:
     """Cancel the solves of the query's game (n, objective; ``order``: a game's order,
     whose solves are of that order and of its mirror, else every order; ``variant``: that
     two-player variant's solves, else the standard game's); what was cancelled."""
-    game, _ = game_query(request, game=True)
+    game, _ = game_query(request, with_order=True)
     variant = variant_name(request)
     orders = None
     if "order" in request.query_params:
@@ -146,15 +146,17 @@ class CliJSON(JSONResponse):
         return json.dumps(content).encode()
 
 
-def _api(handler):
-    """A JSON endpoint: the handler runs in a worker thread; 400 with the CLI's one-line
-    message for bad input; 503 with Retry-After when the solvers are full.  A solution
+def _api(handler, path: str):
+    """The JSON endpoint ``path``: the handler runs in a worker thread; 400 with the CLI's
+    one-line message for bad input (a query parameter ``path`` does not take, or one
+    given twice, included); 503 with Retry-After when the solvers are full.  A solution
     being made elsewhere is awaited here, holding no thread, then the handler runs again
     with it pinned (a position needs at most two: float and exact)."""
 
     async def endpoint(request: Request):
         request.state.pinned = {}
         try:
+            check_parameters(request, path)
             for _ in range(4):
                 try:
                     return CliJSON(await run_in_threadpool(handler, request))
@@ -182,6 +184,20 @@ async def favicon(request: Request):
     return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
+#: The JSON endpoints read with GET (POST /api/cancel besides them).
+API = {
+    "/api/info": info,
+    "/api/progress": progress,
+    "/api/strategy": strategy,
+    "/api/position": position,
+    "/api/table": table,
+    "/api/line": line,
+    "/api/game/new": game_new,
+    "/api/game/bid": game_bid,
+    "/api/game/prize": game_prize,
+}
+
+
 def create_app(
     stores=(),
     cache_bytes: int = WEB_CACHE_BYTES,
@@ -194,16 +210,8 @@ def create_app(
         routes=[
             Route("/", index),
             Route("/favicon.ico", favicon),
-            Route("/api/info", _api(info)),
-            Route("/api/progress", _api(progress)),
-            Route("/api/cancel", _api(cancel), methods=["POST"]),
-            Route("/api/strategy", _api(strategy)),
-            Route("/api/position", _api(position)),
-            Route("/api/table", _api(table)),
-            Route("/api/line", _api(line)),
-            Route("/api/game/new", _api(game_new)),
-            Route("/api/game/bid", _api(game_bid)),
-            Route("/api/game/prize", _api(game_prize)),
+            *(Route(path, _api(handler, path)) for path, handler in API.items()),
+            Route("/api/cancel", _api(cancel, "/api/cancel"), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
     )

@@ -27,9 +27,9 @@ def _head(game: GameSpec, lead):
     return {"objective": "win", "lead": lead} if game.has_lead else None
 
 
-def _position(request) -> tuple:
+def _position(request, with_order: bool = False) -> tuple:
     """(the query's position, the solution that answers it)."""
-    q = PositionQuery.parse(request)
+    q = PositionQuery.parse(request, with_order=with_order)
     return q, request_solution(request, q.game)
 
 
@@ -43,8 +43,8 @@ def _with_source(out: dict, sol, mine, theirs, deck, upcards) -> dict:
 
 
 def strategy(request) -> dict:
-    """``/api/strategy``: what ``gops strategy --json`` prints."""
-    q, sol = _position(request)
+    """``/api/strategy``: what ``gops strategy --json`` prints, in any prize order."""
+    q, sol = _position(request, with_order=True)
     m, t, d, u, lead = q.mine, q.theirs, q.deck, q.upcard, q.lead
     out = strategy_json(sol.strategy(m, t, d, u, lead), False, _head(q.game, lead))
     return _with_source(out, sol, m, t, d, [u])
@@ -198,12 +198,14 @@ def _exact(st) -> dict:
 
 
 def table(request) -> dict:
-    """``/api/table``: what ``gops table --json [--certified] [--ranges]`` prints."""
-    game, lead = game_query(request)
+    """``/api/table``: what ``gops table --json [--certified] [--ranges]`` prints, in any
+    prize order (a known order: the columns of the first prize it can turn up; one that a
+    player chooses: each first prize's value too, ``prize_values``)."""
+    game, lead = game_query(request, with_order=True)
     n = game.n
     sol = request_solution(request, game.replace(handicap=lead_handicap(n, lead, "--lead")))
     root = set(range(1, n + 1))
-    strategies = {u: sol.strategy(root, root, root, u, lead) for u in range(1, n + 1)}
+    strategies = {u: sol.strategy(root, root, root, u, lead) for u in sol.order.next_prizes(root)}
     gap = max(s.gap for s in strategies.values())
     certified = None
     if flag(request, "certified"):  # as gops table --certified: each column proved
@@ -217,6 +219,10 @@ def table(request) -> dict:
         ranges=_table_ranges(request, game, sol) if flag(request, "ranges") else None,
         certified=certified,
     )
+    if game.order.name != "random":
+        out["order"] = game.order.name
+    if sol.order.chooser:
+        out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
     if "ranges" in out:
         out["ranges_exact"] = n <= EXACT_MAX_N
     return _with_source(out, sol, root, root, root, list(strategies))

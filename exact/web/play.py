@@ -29,7 +29,7 @@ from exact.web.solutions import request_solution
 
 def _game(request, bid: bool = False, prize: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
-    game, lead = game_query(request, game=True)
+    game, lead = game_query(request, with_order=True)
     variant = game_variant(request, game)
     if lead:  # a head start: the computer plays the game solved for it (every lead)
         game = game.replace(handicap=lead_handicap(game.n, lead))

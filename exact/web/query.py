@@ -10,6 +10,7 @@ GopsInputError the CLI prints (HTTP 400); nothing below this module reads
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from exact.dp.solve import check_lead
@@ -23,6 +24,52 @@ from exact.views import position_handicap
 
 #: The two-player variants Play offers (``gops play --variant``).
 PLAY_VARIANTS = ("standard", "twelve", "dummy")
+
+_POSITION = ("n", "mine", "theirs", "deck", "upcard", "objective", "lead")
+_GAME = ("n", "objective", "lead", "order", "seed", "variant", "bids", "prizes")
+#: The query parameters each endpoint takes: any other, or one given twice, is refused
+#: (:func:`check_parameters`) rather than ignored.
+PARAMETERS: dict[str, tuple[str, ...]] = {
+    "/api/info": (),
+    "/api/progress": (),
+    "/api/cancel": ("n", "objective", "order", "variant"),
+    "/api/strategy": (*_POSITION, "order"),
+    "/api/position": _POSITION,
+    "/api/line": ("n", "mine", "theirs", "deck", "objective", "lead", "line"),
+    "/api/table": ("n", "objective", "lead", "order", "certified", "ranges"),
+    "/api/game/new": _GAME,
+    "/api/game/bid": (*_GAME, "bid"),
+    "/api/game/prize": (*_GAME, "prize"),
+}
+
+
+def check_parameters(request, path: str) -> None:
+    """A one-line GopsInputError for a query parameter that ``path`` does not take
+    (:data:`PARAMETERS`) or that is given more than once (the command line would take
+    the last one silently; a query that says two things is refused).
+
+    >>> class Query:
+    ...     def __init__(self, *items):
+    ...         self.query_params = type("P", (), {"multi_items": lambda self: list(items)})()
+    >>> check_parameters(Query(("n", "5"), ("variant", "twelve")), "/api/table")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: no such query parameter 'variant' (/api/table takes n,
+    objective, lead, order, certified, ranges)
+    >>> check_parameters(Query(("n", "5"), ("n", "6")), "/api/table")
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: query parameter 'n' is given 2 times: give it once
+    """
+    takes = PARAMETERS[path]
+    for name, times in Counter(name for name, _ in request.query_params.multi_items()).items():
+        if name not in takes:
+            raise GopsInputError(
+                f"no such query parameter {name!r} ({path} takes {', '.join(takes) or 'none'})"
+            )
+        if times > 1:
+            raise GopsInputError(f"query parameter {name!r} is given {times} times: give it once")
 
 
 def param(request, name: str, required: bool = True) -> str | None:
@@ -58,18 +105,20 @@ def cards(request, name: str, required: bool = True) -> tuple[int, ...]:
     return parse_cards(param(request, name, required) or "")
 
 
-def game_query(request, game: bool = False) -> tuple[GameSpec, int | None]:
+def game_query(request, with_order: bool = False) -> tuple[GameSpec, int | None]:
     """The one parser of the game a query asks about: a GameSpec of ``n`` (1..16; what
     is solved on the fly is :class:`exact.web.solutions.Solutions`' business),
-    ``objective`` (points by default) and, for the endpoints of a ``game`` against the
-    computer, ``order`` (random by default; the other endpoints answer the random order),
+    ``objective`` (points by default) and, ``with_order`` (the endpoints that take it),
+    ``order`` (random by default; the other endpoints answer the random order),
     with the query's lead: 0 by default for the win objective, None for points (a
     ``lead`` there is refused; a game's lead is your head start).  One-line
     GopsInputError otherwise."""
     params = request.query_params
     n = check_n(integer(request, "n"), ENCODING_MAX_N)
     spec = GameSpec.parse(
-        n, params.get("objective", "points"), params.get("order", "random") if game else "random"
+        n,
+        params.get("objective", "points"),
+        params.get("order", "random") if with_order else "random",
     )
     lead = integer(request, "lead", required=False)
     if lead is not None and not spec.has_lead:
@@ -98,8 +147,10 @@ class PositionQuery:
     upcard: int | None
 
     @classmethod
-    def parse(cls, request, upcard: bool = True) -> PositionQuery:
-        game, lead = game_query(request)
+    def parse(cls, request, upcard: bool = True, with_order: bool = False) -> PositionQuery:
+        """The position of the query (``upcard``: one is turned up; ``with_order``: the
+        query may name the prize order)."""
+        game, lead = game_query(request, with_order)
         mine, theirs, deck = (cards(request, name) for name in ("mine", "theirs", "deck"))
         up = integer(request, "upcard") if upcard else None
         m, t, d = validate_position(mine, theirs, deck, up, n=game.n)

@@ -214,7 +214,18 @@ function cardButtons(containerId, role, isOn, onClick, enabled = () => true) {
 
 function toggle(set, c) { if (set.has(c)) set.delete(c); else set.add(c); }
 
+// The position an answer is for: the answer on the page (#result) is hidden as soon as
+// the position differs from the one it answers, until the new position's answer comes.
+let shownPosition = null;
+const positionKey = () => JSON.stringify([n(), list(state.mine), list(state.theirs),
+  list(state.deck), state.upcard, objective(), objective() === "win" ? lead() : null]);
+
+function hideStaleAnswer() {
+  if (positionKey() !== shownPosition) $("result").hidden = true;
+}
+
 function drawCards() {
+  hideStaleAnswer();
   const redraw = () => { cutLine(); drawCards(); writeHash(); };  // an edit starts a new line
   cardButtons("mine-cards", "mine", (c) => state.mine.has(c), (c) => { toggle(state.mine, c); redraw(); });
   cardButtons("theirs-cards", "theirs", (c) => state.theirs.has(c), (c) => { toggle(state.theirs, c); redraw(); });
@@ -302,13 +313,14 @@ async function solvePosition() {
     showError("no prize is turned up: click a card of the upcard row (or a prize above)");
     return;
   }
-  const token = ++requests;
+  const token = ++requests, asked = positionKey();
   try {
     const pos = await api("position", {
       n: n(), mine: list(state.mine), theirs: list(state.theirs), deck: list(state.deck),
       upcard: state.upcard ?? "", ...objectiveParams(),
     });
-    if (!current(token)) return;
+    if (!current(token) || asked !== positionKey()) return;  // the position changed since
+    shownPosition = asked;
     $("result").hidden = false;
     drawStepChoices(pos);
     $("value").textContent = fmt(pos.value);
@@ -781,6 +793,7 @@ function showVariant() {
 
 function settingsChanged() {
   showLead();
+  hideStaleAnswer();  // another objective or lead: another position
   if (state.line.length) cutLine();
   if (game) { dropGame(); if (state.tab === "play") newGame(); }
   writeHash();
