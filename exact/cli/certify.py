@@ -199,12 +199,15 @@ def level_printer():
     default="gops-5.cert",
     show_default=True,
     type=click.Path(dir_okay=False),
-    help="Where to write the N=5 certificate.",
+    help="Where to write the N=5 certificate (by default into the current folder).",
 )
 @click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @one_line_errors
 def reproduce(output: str, force: bool) -> None:
-    """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5."""
+    """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5.
+
+    The certificate is written to gops-5.cert in the current folder (-o FILE: elsewhere).
+    """
     from certificates import check as check_certificate
     from exact.certificate.writer import certify as write
 
