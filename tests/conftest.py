@@ -1,15 +1,44 @@
 """Shared fixtures: solved games are cached per session (each N is solved once), and the
-work tree is checked to be left as it was found (tests write only under tmp_path)."""
+work tree is checked to be left as it was found (tests write only under tmp_path).  The
+Hypothesis profiles: CI draws the same examples every run."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import exact
 
 REPO = Path(__file__).resolve().parents[1]
+
+# --- Hypothesis profiles, chosen by HYPOTHESIS_PROFILE (default "ci") -------------------
+# "ci": derandomized (the examples are a function of the test alone) and no example
+# database, so a run cannot fail by chance or by what an earlier run found.  "random":
+# fresh examples each run (``--hypothesis-seed=N`` replays one).  "many": fresh examples,
+# MANY_EXAMPLES times each test's own max_examples.
+MANY_EXAMPLES = 10
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("random", derandomize=False, print_blob=True)
+settings.register_profile("many", derandomize=False, print_blob=True)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+
+def pytest_collection_modifyitems(items):
+    """Under the "many" profile, multiply each property test's own max_examples (pinned by
+    its @settings, which a profile cannot override) by MANY_EXAMPLES."""
+    if PROFILE != "many":
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        pinned = getattr(test, "_hypothesis_internal_use_settings", None)
+        if pinned is not None:
+            test._hypothesis_internal_use_settings = settings(
+                pinned, max_examples=pinned.max_examples * MANY_EXAMPLES
+            )
 
 
 def _git_status_paths():
