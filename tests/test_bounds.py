@@ -425,3 +425,38 @@ def test_solve_game_meets_its_bound_on_the_near_degenerate_games(rows):
     A = np.array([[float.fromhex(h) for h in row] for row in rows])
     v, x, y = solve_game(A)
     assert value_error(A, len(rows), x, y, v) <= GAP_BOUND * max(1.0, np.abs(A).max())
+
+
+#: A 2 x 2 game of value 23/70 (row strategy (1/7, 6/7), column (3/7, 4/7)), and
+#: strategies the enclosure (1) cannot use (issue 36 item 11): each made the bound exclude
+#: the exact value before guarantees checked its preconditions.
+GAME_23_70 = np.array([[0.5, 0.2], [0.3, 0.35]])
+GOOD_X = np.array([1 / 7, 6 / 7])
+GOOD_Y = np.array([3 / 7, 4 / 7])
+UNUSABLE = {
+    "infinite weight": np.array([np.inf, 0.0]),
+    "sum overflows": np.array([1e308, 1e308]),
+    "subnormal": np.array([5e-324, 5e-324]),
+}
+
+
+@pytest.mark.parametrize("player", ["row", "column"])
+@pytest.mark.parametrize("bad", UNUSABLE.values(), ids=UNUSABLE.keys())
+@pytest.mark.parametrize("claimed", [0.0, 23 / 70 + 0.1, 23 / 70 - 0.1])
+def test_unusable_strategies_give_no_bound(player, bad, claimed):
+    """guarantees, value_error and certified_game answer NaN ("no bound", refused by every
+    caller) for such a strategy, never a bound that leaves out the exact value."""
+    from exact.kernels.bounds import certified_game, guarantees
+
+    x, y = (bad, GOOD_Y) if player == "row" else (GOOD_X, bad)
+    assert all(np.isnan(guarantees(GAME_23_70, 2, x, y)))
+    assert np.isnan(value_error(GAME_23_70, 2, x, y, claimed))
+    _, e = certified_game(GAME_23_70, 2, x.copy(), y.copy(), claimed)
+    assert np.isnan(e)
+
+
+def test_the_good_strategies_bound_the_game():
+    """The same game with its optimal strategies: a bound of rounding size that holds."""
+    e = value_error(GAME_23_70, 2, GOOD_X, GOOD_Y, 23 / 70)
+    assert 0 < e < 1e-14
+    assert abs(Fraction(23 / 70) - Fraction(23, 70)) <= Fraction(e)

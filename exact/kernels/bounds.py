@@ -38,7 +38,9 @@ margin doubled: ``value_error`` returns max(v - min q, max r - v) + 10 gamma_k a
 computed in float; every term is a sum of at most four rounded operations on numbers of
 size at most 2a, whose rounding (at most 4 eps 2a) the extra 2 gamma_k a covers.
 
-A NaN anywhere (a failed solve) makes the bound NaN, which the drivers refuse loudly.
+A NaN anywhere (a failed solve) makes the bound NaN, which the drivers refuse loudly; so
+does a strategy the enclosure cannot use (an infinite weight, weights whose sum overflows
+or is below ``MIN_WEIGHT``): NaN means "no bound", never a number.
 
 The polish.  (1) and (2) hold for any probability vectors and any float v, so a game whose
 bound is large can be re-proved with better ones: :func:`certified_game` re-solves each
@@ -74,6 +76,10 @@ from exact.kernels.matrix_game import (
 EPS = 2.0**-53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).
 TINY = 2.0**-1000
+#: The least sum of a strategy's weights that :func:`guarantees` accepts: the underflow of
+#: a column sum, at most k 2^-1075 <= 2^-1071, divided by the weights' sum, stays below
+#: 2^-1011, inside TINY.  Subnormal strategies such as [5e-324, 5e-324] get NaN.
+MIN_WEIGHT = 2.0**-60
 
 
 @numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
@@ -86,8 +92,9 @@ def gamma(n):
 def guarantees(A, k, x, y):
     """(lo, hi, a): lo = min_j fl(fl(sum_i x~_i A_ij) / fl(sum x~)) and hi = max_i of the
     same for y, with x~ = max(x, 0), y~ = max(y, 0), and a = max |A_ij|: the computed
-    ends of (1) before the rounding margin of the module docstring.  NaN for a NaN entry
-    or a strategy with no positive weight.
+    ends of (1) before the rounding margin of the module docstring.  NaN (no bound) for a
+    NaN or infinite entry or sum, and for a strategy whose weights sum to less than
+    MIN_WEIGHT (none, or so little that underflow in the products is not covered).
 
     One pass over A in memory order forms the row sums, the column sums (in a stack
     vector, each still summed over i = 0..k-1 in order) and a.  A NaN or infinite entry
@@ -100,7 +107,7 @@ def guarantees(A, k, x, y):
     for i in range(k):
         s += max(x[i], 0.0)
         t += max(y[i], 0.0)
-    if not (s > 0.0 and t > 0.0):
+    if not (MIN_WEIGHT <= s < np.inf and MIN_WEIGHT <= t < np.inf):
         return nan, nan, nan
     c = stack_vector(KMAX)  # column sums x~^T A
     for j in range(k):
@@ -120,6 +127,8 @@ def guarantees(A, k, x, y):
         hi = max(hi, r / t)
     lo = np.inf
     for j in range(k):
+        if not abs(c[j]) < np.inf:
+            return nan, nan, nan
         lo = min(lo, c[j] / s)
     return lo, hi, a
 
