@@ -504,7 +504,7 @@ def test_an_impossible_position_shows_the_one_line_error(page_server, browser, c
     browser.refresh()
     error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
     api = client.get("/api/strategy", params=BAD[1][0]).json()["error"]
-    assert error == f"gops: error: {api}"
+    assert error == api and not error.startswith("gops")  # the line, not the CLI prefix
     browser.save_screenshot(str(ARTIFACTS / "error.png"))
 
 
@@ -1424,6 +1424,19 @@ def test_the_favicon_is_served(client):
     r = client.get("/favicon.ico")
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
     assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_the_footers_api_link_is_a_page_that_describes_the_api(page_server, browser, client):
+    """The footer's "API" link opens a page a person reads (HTML naming each endpoint),
+    not raw JSON."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(page_server)
+    link = browser.find_element(By.LINK_TEXT, "API").get_attribute("href")
+    r = client.get(link.removeprefix(page_server))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    for path in ("info", "strategy", "table", "position", "line", "progress", "cancel", "game"):
+        assert f"/api/{path}" in r.text
 
 
 def test_a_finished_game_has_facts_and_a_review(client):

@@ -120,7 +120,7 @@ async function cancelSolve() {
 }
 
 function showError(message) {
-  $("error").textContent = message ? `gops: error: ${message}` : "";
+  $("error").textContent = message || "";  // the CLI's line, without its "gops: error:"
   $("error").hidden = !message;
 }
 
