@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from exact.cli import main
 from exact.game.spec import GameSpec
 from exact.web.app import create_app
+from test_paper import PAPER_DIGITS_TOL, TABLE_1  # Rhoads & Bartholdi 2012
 
 testclient = pytest.importorskip("starlette.testclient")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -69,16 +70,52 @@ def strategy_args(q):
     return args
 
 
+#: Float answers against hand-derived exact values (a 2 x 2 game solved by hand).
+HAND_TOL = 1e-12
+
+
+def test_a_position_is_its_hand_derived_equilibrium(client):
+    """Sec 3.1 of Rhoads & Bartholdi 2012 at N = 5: mine {2, 4}, theirs {1, 3}, prizes
+    {4, 5} with the 5 up.  Winning both prizes is +9; 4 on 1 then 2 on 3 is 5 - 4 = +1; 2 on
+    3 then 4 on 1 is -5 + 4 = -1: the matrix [[9, -1], [1, 9]] (rows my 2, 4; columns their
+    1, 3), whose equilibrium (equalising) is p(2) = 4/9, p(4) = 5/9 for me, q(1) = 5/9,
+    q(3) = 4/9 for them, value 41/9 (the paper's 12.52 with 12/25, 13/25 at prizes 12, 13)."""
+    q = {"n": 5, "mine": "2,4", "theirs": "1,3", "deck": "4,5", "upcard": 5}
+    got = client.get("/api/strategy", params=q).json()
+    assert got["value"] == pytest.approx(41 / 9, abs=HAND_TOL)
+    assert got["mine"] == {
+        k: pytest.approx(v, abs=HAND_TOL) for k, v in {"2": 4 / 9, "4": 5 / 9}.items()
+    }
+    assert got["theirs"] == {
+        k: pytest.approx(v, abs=HAND_TOL) for k, v in {"1": 5 / 9, "3": 4 / 9}.items()
+    }
+    exact_mix = client.get("/api/position", params=q).json()["exact"]
+    assert (exact_mix["value"], exact_mix["mine"]) == ("41/9", {"2": "4/9", "4": "5/9"})
+
+
 @pytest.mark.parametrize("query", POSITIONS, ids=["n5", "n6-start", "n6-win"])
 def test_strategy_is_what_the_cli_prints(client, query):
+    """The layout: byte for byte what the command line prints (the values are checked
+    against independent references above and in test_the_first_move_is_the_papers_table_1)."""
     r = client.get("/api/strategy", params=query)
     assert r.status_code == 200
     printed = CliRunner().invoke(main, [str(a) for a in strategy_args(query)]).output
     assert r.text == printed.rstrip("\n")  # byte for byte
 
 
+def test_the_first_move_is_the_papers_table_1(client):
+    """/api/table at N = 5 against Rhoads & Bartholdi 2012, Table 1, to its four decimals."""
+    table = client.get("/api/table", params={"n": 5}).json()["by_upcard"]
+    for upcard in range(1, 6):
+        for bid in range(1, 6):
+            assert table[str(upcard)][bid - 1] == pytest.approx(
+                TABLE_1[bid - 1][upcard - 1], abs=PAPER_DIGITS_TOL
+            )
+
+
 @pytest.mark.parametrize("args", [(5, "points", None), (6, "win", 3)])
 def test_table_is_what_the_cli_prints(client, args):
+    """The layout, as the strategy's; the values: test_the_first_move_is_the_papers_table_1."""
     n, objective, lead = args
     params = {"n": n, "objective": objective} | ({"lead": lead} if lead is not None else {})
     cli = ["table", n, "--json", "--quiet"] + (
@@ -1421,9 +1458,15 @@ def test_explore_takes_a_lead_at_the_start_as_a_handicap(client):
 
 
 def test_the_favicon_is_served(client):
+    """/favicon.ico is an SVG document (parsed: its root an <svg> with a size), the same
+    bytes as the page's <link rel="icon">."""
+    import xml.etree.ElementTree as ET
+
     r = client.get("/favicon.ico")
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
-    assert client.get("/static/favicon.svg").status_code == 200
+    root = ET.fromstring(r.content)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("viewBox")
+    assert client.get("/static/favicon.svg").content == r.content
 
 
 def test_the_footers_api_link_is_a_page_that_describes_the_api(page_server, browser, client):
