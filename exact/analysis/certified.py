@@ -180,7 +180,7 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
 def certify_strategy(solution, mine, theirs, deck, upcard, lead=None) -> CertifiedGame:
     """The certified equilibrium of a position of a float Solution (rows: sorted ``mine``,
     columns: sorted ``theirs``), from its certified radius of the level below."""
-    if solution.arithmetic != "float":
+    if solution.arithmetic.exact:
         raise SolverError("certify_strategy certifies float solutions (rational ones are exact)")
     A = solution.matrix(mine, theirs, deck, upcard, lead)
     k = len(set(deck))

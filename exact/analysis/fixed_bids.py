@@ -52,6 +52,7 @@ from flint import fmpq
 from exact.analysis.evaluate import evaluate
 from exact.dp.exact_game import solve_exact_game
 from exact.errors import GopsInputError
+from exact.game.objectives import arithmetic_named
 from exact.game.orders import RANDOM
 from exact.limits import (
     FIXED_BIDS_ADAPTIVITY_MAX_N,
@@ -169,9 +170,8 @@ def solve_fixed_bids(
     """An equilibrium of the n-card fixed-bid game by double oracle (module docstring).
     ``progress(iteration, support, gain)`` is called after each iteration."""
     n = check_n(n, FIXED_BIDS_MAX_N, what=" for the fixed-bid game")
-    if arithmetic not in ("float", "rational"):
-        raise GopsInputError(f"unknown arithmetic {arithmetic!r} (choose from float, rational)")
-    if arithmetic == "rational":
+    exact_ = arithmetic_named(arithmetic).exact
+    if exact_:
         check_n(n, EXACT_MAX_N, what=" for the exact fixed-bid game (N! bijections checked)")
     strategies = [tuple(range(1, n + 1))]
     x = np.ones(1)
@@ -186,7 +186,7 @@ def solve_fixed_bids(
         strategies.append(reply)
     else:
         raise ArithmeticError(f"double oracle did not converge in {max_iterations} iterations")
-    if arithmetic == "float":
+    if not exact_:
         mix = {s: float(p) for s, p in zip(strategies, x) if p > 0}
         return FixedBidEquilibrium(n, mix, False, max(gain, 0.0), iteration)
     while True:  # exact: solve the restricted game exactly, check every bijection
@@ -220,7 +220,7 @@ def adaptivity_gain(equilibrium: FixedBidEquilibrium, solution) -> tuple:
         what=" for the adaptivity gain (a game tree per bijection of the mix)",
     )
     optimal = OptimalBot(solution)
-    exact_ = equilibrium.exact and solution.arithmetic == "rational"
+    exact_ = equilibrium.exact and solution.arithmetic.exact
     total, bound = (Fraction(0) if exact_ else 0.0), 0.0
     for s, p in equilibrium.mix.items():
         bot = FixedRuleBot("fixed " + ",".join(map(str, s)), _bid_for_prize(s))

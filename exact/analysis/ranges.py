@@ -41,6 +41,7 @@ from exact.analysis.audit import fixed_point
 from exact.dp.exact_game import solve_exact_game
 from exact.dp.solution import to_fraction
 from exact.errors import GopsInputError, SolverError
+from exact.game.objectives import GameArithmetic, arithmetic_named
 from exact.kernels.matrix_game import solve_game
 
 Number = float | Fraction
@@ -245,7 +246,9 @@ def _exact_unique(Q, eq) -> tuple[list[int], list[int], bool]:
     return I, J, _full_column_rank_mod_p(system, len(I))
 
 
-def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -> list[Range]:
+def optimal_set_ranges(
+    A, arithmetic: str | GameArithmetic = "rational", shortcut: bool = True
+) -> list[Range]:
     """Range of each row probability over all optimal strategies of the row player of A.
 
     ``A`` is square: rationals (int, Fraction or fmpq) for ``arithmetic="rational"``,
@@ -260,10 +263,8 @@ def optimal_set_ranges(A, arithmetic: str = "rational", shortcut: bool = True) -
     k = len(A)
     if k == 0 or any(len(row) != k for row in A):
         raise GopsInputError("the game matrix must be square")
-    if arithmetic == "float":
+    if not arithmetic_named(arithmetic).exact:
         return _float_ranges(np.asarray(A, dtype=np.float64))
-    if arithmetic != "rational":
-        raise GopsInputError(f"unknown arithmetic {arithmetic!r}")
     Q = [
         [
             a
@@ -315,12 +316,11 @@ def _float_ranges(A: np.ndarray) -> list[Range]:
 def first_move_ranges(solution) -> dict[int, dict[int, Range]]:
     """{upcard: {bid: Range}} for the first move of ``solution``: exact when the
     solution is rational (N <= 7), float LPs otherwise."""
-    arithmetic = "rational" if solution.arithmetic == "rational" else "float"
     cards = set(range(1, solution.n + 1))
     out = {}
     for u in sorted(cards):
         A = solution.matrix(cards, cards, cards, u)
-        ranges = optimal_set_ranges([list(row) for row in A], arithmetic)
+        ranges = optimal_set_ranges([list(row) for row in A], solution.arithmetic)
         out[u] = dict(zip(sorted(cards), ranges))
     return out
 

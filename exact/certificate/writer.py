@@ -26,6 +26,7 @@ from exact.dp.solution import Solution
 from exact.dp.solve import parse_game, points_stats
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
+from exact.game.objectives import GameObjective
 from exact.kernels.win import lead_limits
 
 FORMAT_VERSION = 1
@@ -96,7 +97,7 @@ def win_record_count(level) -> int:
     return int(np.sum(others * (2 * limits + 1) + identical * (limits + 1)))
 
 
-def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
+def certify(n: int, path, objective: str | GameObjective = "points", progress=None) -> Solution:
     """Solve n-card GOPS exactly and write its certificate to ``path`` (atomically).
 
     Returns the exact Solution (its ``stats.extra`` holds the solver path counts).
@@ -118,7 +119,7 @@ def certify(n: int, path, objective: str = "points", progress=None) -> Solution:
                     "magic": MAGIC,
                     "version": FORMAT_VERSION,
                     "rules": RULES,
-                    "objective": objective,
+                    "objective": game.objective.name,
                     "n": n,
                     "root": [full, full, full],
                 }

@@ -29,7 +29,7 @@ from exact.game.spec import GameSpec
 def _certify_n(options: dict) -> int:
     """gops certify's N: its limit depends on --objective, or on --bounds (points only)."""
     if options["bounds"]:
-        if options["objective"] != "points":
+        if options["objective"].has_lead:
             raise GopsInputError("bound certificates are written for the points objective only")
         return check_command_n(options["n"], "certify", "--bounds")
     return check_command_n(options["n"], "certify", objective_flag(options["objective"]))

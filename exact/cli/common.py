@@ -24,7 +24,8 @@ from exact.cli.limits import check_command_n
 from exact.errors import GopsError, GopsInputError
 from exact.game.orders import ORDERS
 from exact.game.rules import parse_integer
-from exact.game.spec import OBJECTIVES, GameSpec
+from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, objective_named
+from exact.game.spec import GameSpec
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -227,7 +228,7 @@ def load_or_solve(game: GameSpec, store_dir, quiet, top=None):
         return solve_with_progress(game, top=top, quiet=quiet)
     from exact.dp.store import load
 
-    return load(store_dir, n=game.n, objective=game.objective, order=game.order.name)
+    return load(store_dir, n=game.n, objective=game.objective.name, order=game.order.name)
 
 
 def presolve_variant(variant: str, game: GameSpec):
@@ -364,8 +365,18 @@ class OneLineErrorGroup(click.Group):
 
 # -- the game: flags in, one GameSpec out ---------------------------------------------------
 
+class ObjectiveChoice(click.Choice):
+    """--objective: one of the names of :mod:`exact.game.objectives`, handed to the
+    command as the objective itself (the one place the command line parses the name)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, GameObjective):
+            return value
+        return objective_named(super().convert(value, param, ctx))
+
+
 #: The click types of --objective and --order: the names :meth:`GameSpec.parse` knows.
-OBJECTIVE = click.Choice(list(OBJECTIVES))
+OBJECTIVE = ObjectiveChoice(list(OBJECTIVES))
 ORDER = click.Choice(list(ORDERS))
 
 
@@ -407,17 +418,16 @@ def objective_options(command):
     return objective_option("Maximise the expected point difference or P(win) - P(loss).")(command)
 
 
-def checked_lead(n: int, objective: str, lead) -> int | None:
-    """The lead of ``--lead``: None for the points objective (where --lead is refused), 0
-    by default for win, else a lead possible in N-card GOPS (:func:`exact.dp.solve.check_lead`,
-    the API's rule); one-line GopsInputError otherwise."""
-    from exact.dp.solve import check_lead as check_lead_range
-
-    if objective != "win":
+def checked_lead(n: int, objective: GameObjective, lead) -> int | None:
+    """The lead of ``--lead``: None for an objective without a lead (where --lead is
+    refused), 0 by default for win, else a lead possible in N-card GOPS
+    (:func:`exact.game.objectives.check_lead`, the API's rule); one-line GopsInputError
+    otherwise."""
+    if not objective.has_lead:
         if lead is not None:
             raise GopsInputError("--lead applies to --objective win only")
         return None
-    return 0 if lead is None else check_lead_range(n, lead, "--lead")
+    return 0 if lead is None else check_lead(n, lead, "--lead")
 
 
 def game_options(
@@ -454,7 +464,7 @@ def game_options(
         def wrapper(**options):
             rest = {k: v for k, v in options.items() if k not in GAME_PARAMETERS}
             number = (n or (lambda o: check_command_n(o["n"], command)))(options)
-            chosen = options.get("objective", objective)
+            chosen = objective_named(options.get("objective", objective))
             lead = checked_lead(number, chosen, options.get("lead"))
             game = GameSpec.parse(
                 number,
@@ -476,7 +486,7 @@ def game_options(
 GAME_PARAMETERS = ("n", "objective", "order", "lead")
 
 
-WIN_UNITS = "P(win) - P(loss) for me"
+WIN_UNITS = WIN.units
 
 
 def format_table(n: int, table: dict, digits: int = 4) -> str:

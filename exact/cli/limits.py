@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from exact.dp.variant_solver import SOLVABLE_VARIANTS
+from exact.game.objectives import POINTS, GameObjective
 from exact.limits import (
     AUDIT_MAX_N,
     BOUNDS_MAX_N,
@@ -198,6 +199,6 @@ def check_command_n(n: int, command: str, *qualifiers: str | None) -> int:
     return check_n(n, limit.high, limit.low, f" for gops {' '.join(key)} ({limit.why})")
 
 
-def objective_flag(objective: str) -> str | None:
+def objective_flag(objective: GameObjective) -> str | None:
     """The qualifier of a non-default --objective (None for points)."""
-    return None if objective == "points" else f"--objective {objective}"
+    return None if objective is POINTS else f"--objective {objective.name}"

@@ -13,6 +13,7 @@ from exact.cli.common import (
     game_options,
 )
 from exact.errors import GopsInputError
+from exact.game.objectives import POINTS
 from exact.game.spec import GameSpec
 
 
@@ -59,7 +60,7 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     bars = [ProgressBar(enabled=not quiet) for _ in range(3)]
     try:
         # The points game of the same N: within the points objective's larger limits.
-        points = solve_game(game.replace(objective="points"), progress=bars[0])
+        points = solve_game(game.replace(objective=POINTS), progress=bars[0])
         bars[0].close()
         br = best_response_to_points(points, progress=bars[1])
         bars[1].close()

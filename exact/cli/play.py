@@ -21,6 +21,7 @@ from exact.cli.common import (
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.errors import GopsInputError
+from exact.game.objectives import POINTS
 from exact.game.rules import parse_integer
 from exact.game.spec import GameSpec
 
@@ -49,9 +50,9 @@ def _play_n(options: dict) -> int:
             return check_command_n(n, "play", "--store")
         if variant == "standard":
             return check_command_n(n, "play", objective_flag(objective))
-        if objective != "points":
+        if objective is not POINTS:
             raise GopsInputError(f"the {variant} variant is solved for points only")
-    elif objective != "points" or store is not None:
+    elif objective is not POINTS or store is not None:
         raise GopsInputError(
             f"the {variant} variant is played against bots: no --objective win or --store"
         )
@@ -338,7 +339,7 @@ def _computer(game: GameSpec, variant: str, store: str | None):
         import exact
         from exact.dp.verify import check_position
 
-        sol = exact.load(store, n=seen.n, objective=seen.objective, order=seen.order.name)
+        sol = exact.load(store, n=seen.n, objective=seen.objective.name, order=seen.order.name)
         cards = set(range(1, sol.n + 1))
         reads = check_position(sol, cards, cards, cards, sol.order.next_prizes(cards))
         assert reads is not None  # exact.load's solution reads a store

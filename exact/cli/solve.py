@@ -9,9 +9,9 @@ from math import comb
 import click
 
 from exact.analysis.certified import certify_strategy
+from exact.analysis.ranges import first_move_ranges, format_ranges, ranges_json
 from exact.cli.common import (
     INTEGER,
-    WIN_UNITS,
     NumberArgumentsCommand,
     ProgressBar,
     ProgressLines,
@@ -27,11 +27,19 @@ from exact.cli.common import (
     solve_with_progress,
 )
 from exact.cli.limits import check_command_n, objective_flag
-from exact.dp.solve import check_limits
+from exact.dp.cluster import parse_cluster, solve_on_cluster
+from exact.dp.objective import objective_of
+from exact.dp.preflight import check_fits, estimate, format_duration, level_work, work_left
+from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes
+from exact.dp.store import existing_manifest, load, read_manifest, resume_point, solve_into_store
 from exact.dp.verify import check_position
 from exact.errors import GopsInputError
-from exact.game.encoding import column_count, pattern_count
+from exact.game.encoding import build_levels, column_count, pattern_count
+from exact.game.orders import RANDOM
+from exact.game.rules import validate_position
 from exact.game.spec import GameSpec
+from exact.limits import SOLVE_MAX_N
+from exact.views import table_json
 
 
 def _solve_n(options: dict) -> int:
@@ -48,7 +56,7 @@ def _solve_n(options: dict) -> int:
     n = check_command_n(
         options["n"], "solve", objective_flag(options["objective"]), store_dir and "--store"
     )
-    if store_dir is not None and options["objective"] == "win" and options["lead"]:
+    if store_dir is not None and options["lead"]:  # (--lead is refused for points)
         raise GopsInputError(
             "a store holds the real game (no handicap): solve it without "
             "--lead, then read any lead with `gops strategy --store DIR --lead L`"
@@ -98,42 +106,50 @@ def solve(
     """Solve N-card GOPS (floating point) and print a summary."""
     if store_dir is not None:
         return solve_store(game, store_dir, chunk_items, cluster, quiet)
-    if game.has_lead:
-        return solve_win(game, lead or 0, chunk_items, quiet)
-    from exact.kernels.points import warm_up
-
-    check_limits(game)
-    jit = warm_up()
+    # --lead L: every lead reachable from a start within |L| solved (the handicap).
+    game = check_limits(game.replace(handicap=abs(lead or 0)))
+    jit = objective_of(game).warm_up()
     sol = solve_with_progress(game, quiet=quiet)
-    print_points_summary(game.n, sol, sol.stats, jit)
+    print_summary(sol, sol.stats, jit, lead)
 
 
-def print_points_summary(n, sol, st, jit, store_dir=None, kept=()):
-    order = sol.order
-    named = "" if order.name == "random" else f" order={order.name}"
-    click.echo(f"N={n} objective=points{named} arithmetic=float")
+def print_summary(sol, st, jit, lead=None, store_dir=None, kept=()) -> None:
+    """gops solve's summary of a float solution: the game, what was solved, its time,
+    memory and certified radius, and the value at the start (``lead``: the lead there,
+    for an objective with a lead)."""
+    rules, order = sol.spec.objective, sol.order
+    named = "" if order is RANDOM else f" order={order.name}"
+    click.echo(f"N={sol.n} objective={rules.name}{named} arithmetic=float")
     if store_dir is not None:
         click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
-    click.echo(f"canonical subgames: {st.subgames:,}")
-    skipped = (
-        "antisymmetric halves skipped"
-        if order.antisymmetric
-        else "every pattern: a chooser of the prizes breaks the antisymmetry"
+    click.echo(f"{rules.subgames_words}: {st.subgames:,}")
+    click.echo(
+        f"matrix games solved: {st.matrix_games:,} ({rules.skipped_words(order.antisymmetric)})"
     )
-    click.echo(f"matrix games solved: {st.matrix_games:,} ({skipped})")
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
     print_radius(sol, kept)
-    root = set(range(1, n + 1))
-    if order.antisymmetric:
-        click.echo(f"value at the start: {sol.value(root, root, root):+.3e} (0 by symmetry)")
-        return
-    lo, hi = sol.enclosure(root, root, root)
-    click.echo(
-        f"value at the start: {sol.value(root, root, root):+.6f}, exact value in "
-        f"[{lo:.12f}, {hi:.12f}] (my expected point difference when "
-        f"{'I' if order.chooser == 'me' else 'they'} choose every prize)"
-    )
+    click.echo(start_line(sol, lead))
+
+
+def start_line(sol, lead=None) -> str:
+    """The value at the start of the game, in words: 0 by symmetry under a symmetric
+    prize order and no lead; an interval that contains the exact value where the
+    objective's summary shows one (exact.game.objectives)."""
+    rules, order = sol.spec.objective, sol.order
+    root = set(range(1, sol.n + 1))
+    value = sol.value(root, root, root, lead)
+    head = "value at the start" + (f", lead {lead}" if rules.has_lead else "")
+    words = [rules.units] if rules.has_lead else []
+    if order.antisymmetric and not lead:
+        words.append("0 by symmetry")
+    elif rules.summary_encloses_start:
+        lo, hi = sol.enclosure(root, root, root, lead)
+        return (
+            f"{head}: {value:+.6f}, exact value in [{lo:.12f}, {hi:.12f}] (my "
+            f"{rules.units} when {'I' if order.chooser == 'me' else 'they'} choose every prize)"
+        )
+    return f"{head}: {value:+.3e} ({'; '.join(words)})"
 
 
 def print_radius(sol, kept=()) -> None:
@@ -154,50 +170,11 @@ def print_radius(sol, kept=()) -> None:
         )
 
 
-def solve_win(game: GameSpec, lead: int, chunk_items, quiet):
-    """``gops solve N --objective win [--lead L]``: every lead reachable from a start
-    within |L| solved (the handicap)."""
-    from exact.kernels.win import warm_up
-
-    game = check_limits(game.replace(handicap=abs(lead)))
-    jit = warm_up()
-    sol = solve_with_progress(game, quiet=quiet)
-    print_win_summary(game.n, sol, sol.stats, jit, lead)
-
-
-def print_win_summary(n, sol, st, jit, lead=0, store_dir=None, kept=()):
-    named = "" if sol.order.name == "random" else f" order={sol.order.name}"
-    click.echo(f"N={n} objective=win{named} arithmetic=float")
-    if store_dir is not None:
-        click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
-    click.echo(
-        f"canonical subgames (pattern, prizes, lead), undecided and reachable: {st.subgames:,}"
-    )
-    halves = "antisymmetric halves, " if sol.order.antisymmetric else ""
-    click.echo(
-        f"matrix games solved: {st.matrix_games:,} ({halves}sure wins and sure losses skipped)"
-    )
-    click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
-    click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
-    print_radius(sol, kept)
-    root = set(range(1, n + 1))
-    note = "; 0 by symmetry" if lead == 0 and sol.order.antisymmetric else ""
-    click.echo(
-        f"value at the start, lead {lead}: {sol.value(root, root, root, lead):+.3e} "
-        f"({WIN_UNITS}{note})"
-    )
-
-
 def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     """``gops solve N --store DIR [--objective win] [--cluster SPEC]``: a pre-flight
     estimate (refused if this machine cannot hold it), then the solve, resumable.  A store
     holds the real game (a lead was refused by :func:`_solve_n`)."""
-    from exact.dp.cluster import parse_cluster
-    from exact.dp.preflight import check_fits, estimate
-    from exact.dp.solve import SolveStats, peak_memory_bytes
-    from exact.dp.store import existing_manifest, load, solve_into_store
 
-    n, objective = game.n, game.objective
     if cluster is not None:
         parse_cluster(cluster)
     # A store of another game is refused before the estimate is printed (nothing written).
@@ -211,7 +188,7 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
             line = resume_line(store_dir, manifest, game, est, cluster is not None)
             if line:
                 click.echo(line, err=True)
-    jit = warm_up_kernels(objective)
+    jit = objective_of(game).warm_up()
     t0 = time.perf_counter()
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)  # on a terminal
@@ -230,17 +207,14 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
         games, kept = store.games, store.kept
     else:
         games, kept = solve_cluster_with_progress(game, store_dir, cluster, chunk_items, quiet)
-    sol = load(store_dir, n=n, objective=objective, order=game.order.name)
+    sol = load(store_dir, n=game.n, objective=game.objective.name, order=game.order.name)
     st = SolveStats(
-        subgames=sol.objective_spec.subgames(sol.levels),
+        subgames=sol.objective.subgames(sol.levels),
         matrix_games=games,
         seconds=time.perf_counter() - t0,
         peak_memory_bytes=peak_memory_bytes(),
     )
-    if objective == "points":
-        print_points_summary(n, sol, st, jit, store_dir, kept)
-    else:
-        print_win_summary(n, sol, st, jit, 0, store_dir, kept)
+    print_summary(sol, st, jit, 0 if game.has_lead else None, store_dir, kept)
 
 
 def resume_line(store_dir, manifest, game: GameSpec, est, cluster: bool) -> str | None:
@@ -248,9 +222,6 @@ def resume_line(store_dir, manifest, game: GameSpec, est, cluster: bool) -> str 
     holds nothing yet): the levels stored, the items of the next one recorded as finished
     (a cluster keeps parts instead: exact.dp.cluster), and the work left by the cost model
     of the estimate (:func:`exact.dp.preflight.work_left`)."""
-    from exact.dp.preflight import format_duration, work_left
-    from exact.dp.store import resume_point
-    from exact.game.encoding import build_levels
 
     point = resume_point(store_dir, manifest, game, build_levels(game.n))  # cached levels
     head = f"gops: resuming {store_dir}"
@@ -287,21 +258,10 @@ def _levels_text(ks) -> str:
     return "levels " + ", ".join(map(str, ks))
 
 
-def warm_up_kernels(objective: str) -> float:
-    """Compile (or load) the objective's level kernel; seconds spent."""
-    if objective == "points":
-        from exact.kernels.points import warm_up
-    else:
-        from exact.kernels.win import warm_up
-    return warm_up()
-
-
 def solve_cluster_with_progress(game, store_dir, cluster, part_items, quiet):
     """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
     left for the other levels from the cost model of exact.dp.preflight) and a summary;
     returns the games solved and the levels kept as the store held them."""
-    from exact.dp.cluster import solve_on_cluster
-    from exact.dp.preflight import level_work
 
     n = game.n
     work = [level_work(game, k) for k in range(n + 1)]
@@ -408,20 +368,15 @@ def table(
     gap = max(s.gap for s in strategies.values())
     games = certified_columns(sol, lead) if certified else None
     if with_ranges:
-        from exact.analysis.ranges import first_move_ranges, format_ranges, ranges_json
-        from exact.limits import SOLVE_MAX_N
-
         exact_ = n <= SOLVE_MAX_N["points", "rational"]
         ranges = first_move_ranges(
             solve_with_progress(game.replace(arithmetic="rational"), quiet=quiet) if exact_ else sol
         )
     chooser = sol.order.chooser
     if as_json:
-        from exact.views import table_json
-
         out = table_json(
             n,
-            sol.objective,
+            sol.objective.name,
             lead if win else None,
             table,
             gap,
@@ -438,7 +393,7 @@ def table(
         return
     at = f", starting {lead:+d} points ahead" if win and lead else ""
     at += "" if sol.order.name == "random" else f", {sol.order.name} prize order"
-    click.echo(f"First move of {n}-card GOPS, {sol.objective} objective{at}: P(bid | upcard)")
+    click.echo(f"First move of {n}-card GOPS, {sol.objective.name} objective{at}: P(bid | upcard)")
     click.echo(format_table(n, table))
     if chooser:
         best = max if chooser == "me" else min
@@ -463,7 +418,6 @@ def table(
 def _strategy_n(options: dict) -> int:
     """gops strategy's checks of its flags and its position, then its N: --n, else a
     store's N, else the largest card seen."""
-    from exact.game.rules import validate_position
 
     store_dir, n = options["store_dir"], options["n"]
     if options["certified"] and options["exact_"]:
@@ -471,7 +425,6 @@ def _strategy_n(options: dict) -> int:
     if store_dir is not None:
         if options["exact_"]:
             raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
-        from exact.dp.store import read_manifest
 
         n = read_manifest(store_dir)["n"] if n is None else n
     if n is not None:
@@ -527,72 +480,31 @@ def strategy(
     certified: bool,
 ) -> None:
     """The equilibrium at any position once the upcard is turned."""
-    from exact.game.rules import validate_position
 
     m, t, d = validate_position(mine, theirs, deck, upcard, n=game.n)  # checked: _strategy_n
-    if game.has_lead:
-        return strategy_win(game, m, t, d, upcard, lead or 0, as_json, store_dir, certified)
-    # The equilibrium after the upcard needs only the subgames one card smaller.
-    top = len(d) - 1
-    check_limits(game, top)
-    sol = load_or_solve(game, store_dir, quiet=False, top=top)
-    st = sol.strategy(m, t, d, upcard)
-    reads = check_position(sol, m, t, d, [upcard])
-    certificate = certify_strategy(sol, m, t, d, upcard) if certified else None
-    print_strategy(
-        st,
-        exact_,
-        as_json,
-        f"upcard {upcard}",
-        "expected point difference",
-        certified=certificate,
-        hands=(m, t),
-        source=reads,
-    )
-
-
-def strategy_win(game: GameSpec, m, t, d, upcard, lead: int, as_json, store_dir, certified):
-    """``gops strategy ... --objective win [--lead L]``."""
-    from exact.kernels.win import total_points
-
-    exact_ = game.arithmetic == "rational"
-    head = {"objective": "win", "lead": lead}
+    rules = game.objective
+    where = f"upcard {upcard}" + (f", lead {lead}" if rules.has_lead else "")
     if store_dir is not None:  # the real game: every reachable lead, no handicap
         sol = load_or_solve(game, store_dir, quiet=False)
-        st = sol.strategy(m, t, d, upcard, lead)
-        reads = check_position(sol, m, t, d, [upcard])
-        certificate = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
-        print_strategy(
-            st,
-            exact_,
-            as_json,
-            f"upcard {upcard}, lead {lead}",
-            WIN_UNITS,
-            json_head=head,
-            certified=certificate,
-            hands=(m, t),
-            source=reads,
-        )
-        return
-    top = len(d) - 1
-    # Any possible lead is a position (a handicap included); solve every lead reachable
-    # from this one.
-    handicap = max(0, abs(lead) - (total_points(game.n) - sum(d)))
-    if abs(lead) > sum(d):
-        top = 0  # decided: nothing to solve
-    game = check_limits(game.replace(handicap=handicap), top)
-    sol = solve_with_progress(game, top=top)
+    else:
+        # The equilibrium after the upcard needs only the subgames one card smaller, for
+        # every lead reachable from this one (a handicap included); a decided position
+        # needs none.
+        top = 0 if rules.decided(d, lead) is not None else len(d) - 1
+        game = check_limits(game.replace(handicap=rules.position_handicap(game.n, lead, d)), top)
+        sol = solve_with_progress(game, top=top)
     st = sol.strategy(m, t, d, upcard, lead)
-    certificate = certify_strategy(sol, m, t, d, upcard, lead) if certified else None
+    reads = check_position(sol, m, t, d, [upcard])
     print_strategy(
         st,
-        exact_,
+        game.arithmetic.exact,
         as_json,
-        f"upcard {upcard}, lead {lead}",
-        WIN_UNITS,
-        json_head=head,
-        certified=certificate,
+        where,
+        rules.units,
+        json_head={"objective": rules.name, "lead": lead} if rules.has_lead else None,
+        certified=certify_strategy(sol, m, t, d, upcard, lead) if certified else None,
         hands=(m, t),
+        source=reads,
     )
 
 

@@ -14,8 +14,9 @@ from exact.cli.common import (
     ProgressBar,
     one_line_errors,
 )
-from exact.dp.drivers import bar_units
+from exact.kernels.points import level_items as bar_units
 from exact.dp.rederive import escape_chance
+from exact.dp.objective import warm_up_all
 from exact.dp.verify import LevelCheck, StoreVerdict, verify_store
 from exact.errors import GopsInputError
 
@@ -90,10 +91,7 @@ def verify(
         from exact.dp.cluster import parse_cluster
 
         parse_cluster(cluster)
-    from exact.kernels.points import warm_up as warm_points
-    from exact.kernels.win import warm_up as warm_win
-
-    warm_points(), warm_win()
+    warm_up_all()  # either objective's kernel: the store says which
     bar = ProgressBar(enabled=not quiet, leave=False)
     progress = BarProgress(bar)
     try:

@@ -152,7 +152,7 @@ def solve_part(
         # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     described = GameSpec.from_json(game)
-    spec = objective_of(described)
+    objective = objective_of(described)
     levels = _cached(("levels", described.n), lambda: build_levels(described.n))
     level = levels[k]
     values, note = part_paths(root, k, r0, r1)
@@ -162,9 +162,9 @@ def solve_part(
         ("below", root, k - 1, below_sha256),
         lambda: np.load(Path(root) / f"level-{k - 1}.npy", mmap_mode="c"),
     )
-    out = spec.empty_rows(level, r0, r1)
-    per_row = spec.level_items(level) // level.prize_sets
-    games, radius = spec.solve_chunk(
+    out = objective.empty_rows(level, r0, r1)
+    per_row = objective.level_items(level) // level.prize_sets
+    games, radius = objective.solve_chunk(
         level, below, out, r0 * per_row, r1 * per_row, radius_below, row0=r0
     )
     if not np.isfinite(radius) and np.isfinite(radius_below):
@@ -263,7 +263,7 @@ def solve_on_cluster(
     try:
         levels = build_levels(game.n)
         store = Store(root, game, levels=levels, on_repair=on_repair)
-        spec = store.objective
+        objective = store.objective
         report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
         radius_below = 0.0
         for level in levels:
@@ -278,7 +278,7 @@ def solve_on_cluster(
             if k == 0:
                 store.finish_level(0, store.open_level(level), 0.0)
                 continue
-            per_row = spec.level_items(level) // level.prize_sets
+            per_row = objective.level_items(level) // level.prize_sets
             parts = parts_of(level, per_row, part_items)
             parts_dir(root, k).mkdir(exist_ok=True)
             todo = [p for p in parts if read_note(root, k, *p) is None]

@@ -5,9 +5,8 @@ is a pure function of level k - 1 (Rhoads & Bartholdi 2012, sec 3).  Everything 
 depends on the objective (the layout of a level, the records, the matrix of a record, the
 float kernel) comes from an :class:`exact.dp.objective.Objective`; everything that depends on
 where the levels live (memory or an on-disk store) from a *level sink*.  Progress is
-reported through a callback ``progress(level, units)`` in the units of
-:func:`exact.kernels.points.level_items` (one per canonical points item), whatever the
-objective, so that one progress bar serves every solve.
+reported through a callback ``progress(level, units)`` in the objective's progress units
+(:meth:`exact.dp.objective.Objective.progress_units`).
 
 The float loop also carries the certified radius of each level, r_k >= |f_float - f_exact|
 for every subgame of level k (:mod:`exact.kernels.bounds`): r_0 = 0 (the empty game is
@@ -26,7 +25,6 @@ from flint import fmpq
 
 from exact.dp.objective import Objective
 from exact.errors import SolverError
-from exact.kernels.points import level_items as bar_units
 
 
 class InMemoryLevels:
@@ -61,12 +59,6 @@ class InMemoryLevels:
         return out
 
 
-def _progress_units(level, total: int, start: int, stop: int) -> int:
-    """Items [start, stop) of ``total`` kernel items in progress-bar units."""
-    units = bar_units(level)
-    return stop * units // total - start * units // total
-
-
 def solve_float_levels(
     objective: Objective, levels, progress=None, sink=None, chunk_items: int | None = None
 ):
@@ -91,7 +83,7 @@ def solve_float_levels(
         out, done, radius = sink.open(level)
         total = objective.level_items(level) if level.k > 0 else 0  # the empty game: no game
         if progress is not None and done:
-            progress(level, _progress_units(level, total, 0, done))
+            progress(level, objective.progress_done(level, total, 0, done))
         for start in range(done, total, chunk):
             stop = min(total, start + chunk)
             solved, bound = objective.solve_chunk(level, below, out, start, stop, radius_below)
@@ -104,7 +96,7 @@ def solve_float_levels(
             radius = max(radius, bound)
             sink.checkpoint(level, out, stop, radius)
             if progress is not None:
-                progress(level, _progress_units(level, total, start, stop))
+                progress(level, objective.progress_done(level, total, start, stop))
         below = sink.finish(level, out, radius)
         radius_below = radius
     return sink, games
@@ -139,6 +131,6 @@ def solve_rational_levels(objective: Objective, levels, progress=None, on_record
                 if on_record is not None:
                     on_record(level, p, r, lead, value, games)
             if progress is not None:
-                progress(level, _progress_units(level, level.prize_sets, r, r + 1))
+                progress(level, objective.progress_done(level, level.prize_sets, r, r + 1))
         values.append(out)
     return values, {"paths": dict(paths)}

@@ -36,23 +36,20 @@ import numpy as np
 from flint import fmpq
 
 from exact.dp.exact_game import solve_exact_game, solve_saddle_or_lp
-from exact.errors import GopsInputError
 from exact.game.encoding import Columns, Level
+from exact.game.objectives import POINTS, WIN, GameObjective
 from exact.game.orders import RANDOM, PrizeOrder, order_named
 from exact.game.spec import GameSpec
 from exact.kernels import points as points_kernel
 from exact.kernels import win as win_kernel
 
 
-def _sign(a: int) -> int:
-    return (a > 0) - (a < 0)
-
-
 class Objective(ABC):
-    """One objective with its parameters.  ``has_lead``: whether states carry a lead."""
+    """One objective with its parameters, as the solvers see it; ``rules``: the objective
+    as a rule of the game (:mod:`exact.game.objectives`: its name, whether states carry
+    a lead, the lead rules)."""
 
-    name: str
-    has_lead: bool
+    rules: GameObjective
     #: Items per chunk of an in-memory float solve (a progress update each).
     chunk_items: int
     #: Whether the empty game (level 0) is itself a record (it is certified for points).
@@ -191,32 +188,73 @@ class Objective(ABC):
     def subgames(self, levels) -> int:
         """Canonical states of the levels (SolveStats.subgames)."""
 
-    @abstractmethod
+    # -- the objective as a rule of the game (exact.game.objectives) --------------------
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+    @property
+    def has_lead(self) -> bool:
+        """Whether states carry a lead."""
+        return self.rules.has_lead
+
     def largest_value(self, n: int) -> float:
         """The largest |f| of any subgame of the n-card game: a radius this large proves
         nothing."""
-
-    # -- positions ---------------------------------------------------------------------
+        return self.rules.largest_value(n)
 
     def check_lead(self, lead, n: int, deck: frozenset) -> int | None:
-        """The lead of a position, validated for this objective (GopsInputError)."""
-        if lead is not None:
-            raise GopsInputError(
-                f"the {self.name} objective has no lead (the win objective has one)"
-            )
-        return None
+        """The lead of a position, validated for this objective and the handicap solved
+        for (GopsInputError)."""
+        return self.rules.check_position_lead(lead, n, deck, self.handicap)
 
     def decided(self, deck, lead) -> int | None:
         """The value of a position that needs no solved level, else None."""
+        return self.rules.decided(deck, lead)
+
+    # -- what differs between the objectives outside the solve --------------------------
+
+    #: The largest |lead| at the start that is solved for (win objective; 0 otherwise).
+    handicap: int = 0
+
+    def progress_units(self, level: Level) -> int:
+        """The units a solve reports its progress in, per level (``progress(level, units)``
+        of :mod:`exact.dp.drivers`; the bars of exact.cli.common take the level's total
+        in the same units): the canonical points items of the level, whatever the
+        objective, so that one bar serves every solve."""
+        return points_kernel.level_items(level)
+
+    def progress_done(self, level: Level, total: int, start: int, stop: int) -> int:
+        """Kernel items [start, stop) of ``total`` in :meth:`progress_units`."""
+        units = self.progress_units(level)
+        return units * stop // max(total, 1) - units * start // max(total, 1)
+
+    @abstractmethod
+    def warm_up(self) -> float:
+        """Compile (or load from numba's cache) this objective's level kernel; seconds."""
+
+    def lead_of(self, stored: np.ndarray, at: int) -> int | None:
+        """The lead of index ``at`` of a stored level's last axis (None: no lead axis)."""
         return None
+
+    def has_identical_hands_column(self) -> bool:
+        """Whether a float level's array holds a column of identical hands whose values
+        are 0 by antisymmetry (the points objective under a symmetric prize order; the
+        win objective's depend on the lead)."""
+        return not self.has_lead and self.order.antisymmetric
+
+    def has_values_without_game(self) -> bool:
+        """Whether a new level holds values that need no game (the win objective's
+        decided leads), written before it is solved; the points objective's are zeros."""
+        return self.has_lead
 
 
 class PointsObjective(Objective):
     """The expected point difference (Rhoads & Bartholdi 2012, sec 3), under any prize
     order (:mod:`exact.game.orders`; default the paper's random order)."""
 
-    name = "points"
-    has_lead = False
+    rules = POINTS
     chunk_items = 1 << 16
     records_empty_game = True
 
@@ -283,8 +321,8 @@ class PointsObjective(Objective):
     def subgames(self, levels):
         return sum(lv.subgames for lv in levels)
 
-    def largest_value(self, n):
-        return n * (n + 1) / 2  # every prize won
+    def warm_up(self):
+        return points_kernel.warm_up()
 
 
 class WinObjective(Objective):
@@ -294,8 +332,7 @@ class WinObjective(Objective):
     every lead reachable from [-H, H] is solved.
     """
 
-    name = "win"
-    has_lead = True
+    rules = WIN
     chunk_items = 1 << 14
     records_empty_game = False
 
@@ -393,35 +430,11 @@ class WinObjective(Objective):
     def subgames(self, levels):
         return win_kernel.subgame_count(levels, self.handicap)
 
-    def largest_value(self, n):
-        return 1.0  # a sure win
+    def warm_up(self):
+        return win_kernel.warm_up()
 
-    def check_lead(self, lead, n, deck):
-        lead = 0 if lead is None else lead
-        if isinstance(lead, bool) or not isinstance(lead, int):
-            try:
-                if int(lead) != lead or isinstance(lead, bool):
-                    raise ValueError
-                lead = int(lead)
-            except (TypeError, ValueError, OverflowError):
-                raise GopsInputError(f"the lead must be an integer, got {lead!r}") from None
-        played = win_kernel.total_points(n) - sum(deck)
-        bound = played + self.handicap
-        if abs(lead) > bound:
-            extra = f" plus a handicap of {self.handicap}" if self.handicap else ""
-            raise GopsInputError(
-                f"a lead of {lead} is impossible here: {played} points of prizes have been "
-                f"played{extra}, so |lead| <= {bound} (solve with a larger handicap for more)"
-            )
-        return lead
-
-    def decided(self, deck, lead):
-        """sign(lead) when the lead exceeds the points left, else None (undecided).
-
-        >>> WinObjective().decided({1, 2}, -4), WinObjective().decided({1, 2}, 3)
-        (-1, None)
-        """
-        return _sign(lead) if abs(lead) > sum(deck) else None
+    def lead_of(self, stored, at):
+        return at - (stored.shape[2] - 1) // 2
 
 
 def _read(row, columns: Columns, p: int, lead: int, off: int):
@@ -440,6 +453,17 @@ def objective_of(spec: GameSpec) -> Objective:
     >>> objective_of(GameSpec.parse(5, objective="win", handicap=2))
     WinObjective(handicap=2)
     """
-    if spec.has_lead:
-        return WinObjective(spec.handicap, order=spec.order)
-    return PointsObjective(spec.order)
+    return _OBJECTIVES[spec.objective](spec)
+
+
+#: The solvers' side of each objective of the game (exact.game.objectives).
+_OBJECTIVES = {
+    POINTS: lambda spec: PointsObjective(spec.order),
+    WIN: lambda spec: WinObjective(spec.handicap, order=spec.order),
+}
+
+
+def warm_up_all() -> float:
+    """Compile (or load) every objective's level kernel, for a command that reads a store
+    of either (``gops verify``); seconds spent."""
+    return PointsObjective().warm_up() + WinObjective().warm_up()

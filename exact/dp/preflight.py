@@ -33,6 +33,7 @@ from pathlib import Path
 
 from exact.dp.objective import objective_of
 from exact.errors import GopsInputError
+from exact.game.objectives import POINTS, WIN
 from exact.game.encoding import column_count, pattern_count
 from exact.game.spec import GameSpec
 
@@ -44,12 +45,12 @@ BASE_MEMORY = 1.0 * GIB
 #: The fraction of the largest pair of adjacent levels that the page cache must hold for
 #: full speed: measured at N = 13 (points; the win objective maps its levels alike).
 CACHE_FRACTION = 0.7
-#: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win).
-#: Points: fitted on N = 13 (846 s on 2 cores); the same machine solved N = 12 in half the
-#: model's time on a faster day, so this errs on the long side (larger N also cost more per
-#: unit: the level below outgrows the caches).  Win: N = 10 took 40 s on that faster day,
-#: doubled likewise.
-CORE_SECONDS_PER_UNIT = {"points": 1.92e-8, "win": 9.5e-9}
+#: Core-seconds per unit of work (k^3 / 2 per prize set and pattern, per lead for win), by
+#: objective.  Points: fitted on N = 13 (846 s on 2 cores); the same machine solved N = 12
+#: in half the model's time on a faster day, so this errs on the long side (larger N also
+#: cost more per unit: the level below outgrows the caches).  Win: N = 10 took 40 s on that
+#: faster day, doubled likewise.
+CORE_SECONDS_PER_UNIT = {POINTS: 1.92e-8, WIN: 9.5e-9}
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
     process = BASE_MEMORY + tables_bytes(game)
     return Estimate(
         n,
-        game.objective,
+        game.objective.name,
         seconds,
         pair + process,
         sum(sizes),

@@ -21,6 +21,7 @@ from exact.dp.exact_game import solve_exact_game
 from exact.dp.objective import Objective, objective_of
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import Level, pattern_rank, prize_rank
+from exact.game.objectives import FLOAT, RATIONAL, GameArithmetic
 from exact.game.orders import RANDOM, PrizeOrder
 from exact.game.rules import validate_position
 from exact.game.spec import GameSpec
@@ -131,7 +132,13 @@ class RationalArithmetic(Arithmetic):
         return 0.0  # verified exactly by solve_exact_game
 
 
-ARITHMETICS = {"float": Arithmetic(), "rational": RationalArithmetic()}
+#: The solvers' side of each arithmetic of the game (exact.game.objectives).
+ARITHMETICS = {FLOAT: Arithmetic(), RATIONAL: RationalArithmetic()}
+
+
+def arithmetic_of(arithmetic: GameArithmetic) -> Arithmetic:
+    """The numbers and the matrix-game solver of an arithmetic of the game."""
+    return ARITHMETICS[arithmetic]
 
 
 def equilibrium_strategy(arith: Arithmetic, A, solved, mine, theirs, upcard) -> Strategy:
@@ -186,17 +193,17 @@ class Solution:
     ):
         #: The game solved (exact.game.spec): N, objective, prize order, handicap, arithmetic.
         self.spec = spec
-        #: How its levels are laid out and its matrices built (exact.dp.objective); by
-        #: default the spec's own.
-        self.objective_spec: Objective = objective_of(spec) if objective is None else objective
-        self._arith: Arithmetic = ARITHMETICS[spec.arithmetic]
+        # How its levels are laid out and its matrices built (exact.dp.objective); by
+        # default the spec's own.
+        self._objective: Objective = objective_of(spec) if objective is None else objective
+        self._arith: Arithmetic = arithmetic_of(spec.arithmetic)
         self.levels: tuple[Level, ...] = levels
         self.values = values
         self.stats: SolveStats | None = stats
         # radii[k] >= |value - exact value| for every subgame of level k (proved by the
         # float drivers, exact.kernels.bounds; 0 in rational arithmetic; inf if unknown).
         if radii is None:
-            radii = [0.0 if spec.arithmetic == "rational" else float("inf")] * len(levels)
+            radii = [0.0 if spec.arithmetic.exact else float("inf")] * len(levels)
         self.radii: list[float] = list(radii)
         # The store directory the values are read from (exact.load), or None when they
         # were computed in this process.  Stored values and radii are as the files say
@@ -208,12 +215,14 @@ class Solution:
         return self.spec.n
 
     @property
-    def objective(self) -> str:
-        """The objective's name, "points" or "win"."""
-        return self.spec.objective
+    def objective(self) -> Objective:
+        """The objective, as its levels are laid out and its matrices built
+        (:mod:`exact.dp.objective`; ``.rules``: the objective of the game)."""
+        return self._objective
 
     @property
-    def arithmetic(self) -> str:
+    def arithmetic(self) -> GameArithmetic:
+        """The arithmetic of the values (:mod:`exact.game.objectives`)."""
         return self.spec.arithmetic
 
     @property
@@ -233,8 +242,8 @@ class Solution:
         if self.store is not None:
             extra += f", store={str(self.store)!r}"
         return (
-            f"Solution(n={self.n}, objective={self.objective!r}, "
-            f"arithmetic={self.arithmetic!r}{extra})"
+            f"Solution(n={self.n}, objective={self.objective.name!r}, "
+            f"arithmetic={self.arithmetic.name!r}{extra})"
         )
 
     # -- positions -----------------------------------------------------------------------
@@ -242,7 +251,7 @@ class Solution:
     def _position(self, mine, theirs, deck, upcard=None, lead=None):
         """The validated position and lead; GopsInputError for anything impossible."""
         mine, theirs, deck = validate_position(mine, theirs, deck, upcard, n=self.n)
-        lead = self.objective_spec.check_lead(lead, self.n, deck)
+        lead = self.objective.check_lead(lead, self.n, deck)
         if upcard is not None and upcard not in self.order.next_prizes(deck):
             raise GopsInputError(
                 f"in the {self.order.name} prize order the next prize is "
@@ -250,18 +259,18 @@ class Solution:
             )
         # A value needs its own level; a strategy only the level below (after the bids).
         most = len(self.levels) - (1 if upcard is None else 0)
-        if len(deck) > most and self.objective_spec.decided(deck, lead) is None:
+        if len(deck) > most and self.objective.decided(deck, lead) is None:
             raise GopsInputError(f"this solution holds positions of at most {most} cards per hand")
         return mine, theirs, deck, lead
 
     def _lookup(self, mine, theirs, deck, lead):
         """Stored value of a validated position (no upcard turned)."""
-        decided = self.objective_spec.decided(deck, lead)
+        decided = self.objective.decided(deck, lead)
         if decided is not None:
             return self._arith.constant(decided)
         k = len(deck)
         level = self.levels[k]
-        value = self.objective_spec.get(
+        value = self.objective.get(
             self.values[k], level, prize_rank(deck), pattern_rank(level, mine, theirs), lead
         )
         if value is None or value != value:
@@ -315,7 +324,7 @@ class Solution:
         """
         mine, theirs, deck, lead = self._position(mine, theirs, deck, lead=lead)
         value = self._lookup(mine, theirs, deck, lead)
-        if self.objective_spec.decided(deck, lead) is not None:
+        if self.objective.decided(deck, lead) is not None:
             return float(value), float(value)
         radius = self.radii[len(deck)]
         if not np.isfinite(radius):
@@ -340,7 +349,7 @@ class Solution:
 
     def _matrix(self, mine, theirs, deck, upcard, lead):
         """The objective's matrix of the position's record, from the level below."""
-        decided = self.objective_spec.decided(deck, lead)
+        decided = self.objective.decided(deck, lead)
         k = len(deck)
         if decided is not None:  # every entry is decided too, with the same sign
             return np.full((k, k), self._arith.constant(decided), dtype=self._arith.dtype)
@@ -354,9 +363,7 @@ class Solution:
         ]
         row = self.values[k - 1][prize_rank(deck - {upcard})]
         A = np.array(
-            self.objective_spec.payoffs(
-                self.n, k, row, cells, lead, self.objective_spec.columns(below)
-            ),
+            self.objective.payoffs(self.n, k, row, cells, lead, self.objective.columns(below)),
             dtype=self._arith.dtype,
         )
         if any(x is None or x != x for x in A.flat):  # NaN or None: never solved

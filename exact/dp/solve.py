@@ -12,7 +12,14 @@ from exact.dp.preflight import check_in_memory
 from exact.dp.solution import Solution, SolveStats
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels
-from exact.game.spec import ARITHMETICS, OBJECTIVES, GameSpec
+from exact.game.objectives import (
+    GameArithmetic,
+    GameObjective,
+    arithmetic_named,
+    check_lead,  # noqa: F401 - the rule's old home, imported by exact.web.query
+    objective_named,
+)
+from exact.game.spec import GameSpec
 from exact.kernels.win import win_cells
 from exact.limits import SOLVE_MAX_N, check_n
 
@@ -34,38 +41,10 @@ def points_stats(levels, t0: float, extra: dict | None = None) -> SolveStats:
     )
 
 
-def check_lead(n: int, lead, what: str = "the lead", signed: bool = True) -> int:
-    """``lead`` if it is an integer with |lead| <= N(N+1)/2, else a one-line GopsInputError.
-
-    The one rule for a lead and a handicap, of the API (:func:`solve`'s ``handicap``) and of
-    ``gops solve|table|strategy --lead``: nobody can be more than all the prizes, N(N+1)/2
-    points, ahead, and from there on every position is decided.  (A position's lead is
-    further bounded by the points played so far plus the handicap solved for: the win
-    objective's ``check_lead`` in :mod:`exact.dp.objective`.)  ``signed=False`` for a
-    handicap, which is >= 0.
-
-    >>> check_lead(3, -6)
-    -6
-    >>> check_lead(3, 7, "--lead")  # doctest: +NORMALIZE_WHITESPACE
-    Traceback (most recent call last):
-    ...
-    exact.errors.GopsInputError: --lead must be between -6 and 6 for 3-card GOPS (its prizes
-    are worth 6 points in all), got 7
-    """
-    total = n * (n + 1) // 2
-    low = -total if signed else 0
-    if isinstance(lead, bool) or not isinstance(lead, int) or not low <= lead <= total:
-        raise GopsInputError(
-            f"{what} must be between {low} and {total} for {n}-card GOPS "
-            f"(its prizes are worth {total} points in all), got {lead!r}"
-        )
-    return lead
-
-
 def parse_game(
     n,
-    objective: str = "points",
-    arithmetic: str = "float",
+    objective: str | GameObjective = "points",
+    arithmetic: str | GameArithmetic = "float",
     top: int | None = None,
     handicap: int = 0,
     order="random",
@@ -85,14 +64,16 @@ def parse_game(
     ...
     exact.errors.GopsInputError: N must be between 1 and 7, got 8
     """
-    if (
-        objective in OBJECTIVES
-        and arithmetic in ARITHMETICS
-        and top is None
-        and not (handicap and objective != "win")
-    ):
-        check_n(n, SOLVE_MAX_N[objective, arithmetic])
+    objective, arithmetic = objective_named(objective), arithmetic_named(arithmetic)
+    if top is None and not (handicap and not objective.has_lead):
+        check_n(n, SOLVE_MAX_N[objective.name, arithmetic.name])
     return check_limits(GameSpec.parse(n, objective, order, handicap, arithmetic), top)
+
+
+def solve_limit(spec: GameSpec) -> int:
+    """The largest N that ``spec``'s objective and arithmetic solve in memory
+    (``exact.limits.SOLVE_MAX_N``, a table by name)."""
+    return SOLVE_MAX_N[spec.objective.name, spec.arithmetic.name]
 
 
 def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
@@ -102,12 +83,12 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
     largest hand solved) when a position of a bigger game needs only its last few levels.
     The limits are ``exact.limits.SOLVE_MAX_N``.
     """
-    limit = SOLVE_MAX_N[spec.objective, spec.arithmetic]
+    limit = solve_limit(spec)
     if top is None:
         check_n(spec.n, limit)
     elif not 0 <= top <= min(spec.n, limit):
         raise GopsInputError(
-            f"{spec.arithmetic} arithmetic solves hands of at most {limit} cards"
+            f"{spec.arithmetic.name} arithmetic solves hands of at most {limit} cards"
             f"{' for the win objective' if spec.has_lead else ''}, got {top}"
         )
     if top is not None and spec.n > limit:  # the last levels of a bigger game
@@ -118,7 +99,7 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
         cells = win_cells(spec.n, top, spec.handicap)
         if cells > budget:
             raise GopsInputError(
-                f"too big for the win objective in {spec.arithmetic} "
+                f"too big for the win objective in {spec.arithmetic.name} "
                 f"arithmetic: {cells:,} (subgame, lead) entries, "
                 f"at most {budget:,}"
             )
@@ -127,8 +108,8 @@ def check_limits(spec: GameSpec, top: int | None = None) -> GameSpec:
 
 def solve(
     n: int,
-    objective: str = "points",
-    arithmetic: str = "float",
+    objective: str | GameObjective = "points",
+    arithmetic: str | GameArithmetic = "float",
     progress=None,
     top: int | None = None,
     handicap: int = 0,
@@ -162,13 +143,13 @@ def solve_game(spec: GameSpec, progress=None, top: int | None = None) -> Solutio
     t0 = time.perf_counter()
     levels = build_levels(spec.n, top)
     objective = objective_of(spec)
-    if spec.arithmetic == "float":
-        sink, games = solve_float_levels(objective, levels, progress)
-        values, extra, radii = sink.values, {}, sink.radii
-    else:
+    if spec.arithmetic.exact:
         values, extra = solve_rational_levels(objective, levels, progress)
         games = sum(extra["paths"].values())
         radii = [0.0] * len(levels)  # exact
+    else:
+        sink, games = solve_float_levels(objective, levels, progress)
+        values, extra, radii = sink.values, {}, sink.radii
     stats = SolveStats(
         subgames=objective.subgames(levels),
         matrix_games=games,

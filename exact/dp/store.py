@@ -231,7 +231,7 @@ class Store:
             "format": FORMAT,
             "version": VERSION,
             "n": self.game.n,
-            "objective": self.game.objective,
+            "objective": self.game.objective.name,
         }
         if self.game.order is not RANDOM:  # a store of the paper's game says nothing (version 1)
             manifest["order"] = self.game.order.name
@@ -332,7 +332,7 @@ class Store:
                 self._write_empty(level, arr)
         else:
             self._allocate(path, level.k)
-        if arr.ndim == 2 and self.objective.order.antisymmetric:  # points: identical hands are 0
+        if self.objective.has_identical_hands_column():  # points: identical hands are 0
             columns = self.objective.columns(level)
             arr[:, columns.patterns == level.swap[columns.patterns]] = 0.0
         return arr
@@ -341,7 +341,7 @@ class Store:
         """A new level file gets the values that need no game (the win objective's decided
         leads; the points objective's are the zeros the file starts with), a block of prize
         sets at a time; flushed before any progress is recorded."""
-        if arr.ndim == 2:
+        if not self.objective.has_values_without_game():
             return
         for r0 in range(0, level.prize_sets, rows):
             r1 = min(level.prize_sets, r0 + rows)
@@ -582,8 +582,8 @@ def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
     held = game_of(manifest)
     if held != game:
         raise StoreError(
-            f"{root} holds N={held.n} objective={held.objective} order={held.order.name}, "
-            f"not N={game.n} objective={game.objective} order={game.order.name}"
+            f"{root} holds N={held.n} objective={held.objective.name} order={held.order.name}, "
+            f"not N={game.n} objective={game.objective.name} order={game.order.name}"
         )
     check_manifest_shapes(root, manifest, build_levels(game.n) if levels is None else levels)
     return manifest

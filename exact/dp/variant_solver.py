@@ -38,8 +38,9 @@ from collections.abc import Callable, Iterable
 
 from flint import fmpq
 
-from exact.dp.solution import ARITHMETICS, Number, Strategy, equilibrium_strategy
+from exact.dp.solution import Number, Strategy, arithmetic_of, equilibrium_strategy
 from exact.errors import GopsInputError
+from exact.game.objectives import GameArithmetic, arithmetic_named
 from exact.game.rules import _as_card, _card_set, _fmt
 from exact.game.variants import Variant, get_variant, resolve_round
 from exact.limits import VARIANT_MAX_N, check_n
@@ -49,18 +50,20 @@ __all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options", "sol
 SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
 
 
-def check_variant_options(variant: str, n: object, arithmetic: str) -> tuple[Variant, int]:
-    """The variant and n, or a one-line GopsInputError."""
+def check_variant_options(
+    variant: str, n: object, arithmetic: str | GameArithmetic
+) -> tuple[Variant, int]:
+    """The variant and n, or a one-line GopsInputError (the arithmetic a name or the
+    object, :mod:`exact.game.objectives`)."""
     if variant not in SOLVABLE_VARIANTS:
         raise GopsInputError(
             f"the solvable two-player variants are {', '.join(SOLVABLE_VARIANTS)}, not {variant!r}"
         )
-    if arithmetic not in ("float", "rational"):
-        raise GopsInputError(f"arithmetic must be 'float' or 'rational', got {arithmetic!r}")
+    name = arithmetic_named(arithmetic).name
     n = check_n(
         n,
-        VARIANT_MAX_N[variant, arithmetic],
-        what=f" in the {variant} variant ({arithmetic} arithmetic)",
+        VARIANT_MAX_N[variant, name],
+        what=f" in the {variant} variant ({name} arithmetic)",
     )
     v = get_variant(variant)
     if v.drop_last and n < 2:
@@ -94,12 +97,12 @@ class VariantSolution:
     players alike, so player 1's equilibrium is the ``mine`` of the swapped position.
     """
 
-    def __init__(self, variant: Variant, n: int, arithmetic: str):
+    def __init__(self, variant: Variant, n: int, arithmetic: GameArithmetic):
         self.variant = variant
         self.n = n
         self.arithmetic = arithmetic
-        self.exact = arithmetic == "rational"
-        self._arith = ARITHMETICS[arithmetic]
+        self.exact = arithmetic.exact
+        self._arith = arithmetic_of(arithmetic)
         self.matrix_games = 0
         self.seconds = 0.0  # solve_variant's wall time
         self._values: dict[tuple[int, int, int, int], object] = {}  # relabelled states
@@ -111,7 +114,7 @@ class VariantSolution:
         self._first_round: dict[tuple[int, int, int, int, int], tuple] = {}
 
     def __repr__(self) -> str:
-        return f"VariantSolution({self.variant.name!r}, n={self.n}, arithmetic={self.arithmetic!r})"
+        return f"VariantSolution({self.variant.name!r}, n={self.n}, arithmetic={self.arithmetic.name!r})"
 
     # -- positions -------------------------------------------------------------------------
 
@@ -283,7 +286,7 @@ class VariantSolution:
 def solve_variant(
     variant: str,
     n: int,
-    arithmetic: str = "float",
+    arithmetic: str | GameArithmetic = "float",
     progress: Callable[[int], None] | None = None,
 ) -> VariantSolution:
     """Solve every state of ``variant`` reachable from the start of the n-card game.
@@ -291,7 +294,7 @@ def solve_variant(
     ``progress(states)`` is called after each first-round upcard with the states solved.
     """
     v, n = check_variant_options(variant, n, arithmetic)
-    sol = VariantSolution(v, n, arithmetic)
+    sol = VariantSolution(v, n, arithmetic_named(arithmetic))
     mine, theirs, dummy, deck = sol.start()
     state = (_mask(mine), _mask(theirs), _mask(dummy), _mask(deck))
     t0 = time.perf_counter()

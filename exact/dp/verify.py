@@ -388,7 +388,7 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
     value within its re-derived bound, each bound within the stored radius of level k.
     StoreError (one line, naming the value) when the store contradicts itself."""
     root, manifest = solution.store, solution.values.manifest
-    objective, levels = solution.objective_spec, solution.levels
+    objective, levels = solution.objective, solution.levels
     level = levels[k]
     stored = solution.values[k]
     radius = manifest["levels"][str(k)].get("radius")

@@ -4,10 +4,12 @@ A game of GOPS to solve is N (cards per suit), the objective (``points``: the ex
 point difference of Rhoads & Bartholdi 2012; ``win``: P(win) - P(loss)), who orders the
 prizes (:mod:`exact.game.orders`), the handicap (win only: the largest |lead| at the start
 that is solved for; 0 for the real game) and the arithmetic (``float`` or ``rational``).
-The boundaries (the command line, the web API, ``exact.solve``) parse their arguments into
-one frozen GameSpec with :meth:`GameSpec.parse`; everything below takes the GameSpec and
-never compares or re-validates the strings.  A store's manifest and a cluster task carry
-it as :meth:`to_json`.
+The objective, the order and the arithmetic are objects (:mod:`exact.game.objectives`,
+:mod:`exact.game.orders`) that own what differs between them.  The boundaries (the
+command line, the web API, ``exact.solve``) parse their arguments into one frozen GameSpec
+with :meth:`GameSpec.parse`; everything below takes the GameSpec and never compares or
+re-validates names.  A store's manifest and a cluster task carry it as :meth:`to_json`
+(names, as strings).
 
 >>> spec = GameSpec.parse(8, objective="win", order="descending")
 >>> spec
@@ -26,19 +28,17 @@ import dataclasses
 from dataclasses import dataclass
 
 from exact.errors import GopsInputError
+from exact.game.objectives import (
+    FLOAT,
+    POINTS,
+    GameArithmetic,
+    GameObjective,
+    arithmetic_named,
+    check_lead,
+    objective_named,
+)
 from exact.game.orders import RANDOM, PrizeOrder, mirrored, order_named
 from exact.limits import ENCODING_MAX_N, check_n
-
-#: The objectives: what a player maximises (exact.dp.objective builds each).
-OBJECTIVES = ("points", "win")
-#: The arithmetics: float64 with certified radii, or exact rationals.
-ARITHMETICS = ("float", "rational")
-
-
-def _choice(value, choices: tuple[str, ...], what: str) -> str:
-    if value not in choices:
-        raise GopsInputError(f"unknown {what} {value!r} (choose from {', '.join(choices)})")
-    return value
 
 
 @dataclass(frozen=True)
@@ -47,15 +47,16 @@ class GameSpec:
     every field); the fields are then valid by construction."""
 
     n: int
-    objective: str = "points"
+    objective: GameObjective = POINTS
     order: PrizeOrder = RANDOM
     handicap: int = 0
-    arithmetic: str = "float"
+    arithmetic: GameArithmetic = FLOAT
 
     def __repr__(self) -> str:
         return (
-            f"GameSpec(n={self.n}, objective={self.objective!r}, order={self.order.name!r}, "
-            f"handicap={self.handicap}, arithmetic={self.arithmetic!r})"
+            f"GameSpec(n={self.n}, objective={self.objective.name!r}, "
+            f"order={self.order.name!r}, handicap={self.handicap}, "
+            f"arithmetic={self.arithmetic.name!r})"
         )
 
     @classmethod
@@ -65,32 +66,28 @@ class GameSpec:
         """The GameSpec of these arguments, each checked (one-line GopsInputError): N an
         integer the encoding holds (1..16; each command has its own tighter limit,
         :mod:`exact.limits`), a known objective, order and arithmetic, and a handicap that
-        is an integer from 0 to all the prize points, for the win objective only."""
-        objective = _choice(objective, OBJECTIVES, "objective")
-        arithmetic = _choice(arithmetic, ARITHMETICS, "arithmetic")
+        is an integer from 0 to all the prize points, for the win objective only.  The
+        objective, order and arithmetic are names or the objects themselves."""
+        objective = objective_named(objective)
+        arithmetic = arithmetic_named(arithmetic)
         if isinstance(handicap, bool) or not isinstance(handicap, int) or handicap < 0:
             raise GopsInputError(f"the handicap must be an integer >= 0, got {handicap!r}")
-        if handicap and objective != "win":
+        if handicap and not objective.has_lead:
             raise GopsInputError("a lead or handicap applies to the win objective only")
         n = check_n(n, ENCODING_MAX_N)
-        total = n * (n + 1) // 2
-        if handicap > total:
-            raise GopsInputError(
-                f"the handicap must be between 0 and {total} for {n}-card GOPS "
-                f"(its prizes are worth {total} points in all), got {handicap!r}"
-            )
+        check_lead(n, handicap, "the handicap", signed=False)
         return cls(n, objective, order_named(order), handicap, arithmetic)
 
     @property
     def has_lead(self) -> bool:
         """Whether a state carries the lead (the win objective: P(win) - P(loss) depends
         on the points so far)."""
-        return self.objective == "win"
+        return self.objective.has_lead
 
     def replace(self, **changes) -> GameSpec:
         """This spec with some fields changed, checked again by :meth:`parse`.
 
-        >>> GameSpec.parse(5).replace(arithmetic="rational").arithmetic
+        >>> GameSpec.parse(5).replace(arithmetic="rational").arithmetic.name
         'rational'
         """
         fields = {
@@ -128,10 +125,10 @@ class GameSpec:
         """The spec as JSON-ready data (a store's manifest, a cluster task, a cache key)."""
         return {
             "n": self.n,
-            "objective": self.objective,
+            "objective": self.objective.name,
             "order": self.order.name,
             "handicap": self.handicap,
-            "arithmetic": self.arithmetic,
+            "arithmetic": self.arithmetic.name,
         }
 
     @classmethod
@@ -155,8 +152,8 @@ class GameSpec:
         '9 --objective win --order descending'
         """
         text = f"{self.n}"
-        if self.has_lead:
-            text += " --objective win"
+        if self.objective is not POINTS:
+            text += f" --objective {self.objective.name}"
         if self.order is not RANDOM:
             text += f" --order {self.order.name}"
         return text
@@ -167,7 +164,7 @@ class GameSpec:
         >>> GameSpec.parse(13, objective="win", order="ascending").describe()
         'N=13 objective=win order=ascending'
         """
-        text = f"N={self.n} objective={self.objective}"
+        text = f"N={self.n} objective={self.objective.name}"
         if self.order is not RANDOM:
             text += f" order={self.order.name}"
         if self.handicap:

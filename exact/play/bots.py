@@ -64,6 +64,7 @@ import exact.dp.solve as dp_solve  # a module: tests stand in for dp_solve.solve
 from exact.dp.solution import Solution
 from exact.dp.variant_solver import VariantSolution, check_variant_options, solve_variant
 from exact.errors import GopsInputError
+from exact.game.objectives import objective_named
 from exact.game.orders import RANDOM
 from exact.game.rules import Position
 from exact.game.spec import GameSpec
@@ -190,7 +191,7 @@ def game_for(
     limits first (points, random order only)."""
     if variant == "standard":
         return dp_solve.parse_game(n, objective, arithmetic, order=order)
-    if objective != "points":
+    if objective_named(objective).has_lead:
         raise GopsInputError(f"the {variant} variant is solved for points only")
     check_variant_options(variant, n, arithmetic)
     return GameSpec.parse(n, objective, order, 0, arithmetic)
@@ -200,9 +201,9 @@ def solution_for(
     game: GameSpec | int,
     arithmetic: str | None = None,
     progress=None,
-    objective: str = "points",
+    objective: str | None = None,
     variant: str = "standard",
-    order: str = "random",
+    order: str | None = None,
 ) -> Solution | VariantSolution:
     """The solution used by optimal bots, solved once and cached, keyed on its game.
 
@@ -221,8 +222,10 @@ def solution_for(
     (variant, GameSpec).
     """
     if not isinstance(game, GameSpec):
-        game = game_for(game, arithmetic or "float", objective, variant, order)
-    elif (arithmetic, objective, order) != (None, "points", "random"):
+        game = game_for(
+            game, arithmetic or "float", objective or "points", variant, order or "random"
+        )
+    elif (arithmetic, objective, order) != (None, None, None):
         raise TypeError(
             "solution_for(GameSpec) takes the objective, order and arithmetic from the spec"
         )
@@ -250,7 +253,9 @@ def bot_for(game: GameSpec, solution: Solution | None = None) -> OptimalBot:
     sol = solution_for(game) if solution is None else solution
     if not isinstance(sol, Solution) or not sol.spec.covers(game):
         raise GopsInputError(
-            f"the optimal bot of {game.describe()} ({game.arithmetic}) cannot play {sol!r}"[:200]
+            f"the optimal bot of {game.describe()} ({game.arithmetic.name}) cannot play {sol!r}"[
+                :200
+            ]
         )
     return WinOptimalBot(sol) if game.has_lead else OptimalBot(sol)
 
@@ -271,7 +276,7 @@ class OptimalBot(Bot):
 
     def __init__(self, solution):
         self.solution = solution
-        self.exact = solution.arithmetic == "rational"
+        self.exact = solution.arithmetic.exact
         self.max_gap = 0.0
         self._cache: dict = {}
 

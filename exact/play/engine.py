@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError
+from exact.game.objectives import GameObjective, objective_named
 from exact.game.orders import ASCENDING, DESCENDING, PrizeOrder, order_named
 from exact.game.rules import _as_card
 from exact.game.variants import Variant, VariantPosition, get_variant, score_declarations, start
@@ -59,7 +60,10 @@ SEEDS = 10**6
 
 
 def check_setup(
-    variant: str, order: str = "random", objective: str = "points", declarations: bool = False
+    variant: str,
+    order: str = "random",
+    objective: str | GameObjective = "points",
+    declarations: bool = False,
 ) -> None:
     """The combinations of rules a game offers; one-line GopsInputError otherwise.
 
@@ -68,7 +72,7 @@ def check_setup(
     ...
     exact.errors.GopsInputError: --order plays the standard game only
     """
-    if declarations and (variant != "standard" or objective != "points"):
+    if declarations and (variant != "standard" or objective_named(objective).has_lead):
         raise GopsInputError(
             "--declarations plays the standard game with the points objective only"
         )
