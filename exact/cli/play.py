@@ -19,7 +19,7 @@ from exact.cli.common import (
     presolve,
     presolve_variant,
 )
-from exact.cli.limits import check_command_n, objective_flag
+from exact.cli.limits import check_command_n, limits, objective_flag
 from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.rules import parse_integer
@@ -59,7 +59,22 @@ def _play_n(options: dict) -> int:
     return check_command_n(n, "play", f"--variant {variant}")
 
 
-@click.command(cls=NumberArgumentsCommand)
+def _play_help() -> str:
+    """gops play's help, its limits read from the table that enforces them."""
+    table = limits()
+    return f"""Play N-card GOPS against the computer (an optimal bot).
+
+    Solved on the fly for N <= {table["play",].high} (N <= {table["play", "--variant twelve"].high}
+    in the twelve variant, N <= {table["play", "--variant dummy"].high} with the dummy), up to
+    {table["play", "--store"].high} from --store.  With --objective win, --lead L gives you a
+    head start of L points (the computer, if L < 0), and the computer plays the game solved
+    for every lead within |L|.  In the three-player variants the two computer players are
+    bots (no equilibrium is computed for three players).  Type a card number to bid; the
+    last round plays itself.  End of input or "q" quits.
+    """
+
+
+@click.command(cls=NumberArgumentsCommand, help=_play_help())
 @click.argument("n", type=INTEGER)
 @objective_option("What the computer plays for: expected points, or P(win) - P(loss).")
 @click.option(
@@ -113,15 +128,7 @@ def play(
     reveal: bool,
     declarations: bool,
 ) -> None:
-    """Play N-card GOPS against the computer (an optimal bot).
-
-    Solved on the fly for N <= 10 (N <= 9 in the twelve variant, N <= 6 with the dummy),
-    up to 16 from --store.  With --objective win, --lead L gives you a head start of L
-    points (the computer, if L < 0), and the computer plays the game solved for every lead
-    within |L|.  In the three-player variants the two computer players are bots (no
-    equilibrium is computed for three players).  Type a card number to bid; the last round
-    plays itself.  End of input or "q" quits.
-    """
+    """Play N-card GOPS against the computer (an optimal bot); its help: _play_help()."""
     from exact.game.variants import get_variant
     from exact.play.engine import Game
 
@@ -138,22 +145,38 @@ def play(
     # Labels: in lists of the round ("short") and as the subject of a sentence.
     if rules.players == 2:
         short, subject = ["you", "computer"], ["you", "the computer"]
+    else:
+        short = subject = ["you", "computer 1", "computer 2"]
+    _introduce(board, computers, variant, game.has_lead, lead, declarations)
+    won: list[list[str]] = [[] for _ in short]
+    while not board.over:
+        rnd = board.round
+        if not _play_round(board, short, subject, won, reveal):
+            click.echo(f"Game abandoned in round {rnd}: score {_scores(short, board.points)}.")
+            return
+    _finish(board, short, subject, won, declarations)
+
+
+def _introduce(board, computers, variant: str, has_lead: bool, lead, declarations) -> None:
+    """The opening lines: who plays, the variant's rules, the objective, the head start,
+    the prize order and the declarations."""
+    rules = board.rules
+    if rules.players == 2:
         tie = "." if rules.dummy else ", a tie discards it."
         click.echo(
-            f"{n}-card GOPS against the computer (seed {board.seed}). Each round you "
+            f"{board.n}-card GOPS against the computer (seed {board.seed}). Each round you "
             f"both bid a card face down; the higher bid wins the prize{tie}"
         )
     else:
-        short = subject = ["you", "computer 1", "computer 2"]
         click.echo(
-            f"{n}-card GOPS against two computer players, computer 1 "
+            f"{board.n}-card GOPS against two computer players, computer 1 "
             f"({computers[0].name}) and computer 2 ({computers[1].name}) (seed "
             f"{board.seed}). Each round all three of you bid a card face down; the "
             "highest bid wins the prize."
         )
     if variant != "standard":
         click.echo(VARIANT_RULES[variant])
-    if game.has_lead:
+    if has_lead:
         click.echo(
             "The computer plays to win the game (maximising P(win) - P(loss)), not for points."
         )
@@ -173,44 +196,50 @@ def play(
             "and every later bid too; the winner scores the number of face-up rounds "
             "(1 if you never declare)."
         )
-    won: list[list[str]] = [[] for _ in short]
-    while not board.over:
-        rnd, chooser, chosen = board.round, board.chooser, None
-        if chooser == "me":
-            chosen = _ask_prize(board.prize_choices())
-            if chosen is None:
-                click.echo(f"Game abandoned in round {rnd}: score {_scores(short, board.points)}.")
-                return
-        prize = board.turn_up(chosen)
-        if chooser == "them":
-            click.echo(f"The computer chooses the next prize: the {prize}.")
-        click.echo("")
-        click.echo(f"Round {rnd} of {board.rounds}: the {prize} is up.")
-        _show_table(board.position, short, won)
-        mine, declaring = board.forced_bid, False
-        if mine is not None:
-            click.echo(f"Last round: you bid your {mine}.")
-        else:
-            answer = _ask_bid(board.legal_bids(), can_declare=board.can_declare)
-            if answer is None:
-                click.echo(f"Game abandoned in round {rnd}: score {_scores(short, board.points)}.")
-                return
-            mine, declaring = answer
-        played = board.play(mine, declare=declaring)
-        theirs = played.bids[1:]
-        if declaring:
-            click.echo(f"You declare: your bids are face up from round {rnd} on.")
+
+
+def _play_round(board, short: list[str], subject: list[str], won, reveal: bool) -> bool:
+    """One round: the prize (chosen by you, the computer or the deck), your bid, the
+    others' bids and who won; False if you quit."""
+    rules, rnd, chooser, chosen = board.rules, board.round, board.chooser, None
+    if chooser == "me":
+        chosen = _ask_prize(board.prize_choices())
+        if chosen is None:
+            return False
+    prize = board.turn_up(chosen)
+    if chooser == "them":
+        click.echo(f"The computer chooses the next prize: the {prize}.")
+    click.echo("")
+    click.echo(f"Round {rnd} of {board.rounds}: the {prize} is up.")
+    _show_table(board.position, short, won)
+    mine, declaring = board.forced_bid, False
+    if mine is not None:
+        click.echo(f"Last round: you bid your {mine}.")
+    else:
+        answer = _ask_bid(board.legal_bids(), can_declare=board.can_declare)
+        if answer is None:
+            return False
+        mine, declaring = answer
+    played = board.play(mine, declare=declaring)
+    theirs = played.bids[1:]
+    if declaring:
+        click.echo(f"You declare: your bids are face up from round {rnd} on.")
+    if played.face_up:
+        click.echo(f"The computer sees your {mine} and answers with its {theirs[0]}.")
+    bids = "".join(f", {who} bid {b}" for who, b in zip(subject[1:], theirs))
+    dummy = f", the dummy {played.dummy_bid}" if rules.dummy else ""
+    names = subject + (["the dummy"] if rules.dummy else [])
+    click.echo(f"You bid {mine}{bids}{dummy}: {_outcome(prize, played.points, names, won)}.")
+    if reveal:
+        what = "equilibrium mix" if rules.players == 2 else "mix"
         if played.face_up:
-            click.echo(f"The computer sees your {mine} and answers with its {theirs[0]}.")
-        bids = "".join(f", {who} bid {b}" for who, b in zip(subject[1:], theirs))
-        dummy = f", the dummy {played.dummy_bid}" if rules.dummy else ""
-        names = subject + (["the dummy"] if rules.dummy else [])
-        click.echo(f"You bid {mine}{bids}{dummy}: {_outcome(prize, played.points, names, won)}.")
-        if reveal:
-            what = "equilibrium mix" if rules.players == 2 else "mix"
-            if played.face_up:
-                what += " (not used: your bid was face up)"
-            _show_mixes(subject[1:], played.mixes, what)
+            what += " (not used: your bid was face up)"
+        _show_mixes(subject[1:], played.mixes, what)
+    return True
+
+
+def _finish(board, short: list[str], subject: list[str], won, declarations: bool) -> None:
+    """The prize left over, the final score and the verdict (and the declaration score)."""
     if board.leftover is not None:
         click.echo("")
         click.echo(f"The {board.leftover} is left over: it is never bid on and scores for nobody.")
