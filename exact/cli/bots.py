@@ -98,14 +98,29 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
     optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
     """
     from exact.analysis.evaluate import evaluate as run_evaluation
-    from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
-    from exact.play.bots import bot_for, make_bot, parse_bot_list
+    from exact.play.bots import parse_bot_list
     from exact.play.tournament import OPTIMAL_BOTS
 
     n, order = game.n, game.order.name
     names = parse_bot_list(bots)
     if len(names) != 2:
         raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
+    made = _evaluation_bots(game, names, use_float)
+    ev = run_evaluation(n, made[0], made[1], order=order)
+    if as_json:
+        click.echo(json.dumps(_evaluation_json(ev, n, order)))
+        return
+    _print_evaluation(ev, n, order, [x for x in names if x in OPTIMAL_BOTS])
+
+
+def _evaluation_bots(game: GameSpec, names: list[str], use_float: bool) -> list:
+    """Bot A's and bot B's for gops evaluate: an optimal bot's game solved here (exact up
+    to its limit unless --float), seen from its own seat."""
+    from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
+    from exact.play.bots import bot_for, make_bot
+    from exact.play.tournament import OPTIMAL_BOTS
+
+    n = game.n
     made: list = []  # bot A's, bot B's
     for player, x in enumerate(names):
         if x in OPTIMAL_BOTS:
@@ -119,23 +134,29 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
             made.append(bot_for(seen))
         else:
             made.append(make_bot(x, n))
-    ev = run_evaluation(n, made[0], made[1], order=order)
-    if as_json:
-        out = {
-            "n": n,
-            **({} if order == "random" else {"order": order}),
-            "bots": list(ev.bots),
-            "exact": ev.exact,
-            "expected_difference": _num(ev.expected_difference, ev.exact),
-            "win": _num(ev.win, ev.exact),
-            "draw": _num(ev.draw, ev.exact),
-            "loss": _num(ev.loss, ev.exact),
-            "distribution": {str(d): _num(p, ev.exact) for d, p in ev.distribution.items()},
-            "error_bound": ev.error_bound,
-            "equilibrium_gap": ev.equilibrium_gap,
-        }
-        click.echo(json.dumps(out))
-        return
+    return made
+
+
+def _evaluation_json(ev, n: int, order: str) -> dict:
+    """gops evaluate --json."""
+    return {
+        "n": n,
+        **({} if order == "random" else {"order": order}),
+        "bots": list(ev.bots),
+        "exact": ev.exact,
+        "expected_difference": _num(ev.expected_difference, ev.exact),
+        "win": _num(ev.win, ev.exact),
+        "draw": _num(ev.draw, ev.exact),
+        "loss": _num(ev.loss, ev.exact),
+        "distribution": {str(d): _num(p, ev.exact) for d, p in ev.distribution.items()},
+        "error_bound": ev.error_bound,
+        "equilibrium_gap": ev.equilibrium_gap,
+    }
+
+
+def _print_evaluation(ev, n: int, order: str, optimal: list[str]) -> None:
+    """gops evaluate's text: the game, the expected difference, P(win/draw/loss), and
+    whether it is exact (``optimal``: the optimal bots among the two)."""
     a, b = ev.bots
     prizes = {
         "random": "every prize order",
@@ -150,7 +171,6 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
     click.echo(f"P(win)                     {_show(ev.win)}")
     click.echo(f"P(draw)                    {_show(ev.draw)}")
     click.echo(f"P(loss)                    {_show(ev.loss)}")
-    optimal = [x for x in names if x in OPTIMAL_BOTS]
     if ev.exact:
         how = ""
         if optimal:
@@ -237,6 +257,11 @@ def tournament(
         presolve_variant(variant, game)
     progress = GamesProgress(comb(len(names), 2) * games)
     results = run_tournament(n, names, games, seed, variant, progress)
+    _print_pairs(results, n, names, games, seed, variant, as_json)
+
+
+def _print_pairs(results, n: int, names, games: int, seed: int, variant: str, as_json: bool):
+    """gops tournament's answer for two-player games: JSON, or a line per pair."""
     if as_json:
         out = {
             "n": n,
