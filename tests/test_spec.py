@@ -47,3 +47,47 @@ def test_a_spec_is_checked_however_it_is_built():
         GameSpec.parse(5).replace(order="sorted")
     with pytest.raises(GopsInputError, match="win objective only"):
         GameSpec.parse(5).replace(handicap=1)
+
+
+# -- the objective and the arithmetic are objects, parsed once (issue 35, item 1) ----------
+
+
+def test_the_objective_and_arithmetic_are_objects_never_names():
+    from exact.game.objectives import FLOAT, RATIONAL, WIN
+
+    spec = GameSpec.parse(5, objective="win", arithmetic="rational")
+    assert spec.objective is WIN and spec.arithmetic is RATIONAL
+    assert GameSpec.parse(5).arithmetic is FLOAT
+    # A name compared below the boundary fails loudly instead of being silently False.
+    for part, name in ((spec.objective, "win"), (spec.arithmetic, "rational")):
+        with pytest.raises(TypeError, match="not with the string"):
+            _ = part == name
+        with pytest.raises(TypeError):
+            _ = name != part
+
+
+def test_json_and_repr_keep_the_names():
+    spec = GameSpec.parse(6, objective="win", order="descending", handicap=2)
+    data = spec.to_json()
+    assert data == {
+        "n": 6,
+        "objective": "win",
+        "order": "descending",
+        "handicap": 2,
+        "arithmetic": "float",
+    }
+    assert all(isinstance(v, str) for k, v in data.items() if k not in ("n", "handicap"))
+    assert GameSpec.from_json(data) == spec
+    assert repr(spec) == (
+        "GameSpec(n=6, objective='win', order='descending', handicap=2, arithmetic='float')"
+    )
+
+
+def test_every_objective_of_the_game_has_the_solvers_side():
+    from exact.dp.objective import objective_of
+    from exact.game.objectives import OBJECTIVES
+
+    for name, rules in OBJECTIVES.items():
+        solver = objective_of(GameSpec.parse(4, objective=name))
+        assert solver.rules is rules and solver.name == name
+        assert solver.largest_value(4) == rules.largest_value(4)

@@ -438,3 +438,19 @@ def test_cli_solve_and_compare_objectives():
     assert code == 0
     assert "points-optimal strategy vs its best response: -0.27" in out
     assert "upcard 4 first:" in out
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_a_solve_reports_each_level_whole_in_its_objectives_progress_units(objective):
+    # Each level's progress adds up to the objective's units of that level (what the bars
+    # take as their total), whatever the kernel's own items.
+    from exact.dp.objective import objective_of
+    from exact.game.spec import GameSpec
+
+    done = {}
+    sol = exact.solve(
+        6, objective=objective, progress=lambda lv, u: done.update({lv.k: done.get(lv.k, 0) + u})
+    )
+    units = objective_of(GameSpec.parse(6, objective=objective)).progress_units
+    reported = {k: u for k, u in done.items() if u}
+    assert reported == {lv.k: units(lv) for lv in sol.levels if units(lv)}  # 0: no game
