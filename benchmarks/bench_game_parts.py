@@ -6,7 +6,7 @@ each canonical pattern; benchmarks/bench_matrix_game_warm.py's ``fill_full`` bui
 matrix with the kernel's arithmetic) in three passes, interleaved in every repeat:
 
 * ``fill``: the matrix only (its first entry summed, so that nothing is optimised away);
-* ``solve``: the fill and solve_game_into (saddle test, 2 x 2 closed form, simplex);
+* ``solve``: the fill and solve_game_unchecked (saddle test, 2 x 2 closed form, simplex);
 * ``kernel``: the fill, the solve and exact.kernels.bounds.certified_game, what the
   level kernel does per game (less its running mean of the k values).
 
@@ -39,7 +39,7 @@ from bench_matrix_game_warm import fill_full, full_values  # noqa: E402
 
 import exact  # noqa: E402
 from exact.kernels.bounds import certified_game  # noqa: E402
-from exact.kernels.matrix_game import WORK_SIZE, solve_game_into  # noqa: E402
+from exact.kernels.matrix_game import solve_game_unchecked  # noqa: E402
 
 PASSES = ("fill", "solve", "kernel")
 
@@ -51,7 +51,6 @@ def replay(mode, k, canon, child, sign, prize_child, prize_card, full, prize_set
     A = np.empty((k, k))
     x = np.empty(k)
     y = np.empty(k)
-    work = np.empty(WORK_SIZE)
     total = 0.0
     for r in prize_sets:
         for m in range(k):
@@ -60,9 +59,9 @@ def replay(mode, k, canon, child, sign, prize_child, prize_card, full, prize_set
                 if mode == 0:
                     total += A[0, 0]
                 elif mode == 1:
-                    total += solve_game_into(A, k, x, y, work)
+                    total += solve_game_unchecked(A, k, x, y)
                 else:
-                    v, e = certified_game(A, k, x, y, solve_game_into(A, k, x, y, work))
+                    v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
                     total += v + e
     return total
 

@@ -1,4 +1,4 @@
-"""Micro-benchmark of :func:`exact.kernels.matrix_game.solve_game_into`.
+"""Micro-benchmark of :func:`exact.kernels.matrix_game.solve_game_unchecked`.
 
 Times the compiled solver in a compiled loop over a batch of random k x k games, the way
 the GOPS solver calls it, and prints microseconds per game for k = 1..16, plus the time of
@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from exact.kernels.matrix_game import WORK_SIZE, solve_game_into  # noqa: E402
+from exact.kernels.matrix_game import solve_game_unchecked  # noqa: E402
 
 #: The real games come from the solve of this many cards (levels 3..REAL_N - 1).
 REAL_N = 9
@@ -51,9 +51,8 @@ REAL_N = 9
 def _solve_batch(games, k, out):
     x = np.empty(k)
     y = np.empty(k)
-    work = np.empty(WORK_SIZE)
     for g in range(games.shape[0]):
-        out[g] = solve_game_into(games[g], k, x, y, work)
+        out[g] = solve_game_unchecked(games[g], k, x, y)
 
 
 @numba.njit(cache=True)

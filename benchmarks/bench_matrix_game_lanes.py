@@ -5,10 +5,10 @@ The level kernels solve one k x k game after another; each pivot updates a (k+1)
 tableau, 2 to 3 AVX-512 vectors a row.  Here L games (lanes) share one tableau array
 T[i * (k+1) + j, lane], so that the update of all L tableaux, T -= C * P, is one loop over
 the lanes that LLVM vectorises 8 lanes wide; each lane does exactly the operations of
-``solve_game_into`` (the saddle test, the scaled tableau, Dantzig's rule with the
+``solve_game_unchecked`` (the saddle test, the scaled tableau, Dantzig's rule with the
 largest-pivot tie break, the same read-off), so values and strategies are identical to
 the last bit; a lane that would leave the common path (a refused pivot, Bland's rule
-after 8k + 16 pivots, an empty strategy) hands its game to ``solve_game_into`` instead.
+after 8k + 16 pivots, an empty strategy) hands its game to ``solve_game_unchecked`` instead.
 A lane whose game ends takes the next game at once (no lane waits for the others).
 
     python benchmarks/bench_matrix_game_lanes.py [--n 10] [--levels 6 7 8]
@@ -16,7 +16,7 @@ A lane whose game ends takes the next game at once (no lane waits for the others
 
 prints, per level of the N-card game (the real games of its first prize sets, in the
 kernel's order) and for random games, whether every value and strategy is identical, and
-the microseconds a game against ``solve_game_into`` one game after another (best of the
+the microseconds a game against ``solve_game_unchecked`` one game after another (best of the
 repeats, interleaved).  What it measured is in benchmarks/RESULTS.md ("Cheaper matrix
 games: one game per SIMD lane"): identical bits on every game, and no faster (0.83 to
 1.12 times the time of one game after another on a quiet machine): the update of the
@@ -46,13 +46,12 @@ from exact.kernels.matrix_game import (  # noqa: E402
     _EPS_RC,
     _EPS_TIE,
     _PIV_REL,
-    WORK_SIZE,
     _dantzig_cap,
     _saddle,
     _stack_indices,
     _stack_matrix,
     _stack_vector,
-    solve_game_into,
+    solve_game_unchecked,
 )
 
 #: Most lanes; the scratch of all of them is on the stack (k <= 16).
@@ -111,7 +110,7 @@ def _next_game(G, n, nxt, k, T, rowlab, collab, ln, X, Y, values, cmax, lanes):
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def solve_lanes(G, n, k, values, X, Y, fallback, L):
-    """solve_game_into on the games G[:n] (k x k, 3 <= k <= 16), L <= LMAX at a time
+    """solve_game_unchecked on the games G[:n] (k x k, 3 <= k <= 16), L <= LMAX at a time
     (module docstring); returns the number of steps (pivots of all lanes at once)."""
     K1 = k + 1
     T = _stack_matrix(_TS, K1 * K1, L)
@@ -210,10 +209,9 @@ def solve_lanes(G, n, k, values, X, Y, fallback, L):
                 c[ln] = cn[ln]
             if reload:
                 nxt = _next_game(G, n, nxt, k, T, rowlab, collab, ln, X, Y, values, cmax, lanes)
-    work = np.empty(WORK_SIZE)
     for g in range(n):
         if fallback[g]:
-            values[g] = solve_game_into(G[g], k, X[g], Y[g], work)
+            values[g] = solve_game_unchecked(G[g], k, X[g], Y[g])
     return steps
 
 
@@ -272,7 +270,7 @@ def _entering_lanes(T, K1, k, cn, bestc, L):
 def _read_off(T, rowlab, collab, k, ln, x, y, values, g, lo, rng, fallback):
     """matrix_game._simplex's read-off of the strategies and the value, repeated here for
     lane ln of the lane-minor tableau (the same operations in the same order, so the same
-    bits); an empty strategy hands the game to solve_game_into (``fallback``)."""
+    bits); an empty strategy hands the game to solve_game_unchecked (``fallback``)."""
     for i in range(k):
         x[i] = 0.0
         y[i] = 0.0
@@ -307,10 +305,9 @@ def _read_off(T, rowlab, collab, k, ln, x, y, values, g, lo, rng, fallback):
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def solve_each(G, n, k, values, X, Y):
-    """The baseline: solve_game_into on each game in turn."""
-    work = np.empty(WORK_SIZE)
+    """The baseline: solve_game_unchecked on each game in turn."""
     for g in range(n):
-        values[g] = solve_game_into(G[g], k, X[g], Y[g], work)
+        values[g] = solve_game_unchecked(G[g], k, X[g], Y[g])
 
 
 @numba.njit(cache=True)

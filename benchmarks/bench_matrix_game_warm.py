@@ -8,7 +8,7 @@ solved level below exactly as the kernel builds it (u * sign + the child's value
 copy of fill_matrix reading a full pattern-indexed row, so that this file does not
 depend on the store layout of the level below), and solved by
 
-* ``cold``: solve_game_into (the simplex; what the kernels do now);
+* ``cold``: solve_game_unchecked (the simplex; what the kernels do now);
 * ``prev``: solve_game_warm with the support of the previous game in loop order (the
   previous pattern, same upcard; one integer of state);
 * ``upcard``: solve_game_warm with the same item's support at the previous upcard (a
@@ -73,8 +73,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from exact.kernels.bounds import certified_game  # noqa: E402
 from exact.kernels.matrix_game import (  # noqa: E402
     NO_REFCOUNT,
-    WORK_SIZE,
-    solve_game_into,
+    solve_game_unchecked,
     solve_game_warm,
     solve_on_support,
 )
@@ -114,7 +113,6 @@ def replay(mode, k, canon, child, sign, prize_child, prize_card, full, prize_set
     A = np.empty((k, k))
     x = np.empty(k)
     y = np.empty(k)
-    work = np.empty(WORK_SIZE)
     nc = canon.shape[0]
     total = 0.0
     prev = memo[k + 1, 0]
@@ -126,15 +124,15 @@ def replay(mode, k, canon, child, sign, prize_child, prize_card, full, prize_set
                 if mode == 0:
                     v = A[0, 0]
                 elif mode == 1:
-                    v = solve_game_into(A, k, x, y, work)
+                    v = solve_game_unchecked(A, k, x, y)
                 elif mode == 2:
-                    v, prev = solve_game_warm(A, k, x, y, work, prev)
+                    v, prev = solve_game_warm(A, k, x, y, prev)
                 elif mode == 3:
-                    v, memo[k, q] = solve_game_warm(A, k, x, y, work, memo[k, q] if m > 0 else 0)
+                    v, memo[k, q] = solve_game_warm(A, k, x, y, memo[k, q] if m > 0 else 0)
                 elif mode == 4:
-                    v, memo[m, q] = solve_game_warm(A, k, x, y, work, memo[m, q])
+                    v, memo[m, q] = solve_game_warm(A, k, x, y, memo[m, q])
                 else:
-                    v, memo[card, q] = solve_game_warm(A, k, x, y, work, memo[card, q])
+                    v, memo[card, q] = solve_game_warm(A, k, x, y, memo[card, q])
                 total += v
     memo[k + 1, 0] = prev
     return total
@@ -160,7 +158,6 @@ def count(k, canon, child, sign, prize_child, prize_card, full, prize_sets, memo
     y = np.empty(k)
     xc = np.empty(k)
     yc = np.empty(k)
-    work = np.empty(WORK_SIZE)
     nc = canon.shape[0]
     prev = 0
     for r in prize_sets:
@@ -168,7 +165,7 @@ def count(k, canon, child, sign, prize_child, prize_card, full, prize_sets, memo
             card = k + 2 + prize_card[r, m]
             for q in range(nc):
                 fill_full(A, k, canon[q], r, m, child, sign, prize_child, prize_card, full)
-                vc, code = solve_game_warm(A, k, xc, yc, work, 0)
+                vc, code = solve_game_warm(A, k, xc, yc, 0)
                 vc, ec = certified_game(A, k, xc, yc, vc)
                 stats[0] += 1
                 size = 0

@@ -24,7 +24,7 @@ from numba import prange
 
 from exact.game.encoding import build_levels
 from exact.kernels.bounds import POLISH_ABOVE, certified_game, guarantees, rounding_margin
-from exact.kernels.matrix_game import game_buffers, solve_game_into
+from exact.kernels.matrix_game import game_buffers, solve_game_unchecked
 from exact.kernels.points import fill_matrix
 
 #: Columns of the per-prize-set results.
@@ -35,14 +35,14 @@ RAW, CERTIFIED, CHANGE, POLISHED, GAMES = range(5)
 def scan(canon, k, child, sign, prize_child, prize_card, below, column, mirror, res, where):
     ncanon = canon.shape[0]
     for r in prange(prize_card.shape[0]):
-        A, x, y, work = game_buffers(k)
+        A, x, y = game_buffers(k)
         for q in range(ncanon):
             p = canon[q]
             for m in range(k):
                 fill_matrix(
                     A, k, p, r, m, child, sign, prize_child, prize_card, below, column, mirror
                 )
-                v = solve_game_into(A, k, x, y, work)
+                v = solve_game_unchecked(A, k, x, y)
                 lo, hi, a = guarantees(A, k, x, y)
                 raw = max(v - lo, hi - v) + rounding_margin(k, a)
                 w, e = certified_game(A, k, x, y, v)

@@ -249,12 +249,12 @@ def test_certified_game_polishes_a_near_degenerate_game(rows):
 
     from exact.dp.exact_game import solve_exact_game
     from exact.kernels.bounds import certified_game
-    from exact.kernels.matrix_game import WORK_SIZE, solve_game_unchecked
+    from exact.kernels.matrix_game import solve_game_unchecked
 
     A = np.array([[float.fromhex(h) for h in row] for row in rows])
     k = len(rows)
     x, y = np.empty(k), np.empty(k)
-    v = solve_game_unchecked(A, k, x, y, np.empty(WORK_SIZE))  # as the level kernels do
+    v = solve_game_unchecked(A, k, x, y)  # as the level kernels do
     assert value_error(A, k, x, y, v) > 1e-10  # the simplex's own bound is loose here
     w, e = certified_game(A, k, x, y, v)
     assert e < 1e-12

@@ -4,8 +4,8 @@
 - degenerate games: ties, duplicated rows/columns, constant and zero matrices, saddle
   points, skew-symmetric games; known closed-form games;
 - invariances (hypothesis): shift by a constant, ``-A.T``, permutations;
-- the buffer version: only ``x[:k]``, ``y[:k]``, ``work[:WORK_SIZE]`` are written, ``A`` may
-  be a larger buffer, the contents of ``work`` do not matter; it runs in ``prange`` loops;
+- the buffer version: only ``x[:k]``, ``y[:k]`` are written, ``A`` may be a larger buffer;
+  it runs in ``prange`` loops;
 - real GOPS matrix games (those of the 8- and 9-card solves, k = 3..8) against HiGHS;
 - input validation of the Python wrapper.
 """
@@ -22,7 +22,6 @@ from exact.errors import GopsInputError
 from exact.kernels.matrix_game import (
     GAP_BOUND,
     KMAX,
-    WORK_SIZE,
     solve_game,
     solve_game_into,
     solve_game_unchecked,
@@ -263,14 +262,13 @@ def test_near_degenerate_families_meet_the_bound(seed):
     where the simplex met it already its answer is returned bit for bit."""
     x = np.empty(KMAX)
     y = np.empty(KMAX)
-    work = np.empty(WORK_SIZE)
     fallbacks = 0
     for A in near_degenerate_games(seed, 300):
         k = A.shape[0]
         A = np.ascontiguousarray(A)
         v, xs, ys = solve_game(A)
         check_bound(A, v, xs, ys)
-        u = solve_game_unchecked(A, k, x, y, work)
+        u = solve_game_unchecked(A, k, x, y)
         lower, upper = strategy_guarantees(A, k, x[:k], y[:k])
         tol = GAP_BOUND * max(1.0, np.abs(A).max())
         if upper - lower <= tol and u - lower <= tol and upper - u <= tol:
@@ -376,10 +374,8 @@ def test_buffer_version_writes_only_its_part():
             buf[:k, :k] = game
             x = np.full(KMAX + 2, -7.0)
             y = np.full(KMAX + 2, -7.0)
-            work = np.full(WORK_SIZE + 10, np.nan)  # contents must not matter
-            v = solve_game_into(buf, k, x, y, work)
+            v = solve_game_into(buf, k, x, y)
             assert np.all(x[k:] == -7.0) and np.all(y[k:] == -7.0)
-            assert np.all(np.isnan(work[WORK_SIZE:]))
             assert np.all(np.isnan(buf[k:, :])) and np.all(np.isnan(buf[:, k:]))
             assert np.array_equal(buf[:k, :k], game)
             ref = solve_game(game)
@@ -395,9 +391,8 @@ def _solve_many(games, ks, out):
     for b in numba.prange(nblocks):
         x = np.empty(KMAX)
         y = np.empty(KMAX)
-        work = np.empty(WORK_SIZE)
         for g in range(b * n // nblocks, (b + 1) * n // nblocks):
-            out[g] = solve_game_into(games[g], ks[g], x, y, work)
+            out[g] = solve_game_into(games[g], ks[g], x, y)
 
 
 def test_compiled_parallel_loop():
@@ -457,7 +452,6 @@ def test_real_gops_games(solved, n, k):
     sol = solved(n)
     x = np.empty(KMAX)
     y = np.empty(KMAX)
-    work = np.empty(WORK_SIZE)
     mixed = 0
     for A in gops_games(sol, k, 60, seed=k):
         v, xs, ys = solve_game(A)
@@ -467,7 +461,7 @@ def test_real_gops_games(solved, n, k):
         assert lower - TOL_EXACT <= v <= upper + TOL_EXACT
         assert abs(v - highs_value(A)) <= TOL_HIGHS, A
         check_solution(A, v, xs, ys)
-        assert solve_game_into(A, k, x, y, work) == v
+        assert solve_game_into(A, k, x, y) == v
         assert np.array_equal(x[:k], xs) and np.array_equal(y[:k], ys)
     assert mixed >= 40  # mostly mixed equilibria: the simplex is exercised
 

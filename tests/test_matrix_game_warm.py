@@ -1,13 +1,13 @@
 """Tests of the warm start :func:`exact.kernels.matrix_game.solve_game_warm` (and of
 :func:`~exact.kernels.matrix_game.solve_on_support`, its guess alone).
 
-- without a guess it is the cold solver: the same bits as ``solve_game_into``, plus a
+- without a guess it is the cold solver: the same bits as ``solve_game_unchecked``, plus a
   square support code (the final basis) that reproduces the solution as a guess;
 - an accepted guess gives optimal strategies (guarantees within ``WARM_GAP`` of each
   other, relative to max |A|) and a value within the certified bounds
   (exact.kernels.bounds.certified_game) of the simplex's, never polished;
 - a wrong or malformed guess falls back to the cold path: the same bits as
-  ``solve_game_into`` and its basis;
+  ``solve_game_unchecked`` and its basis;
 - degenerate and non-unique games: singular support systems (duplicated rows, constant
   blocks), value-0 games whose support matrix is singular (the bordered system is not),
   zero leading pivots (the pivoted retry), several optimal supports;
@@ -25,8 +25,7 @@ from exact.kernels.matrix_game import (
     NO_SUPPORT,
     SUPPORT_SHIFT,
     WARM_GAP,
-    WORK_SIZE,
-    solve_game_into,
+    solve_game_unchecked,
     solve_game_warm,
     solve_on_support,
     strategy_guarantees,
@@ -39,11 +38,11 @@ TOL_SUM = 1e-14
 
 
 def cold(A):
-    """(value, x, y) of solve_game_into."""
+    """(value, x, y) of solve_game_unchecked."""
     k = A.shape[0]
     x = np.empty(k)
     y = np.empty(k)
-    v = solve_game_into(A, k, x, y, np.empty(WORK_SIZE))
+    v = solve_game_unchecked(A, k, x, y)
     return v, x, y
 
 
@@ -52,7 +51,7 @@ def warm(A, guess):
     k = A.shape[0]
     x = np.empty(k)
     y = np.empty(k)
-    v, code = solve_game_warm(A, k, x, y, np.empty(WORK_SIZE), guess)
+    v, code = solve_game_warm(A, k, x, y, guess)
     return v, x, y, int(code)
 
 
@@ -133,7 +132,7 @@ def test_support_codes():
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_no_guess_is_the_cold_solver(seed):
-    """Without a guess: solve_game_into's bits, and a square support code whose guess
+    """Without a guess: solve_game_unchecked's bits, and a square support code whose guess
     reproduces an optimal solution."""
     accepted = 0
     games = random_games(seed, 200)
@@ -338,7 +337,7 @@ def test_buffers_and_larger_arrays():
             buf[:k, :k] = game
             x = np.full(KMAX + 2, -7.0)
             y = np.full(KMAX + 2, -7.0)
-            v, out = solve_game_warm(buf, k, x, y, np.full(WORK_SIZE, np.nan), guess)
+            v, out = solve_game_warm(buf, k, x, y, guess)
             assert np.all(x[k:] == -7.0) and np.all(y[k:] == -7.0)
             assert np.array_equal(buf[:k, :k], game)
             ref = warm(game, guess)
@@ -354,10 +353,9 @@ def _chain_many(games, ks, out, codes):
     for b in numba.prange(nblocks):
         x = np.empty(KMAX)
         y = np.empty(KMAX)
-        work = np.empty(WORK_SIZE)
         guess = 0
         for g in range(b * n // nblocks, (b + 1) * n // nblocks):
-            out[g], guess = solve_game_warm(games[g], ks[g], x, y, work, guess)
+            out[g], guess = solve_game_warm(games[g], ks[g], x, y, guess)
             codes[g] = guess
 
 
@@ -416,7 +414,6 @@ def _replay(k, canon, child, sign, prize_child, prize_card, full, nsets, out):
     y = np.empty(k)
     xc = np.empty(k)
     yc = np.empty(k)
-    work = np.empty(WORK_SIZE)
     nc = canon.shape[0]
     memo = np.zeros((k, nc), dtype=np.int64)
     g = 0
@@ -424,7 +421,7 @@ def _replay(k, canon, child, sign, prize_child, prize_card, full, nsets, out):
         for m in range(k):
             for q in range(nc):
                 _fill(A, k, canon[q], r, m, child, sign, prize_child, prize_card, full)
-                vc = solve_game_into(A, k, xc, yc, work)
+                vc = solve_game_unchecked(A, k, xc, yc)
                 wc, ec = certified_game(A, k, xc, yc, vc)
                 ok, v = solve_on_support(A, k, x, y, memo[m, q])
                 w, e = certified_game(A, k, x, y, v) if ok else (wc, ec)
@@ -441,7 +438,7 @@ def _replay(k, canon, child, sign, prize_child, prize_card, full, nsets, out):
                 out[g, 5] = ok and w != v
                 out[g, 6] = (hi - lo) / a if ok else 0.0
                 g += 1
-                memo[m, q] = solve_game_warm(A, k, x, y, work, memo[m, q])[1]
+                memo[m, q] = solve_game_warm(A, k, x, y, memo[m, q])[1]
     return g
 
 

@@ -65,7 +65,7 @@ def _vector_bits(v, k: int) -> list[int]:
     return [float_bits(float(v[i])) for i in range(k)]
 
 
-def _games(level, below, r: int, p: int, A, x, y, work) -> tuple[list, float]:
+def _games(level, below, r: int, p: int, A, x, y) -> tuple[list, float]:
     """The games ``[u, x bits, y bits]`` of record (r, p), in increasing upcard order,
     and the kernel's value of the record (the mean of the game values, summed m = 0..k-1
     as :func:`exact.kernels.points.solve_items` sums them)."""
@@ -88,7 +88,7 @@ def _games(level, below, r: int, p: int, A, x, y, work) -> tuple[list, float]:
             children.column,
             children.mirror,
         )
-        v, _ = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y, work))
+        v, _ = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
         acc += v
         games.append([int(level.prize_card[r, m]), _vector_bits(x, k), _vector_bits(y, k)])
     return games, acc / k
@@ -142,7 +142,7 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                 )
             )
             below = values[k - 1] if k else None
-            A, x, y, work = game_buffers(max(k, 1))
+            A, x, y = game_buffers(max(k, 1))
             for r in range(level.prize_sets):
                 prizes = int(level.prize_masks[r])
                 for p in patterns:
@@ -151,7 +151,7 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                     value = float(values[k][r, level.columns().column[p]])  # a record's column
                     games: list = []
                     if p != level.swap[p]:  # identical hands: value 0, no game
-                        games, mean = _games(level, below, r, p, A, x, y, work)
+                        games, mean = _games(level, below, r, p, A, x, y)
                         mismatches += float_bits(mean) != float_bits(value)
                     fh.write(
                         packer.pack([key & low, key >> KEY_SHIFT, prizes, float_bits(value), games])

@@ -310,7 +310,7 @@ def _polished(A, k, x, y, v, lo, hi, a, e, limit):
         for i in range(k):
             for j in range(k):
                 B[j, i] = -A[i, j]
-        vt = solve_game_unchecked(B, k, tx, ty, tx)  # work: unused by the solver
+        vt = solve_game_unchecked(B, k, tx, ty)
         if vt == vt:  # not NaN
             _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
             _polish(A, k, ty, tx, bx, by, ends)

@@ -2,7 +2,7 @@
 
 Public API
 ----------
-``solve_game_into(A, k, x, y, work) -> float``
+``solve_game_into(A, k, x, y) -> float``
     ``@numba.njit(cache=True, nogil=True)`` (plus the options in ``NO_REFCOUNT``); meant to be
     called from other compiled code, including ``numba.prange`` loops.  The game is
     ``A[:k, :k]`` (``A`` may be a larger, reusable buffer; any layout works, but each array
@@ -11,11 +11,10 @@ Public API
     ``x[:k]`` and the column player's into ``y[:k]`` (nothing beyond index ``k - 1`` is
     touched) and returns the value, to within ``GAP_BOUND`` (see Accuracy), or NaN if
     it could not meet that bound (x, y then hold the best strategies found); callers may
-    test ``v != v``.  ``work`` is not touched (kept in the signature for compatibility).
-    Nothing is allocated on the heap and no global state is written, so the function is
-    thread-safe.  Preconditions (NOT checked, for speed): ``1 <= k <= KMAX``, all entries
-    of ``A[:k, :k]`` finite.
-``solve_game_unchecked(A, k, x, y, work) -> float``
+    test ``v != v``.  Nothing is allocated on the heap and no global state is written, so
+    the function is thread-safe.  Preconditions (NOT checked, for speed):
+    ``1 <= k <= KMAX``, all entries of ``A[:k, :k]`` finite.
+``solve_game_unchecked(A, k, x, y) -> float``
     The same without the check and the fallback: the pure-saddle test, the 2 x 2 closed
     form or the tableau simplex, whose answer may miss ``GAP_BOUND`` on near-degenerate
     games (NaN only at the simplex's cap of 100000 pivots).  The level kernels call this
@@ -24,7 +23,7 @@ Public API
     Python convenience wrapper: validates a square finite array of size 1..16 (raising
     :class:`~exact.errors.GopsInputError`, a ``ValueError``), allocates the buffers and calls
     ``solve_game_into``; raises :class:`~exact.errors.SolverError` if it returns NaN.
-``solve_game_warm(A, k, x, y, work, support) -> (value, support)``
+``solve_game_warm(A, k, x, y, support) -> (value, support)``
     Like ``solve_game_into`` (same options, no allocation, thread-safe), first trying a
     support guess: ``support`` is a *support code*, a row bitmask S and a column bitmask
     T of equal size packed as ``S | T << SUPPORT_SHIFT`` (``support_code(S, T)``,
@@ -91,8 +90,7 @@ per-pivot bookkeeping and branch mispredictions, which is what is optimised:
   stack of ``solve_game_into`` (``stack_matrix`` / ``stack_vector``: an ``alloca`` in
   the entry block wrapped as an array without a meminfo).  LLVM then knows that the
   scratch aliases neither ``A`` nor itself, so the row updates vectorise without
-  run-time overlap checks.  ``work`` is therefore not touched; it stays in the
-  signature (and ``WORK_SIZE`` in the API) for compatibility.
+  run-time overlap checks.
 * No data-dependent branches in the inner loops: the ratio test uses an arithmetic form
   of ``rhs / a if a > eps else inf`` (LLVM compiles the select to a branch around the
   division, mispredicted on ~25% of the rows), the tie pass multiplies by a 0/1 float,
@@ -128,7 +126,6 @@ __all__ = [
     "NO_SUPPORT",
     "SUPPORT_SHIFT",
     "WARM_GAP",
-    "WORK_SIZE",
     "solve_game",
     "solve_game_into",
     "solve_game_unchecked",
@@ -150,10 +147,6 @@ GAP_BOUND = 1e-12
 # maxima of the saddle test (k floats each).
 _WMAX = 20  # _width(KMAX)
 _TSIZE = (KMAX + 1) * _WMAX
-#: Minimum length of the ``work`` argument of :func:`solve_game_into` (= 424).  The
-#: solver keeps its scratch on the stack and does not touch ``work``; the argument and
-#: this constant are kept so that callers need not change.
-WORK_SIZE = _TSIZE + 4 * KMAX + _WMAX
 
 #: Support codes (solve_game_warm): row bitmask | column bitmask << SUPPORT_SHIFT.
 SUPPORT_SHIFT = 16
@@ -552,7 +545,7 @@ def _simplex(A, k, x, y, lo, hi, first):
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def solve_game_unchecked(A, k, x, y, work):
+def solve_game_unchecked(A, k, x, y):
     """Solve the zero-sum game ``A[:k, :k]`` (row player maximises) without allocating and
     without checking the answer: the pure-saddle test, the 2 x 2 closed form, the tableau
     simplex.
@@ -560,10 +553,8 @@ def solve_game_unchecked(A, k, x, y, work):
     Writes mixed strategies into ``x[:k]`` (row player) and ``y[:k]`` (column player) and
     returns the value.  On near-degenerate games the strategies may miss ``GAP_BOUND``
     (see :func:`solve_game_into`); the level kernels call this and certify every game
-    themselves (:func:`exact.kernels.bounds.certified_game`).  ``work``: float64 array of
-    length >= WORK_SIZE (kept for compatibility; the scratch is on the stack and ``work``
-    is not touched).  Preconditions (unchecked): 1 <= k <= KMAX and finite entries.  NaN
-    means failure.
+    themselves (:func:`exact.kernels.bounds.certified_game`).  Preconditions
+    (unchecked): 1 <= k <= KMAX and finite entries.  NaN means failure.
     """
     if k == 1:
         x[0] = 1.0
@@ -624,7 +615,7 @@ def _fallback(A, k, x, y, v, scale):
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def solve_game_into(A, k, x, y, work):
+def solve_game_into(A, k, x, y):
     """Solve the zero-sum game ``A[:k, :k]`` (row player maximises) without allocating,
     to within ``GAP_BOUND``.
 
@@ -636,10 +627,10 @@ def solve_game_into(A, k, x, y, work):
 
     The answer of :func:`solve_game_unchecked` is returned as it is (bit for bit) when it
     meets this; otherwise :func:`_fallback` re-solves the game, and if even that misses
-    the bound the result is NaN (x, y then hold the best strategies found).  ``work`` is
-    not touched.  Preconditions (unchecked): 1 <= k <= KMAX and finite entries.
+    the bound the result is NaN (x, y then hold the best strategies found).
+    Preconditions (unchecked): 1 <= k <= KMAX and finite entries.
     """
-    v = solve_game_unchecked(A, k, x, y, work)
+    v = solve_game_unchecked(A, k, x, y)
     scale = 1.0
     for i in range(k):
         for j in range(k):
@@ -850,14 +841,14 @@ def solve_on_support(A, k, x, y, support):
 
 
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def solve_game_warm(A, k, x, y, work, support):
+def solve_game_warm(A, k, x, y, support):
     """Solve ``A[:k, :k]`` like :func:`solve_game_into`, first trying a support guess.
 
     Returns ``(value, basis)``: the value, with optimal strategies written to x[:k] and
     y[:k] as by :func:`solve_game_into`, and the support code (:func:`support_code`) of
     a square optimal basis, to pass as ``support`` for the next, similar game.
     ``support`` = 0 (``NO_SUPPORT``) means no guess.  Preconditions (unchecked) as for
-    solve_game_into; ``work`` is not touched.  Nothing is allocated.
+    solve_game_into.  Nothing is allocated.
 
     Method.  The guess is a row set S and a column set T of equal size s (a bitmask
     each, packed in one integer).  If they are the supports of an equilibrium, the
@@ -913,8 +904,8 @@ def support_sets(code):
 
 @numba.njit(cache=True, nogil=True)
 def game_buffers(k):
-    """Scratch for solve_game_into on k x k games: (A, x, y, work), one set per thread."""
-    return np.empty((k, k)), np.empty(k), np.empty(k), np.empty(WORK_SIZE)
+    """Buffers for solve_game_into on k x k games: (A, x, y), one set per thread."""
+    return np.empty((k, k)), np.empty(k), np.empty(k)
 
 
 def solve_game(A):
@@ -937,8 +928,7 @@ def solve_game(A):
         raise GopsInputError("the game matrix must have finite entries")
     x = np.empty(k)
     y = np.empty(k)
-    work = np.empty(WORK_SIZE)
-    v = solve_game_into(a, k, x, y, work)
+    v = solve_game_into(a, k, x, y)
     if v != v:
         raise SolverError(
             f"the matrix game solver missed its accuracy bound ({GAP_BOUND:g} relative) "

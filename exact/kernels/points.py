@@ -158,7 +158,7 @@ def solve_items(
     nblocks = min(total, 64 * nthreads)
     m_lo, m_hi = upcard_range(order, k)
     for b in prange(nblocks):
-        A, x, y, work = game_buffers(k)
+        A, x, y = game_buffers(k)
         lo, hi = block_bounds(start, total, nblocks, b)
         acc = np.full(hi - lo, initial_acc(order))  # exact.kernels.combine: fold, finish
         err = np.zeros(hi - lo)  # sum (random) or largest of the games' value errors
@@ -185,7 +185,7 @@ def solve_items(
                         child_column,
                         child_mirror,
                     )
-                    v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y, work))
+                    v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
                     i = t - lo
                     acc[i], err[i], big[i] = fold(order, acc[i], err[i], big[i], v, e)
             for t in range(seg, seg_end):

@@ -132,7 +132,6 @@ def lead_value(
     A,
     x,
     y,
-    work,
     k,
     p,
     r,
@@ -182,7 +181,7 @@ def lead_value(
                         A[i, j] = below[rc, below_column[c], lc + offb]
                     else:
                         A[i, j] = -below[rc, below_column[c], offb - lc]
-        g, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y, work))
+        g, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
         acc, err, big = fold(order, acc, err, big, g, e)
     v, e = finish(order, acc, err, big, k, radius_below)
     return min(1.0, max(-1.0, v)), e
@@ -243,7 +242,7 @@ def solve_win_items(
     per_value = upcard_range(order, k)[1] - upcard_range(order, k)[0]  # games per value
     mirror = order <= DESCENDING  # a symmetric order: identical hands mirror their values
     for b in prange(nblocks):
-        A, x, y, work = game_buffers(k)
+        A, x, y = game_buffers(k)
         count = 0
         worst = 0.0
         lo, hi = block_bounds(start, total, nblocks, b)
@@ -266,7 +265,6 @@ def solve_win_items(
                     A,
                     x,
                     y,
-                    work,
                     k,
                     p,
                     r,
@@ -301,7 +299,6 @@ def solve_win_items(
                         A,
                         x,
                         y,
-                        work,
                         k,
                         p,
                         r,
@@ -335,7 +332,6 @@ def solve_win_items(
                         A,
                         x,
                         y,
-                        work,
                         k,
                         p,
                         r,
