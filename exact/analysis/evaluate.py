@@ -47,7 +47,7 @@ from flint import fmpq
 from exact.dp.solution import to_fraction
 from exact.errors import GopsInputError
 from exact.game.orders import order_named
-from exact.game.rules import Position
+from exact.game.rules import Position, prize_total
 from exact.limits import EVALUATE_MAX_N, check_n
 from exact.play.bots import Bot, OptimalBot
 
@@ -98,7 +98,7 @@ def rounding_bound(n: int) -> tuple[float, float]:
     err = 0.0
     for k in range(1, n + 1):
         err = err * (1 + 2 * gamma(k)) + gamma(k**3 + 4) + 2 * gamma(k)
-    total = n * (n + 1) // 2
+    total = prize_total(n)
     return err + gamma(2 * total + 1), total * (err + gamma(2 * total + 2))
 
 

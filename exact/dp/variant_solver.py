@@ -41,7 +41,7 @@ from flint import fmpq
 from exact.dp.solution import Number, Strategy, arithmetic_of, equilibrium_strategy
 from exact.errors import GopsInputError
 from exact.game.objectives import GameArithmetic, arithmetic_named
-from exact.game.rules import _as_card, _card_set, _fmt
+from exact.game.rules import as_card, card_set, format_cards
 from exact.game.variants import Variant, get_variant, resolve_round
 from exact.limits import VARIANT_MAX_N, check_n
 
@@ -114,7 +114,10 @@ class VariantSolution:
         self._first_round: dict[tuple[int, int, int, int, int], tuple] = {}
 
     def __repr__(self) -> str:
-        return f"VariantSolution({self.variant.name!r}, n={self.n}, arithmetic={self.arithmetic.name!r})"
+        return (
+            f"VariantSolution({self.variant.name!r}, n={self.n}, "
+            f"arithmetic={self.arithmetic.name!r})"
+        )
 
     # -- positions -------------------------------------------------------------------------
 
@@ -127,10 +130,10 @@ class VariantSolution:
     def _validate(self, mine, theirs, deck, dummy, upcard):
         """Normalised (mine, theirs, dummy, deck, upcard) of a legal position, or raise."""
         n, v = self.n, self.variant
-        mine, _ = _card_set(mine, "mine")
-        theirs, _ = _card_set(theirs, "theirs")
-        deck, _ = _card_set(deck, "deck")
-        dummy, _ = _card_set(dummy if dummy is not None else (), "dummy")
+        mine, _ = card_set(mine, "mine")
+        theirs, _ = card_set(theirs, "theirs")
+        deck, _ = card_set(deck, "deck")
+        dummy, _ = card_set(dummy if dummy is not None else (), "dummy")
         low = min(v.bid_cards(n))
         for what, cards, lo in (
             ("mine", mine, low),
@@ -152,11 +155,11 @@ class VariantSolution:
             )
         if len(dummy) != (k if v.dummy else 0):
             want = f"{k} cards" if v.dummy else "no cards (this variant has no dummy)"
-            raise GopsInputError(f"the dummy's suit must hold {want}, got {_fmt(dummy)}")
+            raise GopsInputError(f"the dummy's suit must hold {want}, got {format_cards(dummy)}")
         if upcard is not None:
-            upcard = _as_card(upcard, "upcard")
+            upcard = as_card(upcard, "upcard")
             if upcard not in deck:
-                raise GopsInputError(f"upcard {upcard} is not in the deck {_fmt(deck)}")
+                raise GopsInputError(f"upcard {upcard} is not in the deck {format_cards(deck)}")
             if k == 0:
                 raise GopsInputError("the game is over: no bids are left")
         return mine, theirs, dummy, deck, upcard

@@ -35,6 +35,9 @@ from exact.limits import RULES_MAX_N, check_n
 __all__ = [
     "MAX_N",
     "Bidder",
+    "as_card",
+    "card_set",
+    "format_cards",
     "GameRecord",
     "Position",
     "RoundResult",
@@ -42,6 +45,7 @@ __all__ = [
     "parse_cards",
     "parse_integer",
     "play_game",
+    "prize_total",
     "validate_position",
 ]
 
@@ -58,7 +62,7 @@ def prize_total(n: int) -> int:
     return n * (n + 1) // 2
 
 
-def _as_card(x: object, what: str) -> int:
+def as_card(x: object, what: str) -> int:
     """Return ``x`` as a plain ``int`` (accepting numpy integers), rejecting bools etc."""
     if isinstance(x, bool):
         raise GopsInputError(f"{what}: card {x!r} is not an integer")
@@ -68,7 +72,7 @@ def _as_card(x: object, what: str) -> int:
         raise GopsInputError(f"{what}: card {x!r} is not an integer") from None
 
 
-def _card_set(cards: object, what: str) -> tuple[frozenset[int], int]:
+def card_set(cards: object, what: str) -> tuple[frozenset[int], int]:
     """Normalise an iterable of cards to a frozenset, rejecting repeats and non-ints.
 
     Returns the set and the number of items given (equal to the set's size on success).
@@ -79,7 +83,7 @@ def _card_set(cards: object, what: str) -> tuple[frozenset[int], int]:
         )
     seen: set[int] = set()
     for x in cards:
-        c = _as_card(x, what)
+        c = as_card(x, what)
         if c in seen:
             raise GopsInputError(f"{what}: card {c} appears more than once")
         seen.add(c)
@@ -95,9 +99,9 @@ def _validate(
     names: tuple[str, str],
 ) -> tuple[frozenset[int], frozenset[int], frozenset[int], int | None, int]:
     """Validate a (possibly user-supplied) position; return it normalised, with n."""
-    h0, _ = _card_set(hand0, names[0])
-    h1, _ = _card_set(hand1, names[1])
-    d, _ = _card_set(deck, "deck")
+    h0, _ = card_set(hand0, names[0])
+    h1, _ = card_set(hand1, names[1])
+    d, _ = card_set(deck, "deck")
     if n is None:
         n = max(h0 | h1 | d, default=0)
         if n < 1:
@@ -118,13 +122,13 @@ def _validate(
         )
     up: int | None = None
     if upcard is not None:
-        up = _as_card(upcard, "upcard")
+        up = as_card(upcard, "upcard")
         if up not in d:
-            raise GopsInputError(f"upcard {up} is not in the deck {_fmt(d)}")
+            raise GopsInputError(f"upcard {up} is not in the deck {format_cards(d)}")
     return h0, h1, d, up, n
 
 
-def _fmt(cards: Iterable[int]) -> str:
+def format_cards(cards: Iterable[int]) -> str:
     """Format a set of cards as ``{1,2,5}`` for messages."""
     return "{" + ",".join(map(str, sorted(cards))) + "}"
 
@@ -200,8 +204,8 @@ class Position:
         pts = tuple(self.points)
         if len(pts) != 2:
             raise GopsInputError(f"points must be a pair, got {len(pts)} values")
-        p0 = _as_card(pts[0], "points")
-        p1 = _as_card(pts[1], "points")
+        p0 = as_card(pts[0], "points")
+        p1 = as_card(pts[1], "points")
         gone = prize_total(n) - sum(d)
         if p0 < 0 or p1 < 0 or p0 + p1 > gone:
             raise GopsInputError(
@@ -263,7 +267,9 @@ class Position:
             raise InvalidMoveError(f"cannot turn up {card!r}: the game is over")
         c = _move_card(card, "turned-up card")
         if c not in self.deck:
-            raise InvalidMoveError(f"cannot turn up {c}: it is not in the deck {_fmt(self.deck)}")
+            raise InvalidMoveError(
+                f"cannot turn up {c}: it is not in the deck {format_cards(self.deck)}"
+            )
         return Position._unchecked(self.hands, self.deck, c, self.points, self.n)
 
     def play(self, bid0: int, bid1: int) -> tuple[Position, RoundResult]:
@@ -279,7 +285,7 @@ class Position:
         for p, b in enumerate(bids):
             if b not in self.hands[p]:
                 raise InvalidMoveError(
-                    f"player {p} cannot bid {b}: not in their hand {_fmt(self.hands[p])}"
+                    f"player {p} cannot bid {b}: not in their hand {format_cards(self.hands[p])}"
                 )
         up = self.upcard
         if bids[0] > bids[1]:
@@ -319,9 +325,9 @@ def _check_player(player: object) -> int:
 
 
 def _move_card(x: object, what: str) -> int:
-    """Like :func:`_as_card` but raising InvalidMoveError (a move, not a construction)."""
+    """Like :func:`as_card` but raising InvalidMoveError (a move, not a construction)."""
     try:
-        return _as_card(x, what)
+        return as_card(x, what)
     except GopsInputError as e:
         raise InvalidMoveError(str(e)) from None
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError, InvalidMoveError
-from exact.game.rules import GameRecord, _fmt
+from exact.game.rules import GameRecord, format_cards
 from exact.limits import check_n
 
 __all__ = [
@@ -190,7 +190,7 @@ class VariantPosition:
             raise InvalidMoveError(f"cannot turn up {card!r} now")
         if card not in self.deck:
             raise InvalidMoveError(
-                f"cannot turn up {card}: it is not in the deck {_fmt(self.deck)}"
+                f"cannot turn up {card}: it is not in the deck {format_cards(self.deck)}"
             )
         return VariantPosition(
             self.variant, self.n, self.hands, self.deck, card, self.points, self.dummy_hand
@@ -205,7 +205,7 @@ class VariantPosition:
         for p, b in enumerate(bids):
             if b not in self.hands[p]:
                 raise InvalidMoveError(
-                    f"player {p} cannot bid {b}: not in their hand {_fmt(self.hands[p])}"
+                    f"player {p} cannot bid {b}: not in their hand {format_cards(self.hands[p])}"
                 )
         everyone = tuple(bids)
         if self.variant.dummy:

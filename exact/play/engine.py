@@ -49,7 +49,7 @@ from fractions import Fraction
 from exact.errors import GopsInputError
 from exact.game.objectives import GameObjective, objective_named
 from exact.game.orders import ASCENDING, DESCENDING, PrizeOrder, order_named
-from exact.game.rules import _as_card
+from exact.game.rules import as_card
 from exact.game.variants import Variant, VariantPosition, get_variant, score_declarations, start
 
 __all__ = ["Game", "Round", "check_setup", "optimal_bot"]
@@ -279,7 +279,7 @@ class Game:
                 raise GopsInputError(
                     "choose the next prize: one of " + " ".join(map(str, self.prize_choices()))
                 )
-            prize = _as_card(prize, "the prize")
+            prize = as_card(prize, "the prize")
             if prize not in self.position.deck:
                 raise GopsInputError(
                     f"the {prize} is not a prize left; choose one of "
@@ -303,7 +303,7 @@ class Game:
         self._check_playing()
         if self.upcard is None:
             raise GopsInputError("no prize is up: turn one up before bidding")
-        card = _as_card(card, "your bid")
+        card = as_card(card, "your bid")
         if card not in self.position.hands[0]:
             raise GopsInputError(
                 f"you do not hold the {card}; your cards are "
