@@ -454,3 +454,22 @@ def test_a_solve_reports_each_level_whole_in_its_objectives_progress_units(objec
     units = objective_of(GameSpec.parse(6, objective=objective)).progress_units
     reported = {k: u for k, u in done.items() if u}
     assert reported == {lv.k: units(lv) for lv in sol.levels if units(lv)}  # 0: no game
+
+
+def test_the_lead_of_a_stored_index_is_read_from_the_layout():
+    # Index i of a win level's last axis is the lead i - offset_k, -offset_k at 0 (what a
+    # damaged entry's message names); the points layout has no lead axis.
+    from exact.dp.objective import objective_of
+    from exact.game.encoding import build_levels
+    from exact.game.spec import GameSpec
+
+    win, points = (
+        objective_of(GameSpec.parse(5, objective=o, handicap=h))
+        for o, h in (("win", 2), ("points", 0))
+    )
+    for level in build_levels(5)[1:]:
+        leads = win.level_shape(level)[2]
+        assert [win.lead_of(level, i) for i in range(leads)] == list(
+            range(-(leads // 2), leads // 2 + 1)
+        )
+        assert points.lead_of(level, 0) is None

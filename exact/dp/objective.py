@@ -234,8 +234,9 @@ class Objective(ABC):
     def warm_up(self) -> float:
         """Compile (or load from numba's cache) this objective's level kernel; seconds."""
 
-    def lead_of(self, stored: np.ndarray, at: int) -> int | None:
-        """The lead of index ``at`` of a stored level's last axis (None: no lead axis)."""
+    def lead_of(self, level: Level, at: int) -> int | None:
+        """The lead of index ``at`` of the last axis of a level's array (None: the layout
+        has no lead axis)."""
         return None
 
     def has_identical_hands_column(self) -> bool:
@@ -433,8 +434,8 @@ class WinObjective(Objective):
     def warm_up(self):
         return win_kernel.warm_up()
 
-    def lead_of(self, stored, at):
-        return at - (stored.shape[2] - 1) // 2
+    def lead_of(self, level, at):
+        return at - self.offset(level)
 
 
 def _read(row, columns: Columns, p: int, lead: int, off: int):

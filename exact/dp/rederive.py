@@ -108,7 +108,7 @@ class LevelVerifier:
             f"(mine {list(mine)}, theirs {list(theirs)} by rank)"
         )
         if at:
-            where += f", lead {at[0] - (self.stored.shape[2] - 1) // 2}"
+            where += f", lead {self.objective.lead_of(self.level, at[0])}"
         return where
 
 
