@@ -4,6 +4,7 @@ and a killed client; the win objective in a store; the pre-flight refusal."""
 
 import hashlib
 import json
+import math
 import os
 import re
 import signal
@@ -184,18 +185,42 @@ def test_preflight_refuses_what_this_machine_cannot_hold(tmp_path):
     assert not (tmp_path / "s16").exists()  # nothing written
 
 
-def test_preflight_names_what_is_short():
+def _level_bytes(n: int, k: int) -> int:
+    """A points level of a store, counted by hand: one float64 per prize set (C(n, k)) and
+    per column.  Two k-card hands with t cards in common span 2k - t ranks: which t both
+    hold, C(2k - t, t), then which k - t of the others are mine, C(2k - 2t, k - t); a
+    column is a pattern and its mirror, the identical hands alone: (patterns + 1) / 2."""
+    patterns = sum(
+        math.comb(2 * k - t, t) * math.comb(2 * k - 2 * t, k - t)
+        for t in range(k + 1)
+        if 2 * k - t <= n
+    )
+    return 8 * (patterns + 1) // 2 * math.comb(n, k)
+
+
+def test_preflight_names_what_is_short(tmp_path):
+    """The pre-flight's memory (the largest two adjacent levels, plus the process) and disk
+    (every level) against level sizes counted by hand, the count checked on a real store."""
+    assert run("solve", 7, "--store", tmp_path / "s7", "--quiet")[0] == 0
+    for k in range(8):
+        stored = np.load(tmp_path / "s7" / f"level-{k}.npy", mmap_mode="r")
+        assert stored.nbytes == _level_bytes(7, k)
     game = GameSpec.parse(14)
     est = estimate(game)
-    pair = (2.253 + 2.706) * 2**30  # levels 8 and 9 of the 14-card game, one value a pair
-    process = 2**30 + tables_bytes(game)  # 0.51 GiB of tables
-    assert abs(est.memory_bytes - pair - process) < 0.01 * 2**30
-    assert abs(est.minimum_bytes - 0.7 * pair - process) < 0.01 * 2**30
-    with pytest.raises(GopsInputError, match="memory: at least 5.0 GiB needed, 4.0 GiB here"):
+    sizes = [_level_bytes(14, k) for k in range(15)]
+    pair = max(sizes[k - 1] + sizes[k] for k in range(1, 15))
+    assert pair == sizes[8] + sizes[9] == 5_325_031_712  # 2.25 + 2.71 GiB
+    process = 2**30 + tables_bytes(game)  # the interpreter and kernels, the tables
+    assert est.memory_bytes == pair + process
+    assert est.minimum_bytes == 0.7 * pair + process  # the page cache may hold less
+    assert est.disk_bytes == sum(sizes)
+    least = f"{(0.7 * pair + process) / 2**30:.1f}"
+    with pytest.raises(GopsInputError, match=f"memory: at least {least} GiB needed, 4.0 GiB"):
         check_fits(est, "/nonexistent/store", memory=4 * 2**30, free=10**12)
     check_fits(est, "/nonexistent/store", memory=6 * 2**30, free=10**12)
     check_fits(estimate(GameSpec.parse(15)), "/nonexistent/store", memory=24 * 2**30, free=10**12)
-    with pytest.raises(GopsInputError, match="disk: about 7.2 GB more needed"):
+    more = f"{sum(sizes) / 1e9:.1f}"  # the whole store, beside the 1.0 GB free
+    with pytest.raises(GopsInputError, match=f"disk: about {more} GB more needed"):
         check_fits(est, "/nonexistent/store", memory=64 * 2**30, free=10**9)
     check_fits(est, "/nonexistent/store", cluster=True, memory=2**30, free=10**12)
 
