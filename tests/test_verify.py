@@ -126,11 +126,12 @@ def test_an_edited_level_with_a_recomputed_checksum_fails_verify(store, k):
 
 def test_an_edit_below_the_top_is_caught_by_the_level_that_reads_it(store):
     """Level 6 edited: the first-move games read it, so table and strategy re-derive
-    what they read and refuse the store (exit 2, one line), printing nothing else."""
+    what they read and refuse the store (exit 1: contradicted, one line), printing
+    nothing else."""
     edit_level(store, N - 1)
     for args in (["table", N, "--store", store], STRATEGY + ["--store", store, "--certified"]):
         result = gops(*args)
-        assert result.exit_code == 2, result.output
+        assert result.exit_code == 1, result.output
         assert result.output.startswith(f"gops: error: {store}: level {N - 1}, prizes")
         assert result.output.count("\n") == 1
 
@@ -191,23 +192,28 @@ def test_a_zero_radius_fails_verify_and_is_never_printed(store):
     assert result.exit_code == 1
     assert "level 1: the manifest's radius 0.000e+00 is below" in result.output
     table = gops("table", N, "--store", store, "--certified")
-    assert table.exit_code == 2
-    assert f"level {N - 1}: the manifest's radius 0.000e+00 is below" in table.output
+    assert table.exit_code == 1
+    assert f"level {N - 1}, the manifest's radius 0.000e+00 is below" in table.output
     assert recorded > 0.0
     # The resumed solve keeps the store's levels: it says the radius is the store's claim.
     solve = gops("solve", N, "--store", store, "--quiet")
     assert "certified" not in solve.output
-    assert f"levels 0..{N}, kept as the store held them, are intact: `gops verify" in solve.output
+    assert f"radius, given the stored levels 0..{N} (kept by this resume" in solve.output
 
 
 @pytest.mark.parametrize("radius", [1e300, float(N * (N + 1) // 2)])
 def test_a_radius_that_proves_nothing_is_refused(store, radius):
+    """Issue 36 item 16: verify (with --sample too) refuses what table refuses, alike."""
     set_radius(store, 4, radius)
-    for args in (["table", N, "--store", store, "--certified"], ["solve", N, "--store", store]):
+    for args in (
+        ["table", N, "--store", store, "--certified"],
+        ["solve", N, "--store", store],
+        ["verify", store, "--quiet"],
+        ["verify", store, "--sample", 5, "--quiet"],
+    ):
         result = gops(*args)
-        assert result.exit_code == 2
+        assert result.exit_code == 2, (args, result.output)
         assert "level 4 the radius" in result.output and "proves nothing" in result.output
-    assert gops("verify", store, "--quiet").exit_code == 1
 
 
 @pytest.mark.parametrize("radius", [-1e-12, float("nan"), float("inf"), "0.1", True])
@@ -235,16 +241,19 @@ def test_a_slightly_understated_radius_fails_verify(store):
 
 
 def test_a_sample_sees_a_radius_below_its_items_bounds(store):
-    set_radius(store, 5, 1e-300)
-    assert "level 5: the manifest's radius 1.000e-300 is below" in str(
+    """Level 5's radius set to level 4's (which no crude check refuses): its items' bounds
+    exceed it, and a sample of them sees it."""
+    below = manifest(store)["levels"]["4"]["radius"]
+    set_radius(store, 5, below)
+    assert f"level 5: the manifest's radius {below:.3e} is below" in str(
         verify_store(store, levels=[5], sample=5).bad
     )
 
 
 def test_a_looser_radius_is_not_what_the_solver_wrote(store):
-    radius = manifest(store)["levels"]["5"]["radius"]
-    set_radius(store, 5, radius * RADIUS_SLACK * 2)
-    result = gops("verify", store, "--levels", "5", "--quiet")
+    radius = manifest(store)["levels"]["6"]["radius"]  # the last level with games
+    set_radius(store, 6, radius * RADIUS_SLACK * 2)
+    result = gops("verify", store, "--levels", "6", "--quiet")
     assert result.exit_code == 1
     assert "is not the" in result.output and "re-derived here" in result.output
 
@@ -323,9 +332,10 @@ def test_a_store_of_another_game_is_refused_before_the_estimate(pristine):
 
 
 def test_verify_names_what_it_cannot_read(tmp_path, pristine):
-    assert (
-        gops("verify", tmp_path / "none").output
-        == f"gops: error: {tmp_path / 'none'}: no such store directory\n"
+    assert gops("verify", tmp_path / "none").output == (
+        f"gops: error: {tmp_path / 'none'}: no such store directory; make one with "
+        f"`gops solve N --store {tmp_path / 'none'}` (add --objective or --order as the "
+        "game needs)\n"
     )
     result = gops("verify", pristine / "points", "--levels", "9")
     assert result.exit_code == 2 and "holds levels 0 to 7, not 9" in result.output
@@ -481,3 +491,200 @@ def test_a_sample_checks_small_levels_whole_and_says_what_escapes_it(pristine):
     assert f"at most {1 - 50 / 4375:.1%} (level 4)" in result.output
     result = gops("verify", pristine / "points", "--sample", 50, "--levels", "5-7", "--quiet")
     assert "every item was re-derived (the levels are small)" in result.output
+
+
+@pytest.fixture
+def forged(store, monkeypatch):
+    """The issue's forged store, built as the previous version built it: level 3 moved
+    by +0.5 with its checksum, levels 4.. solved again on it (the resume's check of the
+    kept level switched off), so every level above agrees with the forgery."""
+    import exact.dp.store as store_module
+
+    forge_and_truncate(store, 3, 3)
+    monkeypatch.setattr(store_module.Store, "check_resume", lambda self, level: None)
+    solve_into_store(GameSpec.parse(N), store)
+    monkeypatch.undo()
+    return store
+
+
+def test_a_claim_from_a_store_carries_its_condition(forged):
+    """Issue 36 item 1b: the forged store's first move reads consistent levels 5 and 6,
+    so its claims stand on levels 0..5 as stored: every "certified" and "proved" says so
+    in its own sentence, in text and JSON; none reads as unconditional."""
+    given = (
+        f"given the stored levels 0..5 of {forged} (not re-derived here: `gops verify "
+        f"{forged}` proves them, or rerun with --rederive)"
+    )
+    table = gops("table", N, "--store", forged, "--certified")
+    assert table.exit_code == 0, table.output
+    assert f"certified, {given}: " in table.output
+    strategy = gops(*STRATEGY, "--store", forged, "--certified")
+    assert strategy.exit_code == 0, strategy.output
+    assert f"certified, {given}: the exact equilibrium is unique" in strategy.output
+    for output in (table.output, strategy.output):
+        claims = [line for line in output.splitlines() if line.startswith(("certified", "proved"))]
+        assert claims and all(line.startswith(f"certified, {given}") for line in claims)
+    out = json.loads(gops("table", N, "--store", forged, "--certified", "--json").output)
+    assert out["source"]["condition"] == given
+    assert all(column["given"] == given for column in out["certified"].values())
+    out = json.loads(gops(*STRATEGY, "--store", forged, "--certified", "--json").output)
+    assert out["certified"]["given"] == given
+
+
+def test_rederive_proves_the_levels_below_or_refuses(forged, pristine):
+    """Issue 36 item 1c: --rederive re-derives levels 0..5 here; the forged store is
+    refused (exit 1, level 3 named), the genuine one prints claims without condition."""
+    for args in (["table", N], STRATEGY):
+        result = gops(*args, "--store", forged, "--certified", "--rederive")
+        assert result.exit_code == 1, result.output
+        assert f"gops: error: {forged}: not verified: level 3: prizes" in result.output
+        genuine = gops(*args, "--store", pristine / "points", "--certified", "--rederive")
+        assert genuine.exit_code == 0, genuine.output
+        assert "\ncertified: " in genuine.output and "given the stored" not in genuine.output
+        assert "levels 0..5 re-derived here in full (--rederive)" in genuine.output
+    out = json.loads(
+        gops(
+            "table", N, "--store", pristine / "points", "--certified", "--rederive", "--json"
+        ).output
+    )
+    assert out["source"]["condition"] is None and out["source"]["unverified_levels"] == []
+
+
+# -- messages and exit codes (issue 36 items 3-7, 9, 14, 16) ---------------------------------
+
+
+def set_level_value(root, k, index, value):
+    """One value of level k set to ``value``, its checksum recomputed."""
+    path = root / f"level-{k}.npy"
+    values = np.load(path, mmap_mode="r+")
+    values[index] = value
+    values.flush()
+    del values
+    data = manifest(root)
+    data["levels"][str(k)]["sha256"] = file_sha256(path)
+    rewrite_manifest(root, data)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_nan_or_infinite_value_names_the_store_and_level(store, value):
+    """Items 3 and 4: NaN was "(a bug)", inf "the game matrix must have finite entries";
+    either is an edited store: exit 1, the store and the level named."""
+    values = np.load(store / f"level-{N - 2}.npy", mmap_mode="r")
+    index = tuple(int(i) for i in np.argwhere(values != 0.0)[0])
+    del values
+    set_level_value(store, N - 2, index, value)
+    for args in (["table", N, "--store", store, "--certified"], [*STRATEGY, "--store", store]):
+        result = gops(*args)
+        assert result.exit_code == 1, result.output
+        assert result.output.startswith(f"gops: error: {store}: level {N - 2} holds ")
+        assert "the store is damaged or edited" in result.output
+        assert "a bug" not in result.output
+
+
+def test_a_zero_radius_above_a_positive_one_is_refused(store):
+    """Item 5: only a level that solves no game (level 0; the top level of an
+    antisymmetric order) may have radius 0."""
+    set_radius(store, N - 1, 0.0)
+    result = gops("table", N, "--store", store)
+    assert result.exit_code == 2
+    assert f"gives level {N - 1} the radius 0.0, below level {N - 2}'s" in result.output
+    set_radius(store, N - 1, manifest(store)["levels"][str(N - 2)]["radius"])
+    set_radius(store, N, 1e-15)
+    result = gops("table", N, "--store", store)
+    assert result.exit_code == 2
+    assert f"gives level {N} (no game to solve) the radius 1e-15, not 0" in result.output
+
+
+def test_a_manifest_with_a_duplicate_key_is_refused(store):
+    """Item 6: json keeps the last of two equal keys; a manifest never has two."""
+    text = (store / "manifest.json").read_text()
+    entry = json.dumps({**manifest(store)["levels"]["4"], "radius": 1e-3})
+    (store / "manifest.json").write_text(
+        text.replace('"levels": {', f'"levels": {{"4": {entry}, ', 1)
+    )
+    for args in (["table", N, "--store", store], ["verify", store]):
+        result = gops(*args)
+        assert result.exit_code == 2
+        assert "manifest.json names '4' twice: the manifest was edited" in result.output
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda path: path.write_bytes(path.read_bytes()[:-200]),  # truncated
+        lambda path: np.save(path, np.load(path).astype(np.float32)),
+        lambda path: np.save(path, np.ascontiguousarray(np.load(path).T)),
+    ],
+    ids=["truncated", "float32", "transposed"],
+)
+@pytest.mark.parametrize("fix_checksum", [False, True])
+def test_a_level_that_cannot_be_read_is_exit_2_for_every_command(store, damage, fix_checksum):
+    """Item 7: one rule (README, docs/solve-and-stores.md): a level that is not a
+    complete float64 array of its shape is unreadable, exit 2, for verify as for table
+    (a truncated level was exit 1 for verify)."""
+    path = store / "level-4.npy"
+    damage(path)
+    if fix_checksum:  # as a careful forger would
+        data = manifest(store)
+        data["levels"]["4"]["sha256"] = file_sha256(path)
+        rewrite_manifest(store, data)
+    for args in (["verify", store, "--quiet"], ["verify", store, "--sample", 3, "--quiet"]):
+        result = gops(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert str(path) in result.output
+
+
+def test_a_store_path_that_is_no_directory_says_what_it_is(tmp_path):
+    """Item 9: /dev/null and a FIFO were "no such store directory"; a file in the parent
+    path was "does not exist"."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, kind in (("/dev/null", "a device or socket"), (fifo, "a FIFO")):
+        result = gops("table", 6, "--store", path)
+        assert result.exit_code == 2
+        assert result.output == f"gops: error: {path} is {kind}, not a store directory\n"
+    (tmp_path / "file").write_text("")
+    result = gops("solve", 5, "--store", tmp_path / "file" / "x")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"gops: error: {tmp_path / 'file'} is a file, not a directory: choose another "
+        "store directory\n"
+    )
+
+
+def test_a_refused_scheduler_fails_at_once_in_one_line(store):
+    """Item 9: `--cluster tcp://127.0.0.1:1` took 36 s and printed two lines."""
+    import time
+
+    t0 = time.perf_counter()
+    result = gops("verify", store, "--cluster", "tcp://127.0.0.1:1")
+    assert time.perf_counter() - t0 < 10.0
+    assert result.exit_code == 2
+    assert result.output == (
+        "gops: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1: Connection refused\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--levels", "0-99999999999999999999"],
+        ["--sample", "3", "--seed", "-5"],
+    ],
+)
+def test_verify_options_out_of_range_are_one_line_exit_2(pristine, args):
+    """Item 14: an OverflowError and a ValueError traceback, exit 1 ("contradicted")."""
+    result = gops("verify", pristine / "points", *args)
+    assert result.exit_code == 2
+    assert result.output.startswith("gops: error: ") and result.output.count("\n") == 1
+
+
+def test_verify_refuses_a_manifest_of_another_arithmetic(store):
+    """Item 16: "verified" was said of a manifest whose arithmetic is "rational"."""
+    data = manifest(store)
+    data["arithmetic"] = "rational"
+    rewrite_manifest(store, data)
+    for args in (["verify", store], ["table", N, "--store", store]):
+        result = gops(*args)
+        assert result.exit_code == 2
+        assert "is not a gops store manifest of version 2" in result.output

@@ -22,9 +22,9 @@ import click
 
 from exact.cli.limits import check_command_n
 from exact.errors import GopsError, GopsInputError
+from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, objective_named
 from exact.game.orders import ORDERS
 from exact.game.rules import parse_integer
-from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, objective_named
 from exact.game.spec import GameSpec
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -365,6 +365,7 @@ class OneLineErrorGroup(click.Group):
 
 # -- the game: flags in, one GameSpec out ---------------------------------------------------
 
+
 class ObjectiveChoice(click.Choice):
     """--objective: one of the names of :mod:`exact.game.objectives`, handed to the
     command as the objective itself (the one place the command line parses the name)."""
@@ -523,6 +524,8 @@ def print_strategy(
         out = strategy_json(st, exact_, json_head, certified, hands)
         if source is not None:
             out["source"] = source.json()
+            if "certified" in out:  # the claim carries its condition (None: proved here)
+                out["certified"]["given"] = source.condition()
         click.echo(json.dumps(out))
         return
     fmt = fraction_text if exact_ else (lambda p: f"{p:.6f}")
@@ -534,7 +537,8 @@ def print_strategy(
     else:
         click.echo(f"float64; checked equilibrium gap {st.gap:.1e}")
     if certified is not None:
-        print_certified_strategy(certified, *hands)
+        given = None if source is None else source.condition()
+        print_certified_strategy(certified, hands[0], hands[1], given)
     if source is not None:
         click.echo(source.describe())
 
@@ -562,8 +566,15 @@ def certified_columns(solution, lead=None) -> dict:
     }
 
 
-def print_certified_table(table: dict, games: dict) -> None:
-    """What ``gops table --certified`` proves below the table."""
+def _claim(word: str, given: str | None) -> str:
+    """A claim's opening, with its condition in the same sentence when it has one (a
+    claim made from a store's levels not re-derived here, exact.dp.verify.ReadCheck)."""
+    return word if given is None else f"{word}, {given}"
+
+
+def print_certified_table(table: dict, games: dict, given: str | None = None) -> None:
+    """What ``gops table --certified`` proves below the table (``given``: the premise of
+    a table read from a store, in the claim's sentence)."""
     import numpy as np
 
     proved = [u for u, g in games.items() if g.certified]
@@ -574,30 +585,33 @@ def print_certified_table(table: dict, games: dict) -> None:
                 slack = max(slack, float(p) - lo, hi - float(p))
         slack = float(np.nextafter(slack, np.inf))
         click.echo(
-            f"certified: {len(proved)} of {len(games)} columns are the unique exact "
+            f"{_claim('certified', given)}: {len(proved)} of {len(games)} columns are the "
+            "unique exact "
             f"equilibrium of their game, every exact probability within {slack:.1e} of "
             "the float one (0 exactly where the table shows 0)"
         )
     for u, g in games.items():
         if not g.certified:
             click.echo(
-                f"upcard {u}: not certified ({g.reason}); the float mix guarantees the "
-                f"exact value to within {g.guarantee[1] - g.guarantee[0]:.1e}"
+                f"upcard {u}: not certified ({g.reason}); {_claim('proved', given)}: the "
+                f"float mix guarantees the exact value to within "
+                f"{g.guarantee[1] - g.guarantee[0]:.1e}"
             )
 
 
-def print_certified_strategy(game, mine, theirs) -> None:
-    """What ``gops strategy --certified`` proves about the exact equilibrium."""
+def print_certified_strategy(game, mine, theirs, given: str | None = None) -> None:
+    """What ``gops strategy --certified`` proves about the exact equilibrium (``given``:
+    the premise of an answer read from a store, in the claim's sentence)."""
     from exact.cli.render import interval_text
 
     if not game.certified:
         click.echo(
-            f"not certified ({game.reason}); proved: the float mixes guarantee the "
-            f"exact value within {interval_text(*game.guarantee)}"
+            f"not certified ({game.reason}); {_claim('proved', given)}: the float mixes "
+            f"guarantee the exact value within {interval_text(*game.guarantee)}"
         )
         return
     click.echo(
-        f"certified: the exact equilibrium is unique; its value lies in "
+        f"{_claim('certified', given)}: the exact equilibrium is unique; its value lies in "
         f"{interval_text(*game.value)}"
     )
     for who, cards, box in (("my", mine, game.mine), ("their", theirs, game.theirs)):

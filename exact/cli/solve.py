@@ -157,16 +157,14 @@ def print_radius(sol, kept=()) -> None:
     this run unless some levels were ``kept`` as a store held them (then it is the
     store's claim, and says so)."""
     radius = max(sol.radii)
-    if not radius < float("inf"):
-        click.echo("no certified radius (a store written before radii were kept)")
-    elif not kept:
+    if not kept:
         click.echo(f"certified: every stored value within {radius:.1e} of the exact one")
     else:
-        levels = f"{kept[0]}..{kept[-1]}" if len(kept) > 1 else f"{kept[0]}"
+        levels = f"levels {kept[0]}..{kept[-1]}" if len(kept) > 1 else f"level {kept[0]}"
         click.echo(
-            f"radius: every stored value within {radius:.1e} of the exact one if levels "
-            f"{levels}, kept as the store held them, are intact: `gops verify "
-            f"{sol.store}` re-derives them"
+            f"radius, given the stored {levels} (kept by this resume, in whole or in part, "
+            f"spot-checked, not re-derived: `gops verify {sol.store}` proves them): every "
+            f"stored value within {radius:.1e} of the exact one"
         )
 
 
@@ -343,6 +341,12 @@ def _table_n(options: dict) -> int:
     is_flag=True,
     help="Prove each equilibrium: an interval for every exact probability (or why not).",
 )
+@click.option(
+    "--rederive",
+    is_flag=True,
+    help="With --store: first re-derive every level below the one read (gops verify's "
+    "proof, here), so that no claim rests on the store's word.",
+)
 @objective_options
 @game_options("table", n=_table_n)
 def table(
@@ -353,6 +357,7 @@ def table(
     store_dir: str | None,
     with_ranges: bool,
     certified: bool,
+    rederive: bool,
 ) -> None:
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     n, win = game.n, game.has_lead
@@ -362,8 +367,9 @@ def table(
         game = game.replace(handicap=abs(lead or 0))
     sol = load_or_solve(game, store_dir, quiet)
     root = set(range(1, n + 1))
+    # A store's values are checked before any game reads them (exit 1 if contradicted).
+    reads = check_position(sol, root, root, root, sol.order.next_prizes(root), rederive)
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in sol.order.next_prizes(root)}
-    reads = check_position(sol, root, root, root, strategies)
     table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
     games = certified_columns(sol, lead) if certified else None
@@ -389,6 +395,8 @@ def table(
             out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
         if reads is not None:
             out["source"] = reads.json()
+            for column in out.get("certified", {}).values():  # each claim its condition
+                column["given"] = reads.condition()
         click.echo(json.dumps(out))
         return
     at = f", starting {lead:+d} points ahead" if win and lead else ""
@@ -408,7 +416,7 @@ def table(
         f"{gap:.1e}"
     )
     if games is not None:  # --certified
-        print_certified_table(table, games)
+        print_certified_table(table, games, None if reads is None else reads.condition())
     if reads is not None:
         click.echo(reads.describe())
     if with_ranges:
@@ -461,6 +469,12 @@ def _strategy_n(options: dict) -> int:
     is_flag=True,
     help="Prove each equilibrium: an interval for every exact probability (or why not).",
 )
+@click.option(
+    "--rederive",
+    is_flag=True,
+    help="With --store: first re-derive every level below the one read (gops verify's "
+    "proof, here), so that no claim rests on the store's word.",
+)
 @objective_options
 @game_options(
     "strategy",
@@ -478,6 +492,7 @@ def strategy(
     as_json: bool,
     store_dir: str | None,
     certified: bool,
+    rederive: bool,
 ) -> None:
     """The equilibrium at any position once the upcard is turned."""
 
@@ -493,8 +508,8 @@ def strategy(
         top = 0 if rules.decided(d, lead) is not None else len(d) - 1
         game = check_limits(game.replace(handicap=rules.position_handicap(game.n, lead, d)), top)
         sol = solve_with_progress(game, top=top)
+    reads = check_position(sol, m, t, d, [upcard], rederive)  # before any game reads them
     st = sol.strategy(m, t, d, upcard, lead)
-    reads = check_position(sol, m, t, d, [upcard])
     print_strategy(
         st,
         game.arithmetic.exact,

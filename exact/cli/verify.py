@@ -14,11 +14,12 @@ from exact.cli.common import (
     ProgressBar,
     one_line_errors,
 )
-from exact.kernels.points import level_items as bar_units
-from exact.dp.rederive import escape_chance
 from exact.dp.objective import warm_up_all
+from exact.dp.rederive import escape_chance
 from exact.dp.verify import LevelCheck, StoreVerdict, verify_store
 from exact.errors import GopsInputError
+from exact.game.encoding import MAX_CARDS
+from exact.kernels.points import level_items as bar_units
 
 
 def parse_levels(text: str | None) -> list[int] | None:
@@ -33,6 +34,8 @@ def parse_levels(text: str | None) -> list[int] | None:
     if not (low.isascii() and low.isdigit()) or (high and not (high.isascii() and high.isdigit())):
         raise GopsInputError(f"--levels takes K or A-B (levels, e.g. 12-14), got {text!r}")
     first, last = int(low), int(high or low)
+    if last > MAX_CARDS:
+        raise GopsInputError(f"--levels {text}: a store has levels 0 to {MAX_CARDS} at most")
     if first > last:
         raise GopsInputError(f"--levels {text}: the first level is above the last")
     return list(range(first, last + 1))
@@ -76,7 +79,9 @@ def verify(
     quiet: bool,
 ) -> None:
     """Re-derive every level of a store from the level below and check each value and
-    radius (exit 0 verified, 1 a value or radius contradicted, 2 unreadable).
+    radius (exit 0 verified; 1 contradicted: a value, a radius or a checksum that the
+    store's readable, well-formed files contradict; 2 unreadable: missing, truncated,
+    of another type or shape, a manifest no solve writes, or bad options).
 
     The store's checksums only detect accidents: this re-derives each level with the
     solver's kernels from the stored level below, and checks that every stored value
@@ -87,6 +92,8 @@ def verify(
     """
     if sample is not None and sample < 1:
         raise GopsInputError(f"--sample must be at least 1, got {sample}")
+    if seed < 0:
+        raise GopsInputError(f"--seed must be 0 or more, got {seed}")
     if cluster is not None:
         from exact.dp.cluster import parse_cluster
 

@@ -36,6 +36,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,8 @@ from exact.game.spec import GameSpec
 #: and for an even spread over workers, large enough that the per-task overhead
 #: (scheduling, mapping the level below, writing a file) stays below ~1 %.
 DEFAULT_PART_ITEMS = 1 << 17
+#: Seconds a scheduler address may take to accept a TCP connection before it is refused.
+CONNECT_SECONDS = 10.0
 
 
 def parse_cluster(spec: str) -> tuple[str, int | str]:
@@ -218,10 +221,26 @@ def connect(spec: str):
             silence_logs=logging.ERROR,
         )
         return Client(cluster), cluster
+    reachable(str(arg))  # a refused or unreachable address fails here, in seconds
     try:
         return Client(arg, timeout="30s"), None
-    except OSError as exc:  # refused, unreachable, or no answer within the timeout
+    except OSError as exc:  # no answer within the timeout
         raise GopsInputError(f"cannot reach the Dask scheduler at {arg}: {exc}") from None
+
+
+def reachable(address: str, seconds: float = CONNECT_SECONDS) -> None:
+    """GopsInputError (one line) unless something accepts a TCP connection at the host
+    and port of ``address`` (tcp://HOST:PORT) within ``seconds``: a refused port answers
+    at once, where Dask's client retries for its whole timeout and logs as it goes."""
+    host, _, port = address.split("://", 1)[1].rpartition(":")
+    host = host.strip("[]")
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        raise GopsInputError(f"--cluster {address}: the port must be 1 to 65535")
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise GopsInputError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
 
 
 def worker_threads(spec: str) -> int | None:

@@ -11,11 +11,14 @@ Layout of a store directory::
                        per antisymmetric pair of patterns (exact.game.encoding.Columns;
                        every pattern under a controlled prize order)
 
-Version 2 keeps one value of each antisymmetric pair; version 1 (gops before the halved
-layout) kept both and is refused with a line saying how to get a new store.
-    level-K.progress   while level K is being built: the number of finished items
+    level-K.progress   while level K is being built: "ITEMS RADIUS ROWS SHA256", the
+                       finished items, their radius, and the SHA-256 of the prize-set
+                       rows [0, ROWS) they complete
     level-K.parts/     while level K is being built on a cluster: its parts
                        (:mod:`exact.dp.cluster`)
+
+Version 2 keeps one value of each antisymmetric pair; version 1 (gops before the halved
+layout) kept both and is refused with a line saying how to get a new store.
 
 Invariants (what makes ``kill -9`` at any moment harmless):
 
@@ -31,8 +34,13 @@ Invariants (what makes ``kill -9`` at any moment harmless):
   the map, and nothing already written is touched.
 - Nothing is trusted that can be checked: every level's shape is compared with the shape
   that N implies (not only with the manifest's own entry), and a resume re-verifies each
-  level it would skip (readable, right shape, right checksum) and recomputes a damaged one
-  from the level below; a manifest that contradicts N is refused without writing anything.
+  level it would skip (readable, right shape, right checksum, every value the rules fix)
+  and recomputes a damaged one from the level below; a manifest that contradicts N is
+  refused without writing anything.
+- Nothing is built on what was not re-derived: before a level is computed, the kept level
+  below and the items a checkpoint takes as done are re-derived from their level below
+  (:meth:`Store.check_resume`, all of a small level, a sample of a large one); a
+  disagreement is StoreContradicted, and nothing is written.
 
 Only the level being built and the one below it are mapped into memory, both as file
 mappings (the one below copy-on-write, never written): their pages are the system's page
@@ -132,6 +140,48 @@ def unreadable_reason(exc: OSError) -> str:
     return reasons.get(exc.errno, f"cannot be read ({exc.strerror or exc})")
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISREG(mode):
+        return "a file"
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+
+
+def path_kind(path: Path) -> str | None:
+    """What ``path`` is ("a file", "a FIFO", ...), None if nothing is there (or it cannot
+    be looked at: then the caller's own open says why)."""
+    try:
+        return _kind(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
+def no_store_here(root: Path) -> StoreError:
+    """The error for a store directory that is not there, saying how to make one."""
+    kind = path_kind(root)
+    if kind is not None:
+        return StoreError(f"{root} is {kind}, not a store directory")
+    return StoreError(
+        f"{root}: no such store directory; make one with `gops solve N --store {root}` "
+        "(add --objective or --order as the game needs)"
+    )
+
+
+def missing_parent(root: Path) -> StoreError:
+    """The error for a new store whose parent folder is missing or no folder."""
+    parent = root.parent
+    for above in [parent, *parent.parents]:
+        kind = path_kind(above)
+        if kind is not None and kind != "a directory":
+            return StoreError(f"{above} is {kind}, not a directory: choose another store directory")
+        if kind is not None:
+            break
+    return StoreError(
+        f"{parent} does not exist: create it first, or choose another store directory"
+    )
+
+
 def require_regular_file(path: Path) -> None:
     """StoreError unless ``path`` is a regular file (or missing: the caller says so).
 
@@ -144,14 +194,9 @@ def require_regular_file(path: Path) -> None:
     except OSError as exc:
         raise StoreError(f"{path} {unreadable_reason(exc)}") from None
     if not stat.S_ISREG(mode):
-        kind = (
-            "a directory"
-            if stat.S_ISDIR(mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(mode)
-            else "a device or socket"
+        raise NotRegularFile(
+            f"{path} is {_kind(mode)}, not a regular file: the store was tampered with"
         )
-        raise NotRegularFile(f"{path} is {kind}, not a regular file: the store was tampered with")
 
 
 def open_checked_level(
@@ -242,11 +287,8 @@ class Store:
         if manifest is None:
             try:  # the store's own folder only: a mistyped parent is an error, not a path
                 self.root.mkdir(exist_ok=True)
-            except FileNotFoundError:
-                raise StoreError(
-                    f"{self.root.parent} does not exist: create it first, or "
-                    "choose another store directory"
-                ) from None
+            except (FileNotFoundError, NotADirectoryError):
+                raise missing_parent(self.root) from None
             manifest = self._fresh_manifest()
             atomic_write_text(self.root / MANIFEST, json.dumps(manifest, indent=1))
             return manifest
@@ -299,9 +341,8 @@ class Store:
         return self._progress(k)[0]
 
     def radius(self, k: int) -> float:
-        """The certified radius of completed level k (infinite if the store predates radii)."""
-        radius = self.manifest["levels"][str(k)].get("radius")
-        return float("inf") if radius is None else radius
+        """The certified radius of completed level k."""
+        return self.manifest["levels"][str(k)]["radius"]
 
     def open_level(self, level, write_empty: bool = True) -> np.memmap:
         """The (possibly partial) array of a level being built, mapped read-write.
@@ -372,9 +413,7 @@ class Store:
         full = items // max(1, self._per_row(k))
         _hash_rows(digest, arr, rows, full)
         self._chain[k] = (full, digest)
-        atomic_write_text(
-            self._progress_path(k), f"{items} {radius!r} {full} {digest.hexdigest()}"
-        )
+        atomic_write_text(self._progress_path(k), f"{items} {radius!r} {full} {digest.hexdigest()}")
 
     def _checkpoint_matches(self, k: int, arr: np.ndarray) -> bool:
         """Whether level k's checkpoint hashes the rows the file holds (and keep that hash
@@ -394,7 +433,7 @@ class Store:
         self.manifest["levels"][str(k)] = {
             "shape": list(self.objective.level_shape(self.levels[k])),
             "sha256": file_sha256(path),
-            "radius": radius if np.isfinite(radius) else None,
+            "radius": radius,
         }
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
@@ -568,12 +607,11 @@ def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
     manifest to check: N = 16 takes minutes); None where a new store may be made (no
     folder yet, or an empty one).  StoreError otherwise; nothing is written."""
     root = Path(root)
-    if root.exists() and not root.is_dir():
-        raise StoreError(f"{root} is not a directory")
-    if not root.exists() and not root.parent.is_dir():
-        raise StoreError(
-            f"{root.parent} does not exist: create it first, or choose another store directory"
-        )
+    kind = path_kind(root)
+    if kind is not None and kind != "a directory":
+        raise StoreError(f"{root} is {kind}, not a store directory")
+    if kind is None and path_kind(root.parent) != "a directory":
+        raise missing_parent(root)
     if not (root / MANIFEST).exists() and not (root / MANIFEST).is_symlink():
         if root.exists() and any(root.iterdir()):
             raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a store")
@@ -605,23 +643,37 @@ def _is_level_entry(entry) -> bool:
 
 
 def _is_radius(radius) -> bool:
-    """None (unknown: a store from before radii were kept) or a finite float >= 0."""
-    return radius is None or (
+    """A finite float >= 0 (version 2 keeps a radius for every level)."""
+    return (
         isinstance(radius, (int, float))
         and not isinstance(radius, bool)
         and 0.0 <= radius < float("inf")
     )
 
 
+class DuplicateKey(Exception):
+    """A JSON object that names a key twice (json keeps the last one silently)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    """json's ``object_pairs_hook``: a dict, refusing a key named twice."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(repr(key))
+        out[key] = value
+    return out
+
+
 def read_manifest(root) -> dict:
     """Parse and sanity-check a store's manifest; StoreError (one line) otherwise."""
     root = Path(root)
     path = root / MANIFEST
-    if not root.is_dir():
-        raise StoreError(f"{root}: no such store directory")
+    if path_kind(root) != "a directory":
+        raise no_store_here(root)
     require_regular_file(path)
     try:
-        manifest = json.loads(path.read_text())
+        manifest = json.loads(path.read_text(), object_pairs_hook=_unique_keys)
     except FileNotFoundError:
         raise StoreError(f"{root} is not a store (no {MANIFEST})") from None
     except OSError as exc:
@@ -630,6 +682,8 @@ def read_manifest(root) -> dict:
         raise StoreError(f"{path} is corrupted (not JSON)") from None
     except RecursionError:
         raise StoreError(f"{path} is corrupted (JSON nested too deeply)") from None
+    except DuplicateKey as exc:
+        raise StoreError(f"{path} names {exc} twice: the manifest was edited") from None
     ok = (
         isinstance(manifest, dict)
         and manifest.get("format") == FORMAT
@@ -637,6 +691,7 @@ def read_manifest(root) -> dict:
         and isinstance(manifest.get("n"), int)
         and manifest.get("objective") in ("points", "win")
         and manifest.get("order", "random") in ORDERS
+        and manifest.get("arithmetic") == "float"
         and isinstance(manifest.get("chunk_items"), int)
         and not isinstance(manifest["chunk_items"], bool)
         and manifest["chunk_items"] > 0
@@ -685,23 +740,25 @@ def check_manifest_shapes(root, manifest: dict, levels) -> None:
 
 
 def check_radii(root, manifest: dict) -> None:
-    """Refuse radii that no solve writes (StoreError, one line): the empty game's must be
-    0; none may reach the largest |value| of the game (it would prove nothing); and each
-    is at least the radius of the level below (every item's bound adds to it,
-    :mod:`exact.kernels.points`) unless the level solved no game (radius 0).  This catches
-    the crude edits; :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
+    """Refuse radii that no solve writes (StoreError, one line).  The rule, for each
+    recorded level k: a level that solves no matrix game has radius 0 (the empty game,
+    level 0; and the top level under an antisymmetric prize order, identical hands whose
+    values the rules fix: 0 by symmetry); every other level has a radius at least level
+    k - 1's (each of its games' bounds adds to it, :mod:`exact.kernels.bounds`), so 0 only
+    if level k - 1's is 0; and no radius reaches the largest |value| of the game (it
+    would prove nothing).  This catches the crude
+    edits; :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
     objective = manifest_objective(manifest)
     ceiling = objective.largest_value(manifest["n"])
-    radii = {int(k): entry.get("radius") for k, entry in manifest["levels"].items()}
-    where = Path(root) / "manifest.json"
+    radii = {int(k): entry["radius"] for k, entry in manifest["levels"].items()}
+    where = Path(root) / MANIFEST
     for k in sorted(radii):
-        radius = radii[k]
-        if radius is None:
-            continue
-        if k == 0 and radius != 0.0:
+        radius, below = radii[k], radii.get(k - 1)
+        solves = k > 0 and not (k == manifest["n"] and objective.order.antisymmetric)
+        if not solves and radius != 0.0:
+            what = "the empty game (level 0)" if k == 0 else f"level {k} (no game to solve)"
             raise StoreError(
-                f"{where} gives the empty game (level 0) the radius {radius!r}, "
-                "not 0: the manifest was edited"
+                f"{where} gives {what} the radius {radius!r}, not 0: the manifest was edited"
             )
         if radius >= ceiling:
             raise StoreError(
@@ -709,8 +766,7 @@ def check_radii(root, manifest: dict) -> None:
                 f"nothing (values are at most {ceiling:g} in size): the manifest "
                 "was edited"
             )
-        below = radii.get(k - 1)
-        if below is not None and 0.0 < radius < below:
+        if solves and below is not None and radius < below:
             raise StoreError(
                 f"{where} gives level {k} the radius {radius!r}, below level "
                 f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
@@ -754,7 +810,10 @@ def solve_into_store(
 
 
 class StoredValues:
-    """``values[k]`` of a store, each level mapped (and its checksum verified) on first use."""
+    """``values[k]`` of a store, each level mapped on first use after its checksum and its
+    values are checked: no infinity, and no NaN where the objective has none (points:
+    every value is a game's; win: NaN marks a lead never looked up).  A level that holds
+    them is StoreContradicted (exit 1), named, before any game reads it."""
 
     def __init__(self, root, manifest: dict, levels):
         self.root = Path(root)
@@ -767,8 +826,28 @@ class StoredValues:
 
     def __getitem__(self, k: int) -> np.ndarray:
         if k not in self._levels:
-            self._levels[k] = load_level(self.root, self.manifest, self.levels, k, verify=True)
+            values = load_level(self.root, self.manifest, self.levels, k, verify=True)
+            nan_allowed = manifest_objective(self.manifest).has_lead
+            bad = non_finite(values, nan_allowed)
+            if bad is not None:
+                raise StoreContradicted(
+                    f"{self.root}: level {k} holds {bad}, which no solve writes: the store "
+                    f"is damaged or edited (`gops verify {self.root}` checks every level)"
+                )
+            self._levels[k] = values
         return self._levels[k]
+
+
+def non_finite(values: np.ndarray, nan_allowed: bool, rows: int = 1 << 12) -> str | None:
+    """Whether ``values`` holds an infinity (or, unless ``nan_allowed``, a NaN): words for
+    the first kind found, scanned a block of rows at a time; None if neither."""
+    for a in range(0, values.shape[0], rows):
+        block = np.asarray(values[a : a + rows])
+        if np.isinf(block).any():
+            return "an infinite value"
+        if not nan_allowed and np.isnan(block).any():
+            return "a NaN value"
+    return None
 
 
 def load(root, n: int | None = None, objective: str | None = None, order: str | None = None):
@@ -791,8 +870,6 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
             f"{root} holds the {order_of(manifest)} prize order, not {order} "
             f"(read it with --order {order_of(manifest)})"
         )
-    if manifest.get("arithmetic") != "float":
-        raise StoreError(f"{root}: unsupported arithmetic in the manifest")
     n = manifest["n"]
     missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
     if missing:
@@ -804,11 +881,10 @@ def load(root, n: int | None = None, objective: str | None = None, order: str | 
     levels = build_levels(n)
     check_manifest_shapes(root, manifest, levels)
     check_radii(root, manifest)
-    radii = [manifest["levels"][str(k)].get("radius") for k in range(n + 1)]
     return Solution(
         game_of(manifest),
         levels,
         StoredValues(root, manifest, levels),
-        radii=[float("inf") if r is None else r for r in radii],
+        radii=[manifest["levels"][str(k)]["radius"] for k in range(n + 1)],
         store=Path(root),
     )

@@ -43,20 +43,25 @@ from exact.dp.rederive import (
     PartCheck,
     check_items,
     check_rows,
+    cover,
+    difference,
     first_bad,
     fixed_problem,
     pick_items,
     same,
 )
 from exact.dp.store import (
+    StoreContradicted,
     StoreError,
     check_manifest_shapes,
+    check_radii,
     file_sha256,
     load_level,
     manifest_objective,
     read_manifest,
     require_regular_file,
 )
+from exact.errors import GopsInputError
 from exact.game.encoding import build_levels, pattern_rank, prize_rank
 
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
@@ -89,7 +94,7 @@ class LevelCheck:
     total: int
     difference: float
     needed: float
-    recorded: float | None
+    recorded: float
     seconds: float
     bad: Discrepancy | None = None
 
@@ -128,12 +133,7 @@ def open_level_pair(
     below, radius_below = None, 0.0
     if k > 0:
         below = load_level(root, manifest, levels, k - 1, verify=False, mode="c")
-        radius_below = manifest["levels"][str(k - 1)].get("radius")
-        if radius_below is None:
-            raise StoreError(
-                f"level {k - 1} of {root} has no radius (a store written before "
-                "radii were kept): solve it again"
-            )
+        radius_below = manifest["levels"][str(k - 1)]["radius"]
     return LevelVerifier(objective, levels[k], stored, below, radius_below)
 
 
@@ -182,7 +182,7 @@ def check_level(
 ) -> LevelCheck:
     """Re-derive level k of the store from its level k - 1 (module docstring)."""
     t0 = time.perf_counter()
-    recorded = manifest["levels"][str(k)].get("radius")
+    recorded = manifest["levels"][str(k)]["radius"]
     verifier = open_level_pair(objective, levels, root, manifest, k)  # unreadable: exit 2
     level = verifier.level
     total = level.prize_sets * verifier.per_row if k > 0 else 0
@@ -245,7 +245,7 @@ def check_levels_on_cluster(
                 for r0, r1 in parts_of(levels[k], per_row, CHUNK_ITEMS)
             ]
         for k in wanted:
-            recorded = manifest["levels"][str(k)].get("radius")
+            recorded = manifest["levels"][str(k)]["radius"]
             bad = checksum_problem(root, manifest, k)
             per_row = int(objective.item_patterns(levels[k]).shape[0])
             total = levels[k].prize_sets * per_row if k > 0 else 0
@@ -266,11 +266,9 @@ def check_levels_on_cluster(
     return checks
 
 
-def radius_problem(recorded: float | None, needed: float, sampled: bool) -> str | None:
+def radius_problem(recorded: float, needed: float, sampled: bool) -> str | None:
     """What is wrong with a level's recorded radius, given the radius its re-derived items
     need (all of them, or a sample: then only an understated radius is seen)."""
-    if recorded is None:
-        return "no radius in the manifest (a store written before radii were kept): solve it again"
     if recorded < needed:
         return (
             f"the manifest's radius {recorded:.3e} is below the {needed:.3e} that the "
@@ -301,11 +299,16 @@ def verify_store(
     ``progress(level, items, total)`` after each re-derived block; ``on_level(check)``
     after each level.  StoreError (one line) for a store that cannot be read at all.
     """
+    if sample is not None and sample < 1 or seed < 0:
+        raise GopsInputError(
+            f"a sample of at least 1 item and a seed of 0 or more, not {sample}, {seed}"
+        )
     root = Path(root)
     manifest = read_manifest(root)
     n = manifest["n"]
     every = build_levels(n)
     check_manifest_shapes(root, manifest, every)
+    check_radii(root, manifest)  # the radii no solve writes, refused as table does
     objective = manifest_objective(manifest)
     wanted = list(range(n + 1)) if levels is None else sorted(set(levels))
     outside = [k for k in wanted if not 0 <= k <= n]
@@ -347,14 +350,29 @@ def verify_store(
 class ReadCheck:
     """What an answer read from a store rests on: the ``items`` of level ``k`` it reads
     were re-derived here from the stored level k - 1 and agree within their bounds (the
-    largest ``bound``), which the stored radius ``radius`` of level k covers; levels
-    k - 1 and below are as stored."""
+    largest ``needed``, bound plus difference), which the stored radius ``radius`` of
+    level k covers; levels 0..k - 1 are as stored (the condition of every claim made from
+    them) unless ``rederived``: then they were re-derived here in full, and the claim has
+    no condition."""
 
     root: Path
     k: int
     items: int
-    bound: float
+    needed: float
     radius: float
+    rederived: bool = False
+
+    def condition(self) -> str | None:
+        """The premise of a claim made from the store, for the claim's own sentence
+        ("certified, given ...: "); None when there is none (the levels below were
+        re-derived here, or the values read are the empty game's)."""
+        if self.k == 0 or self.rederived:
+            return None
+        below = "level 0" if self.k == 1 else f"levels 0..{self.k - 1}"
+        return (
+            f"given the stored {below} of {self.root} (not re-derived here: "
+            f"`gops verify {self.root}` proves them, or rerun with --rederive)"
+        )
 
     def describe(self) -> str:
         if self.k == 0:
@@ -363,12 +381,18 @@ class ReadCheck:
                 "game's, set by the rules"
             )
         below = "the empty game" if self.k == 1 else f"levels 0..{self.k - 1}"
+        rest = (
+            f"{below} re-derived here in full (--rederive): no claim above rests on the "
+            "store's word"
+            if self.rederived
+            else f"{below} as stored: `gops verify {self.root}` re-derives them"
+        )
         return (
             f"read from the store {self.root}: the values of level {self.k} it reads "
             f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} "
             "and agree "
-            f"(largest bound {self.bound:.1e}, within the stored radius {self.radius:.1e}); "
-            f"{below} as stored: `gops verify {self.root}` re-derives them"
+            f"(largest bound {self.needed:.1e}, within the stored radius {self.radius:.1e}); "
+            + rest
         )
 
     def json(self) -> dict:
@@ -376,28 +400,30 @@ class ReadCheck:
             "store": str(self.root),
             "level_read": self.k,
             "rederived_items": self.items,
-            "largest_bound": self.bound,
+            "largest_bound": self.needed,
             "stored_radius": self.radius,
-            "unverified_levels": list(range(self.k)),
+            "unverified_levels": [] if self.rederived else list(range(self.k)),
+            "condition": self.condition(),
         }
 
 
-def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
+def _contradiction(root, k: int, what: str) -> StoreContradicted:
+    return StoreContradicted(f"{root}: level {k}, {what}")
+
+
+def check_reads(solution, k: int, reads: dict[int, set[int]], rederived=False) -> ReadCheck:
     """Re-derive the items of level k of a store-backed ``solution`` that hold the values
     ``reads`` ({prize rank: pattern ranks}) and check them against the store: each stored
-    value within its re-derived bound, each bound within the stored radius of level k.
-    StoreError (one line, naming the value) when the store contradicts itself."""
+    value within its re-derived bound, each bound (plus the difference) within the stored
+    radius of level k, each value the rules fix as they fix it.  StoreContradicted (one
+    line, naming the value; exit 1) when the store contradicts itself."""
     root, manifest = solution.store, solution.values.manifest
     objective, levels = solution.objective, solution.levels
     level = levels[k]
     stored = solution.values[k]
-    radius = manifest["levels"][str(k)].get("radius")
-    if radius is None:
-        raise StoreError(
-            f"{root} has no radius for level {k} (written before radii were kept): solve it again"
-        )
+    radius = manifest["levels"][str(k)]["radius"]
     below = solution.values[k - 1] if k > 0 else None
-    radius_below = manifest["levels"][str(k - 1)].get("radius") if k > 0 else 0.0
+    radius_below = manifest["levels"][str(k - 1)]["radius"] if k > 0 else 0.0
     verifier = LevelVerifier(objective, level, stored, below, radius_below)
     slot = np.full(level.patterns, -1, dtype=np.int64)  # pattern -> its item of a prize set
     slot[verifier.patterns] = np.arange(verifier.per_row)
@@ -413,35 +439,53 @@ def check_reads(solution, k: int, reads: dict[int, set[int]]) -> ReadCheck:
             elif not same(
                 np.asarray(stored[r, c]), objective.empty_rows(level, r, r + 1)[0, c], 0.0
             ).all():  # no item writes it: the rules set it
-                raise StoreError(
-                    f"{root}: level {k}, {verifier.describe(r, q)}: a value the "
-                    "rules fix was changed: the store was edited or is corrupted"
+                raise _contradiction(
+                    root,
+                    k,
+                    f"{verifier.describe(r, q)}: a value the rules fix was changed: the "
+                    "store was edited or is corrupted",
                 )
         for t in sorted(todo):
             r_, columns, derived, bound = verifier.item(t)
             got = np.asarray(stored[r_, columns])
+            if not np.isfinite(bound):  # a NaN or an infinity read from level k - 1
+                raise _contradiction(
+                    root,
+                    k - 1,
+                    f"read by {verifier.describe(r_, int(layout.patterns[columns[0]]))} of "
+                    f"level {k}: a value that is NaN or infinite, which no solve writes: "
+                    "the store is damaged or edited",
+                )
             if not same(got, derived, bound).all():
-                raise StoreError(
-                    f"{root}: level {k}, "
-                    + first_bad(verifier, r_, got[None], derived[None], bound, columns)
+                raise _contradiction(
+                    root, k, first_bad(verifier, r_, got[None], derived[None], bound, columns)
                 )
-            if bound > radius:
-                raise StoreError(
-                    f"{root}: level {k}: {radius_problem(radius, bound, sampled=True)}"
-                )
-            items, largest = items + 1, max(largest, bound)
-    return ReadCheck(Path(root), k, items, largest, radius)
+            needed = cover(bound, difference(got, derived))
+            if needed > radius:
+                raise _contradiction(root, k, str(radius_problem(radius, needed, sampled=True)))
+            items, largest = items + 1, max(largest, needed)
+    return ReadCheck(Path(root), k, items, largest, radius, rederived)
 
 
-def check_position(solution, mine, theirs, deck, upcards) -> ReadCheck | None:
+def check_position(
+    solution, mine, theirs, deck, upcards, rederive: bool = False
+) -> ReadCheck | None:
     """:func:`check_reads` of the values the games of a position read after each of
     ``upcards``, for a solution read from a store; None for one computed in this process
-    (nothing to re-derive)."""
+    (nothing to re-derive).  ``rederive``: first re-derive every level below the one read
+    in full (:func:`verify_store`), so that the claims made from it have no condition;
+    StoreContradicted (exit 1) if one fails."""
     if solution.store is None:
+        if rederive:
+            raise GopsInputError("--rederive applies to --store only (nothing else is stored)")
         return None
-    return check_reads(
-        solution, len(deck) - 1, position_reads(solution, mine, theirs, deck, upcards)
-    )
+    k = len(deck) - 1
+    if rederive and k > 0:
+        verdict = verify_store(solution.store, levels=list(range(k)))
+        if verdict.bad is not None:
+            raise StoreContradicted(f"{solution.store}: not verified: {verdict.bad}")
+    reads = position_reads(solution, mine, theirs, deck, upcards)
+    return check_reads(solution, k, reads, rederived=rederive)
 
 
 def position_reads(solution, mine, theirs, deck, upcards) -> dict[int, set[int]]:
