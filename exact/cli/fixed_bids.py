@@ -7,9 +7,13 @@ import json
 
 import click
 
+from exact.analysis.adaptivity import ADAPTIVITY_VALUE_MAX_N, best_reply, solve_adaptivity
+from exact.analysis.fixed_bids import adaptivity_gain, solve_fixed_bids
 from exact.cli.common import INTEGER, NumberArgumentsCommand, one_line_errors
 from exact.cli.limits import check_command_n
 from exact.cli.render import fraction_text
+from exact.dp.solve import solve
+from exact.game.objectives import FLOAT, RATIONAL
 
 
 @click.command("fixed-bids", cls=NumberArgumentsCommand)
@@ -41,55 +45,72 @@ def fixed_bids(n: int, exact_: bool, adaptivity: bool, as_json: bool) -> None:
     player against committed player" (unique, as every game value is) minus the fixed-bid
     game's 0: what being able to adapt is worth against the best committed player.
     """
-    from exact.analysis.adaptivity import ADAPTIVITY_VALUE_MAX_N, best_reply, solve_adaptivity
-    from exact.analysis.fixed_bids import adaptivity_gain, solve_fixed_bids
-    from exact.dp.solve import solve
-
     check_command_n(n, "fixed-bids")
     if exact_:
         check_command_n(n, "fixed-bids", "--exact")
     if adaptivity:  # refuse before the work
         check_command_n(n, "fixed-bids", "--adaptivity")
-    eq = solve_fixed_bids(n, "rational" if exact_ else "float")
-    fmt = fraction_text if eq.exact else (lambda p: f"{p:.6f}")
+    eq = solve_fixed_bids(n, RATIONAL if exact_ else FLOAT)
     mix = sorted(eq.mix.items(), key=lambda item: (-item[1], item[0]))
-    gain = value = reply = None
-    if adaptivity:
-        sol = solve(n, arithmetic="rational" if exact_ and n <= 6 else "float")
-        gain = adaptivity_gain(eq, sol)
-        if n <= ADAPTIVITY_VALUE_MAX_N:
-            value = solve_adaptivity(n)
-            if eq.exact:  # an adaptive best reply to this very mix (exact DP)
-                reply = best_reply(n, dict(eq.mix))[0]
+    adapt = _adaptivity(n, eq, exact_) if adaptivity else None
     if as_json:
-        out: dict[str, object] = {
-            "n": n,
-            "exact": eq.exact,
-            "value": 0,
-            "iterations": eq.iterations,
-            "exploitability": fmt(eq.exploitability) if eq.exact else eq.exploitability,
-            "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix],
-        }
-        if gain is not None:  # --adaptivity
-            out["adaptivity_value"] = None if value is None else fraction_text(value.value)
-            out["adaptivity_value_float"] = None if value is None else float(value.value)
-            out["committed_optimal_mix"] = (
-                None
-                if value is None
-                else [
-                    {"bids": list(s), "p": fraction_text(p)}
-                    for s, p in sorted(
-                        value.committed.items(), key=lambda item: (-item[1], item[0])
-                    )
-                ]
-            )
-            out["best_reply_gain_against_this_mix"] = (
-                None if reply is None else fraction_text(reply)
-            )
-            out["our_equilibrium_gain"] = fraction_text(gain[0]) if gain[1] == 0 else gain[0]
-            out["our_equilibrium_gain_error_bound"] = gain[1]
+        out = _fixed_bids_json(n, eq, mix)
+        if adapt is not None:
+            out |= _adaptivity_json(*adapt)
         click.echo(json.dumps(out))
         return
+    _print_fixed_bids(n, eq, mix)
+    if adapt is not None:
+        _print_adaptivity(*adapt)
+
+
+def _number(eq):
+    """How the numbers of an equilibrium are written: p/q when exact, else 6 decimals."""
+    return fraction_text if eq.exact else (lambda p: f"{p:.6f}")
+
+
+def _adaptivity(n: int, eq, exact_: bool) -> tuple:
+    """(gain, value, reply) of --adaptivity: our GOPS equilibrium's gain against the mix
+    ``eq`` (and its error bound), the value of adaptivity (N <= ADAPTIVITY_VALUE_MAX_N,
+    else None) and an adaptive best reply's gain against the mix (exact mixes only)."""
+    sol = solve(n, arithmetic=RATIONAL if exact_ and n <= 6 else FLOAT)
+    gain, value, reply = adaptivity_gain(eq, sol), None, None
+    if n <= ADAPTIVITY_VALUE_MAX_N:
+        value = solve_adaptivity(n)
+        if eq.exact:  # an adaptive best reply to this very mix (exact DP)
+            reply = best_reply(n, dict(eq.mix))[0]
+    return gain, value, reply
+
+
+def _fixed_bids_json(n: int, eq, mix) -> dict[str, object]:
+    fmt = _number(eq)
+    return {
+        "n": n,
+        "exact": eq.exact,
+        "value": 0,
+        "iterations": eq.iterations,
+        "exploitability": fmt(eq.exploitability) if eq.exact else eq.exploitability,
+        "mix": [{"bids": list(s), "p": fmt(p) if eq.exact else p} for s, p in mix],
+    }
+
+
+def _adaptivity_json(gain, value, reply) -> dict[str, object]:
+    committed = None
+    if value is not None:
+        ranked = sorted(value.committed.items(), key=lambda item: (-item[1], item[0]))
+        committed = [{"bids": list(s), "p": fraction_text(p)} for s, p in ranked]
+    return {
+        "adaptivity_value": None if value is None else fraction_text(value.value),
+        "adaptivity_value_float": None if value is None else float(value.value),
+        "committed_optimal_mix": committed,
+        "best_reply_gain_against_this_mix": None if reply is None else fraction_text(reply),
+        "our_equilibrium_gain": fraction_text(gain[0]) if gain[1] == 0 else gain[0],
+        "our_equilibrium_gain_error_bound": gain[1],
+    }
+
+
+def _print_fixed_bids(n: int, eq, mix) -> None:
+    fmt = _number(eq)
     click.echo(
         f"The {n}-card fixed-bid game: value 0 (symmetric); an equilibrium mixes "
         f"{len(mix)} bijections (bids for prizes 1..{n}):"
@@ -105,8 +126,9 @@ def fixed_bids(n: int, exact_: bool, adaptivity: bool, as_json: bool) -> None:
             f"float64; the best reply (a linear assignment) gains {eq.exploitability:.1e} "
             f"after {eq.iterations} double-oracle iterations"
         )
-    if gain is None:  # no --adaptivity
-        return
+
+
+def _print_adaptivity(gain, value, reply) -> None:
     if value is not None:
         click.echo(
             f"value of adaptivity: {fraction_text(value.value)} = {float(value.value):.6f} "
