@@ -25,8 +25,8 @@ Usage, on scalars (the kernels keep them in arrays or locals as suits their loop
         acc, err, big = fold(order, acc, err, big, v_m, e_m)   # m = lo..hi-1, in order
     value, bound = finish(order, acc, err, big, k, radius_below)
 
-The floating-point operations, and their order, are those the two kernels did inline
-before this module: the stored values are bit-identical.
+Invariant: the floating-point operations and their order (m = lo..hi-1) are fixed; the
+stored values of every store depend on them bit for bit.
 """
 
 from __future__ import annotations

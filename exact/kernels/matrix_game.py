@@ -1,4 +1,4 @@
-"""Compiled solver for small zero-sum matrix games (k x k, 1 <= k <= 16, float64).
+"""Compiled solver for small zero-sum matrix games (k x k, 1 <= k <= KMAX = 16, float64).
 
 Public API
 ----------
@@ -6,14 +6,13 @@ Public API
     ``@numba.njit(cache=True, nogil=True)`` (plus the options in ``NO_REFCOUNT``); meant to be
     called from other compiled code, including ``numba.prange`` loops.  The game is
     ``A[:k, :k]`` (``A`` may be a larger, reusable buffer; any layout works, but each array
-    layout is a separate ~5 s compilation).  The row player maximises ``x^T A y``, the
-    column player minimises it.  Writes the row player's optimal mixed strategy into
-    ``x[:k]`` and the column player's into ``y[:k]`` (nothing beyond index ``k - 1`` is
-    touched) and returns the value, to within ``GAP_BOUND`` (see Accuracy), or NaN if
-    it could not meet that bound (x, y then hold the best strategies found); callers may
-    test ``v != v``.  Nothing is allocated on the heap and no global state is written, so
-    the function is thread-safe.  Preconditions (NOT checked, for speed):
-    ``1 <= k <= KMAX``, all entries of ``A[:k, :k]`` finite.
+    layout is a separate compilation).  The row player maximises ``x^T A y``, the column
+    player minimises it.  Writes the row player's optimal mixed strategy into ``x[:k]``
+    and the column player's into ``y[:k]`` (nothing beyond index ``k - 1`` is touched) and
+    returns the value, to within ``GAP_BOUND`` (see Accuracy), or NaN if it could not meet
+    that bound (x, y then hold the best strategies found); callers may test ``v != v``.
+    Preconditions (NOT checked, for speed): ``1 <= k <= KMAX``, all entries of
+    ``A[:k, :k]`` finite.
 ``solve_game_unchecked(A, k, x, y) -> float``
     The same without the check and the fallback: the pure-saddle test, the 2 x 2 closed
     form or the tableau simplex, whose answer may miss ``GAP_BOUND`` on near-degenerate
@@ -24,27 +23,34 @@ Public API
     :class:`~exact.errors.GopsInputError`, a ``ValueError``), allocates the buffers and calls
     ``solve_game_into``; raises :class:`~exact.errors.SolverError` if it returns NaN.
 ``solve_game_warm(A, k, x, y, support) -> (value, support)``
-    Like ``solve_game_into`` (same options, no allocation, thread-safe), first trying a
-    support guess: ``support`` is a *support code*, a row bitmask S and a column bitmask
-    T of equal size packed as ``S | T << SUPPORT_SHIFT`` (``support_code(S, T)``,
-    ``support_sets(code)``; ``NO_SUPPORT`` = 0: no guess).  The guess's equalising
-    strategies (one LU factorisation of the bordered support matrix) are accepted iff
-    their guarantees are within ``WARM_GAP`` * max|A| of each other; otherwise the cold
-    path (the same bits as ``solve_game_unchecked``).  Returns the value and the code of a
-    square optimal basis (the accepted guess, the simplex's final basis, or the saddle),
-    to pass as the guess for a similar game.  ``solve_on_support(A, k, x, y, support)
-    -> (accepted, value)`` is the attempt alone.  On real GOPS games (N = 10, 11,
-    k = 6..9) the support of the same pattern in the last prize set that turned up the
-    same upcard is right for 71-74% of the games (65-69% with the same upcard rank in
-    the previous prize set, 20-40% with the previous game or the previous upcard); an
-    accepted guess costs 0.45-0.55 of the simplex, a refused one 0.45-0.55 of it on
-    top, so the replayed levels solve 1.1-1.3x faster, and the other guesses are slower
-    than cold (benchmarks/bench_matrix_game_warm.py).
+    Like ``solve_game_unchecked``, first trying a support guess: ``support`` is a
+    *support code*, a row bitmask S and a column bitmask T of equal size packed as
+    ``S | T << SUPPORT_SHIFT`` (``support_code(S, T)``, ``support_sets(code)``;
+    ``NO_SUPPORT`` = 0: no guess).  The guess's equalising strategies (one LU
+    factorisation of the bordered support matrix) are accepted iff their guarantees are
+    within ``WARM_GAP`` * max|A| of each other; otherwise the cold path (the same bits as
+    ``solve_game_unchecked``).  Returns the value and the code of a square optimal basis
+    (the accepted guess, the simplex's final basis, or the saddle), to pass as the guess
+    for a similar game.  ``solve_on_support(A, k, x, y, support) -> (accepted, value)``
+    is the attempt alone.
 ``strategy_guarantees(A, k, x, y) -> (lower, upper)``
-    Compiled helper: ``lower = min_j (x^T A)_j`` (what ``x`` guarantees to the row player)
-    and ``upper = max_i (A y)_i`` (what ``y`` concedes at most).  For any mixed x, y these
-    bracket the true value, ``lower <= value <= upper``, so ``upper - lower`` certifies the
-    accuracy of a solution.
+    ``lower = min_j (x^T A)_j`` (what ``x`` guarantees to the row player) and
+    ``upper = max_i (A y)_i`` (what ``y`` concedes at most).  For any mixed x, y these
+    bracket the true value, ``lower <= value <= upper``.
+
+Method
+------
+A pure saddle point (one pass over A) or, for k = 2, the closed form; otherwise the primal
+simplex on the column player's LP, on the game rescaled to entries in [1, 2], in the
+condensed tableau of Williams (see :func:`_simplex` for the LP).  Degenerate games (ties,
+duplicated rows and columns, ratio-test ties at zero) are the normal case for GOPS.
+Safeguards: ties in the ratio test go to the largest pivot element; pivot elements below
+1e-9, or below 1e-6 times the largest entry of their column, are refused (the column is
+skipped for that iteration; only if every improving column is refused is a tiny pivot
+accepted); Bland's rule after 8k + 16 pivots.  ``solve_game_into`` then checks the
+answer's guarantees and, if they miss GAP_BOUND, re-solves the game by the revised
+simplex of :mod:`exact.kernels.revised` on A and on -A^T, keeping each player's best
+strategy.
 
 Accuracy
 --------
@@ -55,59 +61,29 @@ contract of ``solve_game_into`` and ``solve_game``: with ``lower``, ``upper`` of
     upper - lower <= GAP_BOUND * s   and   lower - GAP_BOUND * s <= v <= upper + GAP_BOUND * s,
 
 GAP_BOUND = 1e-12, so v is within GAP_BOUND * s of the exact value (up to the rounding of
-the guarantees, ~k eps s).  The check costs two k x k passes.  The game is rescaled to
-entries in [1, 2] before the simplex; on random games with entries of magnitude <= 200
-the simplex's gap is typically ~1e-13 and its answer is returned bit for bit.  A game it
-leaves above the bound (near-degenerate: entries a few millionths apart beside entries of
-3 to 9, duplicated rows and columns, low-rank integer games with 1e-8 perturbations) is
-re-solved by the revised simplex of :mod:`exact.kernels.revised` on A and on -A^T, and
-each player's best strategy is kept; the value is then the midpoint of the guarantees.
+the guarantees, ~k eps s).  The simplex's answer, when it meets the bound (the typical
+gap is ~1e-13 s), is returned bit for bit; after the fallback the value is the midpoint
+of the best guarantees.
 
-Degenerate games (ties, duplicated rows/columns, ratio-test ties at zero) are the normal
-case for GOPS.  Safeguards: ties in the ratio test go to the largest pivot element; pivot
-elements below 1e-9, or below 1e-6 times the largest entry of their column, are refused
-(the column is skipped for that iteration; only if every improving column is refused is a
-tiny pivot accepted); Bland's rule after 8k + 16 pivots.  Stress-tested during
-development on ~10^6 games of many degenerate families (and with Bland's rule forced from
-the first pivot): certified gap below 1e-12 * max(1, max|A|) throughout.  Known limit: when
-the entries differ by less than ~1e-7 of their magnitude (e.g. A = 1 + 1e-9 * integers),
-the rounding of the input is already ~1e-7 of the range max A - min A, so accuracy
-relative to the range is limited to that (the absolute error stays ~1e-16 * max|A|).
+Invariants
+----------
+* Nothing is allocated on the heap and no global state is written: the scratch lives on
+  the stack of the solving function (:mod:`exact.kernels.stack`), so every function here
+  is thread-safe and runs inside ``numba.prange`` loops.
+* Bit-for-bit reproducible: each entry of the tableau is computed by a fixed sequence of
+  operations, and the stored levels of every store depend on those bits.  Branch-free
+  forms in the inner loops (the ratio test's ``(rhs + (1 - s)) / (|a| s)``, the pivot
+  row's zero multiplier) compute the same numbers as the plain ``if``.  Do not enable
+  fastmath: it makes results depend on the alignment of the data, i.e. on the call site.
 
-Performance notes
------------------
-Real GOPS matrix games (mean support ~4.5 of 7, few pure saddles, many ties) cost about
-as much as random games of the same size: the simplex needs 3.0, 4.0, 5.4, 7.0 pivots on
-average for k = 5, 6, 7, 8 at N = 10 (3.7, 4.4, 5.6, 7.1 for k = 6..9 at N = 13, where
-k = 7..9 are 92% of the 1.34e9 games), about one more than the number of basic u_j at
-the optimum (4.6 for k = 7, N = 10), with no Bland switch, no refused pivot and no
-degenerate step observed on 10^5 of them.  Greatest-improvement or steepest-edge
-pricing would save ~10% of the pivots for a several times dearer pivot, and column
-scaling makes Dantzig's rule worse, so the pivot rule is unchanged; the time goes into
-per-pivot bookkeeping and branch mispredictions, which is what is optimised:
-
-* All scratch (tableau, pivot-row copy, ratios, labels, column maxima) lives on the
-  stack of ``solve_game_into`` (``stack_matrix`` / ``stack_vector``: an ``alloca`` in
-  the entry block wrapped as an array without a meminfo).  LLVM then knows that the
-  scratch aliases neither ``A`` nor itself, so the row updates vectorise without
-  run-time overlap checks.
-* No data-dependent branches in the inner loops: the ratio test uses an arithmetic form
-  of ``rhs / a if a > eps else inf`` (LLVM compiles the select to a branch around the
-  division, mispredicted on ~25% of the rows), the tie pass multiplies by a 0/1 float,
-  and the pivot row is excluded from the row update by a zero multiplier rather than by
-  ``if i != r``.
-* Every entry is computed by the same operations in the same order as before, so the
-  results are bit-for-bit those of the previous, straightforward version (checked on
-  ~10^5 real, random and degenerate games).
-
-On 20 000 real k = 7 games (callgrind): 5 900 -> 5 200 instructions and 38 -> 13 branch
-mispredictions per game; wall clock 1.4-1.6x faster for k = 5..16 (1.3x for k = 3, 4)
-on real and synthetic games alike (old and new version interleaved in one process; see
-benchmarks/bench_matrix_game.py).  Options that were tried and rejected: specialising the
-code per k (full unrolling; numba does not run LLVM's SLP vectoriser, so unrolled row
-updates become scalar; 5x the compile time for ~10%), tracking the second-smallest ratio
-to skip the tie pass, copying A into the tableau during the saddle test.  Do not enable
-fastmath: it makes results depend on the alignment of the data, i.e. on the call site.
+Sources
+-------
+The minimax theorem as a linear program: Y. Shoham & K. Leyton-Brown, *Multiagent
+Systems* (2009), sec 4.1.  The condensed tableau ("the simplex method for games"):
+J. D. Williams, *The Compleat Strategyst* (1954), ch. 6.  Anti-cycling: R. G. Bland,
+*Math. Oper. Res.* 2 (1977) 103-107.  Measurements of this module (pivot counts, the
+cost of each part, the warm start's hit rates, what was tried and rejected):
+benchmarks/RESULTS.md, "The matrix-game solver: its measurements".
 """
 
 from __future__ import annotations
@@ -139,7 +115,7 @@ __all__ = [
 #: The accuracy of :func:`solve_game_into` and :func:`solve_game`: the strategies' guarantees
 #: are within GAP_BOUND * max(1, max |A|) of each other and of the value returned.
 GAP_BOUND = 1e-12
-# Scratch of the solver, all on the stack of solve_game_into (see the performance notes):
+# Scratch of the solver, all on the stack of solve_game_unchecked (module invariants):
 # the (k+1) x W condensed tableau, row-major with rows of W = _width(k) floats (k + 1
 # used columns, zero padding up to a multiple of 4) in a buffer of _TSIZE floats; the
 # scaled pivot row (W floats); the ratios of the ratio test, the labels of the k basic
@@ -154,18 +130,11 @@ _SUPPORT_BITS = (1 << KMAX) - 1
 #: The support code meaning "no guess".
 NO_SUPPORT = 0
 #: Acceptance of a warm start (solve_game_warm): its strategies' guarantees must satisfy
-#: hi - lo <= WARM_GAP * a, a = max |A| over the entries read (16 units of roundoff,
-#: ~1.8e-15).  Why this size: (1) it is what the simplex itself attains: on 3,000 real
-#: games per k = 5..9 of N = 10 the simplex's gap hi - lo is 1.2-2.2 eps a (median),
-#: 4-7.5 eps a (99%), 12-72 eps a (max), eps = 2^-53, and the exact supports' solves
-#: 0.3-0.7 (median), <= 5 eps a (max); (2) it separates: on the sibling guesses of
-#: real games (N = 10, k = 6..8, ~180,000 tries) every gap was either <= 8 eps a (right
-#: support) or >= 1e6 eps a (wrong support: an optimal-looking solve that a column
-#: outside T or a row outside S beats), none in between; (3) the certificate stays
-#: the simplex's: with the midpoint value, exact.kernels.bounds.certified_game bounds an
-#: accepted game by at most 8 eps a plus its rounding margin 10 gamma_k a (>= 30 eps a
-#: for k >= 3), below its polish threshold (twice the margin), so no accepted game is
-#: ever polished and the level radius is unchanged in practice.
+#: hi - lo <= WARM_GAP * a, a = max |A| over the entries read (16 units of roundoff).  The
+#: simplex's own gap on real games is within a few dozen units; right and wrong support
+#: guesses are many orders of magnitude apart; and an accepted game stays inside the band
+#: that exact.kernels.bounds.certified_game accepts without polishing, so the certificate
+#: stays the simplex's (measurements: benchmarks/RESULTS.md).
 WARM_GAP = 16.0 * 2.0**-53
 
 # Tolerances, all in the units of the scaled game B (entries in [1, 2], see _simplex).
@@ -660,7 +629,7 @@ def _on_support(A, k, x, y, code):
 
     Returns ``(accepted, value)``; x[:k], y[:k] are overwritten either way (on rejection
     with garbage).  See :func:`solve_game_warm` for the method and the acceptance rule.
-    Written like the simplex (see the module notes): scratch on the stack, and selects
+    Written like the simplex (module invariants): scratch on the stack, and selects
     instead of data-dependent branches where the data decide (the support's index lists,
     the pivot search, the row swaps).
     """

@@ -149,9 +149,9 @@ def solve_items(
 
     Order: the items of one prize set r read the k rows below[prize_child[r, m]], one
     per upcard m.  A block goes through its items of each r one upcard at a time, so a
-    single row of the level below is in use at once and stays in cache (1.1-1.25x faster
-    at N = 13 than item by item, benchmarks/RESULTS.md).  Each item still sums its k game
-    values in the order m = 0..k-1, so the values are bit-identical either way.
+    single row of the level below is in use at once and stays in cache (measured against
+    item by item in benchmarks/RESULTS.md).  Each item still sums its k game values in the
+    order m = 0..k-1, so the values do not depend on the loop order.
     """
     ncanon = canon.shape[0]
     total = stop - start
