@@ -52,7 +52,7 @@ from flint import fmpq
 from exact.analysis.evaluate import evaluate
 from exact.dp.exact_game import solve_exact_game
 from exact.errors import GopsInputError
-from exact.game.objectives import arithmetic_named
+from exact.game.objectives import GameArithmetic, arithmetic_named
 from exact.game.orders import RANDOM
 from exact.limits import (
     FIXED_BIDS_ADAPTIVITY_MAX_N,
@@ -165,7 +165,10 @@ def exact_gain(n: int, mix: dict) -> tuple[Fraction, tuple[int, ...]]:
 
 
 def solve_fixed_bids(
-    n: int, arithmetic: str = "float", progress=None, max_iterations: int = 10_000
+    n: int,
+    arithmetic: str | GameArithmetic = "float",
+    progress=None,
+    max_iterations: int = 10_000,
 ) -> FixedBidEquilibrium:
     """An equilibrium of the n-card fixed-bid game by double oracle (module docstring).
     ``progress(iteration, support, gain)`` is called after each iteration."""
