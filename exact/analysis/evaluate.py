@@ -149,94 +149,105 @@ def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluatio
     Raises GopsInputError for a bad n or a bot returning an invalid mix.
     """
     n = check_n(n, EVALUATE_MAX_N, what=" to evaluate")
-    prize_order = order_named(order)
-    # The player who chooses each prize (None: chance, or a known sequence).
-    chooser = None if prize_order.chooser is None else {"me": 0, "them": 1}[prize_order.chooser]
-    bots = (bot_a, bot_b)
-    is_exact = all(b.exact for b in bots)
-    keyed_on_lead = any(b.uses_lead for b in bots)
-    # The arithmetic of the walk: fmpq (exact) or float, the same code for both.
-    zero: Any
-    one: Any
-    inv: list[Any]
-    read_mix: Callable[..., list]
-    if is_exact:
-        zero, one, inv = fmpq(0), fmpq(1), [None] + [fmpq(1, k) for k in range(1, n + 1)]
-        read_mix = _exact_mix
-    else:
-        zero, one, inv = 0.0, 1.0, [None] + [1.0 / k for k in range(1, n + 1)]
-        read_mix = _float_mix
-    names = tuple(getattr(b, "name", type(b).__name__) for b in bots)
-    who = (f"bot {names[0]!r} (player 0)", f"bot {names[1]!r} (player 1)")
-    memo: dict = {}
+    walk = _Walk(n, (bot_a, bot_b), order_named(order))
+    cards = frozenset(range(1, n + 1))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * n + 100))
+    try:
+        dist = walk.future(cards, cards, cards, 0)
+    finally:
+        sys.setrecursionlimit(limit)
+    return walk.evaluation(dist)
 
-    def future(h0, h1, deck, lead):
-        key = (h0, h1, deck, lead if keyed_on_lead else 0)
-        hit = memo.get(key)
+
+class _Walk:
+    """The outcome distribution of two bots from any position of N-card GOPS, memoised on
+    the hands, the deck and (when a bot plays on it) the lead, in one arithmetic: fmpq
+    when both bots are exact, else float (the same code for both)."""
+
+    def __init__(self, n: int, bots: tuple[Bot, Bot], prize_order):
+        self.n, self.bots, self.prize_order = n, bots, prize_order
+        # The player who chooses each prize (None: chance, or a known sequence).
+        chooser = prize_order.chooser
+        self.chooser = None if chooser is None else {"me": 0, "them": 1}[chooser]
+        self.exact = all(b.exact for b in bots)
+        self.keyed_on_lead = any(b.uses_lead for b in bots)
+        self.zero: Any
+        self.one: Any
+        self.inv: list[Any]
+        self.read_mix: Callable[..., list]
+        if self.exact:
+            self.zero, self.one = fmpq(0), fmpq(1)
+            self.inv = [None] + [fmpq(1, k) for k in range(1, n + 1)]
+            self.read_mix = _exact_mix
+        else:
+            self.zero, self.one, self.inv = 0.0, 1.0, [None] + [1.0 / k for k in range(1, n + 1)]
+            self.read_mix = _float_mix
+        self.names = tuple(getattr(b, "name", type(b).__name__) for b in bots)
+        self.who = (f"bot {self.names[0]!r} (player 0)", f"bot {self.names[1]!r} (player 1)")
+        self.memo: dict = {}
+
+    def upcards(self, h0, h1, deck, points) -> list:
+        """[(prize u, probability)] of the next upcard: each prize the order can turn up,
+        equally likely, or the choosing bot's mix."""
+        if self.chooser is None:
+            prizes = self.prize_order.next_prizes(deck)
+            return [(u, self.inv[len(prizes)]) for u in prizes]
+        before = Position._unchecked((h0, h1), deck, None, points, self.n)
+        return self.read_mix(
+            self.bots[self.chooser].prize_choice(before, self.chooser),
+            deck,
+            f"{self.who[self.chooser]} choosing the prize",
+        )
+
+    def future(self, h0, h1, deck, lead) -> dict:
+        """{final difference - lead: probability} from this position on."""
+        key = (h0, h1, deck, lead if self.keyed_on_lead else 0)
+        hit = self.memo.get(key)
         if hit is not None:
             return hit
         if not deck:
-            memo[key] = {0: one}
-            return memo[key]
+            self.memo[key] = {0: self.one}
+            return self.memo[key]
         points = (lead, 0) if lead >= 0 else (0, -lead)
-        if chooser is None:  # each prize the order can turn up, equally likely
-            prizes = prize_order.next_prizes(deck)
-            upcards = [(u, inv[len(prizes)]) for u in prizes]
-        else:
-            before = Position._unchecked((h0, h1), deck, None, points, n)
-            upcards = read_mix(
-                bots[chooser].prize_choice(before, chooser),
-                deck,
-                f"{who[chooser]} choosing the prize",
-            )
         out: dict[int, object] = {}
-        for u, pu in upcards:
-            pos = Position._unchecked((h0, h1), deck, u, points, n)
-            x = read_mix(bots[0].mix(pos, 0), h0, who[0])
-            y = read_mix(bots[1].mix(pos, 1), h1, who[1])
+        for u, pu in self.upcards(h0, h1, deck, points):
+            pos = Position._unchecked((h0, h1), deck, u, points, self.n)
+            x = self.read_mix(self.bots[0].mix(pos, 0), h0, self.who[0])
+            y = self.read_mix(self.bots[1].mix(pos, 1), h1, self.who[1])
             rest = deck - {u}
             for a, pa in x:
                 wa = pa * pu
                 for b, pb in y:
                     w = wa * pb
                     s = u if a > b else -u if a < b else 0
-                    child = future(h0 - {a}, h1 - {b}, rest, lead + s)
+                    child = self.future(h0 - {a}, h1 - {b}, rest, lead + s)
                     for d, p in child.items():
-                        out[d + s] = out.get(d + s, zero) + w * p
-        memo[key] = out
+                        out[d + s] = out.get(d + s, self.zero) + w * p
+        self.memo[key] = out
         return out
 
-    cards = frozenset(range(1, n + 1))
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10 * n + 100))
-    try:
-        dist = future(cards, cards, cards, 0)
-    finally:
-        sys.setrecursionlimit(limit)
-
-    dist = {d: dist[d] for d in sorted(dist) if dist[d]}
-    mean = sum((d * p for d, p in dist.items()), zero)
-    win = sum((p for d, p in dist.items() if d > 0), zero)
-    draw = dist.get(0, zero)
-    loss = sum((p for d, p in dist.items() if d < 0), zero)
-    conv: Callable[[Any], Number]
-    if is_exact:
-        conv = to_fraction
-        bound = 0.0
-    else:
-        conv = float
-        bound = rounding_bound(n)[1]
-    gap = max((b.max_gap for b in bots if isinstance(b, OptimalBot)), default=0.0)
-    return Evaluation(
-        n=n,
-        bots=names,
-        expected_difference=conv(mean),
-        win=conv(win),
-        draw=conv(draw),
-        loss=conv(loss),
-        distribution={d: conv(p) for d, p in dist.items()},
-        exact=is_exact,
-        error_bound=bound,
-        equilibrium_gap=gap,
-        states=len(memo),
-    )
+    def evaluation(self, dist: dict) -> Evaluation:
+        """The Evaluation of the distribution from the start, in the API's numbers."""
+        zero = self.zero
+        dist = {d: dist[d] for d in sorted(dist) if dist[d]}
+        mean = sum((d * p for d, p in dist.items()), zero)
+        win = sum((p for d, p in dist.items() if d > 0), zero)
+        draw = dist.get(0, zero)
+        loss = sum((p for d, p in dist.items() if d < 0), zero)
+        conv: Callable[[Any], Number] = to_fraction if self.exact else float
+        bound = 0.0 if self.exact else rounding_bound(self.n)[1]
+        gap = max((b.max_gap for b in self.bots if isinstance(b, OptimalBot)), default=0.0)
+        return Evaluation(
+            n=self.n,
+            bots=self.names,
+            expected_difference=conv(mean),
+            win=conv(win),
+            draw=conv(draw),
+            loss=conv(loss),
+            distribution={d: conv(p) for d, p in dist.items()},
+            exact=self.exact,
+            error_bound=bound,
+            equilibrium_gap=gap,
+            states=len(self.memo),
+        )
