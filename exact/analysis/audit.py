@@ -259,57 +259,27 @@ def audit(
     if float_solution.n != n or len(float_solution.values) != n + 1:
         raise GopsInputError(f"the float solution is not a full solution of N={n}")
     levels = reference.levels
-    one = 1 << PRECISION_BITS
     below_fixed = below_exact = None
     results = []
     for level in levels:
         k = level.k
-        exact_vals = reference.values[k]
         float_vals = POINTS.every_pattern(  # the exact reference is indexed by pattern
             level, np.asarray(float_solution.values[k], dtype=np.float64)
         )
-        patterns = [int(p) for p in level.record_patterns]
-        # Fixed-point enclosures of this level (used by the level above) and value errors.
-        fixed = np.empty(exact_vals.shape, dtype=object)
-        exact_flag = np.zeros(exact_vals.shape, dtype=bool)
-        max_err = 0.0
-        for r in range(level.prize_sets):
-            for p in range(level.patterns):  # all: the float table might break antisymmetry
-                max_err = max(max_err, value_error(float_vals[r, p], exact_vals[r, p]))
-            for p in patterns:
-                F, is_exact = fixed_point(exact_vals[r, p])
-                s = int(level.swap[p])
-                fixed[r, p], exact_flag[r, p] = F, is_exact
-                fixed[r, s], exact_flag[r, s] = (-F if is_exact else -F - 1), is_exact
+        fixed, exact_flag, max_err = _enclosures(level, reference.values[k], float_vals)
         games = fallbacks = differences = 0
         worst = total = 0.0
         if k > 0:
-            float_below = np.asarray(float_solution.values[k - 1], dtype=np.float64)
-            children = levels[k - 1].columns()
-            for r in range(level.prize_sets):
-                for p in patterns:
-                    exact_supports = reference.supports[k][(r, p)]
-                    for m in range(k):
-                        e, fell_back, sx, sy = _judge_game(
-                            level,
-                            r,
-                            p,
-                            m,
-                            float_below,
-                            children,
-                            below_fixed,
-                            below_exact,
-                            reference.values[k - 1],
-                            one,
-                            strategy_solver,
-                        )
-                        games += 1
-                        fallbacks += fell_back
-                        differences += (sx, sy) != exact_supports[m]
-                        worst = max(worst, e)
-                        total += e
-                if progress is not None:
-                    progress(level, int(level.canonical_patterns.shape[0]))
+            judged = _judge_level(
+                reference,
+                level,
+                np.asarray(float_solution.values[k - 1], dtype=np.float64),
+                below_fixed,
+                below_exact,
+                strategy_solver,
+                progress,
+            )
+            games, fallbacks, differences, worst, total = judged
         results.append(
             LevelAudit(
                 k=k,
@@ -324,6 +294,61 @@ def audit(
         )
         below_fixed, below_exact = fixed, exact_flag
     return AuditReport(n, tol, reference.source, tuple(results), time.perf_counter() - t0)
+
+
+def _enclosures(level, exact_vals, float_vals) -> tuple[np.ndarray, np.ndarray, float]:
+    """The fixed-point enclosures of a level's exact values (read by the level above),
+    which of them are exact, and the largest error of the float values against them."""
+    patterns = [int(p) for p in level.record_patterns]
+    fixed = np.empty(exact_vals.shape, dtype=object)
+    exact_flag = np.zeros(exact_vals.shape, dtype=bool)
+    max_err = 0.0
+    for r in range(level.prize_sets):
+        for p in range(level.patterns):  # all: the float table might break antisymmetry
+            max_err = max(max_err, value_error(float_vals[r, p], exact_vals[r, p]))
+        for p in patterns:
+            F, is_exact = fixed_point(exact_vals[r, p])
+            s = int(level.swap[p])
+            fixed[r, p], exact_flag[r, p] = F, is_exact
+            fixed[r, s], exact_flag[r, s] = (-F if is_exact else -F - 1), is_exact
+    return fixed, exact_flag, max_err
+
+
+def _judge_level(
+    reference, level, float_below, below_fixed, below_exact, strategy_solver, progress
+) -> tuple[int, int, int, float, float]:
+    """Every matrix game of a level's records judged (:func:`_judge_game`): the games, the
+    exact fallbacks, the support differences, the worst and the total exploitability."""
+    k = level.k
+    children = reference.levels[k - 1].columns()
+    one = 1 << PRECISION_BITS
+    games = fallbacks = differences = 0
+    worst = total = 0.0
+    for r in range(level.prize_sets):
+        for p in (int(q) for q in level.record_patterns):
+            exact_supports = reference.supports[k][(r, p)]
+            for m in range(k):
+                e, fell_back, sx, sy = _judge_game(
+                    level,
+                    r,
+                    p,
+                    m,
+                    float_below,
+                    children,
+                    below_fixed,
+                    below_exact,
+                    reference.values[k - 1],
+                    one,
+                    strategy_solver,
+                )
+                games += 1
+                fallbacks += fell_back
+                differences += (sx, sy) != exact_supports[m]
+                worst = max(worst, e)
+                total += e
+        if progress is not None:
+            progress(level, int(level.canonical_patterns.shape[0]))
+    return games, fallbacks, differences, worst, total
 
 
 def _judge_game(
