@@ -10,15 +10,12 @@ Baseline in the same run: the float solver's time for the same N.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+import harness
 
 SOLVE = """
 import json, sys, time
@@ -60,17 +57,11 @@ def largest_integer_digits(path: Path) -> int:
     return max(19, math.ceil(biggest * 8 * math.log10(2)))
 
 
-def run(code, *args):
-    out = subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True
-    )
-    return out.stdout.strip().splitlines()[-1]
+run = harness.run_child  # one fresh process per measurement
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--min-n", type=int, default=5)
-    ap.add_argument("--max-n", type=int, default=7)
+    ap = harness.parser(__doc__, min_n=5, max_n=7)
     ap.add_argument("--repeats", type=int, default=1, help="exact runs per N (median reported)")
     ap.add_argument("--keep", type=Path, default=None, help="keep the certificates in DIR")
     args = ap.parse_args()
@@ -83,8 +74,8 @@ def main():
     for n in range(args.min_n, args.max_n + 1):
         path = folder / f"gops-{n}.cert"
         runs = [json.loads(run(SOLVE, n, path)) for _ in range(args.repeats)]
-        exact_s = statistics.median(r["exact"] for r in runs)
-        float_s = statistics.median(r["float"] for r in runs)
+        exact_s = harness.median(r["exact"] for r in runs)
+        float_s = harness.median(r["float"] for r in runs)
         code, check_s = run(CHECK, path).split()
         last = runs[-1]
         print(
@@ -97,6 +88,4 @@ def main():
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - t0:.0f} s)")
+    harness.main_with_wall_time(main)

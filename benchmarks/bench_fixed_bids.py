@@ -17,9 +17,9 @@ adaptive best reply gains against the exact fixed-bid equilibrium (an upper boun
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
+
+import harness
 
 import exact
 from exact.analysis.adaptivity import ADAPTIVITY_VALUE_MAX_N, best_reply, solve_adaptivity
@@ -32,9 +32,7 @@ from exact.analysis.fixed_bids import (
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--max-n", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap = harness.parser(__doc__, max_n=10, repeats=3)
     ap.add_argument("--adaptivity-max-n", type=int, default=ADAPTIVITY_VALUE_MAX_N)
     args = ap.parse_args()
     print(
@@ -62,7 +60,7 @@ def main():
                 gain_text = f"{gain:.6f} (within {bound:.0e})"
         print(
             f"{n} | {eq.iterations} | {len(eq.mix)} | {eq.exploitability:.1e} | "
-            f"{statistics.median(runs):.2f} | {exact_text} | {gain_text}",
+            f"{harness.median(runs):.2f} | {exact_text} | {gain_text}",
             flush=True,
         )
     print()
@@ -84,6 +82,4 @@ def main():
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - t0:.0f} s)")
+    harness.main_with_wall_time(main)

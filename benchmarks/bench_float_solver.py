@@ -10,13 +10,10 @@ HiGHS LP per matrix game) measured in the same run, as a ratio.
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+import harness
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,40 +41,38 @@ print(time.perf_counter() - t)
 """
 
 
-def run_child(code: str, *args) -> str:
-    out = subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True
-    )
-    return out.stdout.strip().splitlines()[-1]
+run_child = harness.run_child
+TABLE = harness.Table(
+    [
+        ("N", ">3"),
+        ("subgames", ">12,"),
+        ("matrix games", ">14,"),
+        ("median s", ">10.3f"),
+        ("runs (s)", ">24"),
+        ("peak MiB", ">9.0f"),
+        ("HiGHS ref s", ">12"),
+        ("speed-up", ">9"),
+    ]
+)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--min-n", type=int, default=6)
-    ap.add_argument("--max-n", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap = harness.parser(__doc__, min_n=6, max_n=10, repeats=3)
     args = ap.parse_args()
-    print(
-        f"{'N':>3} {'subgames':>12} {'matrix games':>14} {'median s':>10} {'runs (s)':>24} "
-        f"{'peak MiB':>9} {'HiGHS ref s':>12} {'speed-up':>9}"
-    )
+    print(TABLE.head())
     for n in range(args.min_n, args.max_n + 1):
         res = json.loads(run_child(CHILD, n, args.repeats))
-        med = statistics.median(res["times"])
+        med = harness.median(res["times"])
         ref = ""
         ratio = ""
         if n <= 6:
             ref_s = float(run_child(REFERENCE, n, ROOT / "tests"))
             ref, ratio = f"{ref_s:.1f}", f"{ref_s / med:.0f}x"
         runs = ", ".join(f"{t:.2f}" for t in res["times"])
-        print(
-            f"{n:>3} {res['subgames']:>12,} {res['matrix_games']:>14,} {med:>10.3f} {runs:>24} "
-            f"{res['peak'] / 2**20:>9.0f} {ref:>12} {ratio:>9}",
-            flush=True,
-        )
+        peak = res["peak"] / 2**20
+        row = TABLE.row(n, res["subgames"], res["matrix_games"], med, runs, peak, ref, ratio)
+        print(row, flush=True)
 
 
 if __name__ == "__main__":
-    started = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - started:.0f} s)")
+    harness.main_with_wall_time(main)

@@ -11,9 +11,9 @@ largest N is run --openspiel-repeats times: about 80 s each).
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
+
+import harness
 
 import exact
 from exact.play.exploitability import nash_conv
@@ -30,16 +30,15 @@ def timed(fn, repeats):
         t0 = time.perf_counter()
         value = fn()
         runs.append(time.perf_counter() - t0)
-    return value, statistics.median(runs)
+    return value, harness.median(runs)
 
 
 def main():
     from open_spiel.python.algorithms import exploitability
     from open_spiel.python.policy import UniformRandomPolicy
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", default="4,5")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap = harness.parser(__doc__, repeats=3)
+    ap.add_argument("--n", default="4,5", help="N, comma-separated")
     ap.add_argument("--openspiel-repeats", type=int, default=1)
     ap.add_argument("--policies", default="uniform,equilibrium,perturbed")
     args = ap.parse_args()
@@ -77,6 +76,4 @@ def main():
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - t0:.0f} s)")
+    harness.main_with_wall_time(main)

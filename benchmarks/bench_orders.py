@@ -14,9 +14,9 @@ second.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
+
+import harness
 
 import exact
 from exact.game.orders import ORDERS
@@ -63,7 +63,7 @@ def speed(n: int, repeats: int) -> None:
             sol = exact.solve(n, order=name)
             runs.append(time.perf_counter() - t0)
             games = sol.stats.matrix_games
-        med = statistics.median(runs)
+        med = harness.median(runs)
         base = base or med
         print(
             f"{name} | {med:.2f} ({', '.join(f'{r:.2f}' for r in runs)}) | {games:,} | "
@@ -73,11 +73,9 @@ def speed(n: int, repeats: int) -> None:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--max-n", type=int, default=10)
+    ap = harness.parser(__doc__, max_n=10, repeats=3)
     ap.add_argument("--exact-max", type=int, default=6)
     ap.add_argument("--speed-n", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     warm_up()
     exact.solve(4, order="controlled-by-me")  # compile the order paths outside the timing
@@ -87,6 +85,4 @@ def main():
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - t0:.0f} s)")
+    harness.main_with_wall_time(main)

@@ -17,7 +17,6 @@ store given as ``--reference`` (then no baseline is run).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -26,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import harness
 
 GIB = 2**30
 CGROUP_V1 = Path("/sys/fs/cgroup/memory")
@@ -86,8 +87,7 @@ def level_digests(root: Path) -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=13)
+    ap = harness.parser(__doc__, n=13)
     ap.add_argument("--limits", default="", help="cgroup memory limits in GiB, comma-separated")
     ap.add_argument(
         "--work",
@@ -150,6 +150,4 @@ def main():
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - t0:.0f} s)")
+    harness.main_with_wall_time(main)

@@ -11,16 +11,13 @@ HiGHS LP per matrix game), as a ratio to our float time.
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
-import sys
-import time
 from pathlib import Path
 
+import harness
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_float_solver import run_child  # noqa: E402  (one fresh process per measurement)
+run_child = harness.run_child  # one fresh process per measurement
 
 CHILD = """
 import json, sys, time
@@ -60,8 +57,7 @@ REFERENCE_MAX_N = {"twelve": 6, "dummy": 4}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
+    ap = harness.parser(__doc__, repeats=3)
     args = ap.parse_args()
     print(
         f"{'variant':>8} {'arith':>8} {'N':>3} {'states':>9} {'matrix games':>13} "
@@ -72,7 +68,7 @@ def main() -> None:
             runs = [
                 json.loads(run_child(CHILD, variant, n, arithmetic)) for _ in range(args.repeats)
             ]
-            med = statistics.median(r["seconds"] for r in runs)
+            med = harness.median(r["seconds"] for r in runs)
             ref = ratio = ""
             if arithmetic == "float" and n <= REFERENCE_MAX_N[variant]:
                 ref_s = float(run_child(REFERENCE, variant, n, ROOT / "tests"))
@@ -88,6 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    started = time.time()
-    main()
-    print(f"(benchmark wall time {time.time() - started:.0f} s)")
+    harness.main_with_wall_time(main)
