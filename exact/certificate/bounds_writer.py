@@ -39,10 +39,11 @@ from exact.dp.solution import Solution
 from exact.dp.solve import parse_game, points_stats
 from exact.errors import GopsInputError
 from exact.game.encoding import KEY_SHIFT, build_levels
+from exact.game.objectives import FLOAT, POINTS
 from exact.game.spec import GameSpec
 from exact.kernels.bounds import certified_game
 from exact.kernels.matrix_game import game_buffers, solve_game_unchecked
-from exact.kernels.points import fill_matrix, level_items
+from exact.kernels.points import fill_matrix
 from exact.limits import BOUNDS_MAX_N, check_n
 
 BOUND_MAGIC = "GOPS-BOUND-CERTIFICATE"
@@ -101,21 +102,20 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
     Returns the float Solution; ``stats.extra`` holds ``records``,
     ``certificate_bytes``, ``mismatches`` and ``write_seconds``.
     """
-    n = parse_game(n, "points", "float").n
+    n = parse_game(n, POINTS, FLOAT).n
     check_n(n, BOUNDS_MAX_N, what=" for a bound certificate")
     path = Path(path)
     if path.is_dir():
         raise GopsInputError(f"{path} is a directory")
     t0 = time.perf_counter()
     levels = build_levels(n)
-    spec = PointsObjective()
-    sink, games_solved = solve_float_levels(spec, levels, progress)
+    objective = PointsObjective()
+    sink, games_solved = solve_float_levels(objective, levels, progress)
     values, radii = sink.values, sink.radii
     t_write = time.perf_counter()
     packer = msgpack.Packer(use_bin_type=True)
     full = (1 << n) - 1
     records = mismatches = 0
-    low = (1 << KEY_SHIFT) - 1
     with atomic_file(path) as fh:
         fh.write(
             packer.pack(
@@ -123,46 +123,16 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
                     "magic": BOUND_MAGIC,
                     "version": BOUND_VERSION,
                     "rules": RULES,
-                    "objective": "points",
+                    "objective": POINTS.name,
                     "n": n,
                     "root": [full, full, full],
                 }
             )
         )
         for level in levels:
-            k = level.k
-            patterns = level.record_patterns
-            fh.write(
-                packer.pack(
-                    {
-                        "level": k,
-                        "records": level.prize_sets * len(patterns),
-                        "radius": float_bits(radii[k]),
-                    }
-                )
-            )
-            below = values[k - 1] if k else None
-            A, x, y = game_buffers(max(k, 1))
-            for r in range(level.prize_sets):
-                prizes = int(level.prize_masks[r])
-                for p in patterns:
-                    p = int(p)
-                    key = int(level.pattern_keys[p])
-                    value = float(values[k][r, level.columns().column[p]])  # a record's column
-                    games: list = []
-                    if p != level.swap[p]:  # identical hands: value 0, no game
-                        games, mean = _games(level, below, r, p, A, x, y)
-                        mismatches += float_bits(mean) != float_bits(value)
-                    fh.write(
-                        packer.pack([key & low, key >> KEY_SHIFT, prizes, float_bits(value), games])
-                    )
-                    records += 1
-                if progress is not None and k:
-                    progress(
-                        level,
-                        level_items(level) * (r + 1) // level.prize_sets
-                        - level_items(level) * r // level.prize_sets,
-                    )
+            written, wrong = _write_level(fh, packer, objective, level, values, radii, progress)
+            records += written
+            mismatches += wrong
         root_value = float(values[n][0, 0])
         fh.write(
             packer.pack({"end": True, "records": records, "root_value": float_bits(root_value)})
@@ -175,4 +145,35 @@ def certify_bounds(n: int, path, progress=None) -> Solution:
         "radii": list(radii),
     }
     stats = points_stats(levels, t0, extra)
-    return Solution(GameSpec.parse(n), levels, values, stats, radii=radii, objective=spec)
+    return Solution(GameSpec.parse(n), levels, values, stats, radii=radii, objective=objective)
+
+
+def _write_level(fh, packer, objective, level, values, radii, progress) -> tuple[int, int]:
+    """Write a level's header and its records (FORMAT.md), one per record pattern and
+    prize set, each with its games recomputed from the level below; the records written
+    and how many game means differ bit for bit from the stored value."""
+    k = level.k
+    patterns = level.record_patterns
+    radius = float_bits(radii[k])
+    fh.write(
+        packer.pack({"level": k, "records": level.prize_sets * len(patterns), "radius": radius})
+    )
+    below = values[k - 1] if k else None
+    A, x, y = game_buffers(max(k, 1))
+    low = (1 << KEY_SHIFT) - 1
+    records = mismatches = 0
+    for r in range(level.prize_sets):
+        prizes = int(level.prize_masks[r])
+        for p in patterns:
+            p = int(p)
+            key = int(level.pattern_keys[p])
+            value = float(values[k][r, level.columns().column[p]])  # a record's column
+            games: list = []
+            if p != level.swap[p]:  # identical hands: value 0, no game
+                games, mean = _games(level, below, r, p, A, x, y)
+                mismatches += float_bits(mean) != float_bits(value)
+            fh.write(packer.pack([key & low, key >> KEY_SHIFT, prizes, float_bits(value), games]))
+            records += 1
+        if progress is not None and k:
+            progress(level, objective.progress_done(level, level.prize_sets, r, r + 1))
+    return records, mismatches
