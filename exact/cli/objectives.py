@@ -6,12 +6,14 @@ import time
 
 import click
 
+from exact.analysis.win_exploit import best_response_to_points
 from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
     ProgressBar,
     game_options,
 )
+from exact.dp.solve import check_limits, solve_game
 from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.spec import GameSpec
@@ -48,9 +50,6 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     best-responding.  float64 throughout; N <= 10 (N = 9 takes about a minute of CPU,
     N = 10 several).
     """
-    from exact.analysis.win_exploit import best_response_to_points
-    from exact.dp.solve import check_limits, solve_game
-
     n = game.n
     check_limits(game)
     upcard = n if upcard is None else upcard
@@ -68,6 +67,13 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     finally:
         for bar in bars:
             bar.close()
+    _print_start(n, br, win)
+    _print_first_upcards(n, br, win, upcard)
+    click.echo(f"float64; {time.perf_counter() - t0:.1f} s")
+
+
+def _print_start(n: int, br, win) -> None:
+    """The start of the game: the win objective's value against the points strategy's."""
     root = frozenset(range(1, n + 1))
     g, tie = br.value(root, root, root)
     click.echo(f"N={n}: the points-optimal strategy against a best response that plays to win")
@@ -84,6 +90,11 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
         f"so playing for points gives away {-g:.4f} of P(win) - P(loss) "
         "against an opponent who knows the strategy"
     )
+
+
+def _print_first_upcards(n: int, br, win, upcard: int) -> None:
+    """Each first upcard's best reply, then one upcard's mixes and replies in detail."""
+    root = frozenset(range(1, n + 1))
     click.echo("\nonce the first upcard u is up:")
     click.echo(f"{'u':>4} {'best reply':>11} {'points vs best reply':>21} {'win-optimal':>12}")
     for u in sorted(root):
@@ -101,4 +112,3 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     )
     for b, (gb, _) in replies.items():
         click.echo(f"    {b:>3}: {-gb:+.6f}")
-    click.echo(f"float64; {time.perf_counter() - t0:.1f} s")
