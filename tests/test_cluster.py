@@ -336,3 +336,34 @@ def test_a_damaged_part_is_refused_at_the_join(client, tmp_path):
     values.write_bytes(bytes(data))
     with pytest.raises(StoreError, match="missing or damaged"):
         solve_on_cluster(GameSpec.parse(6), root, "local:2", client=client)
+
+
+def test_a_forged_part_is_refused_at_the_join_of_a_resume(client, tmp_path):
+    """A part recorded as done, edited by +0.5 with its note's SHA-256 recomputed (as a
+    careful forger would): the resume re-derives the items of the parts it did not run
+    (all of them: level 5 of N = 6 is small) and refuses the level, exit 1 (issue 36
+    item 1a: nothing is built on what was not re-derived)."""
+    from exact.dp.cluster import part_paths, parts_of, solve_part
+    from exact.dp.store import Store, StoreContradicted, file_sha256
+
+    root = tmp_path / "s"
+    solve_into_store(GameSpec.parse(6), root)
+    store = Store(root, GameSpec.parse(6))
+    store.forget_level(6)
+    store.forget_level(5)
+    level = store.levels[5]
+    sha = store.manifest["levels"]["4"]["sha256"]
+    parts = parts_of(level, store.objective.level_items(level) // level.prize_sets, 20)
+    parts_dir(root, 5).mkdir()
+    for r0, r1 in parts:
+        solve_part(str(root), GameSpec.parse(6).to_json(), 5, r0, r1, store.radius(4), sha, 1)
+    values, note = part_paths(root, 5, *parts[-1])
+    rows = np.load(values)
+    rows[rows != 0.0] += 0.5
+    np.save(values, rows)
+    data = json.loads(note.read_text())
+    data["sha256"] = file_sha256(values)
+    note.write_text(json.dumps(data))
+    with pytest.raises(StoreContradicted, match="level 5, prizes .* stored .* re-derived"):
+        solve_on_cluster(GameSpec.parse(6), root, "local:2", part_items=20, client=client)
+    assert "5" not in json.loads((root / "manifest.json").read_text())["levels"]

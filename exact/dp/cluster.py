@@ -45,8 +45,9 @@ import numba
 import numpy as np
 
 from exact.atomic import atomic_file
+from exact.dp.drivers import require_closed
 from exact.dp.objective import objective_of
-from exact.dp.store import Store, StoreError, file_sha256
+from exact.dp.store import Store, StoreError, file_sha256, open_checked_level, spot_check
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
 from exact.game.spec import GameSpec
@@ -77,6 +78,14 @@ def parse_cluster(spec: str) -> tuple[str, int | str]:
     raise GopsInputError(
         f"--cluster must be local:W or a scheduler address tcp://HOST:PORT, got {spec!r}"
     )
+
+
+def use_threads(threads: int | None) -> None:
+    """A task's numba threads: ``threads`` (None: leave numba's default), at most the
+    number numba started with (NUMBA_NUM_THREADS)."""
+    if threads:
+        # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
 
 
 def parts_of(level, items_per_row: int, part_items: int) -> list[tuple[int, int]]:
@@ -151,30 +160,30 @@ def solve_part(
 
     ``below_sha256``, the checksum the manifest records for level k - 1, names the file
     the worker keeps mapped: a level recomputed since (a damaged one) is mapped anew."""
-    if threads:
-        # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+    use_threads(threads)
     described = GameSpec.from_json(game)
     objective = objective_of(described)
     levels = _cached(("levels", described.n), lambda: build_levels(described.n))
     level = levels[k]
     values, note = part_paths(root, k, r0, r1)
     t0 = time.perf_counter()
-    # Copy-on-write map: writable (the kernels' one specialisation), nothing copied.
+    # Copy-on-write map: writable (the kernels' one specialisation), nothing copied;
+    # the store's checks (type, shape, the manifest's checksum) once per worker.
     below = _cached(
         ("below", root, k - 1, below_sha256),
-        lambda: np.load(Path(root) / f"level-{k - 1}.npy", mmap_mode="c"),
+        lambda: open_checked_level(
+            Path(root) / f"level-{k - 1}.npy",
+            objective.level_shape(levels[k - 1]),
+            below_sha256,
+            "c",
+        ),
     )
     out = objective.empty_rows(level, r0, r1)
     per_row = objective.level_items(level) // level.prize_sets
     games, radius = objective.solve_chunk(
         level, below, out, r0 * per_row, r1 * per_row, radius_below, row0=r0
     )
-    if not np.isfinite(radius) and np.isfinite(radius_below):
-        raise SolverError(
-            f"level {k}: a matrix game failed (NaN) in rows {r0}..{r1 - 1}; "
-            "no value is certified (a bug)"
-        )
+    require_closed(k, radius, f"rows {r0}..{r1 - 1}")
     with atomic_file(values, unique=True) as fh:  # a rerun task may write it at once
         np.save(fh, out)
     data = {
@@ -327,7 +336,8 @@ def solve_on_cluster(
                 games += note["games"]
                 if progress is not None:
                     progress(k, done, len(parts), note["games"])
-            radius_below = join_parts(store, level, parts)
+            resumed = [p for p in parts if p not in todo]  # done before this run
+            radius_below = join_parts(store, level, parts, resumed)
             report.levels.append((k, len(todo), games, time.perf_counter() - t0))
     finally:
         if own:
@@ -351,9 +361,30 @@ def _result(future, k: int) -> dict:
         ) from None
 
 
-def join_parts(store: Store, level, parts) -> float:
-    """Copy the parts of a level into its level file, record it complete (checksum,
-    radius) in the manifest, then remove the parts; returns the level's radius."""
+def check_resumed_parts(store: Store, level, out, resumed, radius: float) -> None:
+    """The items of the parts a resume takes as done (their files and notes could have
+    been rewritten together), re-derived from the stored level below as a resume checks a
+    checkpoint (:func:`exact.dp.store.spot_check`): StoreContradicted (exit 1) if one
+    disagrees, before the level is recorded."""
+    if not resumed or level.k == 0:
+        return
+    verifier = store.level_verifier(level.k, stored=out)
+    starts = np.array([r0 * verifier.per_row for r0, _ in resumed])
+    sizes = np.array([(r1 - r0) * verifier.per_row for r0, r1 in resumed])
+    ends = np.cumsum(sizes)
+
+    def item_of(index):
+        part = np.searchsorted(ends, index, side="right")
+        return starts[part] + index - (ends[part] - sizes[part])
+
+    rng = np.random.default_rng()
+    store.refuse(level.k, spot_check(verifier, int(ends[-1]), radius, rng, item_of))
+
+
+def join_parts(store: Store, level, parts, resumed=()) -> float:
+    """Copy the parts of a level into its level file, check the ``resumed`` ones (parts
+    done before this run, :func:`check_resumed_parts`), record the level complete
+    (checksum, radius) in the manifest, then remove the parts; returns its radius."""
     k = level.k
     out = store.open_level(level, write_empty=False)  # every row comes from a part
     radius = 0.0
@@ -378,6 +409,7 @@ def join_parts(store: Store, level, parts) -> float:
             )
         out[r0:r1] = rows
         radius = max(radius, note["radius"])
+    check_resumed_parts(store, level, out, resumed, radius)
     store.finish_level(k, out, radius)
     shutil.rmtree(parts_dir(store.root, k), ignore_errors=True)
     return radius

@@ -11,9 +11,8 @@ reported through a callback ``progress(level, units)`` in the objective's progre
 The float loop also carries the certified radius of each level, r_k >= |f_float - f_exact|
 for every subgame of level k (:mod:`exact.kernels.bounds`): r_0 = 0 (the empty game is
 exact), and each chunk's kernel proves its bound from r_{k-1}.  A level's radius is the
-largest of its chunks'; the sink keeps it with the level.  An unknown radius below (a store
-written before radii were kept) is infinite and stays so; a radius that does not close
-(a NaN in a game) is a SolverError.
+largest of its chunks'; the sink keeps it with the level.  A bound that does not close (a
+NaN in a game, :func:`require_closed`) is a SolverError.
 """
 
 from __future__ import annotations
@@ -59,6 +58,17 @@ class InMemoryLevels:
         return out
 
 
+def require_closed(k: int, bound: float, where: str) -> None:
+    """SolverError unless the certified bound of a chunk of level k (``where``: its items
+    or rows) is a number: a NaN means a matrix game failed or read a NaN or infinite
+    value of the level below (a store's, edited: ``gops verify`` names it)."""
+    if not np.isfinite(bound):
+        raise SolverError(
+            f"level {k}: no certified bound for {where}: a matrix game failed (NaN) or the "
+            "level below holds a NaN or infinite value; no value is certified"
+        )
+
+
 def solve_float_levels(
     objective: Objective, levels, progress=None, sink=None, chunk_items: int | None = None
 ):
@@ -87,11 +97,7 @@ def solve_float_levels(
         for start in range(done, total, chunk):
             stop = min(total, start + chunk)
             solved, bound = objective.solve_chunk(level, below, out, start, stop, radius_below)
-            if not np.isfinite(bound) and np.isfinite(radius_below):
-                raise SolverError(
-                    f"level {level.k}: a matrix game failed (NaN) in items "
-                    f"{start}..{stop - 1}; no value is certified (a bug)"
-                )
+            require_closed(level.k, bound, f"items {start}..{stop - 1}")
             games += solved
             radius = max(radius, bound)
             sink.checkpoint(level, out, stop, radius)

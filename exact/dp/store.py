@@ -452,7 +452,7 @@ class Store:
             return False
         damage = self.damage(level.k)
         if damage is None:
-            self._refuse(level.k, fixed_problem(self._verifier(level.k, stored_only=True)))
+            self.refuse(level.k, fixed_problem(self.level_verifier(level.k, stored_only=True)))
             self.kept.append(level.k)
             return True
         if self.on_repair is not None:
@@ -486,7 +486,7 @@ class Store:
 
     # -- the checks of a resume ---------------------------------------------------------
 
-    def _verifier(self, k: int, stored_only: bool = False, stored=None) -> LevelVerifier:
+    def level_verifier(self, k: int, stored_only: bool = False, stored=None) -> LevelVerifier:
         """Level k (``stored``, default its file) against the stored level k - 1."""
         stored = self.load_level(k, verify=False, mode="r") if stored is None else stored
         below, radius_below = None, 0.0
@@ -494,7 +494,7 @@ class Store:
             below, radius_below = self.load_level(k - 1, verify=False), self.radius(k - 1)
         return LevelVerifier(self.objective, self.levels[k], stored, below, radius_below)
 
-    def _refuse(self, k: int, problem: str | None) -> None:
+    def refuse(self, k: int, problem: str | None) -> None:
         if problem is not None:
             raise StoreContradicted(
                 f"{self.root}: level {k}, {problem}; nothing was built on it "
@@ -511,16 +511,16 @@ class Store:
         k = level.k - 1
         if k in self.kept and k > 0:
             rng = np.random.default_rng()  # unseeded: an edit cannot know the sample
-            self._refuse(k, spot_check(self._verifier(k), None, self.radius(k), rng))
+            self.refuse(k, spot_check(self.level_verifier(k), None, self.radius(k), rng))
 
     def check_checkpoint(self, level, arr: np.ndarray, done: int, radius: float) -> None:
         """The ``done`` items of level k that a checkpoint takes as finished (in ``arr``),
         checked as :meth:`check_resume` checks a kept level, and its values the rules fix."""
         if done:
             rng = np.random.default_rng()
-            verifier = self._verifier(level.k, stored=arr)
+            verifier = self.level_verifier(level.k, stored=arr)
             problem = fixed_problem(verifier) or spot_check(verifier, done, radius, rng)
-            self._refuse(level.k, problem)
+            self.refuse(level.k, problem)
             self.kept.append(level.k)
 
     def checkpoint(self, level, out, items: int, radius: float) -> None:
@@ -537,14 +537,18 @@ def _hash_rows(digest, arr: np.ndarray, r0: int, r1: int, rows: int = 1 << 12) -
         digest.update(np.ascontiguousarray(arr[a : min(r1, a + rows)]).tobytes())
 
 
-def spot_check(verifier: LevelVerifier, items: int | None, radius: float, rng) -> str | None:
-    """Words for the first of the first ``items`` kernel items of a level (default all)
-    that its re-derivation contradicts, or whose bound exceeds ``radius``; None if none.
-    Every item when there are few (:func:`exact.dp.rederive.pick_items`), else a sample."""
+def spot_check(
+    verifier: LevelVerifier, items: int | None, radius: float, rng, item_of=None
+) -> str | None:
+    """Words for the first of ``items`` kernel items of a level (default all; ``item_of``
+    maps their indices to item numbers, default the first ``items``) that its
+    re-derivation contradicts, or whose bound exceeds ``radius``; None if none.  Every
+    item when there are few (:func:`exact.dp.rederive.pick_items`), else a sample."""
     total = verifier.level.prize_sets * verifier.per_row if verifier.level.k else 0
     items = total if items is None else items
     picked = pick_items(items, RESUME_SAMPLE, rng)
-    parts = check_items(verifier, np.arange(items) if picked is None else picked)
+    chosen = np.arange(items) if picked is None else picked
+    parts = check_items(verifier, chosen if item_of is None else item_of(chosen))
     bad = next((p.bad for p in parts if p.bad is not None), None)
     needed = max((p.needed for p in parts), default=0.0)
     if bad is None and needed > radius:

@@ -33,10 +33,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numba
 import numpy as np
 
-from exact.dp.cluster import connect, parts_of, worker_threads
+from exact.dp.cluster import connect, parts_of, use_threads, worker_threads
 from exact.dp.objective import Objective
 from exact.dp.rederive import (
     LevelVerifier,
@@ -209,9 +208,7 @@ def check_level(
 def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> PartCheck:
     """Rows [r0, r1) of level k of the store at ``root`` re-derived: a Dask task (the
     store on a file system every worker mounts at the same path)."""
-    if threads:
-        # NUMBA_NUM_THREADS: set by numba at import, absent from its type stubs.
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+    use_threads(threads)
     store = Path(root)
     manifest = read_manifest(store)
     levels = build_levels(manifest["n"])
