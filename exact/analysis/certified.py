@@ -129,52 +129,71 @@ def certify_game(A, radius: float, x=None, y=None, value=None) -> CertifiedGame:
         float(np.nextafter(value + bound, np.inf)),
     )
 
-    def refuse(reason):
-        return CertifiedGame(False, guarantee, (), (), guarantee, reason)
-
     S = [i for i in range(k) if x[i] > SUPPORT_TOL]
     T = [j for j in range(k) if y[j] > SUPPORT_TOL]
     if len(S) != len(T):
-        return refuse(
-            f"supports of different sizes ({len(S)} rows, {len(T)} columns): a degenerate game"
+        return _refused(
+            guarantee,
+            f"supports of different sizes ({len(S)} rows, {len(T)} columns): a degenerate game",
         )
     old = ctx.prec
     ctx.prec = PRECISION_BITS
     try:
-        M = [
-            [arb(float(A[i, j]), radius + EPS * abs(float(A[i, j]))) for j in range(k)]
-            for i in range(k)
-        ]
-        Mt = [[M[i][j] for i in range(k)] for j in range(k)]
-        rows = _indifference(M, S, T)
-        cols = _indifference(Mt, T, S)
-        if rows is None or cols is None:
-            return refuse("the indifference system is (numerically) singular")
-        xs, v = rows
-        ys, w = cols
-        if not all(_positive(p) for p in xs + ys):
-            return refuse("a probability of the support is not provably positive")
-        for j in range(k):
-            if j not in T and not _positive(
-                sum((xs[a] * M[i][j] for a, i in enumerate(S)), arb(0)) - v
-            ):
-                return refuse(f"column {j + 1} is (nearly) a best reply too: a near-tie")
-        for i in range(k):
-            if i not in S and not _positive(
-                w - sum((M[i][j] * ys[b] for b, j in enumerate(T)), arb(0))
-            ):
-                return refuse(f"row {i + 1} is (nearly) a best reply too: a near-tie")
-        mine = [(0.0, 0.0)] * k
-        theirs = [(0.0, 0.0)] * k
-        for a, i in enumerate(S):
-            mine[i] = _interval(xs[a])
-        for b, j in enumerate(T):
-            theirs[j] = _interval(ys[b])
-        lo = max(_interval(v)[0], _interval(w)[0], guarantee[0])
-        hi = min(_interval(v)[1], _interval(w)[1], guarantee[1])
-        return CertifiedGame(True, (lo, hi), tuple(mine), tuple(theirs), guarantee)
+        return _certify_on_support(A, radius, S, T, guarantee)
     finally:
         ctx.prec = old
+
+
+def _refused(guarantee: tuple[float, float], reason: str) -> CertifiedGame:
+    return CertifiedGame(False, guarantee, (), (), guarantee, reason)
+
+
+def _certify_on_support(A, radius: float, S, T, guarantee) -> CertifiedGame:
+    """The ball arithmetic of :func:`certify_game` on the supports S (rows), T (columns)
+    of the float solution (at the working precision its caller sets)."""
+    k = A.shape[0]
+    M = [
+        [arb(float(A[i, j]), radius + EPS * abs(float(A[i, j]))) for j in range(k)]
+        for i in range(k)
+    ]
+    Mt = [[M[i][j] for i in range(k)] for j in range(k)]
+    rows = _indifference(M, S, T)
+    cols = _indifference(Mt, T, S)
+    if rows is None or cols is None:
+        return _refused(guarantee, "the indifference system is (numerically) singular")
+    xs, v = rows
+    ys, w = cols
+    if not all(_positive(p) for p in xs + ys):
+        return _refused(guarantee, "a probability of the support is not provably positive")
+    tie = _near_tie(M, S, T, xs, v, ys, w)
+    if tie is not None:
+        return _refused(guarantee, tie)
+    mine = [(0.0, 0.0)] * k
+    theirs = [(0.0, 0.0)] * k
+    for a, i in enumerate(S):
+        mine[i] = _interval(xs[a])
+    for b, j in enumerate(T):
+        theirs[j] = _interval(ys[b])
+    lo = max(_interval(v)[0], _interval(w)[0], guarantee[0])
+    hi = min(_interval(v)[1], _interval(w)[1], guarantee[1])
+    return CertifiedGame(True, (lo, hi), tuple(mine), tuple(theirs), guarantee)
+
+
+def _near_tie(M, S, T, xs, v, ys, w) -> str | None:
+    """Why a pure strategy off a support may be a best reply too (then the equilibrium is
+    not proved unique on these supports), or None: each is provably worse."""
+    k = len(M)
+    for j in range(k):
+        if j not in T and not _positive(
+            sum((xs[a] * M[i][j] for a, i in enumerate(S)), arb(0)) - v
+        ):
+            return f"column {j + 1} is (nearly) a best reply too: a near-tie"
+    for i in range(k):
+        if i not in S and not _positive(
+            w - sum((M[i][j] * ys[b] for b, j in enumerate(T)), arb(0))
+        ):
+            return f"row {i + 1} is (nearly) a best reply too: a near-tie"
+    return None
 
 
 def certify_strategy(solution, mine, theirs, deck, upcard, lead=None) -> CertifiedGame:
