@@ -47,7 +47,15 @@ import numpy as np
 from exact.atomic import atomic_file
 from exact.dp.drivers import require_closed
 from exact.dp.objective import objective_of
-from exact.dp.store import Store, StoreError, file_sha256, open_checked_level, spot_check
+from exact.dp.store import (
+    Store,
+    StoreError,
+    file_sha256,
+    level_file,
+    open_checked_level,
+    parts_folder,
+    spot_check,
+)
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
 from exact.game.spec import GameSpec
@@ -101,7 +109,7 @@ def parts_of(level, items_per_row: int, part_items: int) -> list[tuple[int, int]
 
 
 def parts_dir(root, k: int) -> Path:
-    return Path(root) / f"level-{k}.parts"
+    return parts_folder(root, k)
 
 
 def part_paths(root, k: int, r0: int, r1: int) -> tuple[Path, Path]:
@@ -172,7 +180,7 @@ def solve_part(
     below = _cached(
         ("below", root, k - 1, below_sha256),
         lambda: open_checked_level(
-            Path(root) / f"level-{k - 1}.npy",
+            level_file(root, k - 1),
             objective.level_shape(levels[k - 1]),
             below_sha256,
             "c",

@@ -148,6 +148,11 @@ class PartCheck:
     needed: float
     bad: str | None = None
 
+    @classmethod
+    def failed(cls, k: int, r0: int, r1: int, bad: str) -> PartCheck:
+        """The check of rows [r0, r1) that stopped at the disagreement ``bad``."""
+        return cls(k=k, r0=r0, r1=r1, items=0, difference=0.0, needed=0.0, bad=bad)
+
 
 def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
     """Re-derive every item of prize sets [r0, r1) and compare the whole rows (the values
@@ -156,10 +161,10 @@ def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
     derived, bound = verifier.rows(r0, r1)
     got = np.asarray(verifier.stored[r0:r1])
     if not same(got, derived, bound).all():
-        return PartCheck(k, r0, r1, 0, 0.0, 0.0, first_bad(verifier, r0, got, derived, bound))
+        return PartCheck.failed(k, r0, r1, first_bad(verifier, r0, got, derived, bound))
     d = difference(got, derived)
     items = (r1 - r0) * verifier.per_row if k > 0 else 0  # the empty game: no item
-    return PartCheck(k, r0, r1, items, d, cover(bound, d))
+    return PartCheck(k=k, r0=r0, r1=r1, items=items, difference=d, needed=cover(bound, d))
 
 
 def rule_fixed(objective: Objective, level: Level, template: np.ndarray) -> np.ndarray:
@@ -228,10 +233,12 @@ def check_items(verifier: LevelVerifier, items) -> list[PartCheck]:
             got = np.asarray(verifier.stored[r, columns])
             if not same(got, derived, bound).all():
                 bad = first_bad(verifier, r, got[None], derived[None], bound, columns)
-                parts.append(PartCheck(k, r, r + 1, 0, 0.0, 0.0, bad))
+                parts.append(PartCheck.failed(k, r, r + 1, bad))
                 break
             d = difference(got, derived)
-            parts.append(PartCheck(k, r, r + 1, 1, d, cover(bound, d)))
+            parts.append(
+                PartCheck(k=k, r0=r, r1=r + 1, items=1, difference=d, needed=cover(bound, d))
+            )
     finally:
         numba.set_num_threads(threads)
     return parts

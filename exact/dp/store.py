@@ -99,6 +99,21 @@ class NotRegularFile(StoreError):
     (opening it could block, writing it could reach a device)."""
 
 
+def level_file(root, k: int) -> Path:
+    """The file of level k (the one place that spells the store's file names)."""
+    return Path(root) / f"level-{k}.npy"
+
+
+def progress_file(root, k: int) -> Path:
+    """The checkpoint of level k while it is built in this process."""
+    return Path(root) / f"level-{k}.progress"
+
+
+def parts_folder(root, k: int) -> Path:
+    """The parts of level k while it is built on a cluster (:mod:`exact.dp.cluster`)."""
+    return Path(root) / f"level-{k}.parts"
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` by ``text`` all at once (:mod:`exact.atomic`)."""
     with atomic_file(path, "w") as fh:
@@ -326,10 +341,10 @@ class Store:
     # -- levels --------------------------------------------------------------------------
 
     def level_path(self, k: int) -> Path:
-        return self.root / f"level-{k}.npy"
+        return level_file(self.root, k)
 
     def _progress_path(self, k: int) -> Path:
-        return self.root / f"level-{k}.progress"
+        return progress_file(self.root, k)
 
     def _progress(self, k: int) -> tuple[int, float]:
         return read_progress(self._progress_path(k), self.objective.level_items(self.levels[k]))
@@ -601,7 +616,7 @@ def resume_point(root, manifest: dict, game: GameSpec, levels) -> ResumePoint:
         return ResumePoint(stored, None, 0, 0)
     k = missing[0]
     total = objective_of(game).level_items(levels[k])
-    items, _ = read_progress(Path(root) / f"level-{k}.progress", total)
+    items, _ = read_progress(progress_file(root, k), total)
     return ResumePoint(stored, k, items, total)
 
 
@@ -789,9 +804,7 @@ def load_level(
             f"level {k} of the store {root} is not complete: rerun the solve to resume"
         )
     shape = manifest_objective(manifest).level_shape(levels[k])
-    return open_checked_level(
-        Path(root) / f"level-{k}.npy", shape, entry["sha256"] if verify else None, mode
-    )
+    return open_checked_level(level_file(root, k), shape, entry["sha256"] if verify else None, mode)
 
 
 def solve_into_store(

@@ -55,6 +55,7 @@ from exact.dp.store import (
     check_manifest_shapes,
     check_radii,
     file_sha256,
+    level_file,
     load_level,
     manifest_objective,
     read_manifest,
@@ -139,7 +140,7 @@ def open_level_pair(
 def checksum_problem(root: Path, manifest: dict, k: int) -> str | None:
     """Whether level k's file has the manifest's checksum (StoreError if it is no regular
     file: reading a FIFO would block)."""
-    path = root / f"level-{k}.npy"
+    path = level_file(root, k)
     require_regular_file(path)
     if file_sha256(path) != manifest["levels"][str(k)]["sha256"]:
         return "the level file does not match the manifest's checksum: the store is corrupted"
@@ -147,25 +148,30 @@ def checksum_problem(root: Path, manifest: dict, k: int) -> str | None:
 
 
 def level_verdict(
-    k: int, total: int, parts: list[PartCheck], recorded, sampled: bool, seconds: float
+    k: int,
+    total: int,
+    parts: list[PartCheck],
+    recorded: float,
+    sampled: bool,
+    seconds: float,
+    bad: str | None = None,
 ) -> LevelCheck:
-    """One level's verdict from its parts (in row order): the first bad part, else the
-    radius the parts need against the recorded one."""
-    items = sum(p.items for p in parts)
-    difference = max((p.difference for p in parts), default=0.0)
+    """One level's verdict, the one builder of every LevelCheck (the full proof, its Dask
+    version, the sample): ``bad`` if given (a problem found before any item), else the
+    first bad part (in row order), else the radius the parts need against ``recorded``."""
     needed = max((p.needed for p in parts), default=0.0)
-    bad = next((p.bad for p in parts if p.bad is not None), None)
+    bad = bad or next((p.bad for p in parts if p.bad is not None), None)
     if bad is None:
         bad = radius_problem(recorded, needed, sampled)
     return LevelCheck(
-        k,
-        items,
-        total,
-        difference,
-        needed,
-        recorded,
-        seconds,
-        None if bad is None else Discrepancy(k, bad),
+        k=k,
+        items=sum(p.items for p in parts),
+        total=total,
+        difference=max((p.difference for p in parts), default=0.0),
+        needed=needed,
+        recorded=recorded,
+        seconds=seconds,
+        bad=None if bad is None else Discrepancy(k, bad),
     )
 
 
@@ -187,7 +193,7 @@ def check_level(
     total = level.prize_sets * verifier.per_row if k > 0 else 0
     bad = checksum_problem(root, manifest, k) or fixed_problem(verifier)
     if bad is not None:
-        return LevelCheck(k, 0, total, 0.0, 0.0, recorded, 0.0, Discrepancy(k, bad))
+        return level_verdict(k, total, [], recorded, False, 0.0, bad=bad)
     picked = pick_items(total, sample, rng)
     parts = []
     if picked is None:  # every item: the whole level, or a sample of a small one
@@ -247,7 +253,7 @@ def check_levels_on_cluster(
             per_row = int(objective.item_patterns(levels[k]).shape[0])
             total = levels[k].prize_sets * per_row if k > 0 else 0
             if bad is not None:
-                check = LevelCheck(k, 0, total, 0.0, 0.0, recorded, 0.0, Discrepancy(k, bad))
+                check = level_verdict(k, total, [], recorded, False, 0.0, bad=bad)
             else:
                 parts = [f.result() for f in futures[k]]
                 check = level_verdict(k, total, parts, recorded, False, time.perf_counter() - t0)
