@@ -212,7 +212,7 @@ def table(request) -> dict:
         certified = {u: certify_strategy(sol, root, root, root, u, lead) for u in strategies}
     out = table_json(
         n,
-        sol.objective,
+        sol.objective.name,
         lead if game.has_lead else None,
         {u: s.mine for u, s in strategies.items()},
         gap,

@@ -64,7 +64,7 @@ class SolveProgress:
 
     def describe(self) -> str:
         g = self.game
-        return f"N = {g.n}, {g.objective} objective" + (" (every lead)" if g.handicap else "")
+        return f"N = {g.n}, {g.objective.name} objective" + (" (every lead)" if g.handicap else "")
 
     def where(self) -> tuple[int, float]:
         """(the level under way, the fraction of the whole work done)."""
@@ -78,7 +78,7 @@ class SolveProgress:
         level, fraction = self.where()
         return {
             "n": self.game.n,
-            "objective": self.game.objective,
+            "objective": self.game.objective.name,
             "every_lead": bool(self.game.handicap),
             "what": self.describe(),
             "state": "cancelled"

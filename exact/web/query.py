@@ -178,7 +178,7 @@ def game_variant(request, game: GameSpec) -> str:
     variant = variant_name(request)
     if variant != "standard":
         check_setup(variant, game.order.name, game.objective)
-        if game.objective != "points":
+        if game.objective.name != "points":
             raise GopsInputError(f"the {variant} variant is solved for points only")
         check_variant_options(variant, game.n, "float")  # the solver's own limit on N
     return variant

@@ -76,7 +76,7 @@ def solve_size(n: int, objective: str, handicap: int = 0) -> tuple[int, float]:
     game = GameSpec.parse(n, objective, handicap=handicap)
     size = sum(preflight.level_bytes(game, k) for k in range(n + 1))
     work = sum(preflight.level_work(game, k) for k in range(n + 1))
-    return size, work * preflight.CORE_SECONDS_PER_UNIT[objective] / (os.cpu_count() or 1)
+    return size, work * preflight.CORE_SECONDS_PER_UNIT[game.objective] / (os.cpu_count() or 1)
 
 
 class Pending(Exception):
@@ -182,7 +182,7 @@ class Solutions:
         return {
             objective: sorted(
                 set(range(1, self.limits[objective]["max_n"] + 1))
-                | {g.n for g in self.stores if g.objective == objective}
+                | {g.n for g in self.stores if g.objective.name == objective}
             )
             for objective in ("points", "win")
         }
@@ -190,15 +190,15 @@ class Solutions:
     def stores_json(self) -> list[dict]:
         """The stores served, for /api/info: N, objective, and the order where not random."""
         return [
-            {"n": g.n, "objective": g.objective}
+            {"n": g.n, "objective": g.objective.name}
             | ({} if g.order.name == "random" else {"order": g.order.name})
-            for g in sorted(self.stores, key=lambda g: (g.n, g.objective, g.order.code))
+            for g in sorted(self.stores, key=lambda g: (g.n, g.objective.name, g.order.code))
         ]
 
     def _check_size(self, game: GameSpec):
-        n, objective, handicap = game.n, game.objective, game.handicap
+        n, objective, handicap = game.n, game.objective.name, game.handicap
         stored = ", ".join(
-            str(m) for m in sorted({g.n for g in self.stores if g.objective == objective})
+            str(m) for m in sorted({g.n for g in self.stores if g.objective.name == objective})
         )
         check_n(
             n,
@@ -247,10 +247,12 @@ class Solutions:
             path = self.stores[game]
 
             def load(progress):
-                return exact.load(path, n=game.n, objective=game.objective, order=game.order.name)
+                return exact.load(
+                    path, n=game.n, objective=game.objective.name, order=game.order.name
+                )
 
             return SolutionKey(game, stored=True), load, 0.0, 0
-        if game.arithmetic == "rational":
+        if game.arithmetic.name == "rational":
             check_n(game.n, EXACT_MAX_N, what=" in exact arithmetic on this server")
             exact_key = SolutionKey(game.replace(handicap=0))
 
@@ -261,7 +263,7 @@ class Solutions:
         # one solve for every lead
         key = SolutionKey(game.replace(handicap=prize_total(game.n) if game.handicap else 0))
         self._check_size(key.game)
-        size, seconds = solve_size(game.n, game.objective, key.game.handicap)
+        size, seconds = solve_size(game.n, game.objective.name, key.game.handicap)
 
         def solve(progress):
             return dp_solve.solve_game(dp_solve.check_limits(key.game), progress)
@@ -405,7 +407,7 @@ class Solutions:
         if isinstance(key, VariantKey):
             entry, weight, counted = key, solution.memory_bytes(), True
         else:
-            entry, counted = key.game, key.game.arithmetic == "float"
+            entry, counted = key.game, key.game.arithmetic.name == "float"
             weight = 0 if key.stored else solution_bytes(solution)
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._cache.release(size)
