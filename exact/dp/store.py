@@ -867,26 +867,39 @@ def non_finite(values: np.ndarray, nan_allowed: bool, rows: int = 1 << 12) -> st
     return None
 
 
+def _difference(held: GameSpec, want: GameSpec) -> str:
+    """The first part of the game a store holds that differs from the one wanted."""
+    if held.n != want.n:
+        return f"N={held.n}, not N={want.n}"
+    if held.objective != want.objective:
+        return f"objective {held.objective.name}, not {want.objective.name}"
+    return (
+        f"the {held.order.name} prize order, not {want.order.name} "
+        f"(read it with --order {held.order.name})"
+    )
+
+
 def load(root, n: int | None = None, objective: str | None = None, order: str | None = None):
     """The Solution kept in a store directory, without solving anything.
 
-    ``n``, ``objective`` and ``order``, when given, must match the store (StoreError
-    otherwise).
+    ``n``, ``objective`` and ``order`` (names or objects), when given, must match the
+    store: the GameSpec they make is compared with the store's (StoreError otherwise).
     Levels are checked against their checksums as they are first used, and the radii
     for the crude edits (:func:`check_radii`); the values and radii are
     otherwise as stored: ``solution.store`` names the directory, and
     :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them.
     """
     manifest = read_manifest(root)
-    if n is not None and manifest["n"] != n:
-        raise StoreError(f"{root} holds N={manifest['n']}, not N={n}")
-    if objective is not None and manifest["objective"] != objective:
-        raise StoreError(f"{root} holds objective {manifest['objective']}, not {objective}")
-    if order is not None and order_of(manifest) != order:
-        raise StoreError(
-            f"{root} holds the {order_of(manifest)} prize order, not {order} "
-            f"(read it with --order {order_of(manifest)})"
-        )
+    held = game_of(manifest)
+    want = GameSpec.parse(
+        held.n if n is None else n,
+        held.objective if objective is None else objective,
+        held.order if order is None else order,
+        0,
+        "float",
+    )
+    if want != held:
+        raise StoreError(f"{root} holds {_difference(held, want)}")
     n = manifest["n"]
     missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
     if missing:
