@@ -42,6 +42,14 @@ RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME, CONTROLLED_BY_THEM = 0, 1, 2, 3
 
 
 @numba.njit(cache=True, nogil=True)
+def mirrored(order):
+    """Whether the prize order is antisymmetric (exact.game.orders.PrizeOrder.antisymmetric):
+    swapping the hands negates every value, f(swap p) = -f(p), so a level keeps one pattern
+    of each mirror pair.  The symmetric orders are the ones that no player chooses."""
+    return order <= DESCENDING
+
+
+@numba.njit(cache=True, nogil=True)
 def upcard_range(order, k):
     """The upcards (by rank in the prize set) whose games a state solves: the one a known
     order turns up, or all k (exact.game.orders.PrizeOrder.upcard_indices)."""

@@ -32,6 +32,7 @@ the drivers refuse.
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -48,6 +49,7 @@ from exact.kernels.combine import (  # the order codes and upcard_range: re-expo
     finish,
     fold,
     initial_acc,
+    mirrored,
     upcard_range,
 )
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
@@ -120,27 +122,21 @@ def block_bounds(start, total, nblocks, b):
     return start + total * b // nblocks, start + total * (b + 1) // nblocks
 
 
+#: The read-only inputs of one level's games, passed whole to :func:`solve_items`: the hand
+#: size k, the solved patterns ``canon``, their children's columns of the level below
+#: (``child_column``, ``child_mirror``: :func:`child_columns`), the level's ``sign``,
+#: ``prize_child`` and ``prize_card`` tables, the level below, its certified radius and
+#: the prize order's code.
+PointsGames = namedtuple(
+    "PointsGames",
+    "k canon child_column child_mirror sign prize_child prize_card below radius_below order",
+)
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
-def solve_items(
-    start,
-    stop,
-    canon,
-    k,
-    child_column,
-    child_mirror,
-    sign,
-    own_column,
-    prize_child,
-    prize_card,
-    below,
-    out,
-    row0,
-    nthreads,
-    radius_below,
-    radius,
-    order,
-):
-    """Solve items start..stop-1 of a level into ``out`` (prize-set-major values; row
+def solve_items(start, stop, g, own_column, out, row0, nthreads, radius):
+    """Solve items start..stop-1 of the level ``g`` (a :data:`PointsGames`) into ``out``
+    (prize-set-major values; row
     ``r - row0`` of ``out`` holds prize set r, column ``own_column[p]`` pattern p); block b
     writes its largest certified item error into ``radius[b]`` (module docstring).
 
@@ -153,6 +149,9 @@ def solve_items(
     item by item in benchmarks/RESULTS.md).  Each item still sums its k game values in the
     order m = 0..k-1, so the values do not depend on the loop order.
     """
+    k = g.k
+    canon = g.canon
+    order = g.order
     ncanon = canon.shape[0]
     total = stop - start
     nblocks = min(total, 64 * nthreads)
@@ -178,12 +177,12 @@ def solve_items(
                         canon[q],
                         r,
                         m,
-                        sign,
-                        prize_child,
-                        prize_card,
-                        below,
-                        child_column,
-                        child_mirror,
+                        g.sign,
+                        g.prize_child,
+                        g.prize_card,
+                        g.below,
+                        g.child_column,
+                        g.child_mirror,
                     )
                     v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
                     i = t - lo
@@ -191,7 +190,7 @@ def solve_items(
             for t in range(seg, seg_end):
                 p = canon[t % ncanon]
                 i = t - lo
-                value, e = finish(order, acc[i], err[i], big[i], k, radius_below)
+                value, e = finish(order, acc[i], err[i], big[i], k, g.radius_below)
                 out[r - row0, own_column[p]] = value  # its mirror image: -value, not kept
                 worst = max(worst, e) if e == e else np.inf
             seg = seg_end
@@ -201,7 +200,7 @@ def solve_items(
 def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
     """The patterns an item solves (int32): one of each antisymmetric pair, or, for a
     controlled prize order (no antisymmetry), every pattern, identical hands included."""
-    if order <= DESCENDING:
+    if mirrored(order):
         return level.canonical_patterns
     return np.arange(level.patterns, dtype=np.int32)
 
@@ -240,28 +239,22 @@ def solve_level(
         return 0.0
     nthreads = numba.get_num_threads()
     radius = np.zeros(min(stop - start, 64 * nthreads))
-    antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
+    antisymmetric = mirrored(order)
     solved = solved_patterns(level, order)
     column, mirror = child_columns(level, solved, antisymmetric)
-    solve_items(
-        start,
-        stop,
-        solved,
+    g = PointsGames(
         level.k,
+        solved,
         column,
         mirror,
         level.sign,
-        level.columns(antisymmetric).column,
         level.prize_child,
         level.prize_card,
         below,
-        out,
-        row0,
-        nthreads,
         float(radius_below),
-        radius,
         order,
     )
+    solve_items(start, stop, g, level.columns(antisymmetric).column, out, row0, nthreads, radius)
     return float(radius.max())
 
 

@@ -48,6 +48,7 @@ A lead beyond the offset of the level below is decided, and valued sign(L) direc
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 from math import comb
 
 import numba
@@ -56,7 +57,7 @@ from numba import prange
 
 from exact.game.encoding import Level, build_levels, pattern_count
 from exact.kernels.bounds import certified_game
-from exact.kernels.combine import DESCENDING, RANDOM, finish, fold, initial_acc, upcard_range
+from exact.kernels.combine import RANDOM, finish, fold, initial_acc, mirrored, upcard_range
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
 from exact.kernels.points import block_bounds
 
@@ -127,47 +128,47 @@ def empty_level(
     return out
 
 
+#: The read-only inputs of one level's games, passed whole to the compiled functions: the
+#: hand size k, the level's pattern tables (``child``, ``sign``, ``prize_child``,
+#: ``prize_card``), the level below with its columns (``below``, ``below_column``,
+#: ``below_mirror``) and lead offset ``offb``, its certified radius, and the prize order's
+#: code.
+WinGames = namedtuple(
+    "WinGames",
+    "k child sign prize_child prize_card below below_column below_mirror offb radius_below order",
+)
+
+
 @numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def lead_value(
-    A,
-    x,
-    y,
-    k,
-    p,
-    r,
-    lead,
-    child,
-    sign,
-    prize_child,
-    prize_card,
-    below,
-    below_column,
-    below_mirror,
-    offb,
-    radius_below,
-    order,
-):
-    """f(pattern p, prize set r, lead): the mean over the upcards of the game values (or,
-    under a known prize ``order``, the one game of its upcard; under a controlled one, the
-    chooser's max or min: exact.game.orders), and
-    a certified bound on its error given the bound ``radius_below`` of the level below
+def lead_value(A, x, y, g, p, r, lead):
+    """f(pattern p, prize set r, lead) of the level ``g`` (a :data:`WinGames`): the mean
+    over the upcards of the game values (or, under a known prize order, the one game of
+    its upcard; under a controlled one, the chooser's max or min: exact.game.orders), and
+    a certified bound on its error given the bound ``g.radius_below`` of the level below
     (as in :mod:`exact.kernels.points`: decided entries are exact, the others within
     radius_below).
 
-    Child leads beyond the offset ``offb`` of the level below are decided: sign(L').  A
+    Child leads beyond the offset ``g.offb`` of the level below are decided: sign(L').  A
     child c is read from its column of the level below (``below_column``,
     ``below_mirror``): f(c, L') = below[column, L'], or -below[column, -L'] for a mirror
     image (f(swap p, L) = -f(p, -L); the offsets are symmetric in L).
     The result is clamped into [-1, 1] (see the module docstring), which moves it towards
     the exact value (in [-1, 1]), never away.
     """
-    acc = initial_acc(order)  # exact.kernels.combine
+    k = g.k
+    offb = g.offb
+    child = g.child
+    sign = g.sign
+    below = g.below
+    below_column = g.below_column
+    below_mirror = g.below_mirror
+    acc = initial_acc(g.order)  # exact.kernels.combine
     err = 0.0
     big = 0.0
-    m_lo, m_hi = upcard_range(order, k)
+    m_lo, m_hi = upcard_range(g.order, k)
     for m in range(m_lo, m_hi):
-        u = prize_card[r, m]
-        rc = prize_child[r, m]
+        u = g.prize_card[r, m]
+        rc = g.prize_child[r, m]
         for i in range(k):
             for j in range(k):
                 lc = lead + u * sign[p, i, j]
@@ -181,9 +182,9 @@ def lead_value(
                         A[i, j] = below[rc, below_column[c], lc + offb]
                     else:
                         A[i, j] = -below[rc, below_column[c], offb - lc]
-        g, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
-        acc, err, big = fold(order, acc, err, big, g, e)
-    v, e = finish(order, acc, err, big, k, radius_below)
+        v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
+        acc, err, big = fold(g.order, acc, err, big, v, e)
+    v, e = finish(g.order, acc, err, big, k, g.radius_below)
     return min(1.0, max(-1.0, v)), e
 
 
@@ -196,160 +197,102 @@ def _store(out, r, col, lead, off, v, mirror):
         out[r, col, off - lead] = -v
 
 
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def _solve_lead(A, x, y, g, p, r, lead, out, w, col, off, mirror):
+    """:func:`lead_value` of (p, r, lead), stored at row ``w``, column ``col``; returns
+    (value, bound)."""
+    v, e = lead_value(A, x, y, g, p, r, lead)
+    _store(out, w, col, lead, off, v, mirror)
+    return v, e
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def _solve_item(A, x, y, g, p, r, first, lim, out, w, col, off, mirror):
+    """Every lead first..lim of item (p, r) into row ``w``, column ``col`` of ``out``;
+    returns (games solved, largest bound).
+
+    Bisect for the first lead with f = 1 and the last with f = -1 (f is non-decreasing in
+    the lead), fill those blocks, solve the leads between.  A filled value inherits the
+    bound of the solved threshold: if the solved f(L0) = 1 is within e of the exact
+    f*(L0), then for L >= L0, 1 >= f*(L) >= f*(L0) >= 1 - e (f* is non-decreasing in L,
+    module docstring), and alike for the block of -1.
+    """
+    per_value = upcard_range(g.order, g.k)[1] - upcard_range(g.order, g.k)[0]
+    count = 0
+    worst = 0.0
+    # Smallest lead with f = 1 (lim + 1 if none): f < 1 below a, f = 1 from b on.
+    a = first
+    bb = lim + 1
+    while a < bb:
+        mid = (a + bb) // 2
+        v, e = _solve_lead(A, x, y, g, p, r, mid, out, w, col, off, mirror)
+        worst = max(worst, e) if e == e else np.inf
+        count += per_value
+        if v >= 1.0:
+            bb = mid
+        else:
+            a = mid + 1
+    win_from = a
+    # Largest lead below win_from with f = -1 (first - 1 if none).
+    a = first - 1
+    bb = win_from - 1
+    while a < bb:
+        mid = (a + bb + 1) // 2
+        v = out[w, col, mid + off]
+        if v != v:
+            v, e = _solve_lead(A, x, y, g, p, r, mid, out, w, col, off, mirror)
+            worst = max(worst, e) if e == e else np.inf
+            count += per_value
+        if v <= -1.0:
+            a = mid
+        else:
+            bb = mid - 1
+    lose_to = a
+    for lead in range(first, lose_to + 1):
+        _store(out, w, col, lead, off, -1.0, mirror)
+    for lead in range(win_from, lim + 1):
+        _store(out, w, col, lead, off, 1.0, mirror)
+    for lead in range(lose_to + 1, win_from):
+        if out[w, col, lead + off] != out[w, col, lead + off]:
+            v, e = _solve_lead(A, x, y, g, p, r, lead, out, w, col, off, mirror)
+            worst = max(worst, e) if e == e else np.inf
+            count += per_value
+    return count, worst
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def solve_win_items(
-    start,
-    stop,
-    patterns,
-    k,
-    child,
-    sign,
-    swap,
-    own_column,
-    prize_child,
-    prize_card,
-    limits,
-    below,
-    below_column,
-    below_mirror,
-    offb,
-    out,
-    row0,
-    off,
-    games,
-    nthreads,
-    radius_below,
-    radius,
-    order,
+    start, stop, patterns, swap, own_column, limits, g, out, row0, off, games, nthreads, radius
 ):
-    """Solve items start..stop-1 of a level: item t = (prize rank t // len(patterns),
-    pattern patterns[t % len(patterns)]), every undecided reachable lead; row ``r - row0``
-    of ``out`` holds prize set r, column ``own_column[p]`` pattern p.
-
-    For each item: bisect for the first lead with f = 1 and the last with f = -1 (f is
-    non-decreasing in the lead), fill those blocks, solve the leads between.  Identical
-    hands under a symmetric order solve the leads L >= 1 and get f(p, -L) = -f(p, L).
-    ``games[b]`` counts the matrix games solved by block b, ``radius[b]`` bounds the error
-    of every value it wrote.
-
-    A filled value inherits the bound of the solved threshold: if the solved f(L0) = 1 is
-    within e of the exact f*(L0), then for L >= L0, 1 >= f*(L) >= f*(L0) >= 1 - e (f* is
-    non-decreasing in L, module docstring), and alike for the block of -1.
+    """Solve items start..stop-1 of the level ``g`` (a :data:`WinGames`): item t = (prize
+    rank t // len(patterns), pattern patterns[t % len(patterns)]), every undecided
+    reachable lead (:func:`_solve_item`); row ``r - row0`` of ``out`` holds prize set r,
+    column ``own_column[p]`` pattern p.  Identical hands under a symmetric order solve the
+    leads L >= 1 and get f(p, -L) = -f(p, L).  ``games[b]`` counts the matrix games solved
+    by block b, ``radius[b]`` bounds the error of every value it wrote.
     """
     npat = patterns.shape[0]
     total = stop - start
     nblocks = min(total, 64 * nthreads)
-    per_value = upcard_range(order, k)[1] - upcard_range(order, k)[0]  # games per value
-    mirror = order <= DESCENDING  # a symmetric order: identical hands mirror their values
+    mirror = mirrored(g.order)  # identical hands mirror their own values
     for b in prange(nblocks):
-        A, x, y = game_buffers(k)
+        A, x, y = game_buffers(g.k)
         count = 0
         worst = 0.0
         lo, hi = block_bounds(start, total, nblocks, b)
         for t in range(lo, hi):
             r = t // npat
-            w = r - row0  # the row of out
             p = patterns[t % npat]
-            col = own_column[p]
             selfmirror = mirror and swap[p] == p
             lim = limits[r]
             first = 1 if selfmirror else -lim
             if first > lim:
                 continue
-            # Smallest lead with f = 1 (lim + 1 if none): f < 1 below a, f = 1 from b on.
-            a = first
-            bb = lim + 1
-            while a < bb:
-                mid = (a + bb) // 2
-                v, e = lead_value(
-                    A,
-                    x,
-                    y,
-                    k,
-                    p,
-                    r,
-                    mid,
-                    child,
-                    sign,
-                    prize_child,
-                    prize_card,
-                    below,
-                    below_column,
-                    below_mirror,
-                    offb,
-                    radius_below,
-                    order,
-                )
-                worst = max(worst, e) if e == e else np.inf
-                count += per_value
-                _store(out, w, col, mid, off, v, selfmirror)
-                if v >= 1.0:
-                    bb = mid
-                else:
-                    a = mid + 1
-            win_from = a
-            # Largest lead below win_from with f = -1 (first - 1 if none).
-            a = first - 1
-            bb = win_from - 1
-            while a < bb:
-                mid = (a + bb + 1) // 2
-                v = out[w, col, mid + off]
-                if v != v:
-                    v, e = lead_value(
-                        A,
-                        x,
-                        y,
-                        k,
-                        p,
-                        r,
-                        mid,
-                        child,
-                        sign,
-                        prize_child,
-                        prize_card,
-                        below,
-                        below_column,
-                        below_mirror,
-                        offb,
-                        radius_below,
-                        order,
-                    )
-                    worst = max(worst, e) if e == e else np.inf
-                    count += per_value
-                    _store(out, w, col, mid, off, v, selfmirror)
-                if v <= -1.0:
-                    a = mid
-                else:
-                    bb = mid - 1
-            lose_to = a
-            for lead in range(first, lose_to + 1):
-                _store(out, w, col, lead, off, -1.0, selfmirror)
-            for lead in range(win_from, lim + 1):
-                _store(out, w, col, lead, off, 1.0, selfmirror)
-            for lead in range(lose_to + 1, win_from):
-                if out[w, col, lead + off] != out[w, col, lead + off]:
-                    v, e = lead_value(
-                        A,
-                        x,
-                        y,
-                        k,
-                        p,
-                        r,
-                        lead,
-                        child,
-                        sign,
-                        prize_child,
-                        prize_card,
-                        below,
-                        below_column,
-                        below_mirror,
-                        offb,
-                        radius_below,
-                        order,
-                    )
-                    worst = max(worst, e) if e == e else np.inf
-                    count += per_value
-                    _store(out, w, col, lead, off, v, selfmirror)
+            c, e = _solve_item(
+                A, x, y, g, p, r, first, lim, out, r - row0, own_column[p], off, selfmirror
+            )
+            count += c
+            worst = max(worst, e)
         games[b] = count
         radius[b] = worst * (1.0 + 2.0**-20)
 
@@ -357,7 +300,7 @@ def solve_win_items(
 def solved_patterns(level: Level, order: int = RANDOM) -> np.ndarray:
     """The patterns of a level's items: p <= swap p under a symmetric prize order (one of
     each mirror pair: its columns), every pattern under a controlled one."""
-    if order <= DESCENDING:
+    if mirrored(order):
         return level.record_patterns
     return np.arange(level.patterns, dtype=np.int32)
 
@@ -388,32 +331,35 @@ def solve_win_level(
     nthreads = numba.get_num_threads()
     games = np.zeros(min(stop - start, 64 * nthreads), dtype=np.int64)
     radius = np.zeros(games.shape[0])
-    antisymmetric = order <= DESCENDING  # the orders with a mirror image (exact.game.orders)
+    antisymmetric = mirrored(order)
     children = level.below_columns(antisymmetric)
-    solve_win_items(
-        start,
-        stop,
-        solved_patterns(level, order),
+    g = WinGames(
         level.k,
         level.child,
         level.sign,
-        level.swap,
-        level.columns(antisymmetric).column,
         level.prize_child,
         level.prize_card,
-        lead_limits(level, handicap),
         below,
         children.column,
         children.mirror,
         lead_offset(level.n, level.k - 1, handicap),
+        float(radius_below),
+        order,
+    )
+    solve_win_items(
+        start,
+        stop,
+        solved_patterns(level, order),
+        level.swap,
+        level.columns(antisymmetric).column,
+        lead_limits(level, handicap),
+        g,
         out,
         row0,
         lead_offset(level.n, level.k, handicap),
         games,
         nthreads,
-        float(radius_below),
         radius,
-        order,
     )
     return int(games.sum()), float(radius.max())
 
