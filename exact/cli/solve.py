@@ -30,15 +30,15 @@ from exact.cli.limits import check_command_n, objective_flag
 from exact.dp.cluster import parse_cluster, solve_on_cluster
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_fits, estimate, format_duration, level_work, work_left
-from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes
+from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes, solve_limit
 from exact.dp.store import existing_manifest, load, read_manifest, resume_point, solve_into_store
 from exact.dp.verify import check_position
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels, column_count, pattern_count
+from exact.game.objectives import RATIONAL
 from exact.game.orders import RANDOM
 from exact.game.rules import validate_position
 from exact.game.spec import GameSpec
-from exact.limits import SOLVE_MAX_N
 from exact.views import table_json
 
 
@@ -370,37 +370,56 @@ def table(
     # A store's values are checked before any game reads them (exit 1 if contradicted).
     reads = check_position(sol, root, root, root, sol.order.next_prizes(root), rederive)
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in sol.order.next_prizes(root)}
-    table = {u: s.mine for u, s in strategies.items()}
     gap = max(s.gap for s in strategies.values())
     games = certified_columns(sol, lead) if certified else None
-    if with_ranges:
-        exact_ = n <= SOLVE_MAX_N["points", "rational"]
-        ranges = first_move_ranges(
-            solve_with_progress(game.replace(arithmetic="rational"), quiet=quiet) if exact_ else sol
-        )
-    chooser = sol.order.chooser
+    ranges = _table_ranges(game, sol, quiet) if with_ranges else None
     if as_json:
-        out = table_json(
-            n,
-            sol.objective.name,
-            lead if win else None,
-            table,
-            gap,
-            ranges_json(ranges) if with_ranges else None,
-            games if certified else None,
-        )
-        if sol.order.name != "random":
-            out["order"] = sol.order.name
-        if chooser:
-            out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
-        if reads is not None:
-            out["source"] = reads.json()
-            for column in out.get("certified", {}).values():  # each claim its condition
-                column["given"] = reads.condition()
-        click.echo(json.dumps(out))
+        click.echo(json.dumps(_table_json(sol, lead, strategies, gap, ranges, games, reads)))
         return
-    at = f", starting {lead:+d} points ahead" if win and lead else ""
-    at += "" if sol.order.name == "random" else f", {sol.order.name} prize order"
+    _print_table(sol, lead, strategies, gap, games, reads)
+    if ranges is not None:
+        click.echo(format_ranges(n, *ranges))
+
+
+def _table_ranges(game: GameSpec, sol, quiet: bool) -> tuple:
+    """--ranges: each first-move probability's range over all optimal strategies, exact
+    while the rational solver reaches N (else from the float solution ``sol``), and
+    whether it is exact."""
+    rational = game.replace(arithmetic=RATIONAL)
+    exact_ = game.n <= solve_limit(rational)
+    return first_move_ranges(solve_with_progress(rational, quiet=quiet) if exact_ else sol), exact_
+
+
+def _table_json(sol, lead, strategies, gap, ranges, games, reads) -> dict:
+    """``gops table --json``: exact.views.table_json, with the prize order, the values of
+    the first prizes under a controlled order, and what a store's answer rests on."""
+    out = table_json(
+        sol.n,
+        sol.objective.name,
+        lead if sol.objective.has_lead else None,
+        {u: s.mine for u, s in strategies.items()},
+        gap,
+        None if ranges is None else ranges_json(ranges[0]),
+        games,
+    )
+    if sol.order is not RANDOM:
+        out["order"] = sol.order.name
+    if sol.order.chooser:
+        out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
+    if reads is not None:
+        out["source"] = reads.json()
+        for column in out.get("certified", {}).values():  # each claim its condition
+            column["given"] = reads.condition()
+    return out
+
+
+def _print_table(sol, lead, strategies, gap, games, reads) -> None:
+    """``gops table`` as text: the table, the first prizes' values under a controlled
+    order, the gap, the certified columns and what a store's answer rests on."""
+    n, order, chooser = sol.n, sol.order, sol.order.chooser
+    table = {u: s.mine for u, s in strategies.items()}
+    at = f", starting {lead:+d} points ahead" if sol.objective.has_lead and lead else ""
+    at += "" if order is RANDOM else f", {order.name} prize order"
     click.echo(f"First move of {n}-card GOPS, {sol.objective.name} objective{at}: P(bid | upcard)")
     click.echo(format_table(n, table))
     if chooser:
@@ -419,8 +438,6 @@ def table(
         print_certified_table(table, games, None if reads is None else reads.condition())
     if reads is not None:
         click.echo(reads.describe())
-    if with_ranges:
-        click.echo(format_ranges(n, ranges, exact_))
 
 
 def _strategy_n(options: dict) -> int:
