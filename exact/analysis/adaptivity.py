@@ -338,21 +338,50 @@ def _solve_unique(rows: list[list[int]], unknowns: int):
 def _exact_adaptive(n: int, lp: StateLP):
     """Step 1 of the algorithm notes: A's exact strategy and the value, from the float
     support.  Returns (V, strategy, tight bijections, main bid per state, supports)."""
+    support = _float_support(lp)
+    params = [(m, a) for m, bids in support.items() for a in bids[1:]]
+    d = len(params)
+    theta_index = {pa: i for i, pa in enumerate(params)}
+    y_float = {v: w for v, w in zip(lp.variables, lp.y)}
+    theta_float = np.zeros(d)
+    for (m, a), i in theta_index.items():
+        theta_float[i] = y_float[(m, a)]
+    y = _affine_plan(n, support, theta_index)
+    points = _bijection_points(n, y, d)
+    full = factorial(n)
+    tight = [
+        s
+        for s, total in points.items()
+        if abs((total[:d] @ theta_float + total[d]) / full - lp.value) <= TIGHT_TOL
+    ]
+    # points[s] . (theta, 1) = N! V for s tight: unknowns theta and V.
+    solution = _solve_unique(
+        [[int(c) for c in points[s][:d]] + [-full, -int(points[s][d])] for s in tight], d + 1
+    )
+    if solution is None:
+        raise SolverError("the float LP's support does not give A's exact strategy")
+    theta, V = solution[:d], solution[d]
+    strategy = _exact_strategy(y, theta, d)
+    _add_last_round(n, strategy)
+    return V, strategy, tight, support
+
+
+def _float_support(lp: StateLP) -> dict:
+    """The bids of each state that the float LP plays, heaviest first (ties by bid)."""
     support: dict = {}
     for ((R, H, p), a), w in zip(lp.variables, lp.y):
         if w > SUPPORT_TOL:
             support.setdefault((R, H, p), []).append((float(w), a))
-    support = {
+    return {
         m: [a for _, a in sorted(bids, key=lambda t: (-t[0], t[1]))] for m, bids in support.items()
     }
-    params = [(m, a) for m, bids in support.items() for a in bids[1:]]
-    d = len(params)
-    theta_index = {pa: i for i, pa in enumerate(params)}
-    theta_float = np.zeros(d)
-    y_float = {v: w for v, w in zip(lp.variables, lp.y)}
-    for (m, a), i in theta_index.items():
-        theta_float[i] = y_float[(m, a)]
-    # y as integer affine functions of theta: vectors (coefficients..., constant).
+
+
+def _affine_plan(n: int, support: dict, theta_index: dict) -> dict:
+    """A's realisation plan y on the support as integer affine functions of theta (one
+    parameter per bid after the first of each state): vectors (coefficients..., constant),
+    the flow into each state pushed round by round from the start."""
+    d = len(theta_index)
     flow: dict = {((0,) * n, (1 << n) - 1): np.eye(d + 1, dtype=np.int64)[d]}
     y: dict = {}
     for _ in range(max(n - 1, 1)):
@@ -380,30 +409,28 @@ def _exact_adaptive(n: int, lp: StateLP):
                             key = (R[: p - 1] + (b,) + R[p:], H & ~(1 << (a - 1)))
                             nxt[key] = nxt.get(key, 0) + y[((R, H, p), a)]
         flow = nxt
-    pure = bijections(n)
+    return y
+
+
+def _bijection_points(n: int, y: dict, d: int) -> dict:
+    """N! times A's expected points against each bijection s, as an integer affine
+    function of theta (its vector of coefficients and constant)."""
     by_R: dict = {}
     for m, a in y:
         by_R.setdefault(m[0], []).append((m, a))
     points = {}
-    for s in pure:
+    for s in bijections(n):
         total = np.zeros(d + 1, dtype=np.int64)
         for mask in range(1 << n):
             for m, a in by_R.get(_revealed(s, mask, n), ()):
                 total += _coefficient(n, m[0], m[1], m[2], a, s) * y[(m, a)]
         points[s] = total
-    full = factorial(n)
-    tight = [
-        s
-        for s in pure
-        if abs((points[s][:d] @ theta_float + points[s][d]) / full - lp.value) <= TIGHT_TOL
-    ]
-    # points[s] . (theta, 1) = N! V for s tight: unknowns theta and V.
-    solution = _solve_unique(
-        [[int(c) for c in points[s][:d]] + [-full, -int(points[s][d])] for s in tight], d + 1
-    )
-    if solution is None:
-        raise SolverError("the float LP's support does not give A's exact strategy")
-    theta, V = solution[:d], solution[d]
+    return points
+
+
+def _exact_strategy(y: dict, theta, d: int) -> dict:
+    """A's behaviour strategy from the exact plan y(theta): each state's weights
+    normalised (states of weight 0 dropped); SolverError for a negative weight."""
     strategy: dict = {}
     for (m, a), vec in y.items():
         w = sum((int(c) * t for c, t in zip(vec[:d], theta) if c), Fraction(int(vec[d])))
@@ -413,9 +440,7 @@ def _exact_adaptive(n: int, lp: StateLP):
     for m, mix in strategy.items():
         z = sum(mix.values())
         strategy[m] = {a: w / z for a, w in mix.items()} if z else {}
-    strategy = {m: mix for m, mix in strategy.items() if mix}
-    _add_last_round(n, strategy)
-    return V, strategy, tight, support
+    return {m: mix for m, mix in strategy.items() if mix}
 
 
 def _add_last_round(n: int, strategy: dict) -> None:
