@@ -167,6 +167,14 @@ def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
     return PartCheck(k=k, r0=r0, r1=r1, items=items, difference=d, needed=cover(bound, d))
 
 
+def unsolved_columns(objective: Objective, level: Level) -> np.ndarray:
+    """The columns of a level whose pattern no item solves (their values the rules fix)."""
+    columns = objective.columns(level)
+    solved = np.zeros(columns.count, dtype=bool)
+    solved[columns.column[objective.item_patterns(level)]] = True
+    return np.flatnonzero(~solved)
+
+
 def rule_fixed(objective: Objective, level: Level, template: np.ndarray) -> np.ndarray:
     """Where a level's entries are fixed by the rules (no item writes them), as a mask of
     ``template`` (:meth:`Objective.empty_rows`).
@@ -176,12 +184,8 @@ def rule_fixed(objective: Objective, level: Level, template: np.ndarray) -> np.n
     with a lead in the state, every entry the template sets (a decided lead: sign(L);
     identical hands at lead 0: 0) is fixed too.  Everything else is an item's.
     """
-    columns = objective.columns(level)
-    solved = np.zeros(columns.count, dtype=bool)
-    solved[columns.column[objective.item_patterns(level)]] = True
-    mask = np.broadcast_to(
-        ~solved.reshape((1, -1) + (1,) * (template.ndim - 2)), template.shape
-    ).copy()
+    mask = np.zeros(template.shape, dtype=bool)
+    mask[:, unsolved_columns(objective, level)] = True
     if objective.has_lead:
         mask |= ~np.isnan(template)
     return mask
@@ -189,20 +193,28 @@ def rule_fixed(objective: Objective, level: Level, template: np.ndarray) -> np.n
 
 def fixed_problem(verifier: LevelVerifier, r0: int = 0, r1: int | None = None) -> str | None:
     """Words for the first value of prize sets [r0, r1) (default: all) that the rules fix
-    and that the stored level contradicts; None when every one is as the rules say."""
-    level, stored = verifier.level, verifier.stored
+    and that the stored level contradicts; None when every one is as the rules say.
+    Without a lead only the unsolved columns are read (a few of a points level); with
+    one, decided leads lie in every column and the whole level is read."""
+    objective, level, stored = verifier.objective, verifier.level, verifier.stored
     r1 = level.prize_sets if r1 is None else r1
-    per_row = max(1, int(np.prod(stored.shape[1:])))
+    wanted = (
+        np.arange(stored.shape[1]) if objective.has_lead else unsolved_columns(objective, level)
+    )
+    if not wanted.size:
+        return None
+    per_row = max(1, int(np.prod(stored.shape[2:])) * wanted.size)
     step = max(1, FIXED_BLOCK_ENTRIES // per_row)
     for a in range(r0, r1, step):
         b = min(r1, a + step)
-        template = verifier.objective.empty_rows(level, a, b)
-        mask = rule_fixed(verifier.objective, level, template)
-        got = np.asarray(stored[a:b])
+        template = objective.empty_rows(level, a, b)
+        mask = rule_fixed(objective, level, template)[:, wanted]
+        template = template[:, wanted]
+        got = np.asarray(stored[a:b, wanted])
         wrong = mask & ~same(got, template, 0.0)
         if wrong.any():
             index = tuple(int(i) for i in np.argwhere(wrong)[0])
-            p = int(verifier.columns.patterns[index[1]])
+            p = int(verifier.columns.patterns[wanted[index[1]]])
             return (
                 f"{verifier.describe(a + index[0], p, index[2:])}: stored "
                 f"{float(got[index])!r} where the rules fix {float(template[index])!r}: "
