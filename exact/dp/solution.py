@@ -201,7 +201,7 @@ class Solution:
         self.values = values
         self.stats: SolveStats | None = stats
         # radii[k] >= |value - exact value| for every subgame of level k (proved by the
-        # float drivers, exact.kernels.bounds; 0 in rational arithmetic; inf if unknown).
+        # float drivers, exact.kernels.bounds; 0 in rational arithmetic; inf if not given).
         if radii is None:
             radii = [0.0 if spec.arithmetic.exact else float("inf")] * len(levels)
         self.radii: list[float] = list(radii)
@@ -314,7 +314,7 @@ class Solution:
     ) -> tuple[float, float]:
         """An interval that provably contains the exact value f(mine, theirs, deck[, lead]):
         the stored value plus or minus its level's certified radius, rounded outward.
-        SolverError if the radius is unknown (a store written before radii were kept).
+        SolverError if the radius is unknown (a float Solution built without its radii).
 
         >>> import exact
         >>> sol = exact.solve(5)
@@ -328,10 +328,7 @@ class Solution:
             return float(value), float(value)
         radius = self.radii[len(deck)]
         if not np.isfinite(radius):
-            raise SolverError(
-                "this solution carries no certified radius (a store written "
-                "before radii were kept: solve it again)"
-            )
+            raise SolverError("this solution carries no certified radius (built without its radii)")
         v = float(value)
         return float(np.nextafter(v - radius, -np.inf)), float(np.nextafter(v + radius, np.inf))
 
