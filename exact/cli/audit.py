@@ -8,7 +8,9 @@ import stat
 import sys
 
 import click
+from tqdm import tqdm
 
+from exact.analysis.audit import run_audit
 from exact.cli.common import (
     EXIT_CHECK_FAILED,
     INTEGER,
@@ -31,8 +33,6 @@ class _ByteProgress:
         if not self.enabled:
             return
         if self.bar is None:
-            from tqdm import tqdm
-
             self.bar = tqdm(
                 total=total,
                 desc="reading",
@@ -119,7 +119,6 @@ def audit(n: int, as_json: bool, tol: float, certificate: str | None, quiet: boo
     Per level: the largest value error, the exact exploitability of the float
     strategies in the exact matrix games, and how many supports differ.
     """
-    from exact.analysis.audit import run_audit
 
     check_command_n(n, "audit")
     if certificate is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from fractions import Fraction
@@ -9,6 +10,10 @@ from pathlib import Path
 
 import click
 
+from certificates import check as check_certificate
+from exact.atomic import output_kind
+from exact.certificate.bounds_writer import certify_bounds
+from exact.certificate.writer import certify as write
 from exact.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_CHECK_FAILED,
@@ -65,7 +70,6 @@ def certify(game: GameSpec, output: str, force: bool, quiet: bool, bounds: bool)
 
     An existing file is overwritten only with --force; with -o - the certificate goes to
     standard output and the summary to stderr."""
-    from exact.certificate.writer import certify as write
 
     if bounds:
         _certify_bounds(game, output, quiet, force)
@@ -93,9 +97,6 @@ def _output(output: str, force: bool, regular: bool = False) -> str:
     """Where the writer writes ``-o output``, checked before any solve: an existing file
     needs --force (gops certify and gops reproduce alike); a FIFO, a folder... are refused
     (exact.atomic.output_kind); ``regular``: a file only, not standard output or a device."""
-    import os
-
-    from exact.atomic import output_kind
 
     kind = output_kind(output)
     if regular and kind not in ("file", "new"):
@@ -118,7 +119,6 @@ def _output(output: str, force: bool, regular: bool = False) -> str:
 def _summary(output: str, size: int):
     """(click.echo, on stderr when the certificate itself goes to standard output; the
     size "N bytes, " of a file, "" where a device or a pipe cannot tell it)."""
-    from exact.atomic import output_kind
 
     kind = output_kind(output)
     size_text = f"{size:,} bytes, " if kind in ("file", "new") else ""
@@ -128,7 +128,6 @@ def _summary(output: str, size: int):
 def _certify_bounds(game: GameSpec, output, quiet, force=False):
     """gops certify N --bounds: the float solve and its bound certificate (the points
     objective: :func:`_certify_n`)."""
-    from exact.certificate.bounds_writer import certify_bounds
 
     n = game.n
     target = _output(output, force)
@@ -169,7 +168,6 @@ def check(file: str, quiet: bool) -> None:
     is an error on stderr, like every other command's.  Progress goes to stderr, one line
     per verified level, unless --quiet.
     """
-    from certificates import check as check_certificate
 
     verdict = check_certificate(file, None if quiet else level_printer())
     if verdict.code == EXIT_BAD_INPUT:
@@ -208,8 +206,6 @@ def reproduce(output: str, force: bool) -> None:
 
     The certificate is written to gops-5.cert in the current folder (-o FILE: elsewhere).
     """
-    from certificates import check as check_certificate
-    from exact.certificate.writer import certify as write
 
     output = _output(output, force, regular=True)
     t0 = time.perf_counter()

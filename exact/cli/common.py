@@ -12,20 +12,33 @@ Exit codes (every command):
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import sys
+import time
 from collections.abc import Callable
 from functools import wraps
 
 import click
+import numpy as np
+from tqdm import tqdm
 
+from exact.analysis.certified import certify_strategy
 from exact.cli.limits import check_command_n
+from exact.cli.render import fraction_text, interval_text
+from exact.dp import solve as dp_solve  # the module: solve_game looked up at each call
+from exact.dp.preflight import level_work
+from exact.dp.store import load
+from exact.dp.variant_solver import check_variant_options, solve_variant
 from exact.errors import GopsError, GopsInputError
 from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, objective_named
 from exact.game.orders import ORDERS
-from exact.game.rules import parse_integer
+from exact.game.rules import parse_cards, parse_integer
 from exact.game.spec import GameSpec
+from exact.kernels.points import level_items
+from exact.play.bots import solution_for
+from exact.views import strategy_json
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -74,9 +87,6 @@ class ProgressBar:
     def __call__(self, level, done):
         if not self.enabled:
             return
-        from tqdm import tqdm
-
-        from exact.kernels.points import level_items
 
         if self.level is not level.k:
             self.close()
@@ -127,7 +137,6 @@ class ProgressLines:
         game: GameSpec | None = None,
         wall=None,
     ):
-        import time
 
         self.game = game
         self.wall = wall or _utc_now  # the time of day each line is stamped with
@@ -143,7 +152,6 @@ class ProgressLines:
     def __call__(self, level, done):
         if not self.enabled:
             return
-        from exact.kernels.points import level_items
 
         now = self.clock()
         if level.k != self.k:
@@ -168,8 +176,6 @@ class ProgressLines:
             seconds = (total - self.done) / rate
             left = f"; about {time_left(seconds)} left in it"
             if self.game is not None:  # the levels above, in items of this level's work
-                from exact.dp.preflight import level_work
-
                 above = sum(level_work(self.game, j) for j in range(level.k + 1, level.n + 1))
                 seconds += above * total / level_work(self.game, level.k) / rate
                 left += f", {time_left(seconds)} in the run"
@@ -182,7 +188,6 @@ class ProgressLines:
 
 
 def _utc_now():
-    import datetime
 
     return datetime.datetime.now(datetime.timezone.utc)
 
@@ -205,9 +210,8 @@ def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = Fa
     """The Solution of ``game`` (checked against its arithmetic's limits first,
     :func:`exact.dp.solve.check_limits`), with progress unless ``quiet``: a bar on a
     terminal, a line every SOLVE_PROGRESS_LINE_SECONDS in a log (ProgressLines)."""
-    from exact.dp.solve import check_limits, solve_game
 
-    check_limits(game, top)
+    dp_solve.check_limits(game, top)
     bar = ProgressBar(enabled=not quiet)
     lines = ProgressLines(enabled=not quiet, every=SOLVE_PROGRESS_LINE_SECONDS, game=game)
 
@@ -216,7 +220,7 @@ def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = Fa
         lines(level, done)
 
     try:
-        return solve_game(game, progress=progress, top=top)
+        return dp_solve.solve_game(game, progress=progress, top=top)
     finally:
         bar.close()
 
@@ -226,7 +230,6 @@ def load_or_solve(game: GameSpec, store_dir, quiet, top=None):
     objective and prize order), else solved now."""
     if store_dir is None:
         return solve_with_progress(game, top=top, quiet=quiet)
-    from exact.dp.store import load
 
     return load(store_dir, n=game.n, objective=game.objective.name, order=game.order.name)
 
@@ -236,10 +239,6 @@ def presolve_variant(variant: str, game: GameSpec):
     exact.play.bots for its optimal bots; ``standard`` by the variant solver, while the
     bots play the fast solver's), with a bar over the first round's upcards on a terminal
     after 2 s."""
-    from tqdm import tqdm
-
-    from exact.dp.variant_solver import check_variant_options
-    from exact.play.bots import solution_for
 
     n, arithmetic = game.n, game.arithmetic
     check_variant_options(variant, n, arithmetic)  # errors before any bar
@@ -259,8 +258,6 @@ def presolve_variant(variant: str, game: GameSpec):
 
     try:
         if variant == "standard":  # the variant recursion, a cross-check of `gops table`
-            from exact.dp.variant_solver import solve_variant
-
             return solve_variant(variant, n, arithmetic, progress=progress)
         return solution_for(game, progress=progress, variant=variant)
     finally:
@@ -290,7 +287,6 @@ def card_list(ctx, param, value):
     """click callback: parse "2,4" into (2, 4) or exit 2 with one line."""
     if value is None:
         return None
-    from exact.game.rules import parse_cards
 
     try:
         return parse_cards(value)
@@ -517,8 +513,6 @@ def print_strategy(
 ):
     """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q".
     ``source``: what an answer read from a store rests on (exact.dp.verify.ReadCheck)."""
-    from exact.cli.render import fraction_text
-    from exact.views import strategy_json
 
     if as_json:
         out = strategy_json(st, exact_, json_head, certified, hands)
@@ -545,7 +539,6 @@ def print_strategy(
 
 def presolve(game: GameSpec) -> None:
     """Solve ``game`` for an optimal bot (cached by exact.play.bots) with a progress bar."""
-    from exact.play.bots import solution_for
 
     bar = ProgressBar()
     try:
@@ -557,7 +550,6 @@ def presolve(game: GameSpec) -> None:
 def certified_columns(solution, lead=None) -> dict:
     """{upcard: CertifiedGame} of the first move (exact.analysis.certified), for every
     upcard the prize order can turn up first."""
-    from exact.analysis.certified import certify_strategy
 
     root = set(range(1, solution.n + 1))
     return {
@@ -575,7 +567,6 @@ def _claim(word: str, given: str | None) -> str:
 def print_certified_table(table: dict, games: dict, given: str | None = None) -> None:
     """What ``gops table --certified`` proves below the table (``given``: the premise of
     a table read from a store, in the claim's sentence)."""
-    import numpy as np
 
     proved = [u for u, g in games.items() if g.certified]
     if proved:
@@ -602,7 +593,6 @@ def print_certified_table(table: dict, games: dict, given: str | None = None) ->
 def print_certified_strategy(game, mine, theirs, given: str | None = None) -> None:
     """What ``gops strategy --certified`` proves about the exact equilibrium (``given``:
     the premise of an answer read from a store, in the claim's sentence)."""
-    from exact.cli.render import interval_text
 
     if not game.certified:
         click.echo(

@@ -13,7 +13,7 @@ from exact.cli.common import (
     ProgressBar,
     game_options,
 )
-from exact.dp.solve import check_limits, solve_game
+from exact.dp import solve as dp_solve  # the module: solve_game looked up at each call
 from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.spec import GameSpec
@@ -51,7 +51,7 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     N = 10 several).
     """
     n = game.n
-    check_limits(game)
+    dp_solve.check_limits(game)
     upcard = n if upcard is None else upcard
     if not 1 <= upcard <= n:
         raise GopsInputError(f"--upcard must be between 1 and {n}, got {upcard}")
@@ -59,11 +59,11 @@ def compare_objectives(game: GameSpec, upcard: int | None, quiet: bool) -> None:
     bars = [ProgressBar(enabled=not quiet) for _ in range(3)]
     try:
         # The points game of the same N: within the points objective's larger limits.
-        points = solve_game(game.replace(objective=POINTS), progress=bars[0])
+        points = dp_solve.solve_game(game.replace(objective=POINTS), progress=bars[0])
         bars[0].close()
         br = best_response_to_points(points, progress=bars[1])
         bars[1].close()
-        win = solve_game(game, progress=bars[2])
+        win = dp_solve.solve_game(game, progress=bars[2])
     finally:
         for bar in bars:
             bar.close()

@@ -16,6 +16,7 @@ from exact.cli.common import (
     presolve_variant,
 )
 from exact.cli.limits import check_command_n
+from exact.cli.render import fraction_text
 from exact.game.spec import GameSpec
 
 #: How each solvable variant is named in the table's title.
@@ -63,8 +64,6 @@ def variant(game: GameSpec, variant: str, exact_: bool, as_json: bool) -> None:
     gap = max(st.gap for st in strategies.values())
     value = sol.value(mine, theirs, deck, dummy)
     if as_json:
-        from exact.cli.render import fraction_text
-
         num = fraction_text if sol.exact else float
         click.echo(
             json.dumps(
@@ -102,7 +101,5 @@ def variant(game: GameSpec, variant: str, exact_: bool, as_json: bool) -> None:
 def _show(value) -> str:
     """The value at the start: 0 by symmetry, exactly when rational."""
     if not isinstance(value, float):
-        from exact.cli.render import fraction_text
-
         return f"{fraction_text(value)} (exact; the players are alike)"
     return f"{value:+.1e} (float64; exactly 0 by symmetry, the players are alike)"
