@@ -525,7 +525,7 @@ def test_a_claim_from_a_store_carries_its_condition(forged):
         claims = [line for line in output.splitlines() if line.startswith(("certified", "proved"))]
         assert claims and all(line.startswith(f"certified, {given}") for line in claims)
     out = json.loads(gops("table", N, "--store", forged, "--certified", "--json").output)
-    assert out["source"]["condition"] == given
+    assert out["source"]["unverified_levels"] == [0, 1, 2, 3, 4, 5]
     assert all(column["given"] == given for column in out["certified"].values())
     out = json.loads(gops(*STRATEGY, "--store", forged, "--certified", "--json").output)
     assert out["certified"]["given"] == given
@@ -547,7 +547,8 @@ def test_rederive_proves_the_levels_below_or_refuses(forged, pristine):
             "table", N, "--store", pristine / "points", "--certified", "--rederive", "--json"
         ).output
     )
-    assert out["source"]["condition"] is None and out["source"]["unverified_levels"] == []
+    assert out["source"]["unverified_levels"] == []
+    assert all(column["given"] is None for column in out["certified"].values())
 
 
 # -- messages and exit codes (issue 36 items 3-7, 9, 14, 16) ---------------------------------

@@ -406,7 +406,6 @@ class ReadCheck:
             "largest_bound": self.needed,
             "stored_radius": self.radius,
             "unverified_levels": [] if self.rederived else list(range(self.k)),
-            "condition": self.condition(),
         }
 
 
