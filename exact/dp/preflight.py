@@ -33,8 +33,8 @@ from pathlib import Path
 
 from exact.dp.objective import objective_of
 from exact.errors import GopsInputError
-from exact.game.objectives import POINTS, WIN
 from exact.game.encoding import column_count, pattern_count
+from exact.game.objectives import POINTS, WIN
 from exact.game.spec import GameSpec
 
 GIB = 2**30
