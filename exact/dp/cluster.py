@@ -387,6 +387,7 @@ def check_resumed_parts(store: Store, level, out, resumed, radius: float) -> Non
 
     rng = np.random.default_rng()
     store.refuse(level.k, spot_check(verifier, int(ends[-1]), radius, rng, item_of))
+    store.kept.append(level.k)  # taken in part as the store held it: a claim's condition
 
 
 def join_parts(store: Store, level, parts, resumed=()) -> float:
