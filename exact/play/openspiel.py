@@ -54,9 +54,9 @@ def _policy_module():
 
 
 def _check_solution(solution) -> str:
-    objective = getattr(solution, "objective", None)
-    if objective not in _RETURNS_TYPE:
-        raise GopsInputError(f"no OpenSpiel game for the objective {objective!r}")
+    objective = getattr(getattr(solution, "objective", None), "name", None)
+    if objective not in _RETURNS_TYPE:  # (a variant's solution has no objective)
+        raise GopsInputError(f"no OpenSpiel game for the solution {solution!r}")
     if len(solution.levels) < solution.n:
         raise GopsInputError(
             f"the solution holds only {len(solution.levels) - 1} of the {solution.n} levels; "
