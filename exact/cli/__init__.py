@@ -16,6 +16,7 @@ from exact.cli import (
     bots,
     certify,
     fixed_bids,
+    imperfect,
     objectives,
     play,
     serve,
@@ -49,6 +50,7 @@ for command in (
     serve.serve,
     fixed_bids.fixed_bids,
     verify.verify,
+    imperfect.imperfect,
 ):
     main.add_command(command)
 

@@ -1,0 +1,129 @@
+"""gops imperfect: imperfect-information Goofspiel (OpenSpiel's goofspiel(imp_info=True)),
+exact.imperfect.  ``gops imperfect nashconv POLICY``: the NashConv of a policy file or of
+a built-in policy, in OpenSpiel's units."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
+from exact.errors import GopsInputError
+from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
+from exact.imperfect.nashconv import nash_conv
+from exact.imperfect.policy import load_policy_file, uniform_policy
+
+#: The built-in policies POLICY may name.
+BUILT_IN = {"uniform": uniform_policy}
+
+#: The largest games the (pure Python) best responses take on, by prize order: what the
+#: next size would need (benchmarks/RESULTS.md, "Imperfect-information NashConv").
+NASHCONV_MAX_N = {"descending": 6, "ascending": 6, "random": 5}
+NASHCONV_BEYOND = {
+    "descending": "N = 7 has 47.5 million turn-based histories, hours in Python",
+    "ascending": "N = 7 has 47.5 million turn-based histories, hours in Python",
+    "random": "N = 5 visits 3.3 million turn-based histories, N = 6 about a hundred times as many",
+}
+
+
+#: A run prints progress lines once it has taken this long (seconds).
+PROGRESS_AFTER_SECONDS = 2.0
+
+
+class _Progress:
+    """ "gops: best responses: D of T first decisions" on stderr, from the first that
+    takes a while (a run of seconds prints nothing)."""
+
+    def __init__(self, enabled: bool, after: float = PROGRESS_AFTER_SECONDS):
+        self.enabled, self.start, self.after = enabled, time.monotonic(), after
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled and done < total and time.monotonic() - self.start >= self.after:
+            click.echo(f"gops: best responses: {done} of {total} first decisions done", err=True)
+
+
+def _check_size(game: ImperfectGame) -> None:
+    high = NASHCONV_MAX_N[game.order.name]
+    if game.n > high:
+        raise GopsInputError(
+            f"N must be at most {high} for gops imperfect nashconv --order "
+            f"{game.order.name} ({NASHCONV_BEYOND[game.order.name]}), got {game.n}"
+        )
+
+
+@click.group()
+def imperfect() -> None:
+    """Imperfect-information Goofspiel, as OpenSpiel's goofspiel(imp_info=True)."""
+
+
+@imperfect.command()
+@click.argument("policy_source", metavar="POLICY")
+@click.option("--n", "n", type=INTEGER, required=True, help="Cards per player.")
+@click.option(
+    "--order",
+    type=click.Choice(IMPERFECT_ORDERS),
+    default="random",
+    show_default=True,
+    help="Prize order (OpenSpiel's points_order).",
+)
+@click.option(
+    "--objective",
+    type=OBJECTIVE,
+    default="points",
+    show_default=True,
+    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
+    "win: win_loss.",
+)
+@click.option(
+    "--rational", is_flag=True, help="Exact rationals instead of floats with an error bound."
+)
+@click.option(
+    "--fill-uniform", is_flag=True, help="Bid uniformly at the states the policy file omits."
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+@one_line_errors
+def nashconv(
+    policy_source: str,
+    n: int,
+    order: str,
+    objective,
+    rational: bool,
+    fill_uniform: bool,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """NashConv of POLICY: a policy file (JSON {information-state string: {action id:
+    probability}}, OpenSpiel's turn-based strings, action id = card - 1) or `uniform`.
+
+    NashConv is the sum of what each player gains by best-responding (Lanctot et al.
+    2017), in OpenSpiel's units; 0 exactly at a Nash equilibrium.
+    """
+    game = ImperfectGame.parse(n, order, objective)
+    _check_size(game)
+    if policy_source in BUILT_IN:
+        policy = BUILT_IN[policy_source](game)
+    else:
+        policy = load_policy_file(game, policy_source, fill_uniform)
+    result = nash_conv(
+        game,
+        policy,
+        "rational" if rational else "float",
+        progress=_Progress(not quiet),
+    )
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    value = str(result.value) if rational else f"{result.value!r}"
+    bound = "exact" if rational else f"+- {result.error_bound:.1e}"
+    click.echo(
+        f"NashConv of {result.policy} in {n}-card imperfect-information goofspiel "
+        f"({order} order, {game.objective.name}): {value} ({bound})"
+    )
+    click.echo(
+        f"best responses: P0 {float(result.best_responses[0])!r}, "
+        f"P1 {float(result.best_responses[1])!r}"
+    )
+    click.echo(f"units: {result.units}")

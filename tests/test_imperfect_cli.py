@@ -1,0 +1,74 @@
+"""gops imperfect nashconv: outputs, the JSON's units, one-line errors with exit code 2."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+from exact.imperfect.game import ImperfectGame
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.output  # click >= 8.2 mixes stderr into output
+
+
+def test_uniform_json_is_exact_and_states_its_units():
+    """N = 2 descending uniform: NashConv 1/2 (derived by hand in
+    tests/test_imperfect_nashconv.py::test_hand_derived_two_cards)."""
+    code, out = run(
+        "imperfect",
+        "nashconv",
+        "uniform",
+        "--n",
+        2,
+        "--order",
+        "descending",
+        "--rational",
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["nash_conv"] == "1/2" and data["best_response_values"] == ["1/4", "1/4"]
+    assert data["units"] == "OpenSpiel's point_difference: half the point difference"
+    assert data["openspiel_game"]["returns_type"] == "point_difference"
+
+
+def test_text_output_and_win_units():
+    code, out = run(
+        "imperfect", "nashconv", "uniform", "--n", 2, "--order", "ascending", "--objective", "win"
+    )
+    assert code == 0
+    assert "NashConv of uniform in 2-card" in out and ": 1.0 (+- " in out
+    assert "units: OpenSpiel's win_loss" in out
+
+
+def test_policy_file_and_fill_uniform(tmp_path):
+    game = ImperfectGame.parse(3, "random")
+    info = next(iter(game.information_states(0)))
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({info.string: {str(a): f"1/{len(info.legal)}" for a in info.legal}}))
+    code, out = run("imperfect", "nashconv", path, "--n", 3)
+    assert code == 2 and out.startswith("gops: error: the policy has no state")
+    assert len(out.strip().splitlines()) == 1
+    code, out = run(
+        "imperfect", "nashconv", path, "--n", 3, "--fill-uniform", "--rational", "--json"
+    )
+    assert code == 0 and json.loads(out)["nash_conv"] == "4/3"
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (("absent.json", "--n", 3), "cannot read the policy file"),
+        (("uniform", "--n", 6, "--order", "random"), "N must be at most 5"),
+        (("uniform", "--n", 0), "N must be between 1 and 13"),
+        (("uniform", "--n", 3, "--order", "controlled-by-me"), "Invalid value for '--order'"),
+    ],
+)
+def test_errors_are_one_line_exit_2(args, words):
+    code, out = run("imperfect", "nashconv", *args)
+    assert code == 2
+    assert out.startswith("gops: error: ") and words in out
+    assert len(out.strip().splitlines()) == 1
