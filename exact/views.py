@@ -14,20 +14,6 @@ from fractions import Fraction
 
 from flint import fmpz
 
-from exact.game.rules import prize_total
-
-
-def position_handicap(n: int, lead: int, deck) -> int:
-    """The handicap a position of N-card GOPS ``lead`` points ahead (a checked lead) with
-    the prizes ``deck`` left is solved for: the part of |lead| that the prizes already
-    played cannot explain (a lead they explain needs none), as ``gops strategy --lead``
-    and the web page's Explore solve it.
-
-    >>> position_handicap(5, 4, {4, 5}), position_handicap(5, -9, {3, 4, 5})  # 9 and 3 played
-    (0, 6)
-    """
-    return max(0, abs(lead) - (prize_total(n) - sum(deck)))
-
 
 def integer_text(a: int) -> str:
     """``str(a)`` for an integer of any length (fmpz prints any size)."""

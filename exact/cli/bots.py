@@ -24,6 +24,7 @@ from exact.cli.common import (
 from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
+from exact.game.objectives import FLOAT, POINTS, RATIONAL, WIN
 from exact.game.spec import GameSpec
 
 
@@ -124,9 +125,9 @@ def _evaluation_bots(game: GameSpec, names: list[str], use_float: bool) -> list:
     made: list = []  # bot A's, bot B's
     for player, x in enumerate(names):
         if x in OPTIMAL_BOTS:
-            objective = "win" if x == "optimal-win" else "points"
-            most = EXACT_OPTIMAL_WIN_MAX_N if objective == "win" else EXACT_OPTIMAL_MAX_N
-            arithmetic = "float" if use_float or n > most else "rational"
+            objective = WIN if x == "optimal-win" else POINTS
+            most = EXACT_OPTIMAL_WIN_MAX_N if objective.has_lead else EXACT_OPTIMAL_MAX_N
+            arithmetic = FLOAT if use_float or n > most else RATIONAL
             seen = game.replace(objective=objective, arithmetic=arithmetic)
             if player == 1:  # B sees the game from its seat
                 seen = seen.mirrored()

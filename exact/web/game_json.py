@@ -9,8 +9,10 @@ Points are integers, or halves (4.5) where the dummy variant splits a prize.
 
 from __future__ import annotations
 
+from exact.game.objectives import GameObjective
 
-def game_json(game, objective: str, bids, prizes) -> dict:
+
+def game_json(game, objective: GameObjective, bids, prizes) -> dict:
     """A two-player game as the page draws it; ``state``: what it sends back.  A variant
     adds its name and rules; with the dummy, its bid and points each round (a tie with
     it splits the prize), its score and prizes; in the twelve-round game, once it is
@@ -27,7 +29,7 @@ def game_json(game, objective: str, bids, prizes) -> dict:
     to_come = set() if over else game.position.deck - {game.upcard}  # (a leftover: none)
     if game.order.next != "any":  # a known order: the prizes in the order they come
         to_come = [p for p in game.prizes if p in to_come]
-    head = {"lead": game.lead} if objective == "win" else {}
+    head = {"lead": game.lead} if objective.has_lead else {}
     extra: dict[str, object] = {}
     if variant:
         extra = {"variant_text": VARIANT_TEXT[rules.name], "review_text": NO_REVIEW}
@@ -41,7 +43,7 @@ def game_json(game, objective: str, bids, prizes) -> dict:
             }
     return {
         "n": game.n,
-        "objective": objective,
+        "objective": objective.name,
         "order": game.order.name,
         "order_text": game.order.description,
         "seed": game.seed,
@@ -85,7 +87,7 @@ def game_json(game, objective: str, bids, prizes) -> dict:
         "winner": (who([game.winner]) if game.winner is not None else "nobody") if over else None,
         "state": {
             "n": game.n,
-            "objective": objective,
+            "objective": objective.name,
             "order": game.order.name,
             "seed": game.seed,
             **variant,

@@ -56,7 +56,7 @@ def _game(request, bid: bool = False, prize: bool = False) -> dict:
         lead=lead or 0,
     )
     board.replay(*moves)
-    out = game_json(board, game.objective.name, *moves)
+    out = game_json(board, game.objective, *moves)
     if board.over and variant == "standard":  # the review (the standard game only):
         out["review"] = _review(board.review(request_solution(request, game)))
     return out

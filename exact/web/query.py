@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from exact.dp.solve import check_lead
 from exact.dp.variant_solver import check_variant_options
 from exact.errors import GopsInputError
+from exact.game.objectives import POINTS
 from exact.game.rules import parse_cards, parse_integer, validate_position
 from exact.game.spec import GameSpec
 from exact.limits import ENCODING_MAX_N, check_n
 from exact.play.engine import check_setup
-from exact.views import position_handicap
 
 #: The two-player variants Play offers (``gops play --variant``).
 PLAY_VARIANTS = ("standard", "twelve", "dummy")
@@ -136,7 +136,8 @@ def lead_handicap(n: int, lead: int | None, what: str = "the lead") -> int:
 class PositionQuery:
     """A position asked about (``mine``, ``theirs``, ``deck``, the ``upcard`` if one is
     turned up), checked by the rules, and ``game``: the game whose solution answers it
-    (a win game with the handicap its lead needs, :func:`exact.views.position_handicap`).
+    (a win game with the handicap its lead needs,
+    :meth:`exact.game.objectives.GameObjective.position_handicap`).
     """
 
     game: GameSpec
@@ -156,7 +157,7 @@ class PositionQuery:
         m, t, d = validate_position(mine, theirs, deck, up, n=game.n)
         if lead:
             check_lead(game.n, lead, "the lead")
-            game = game.replace(handicap=position_handicap(game.n, lead, d))
+            game = game.replace(handicap=game.objective.position_handicap(game.n, lead, d))
         return cls(game, lead, m, t, d, up)
 
 
@@ -178,7 +179,7 @@ def game_variant(request, game: GameSpec) -> str:
     variant = variant_name(request)
     if variant != "standard":
         check_setup(variant, game.order.name, game.objective)
-        if game.objective.name != "points":
+        if game.objective is not POINTS:
             raise GopsInputError(f"the {variant} variant is solved for points only")
         check_variant_options(variant, game.n, "float")  # the solver's own limit on N
     return variant

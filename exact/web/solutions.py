@@ -30,6 +30,7 @@ from exact.dp import preflight, variant_solver
 from exact.dp import solve as dp_solve
 from exact.dp.store import game_of, read_manifest
 from exact.errors import GopsInputError
+from exact.game.objectives import OBJECTIVES, GameObjective
 from exact.game.rules import prize_total
 from exact.game.spec import GameSpec
 from exact.limits import check_n
@@ -66,7 +67,7 @@ VARIANT_SECONDS = {
 }
 
 
-def solve_size(n: int, objective: str, handicap: int = 0) -> tuple[int, float]:
+def solve_size(n: int, objective, handicap: int = 0) -> tuple[int, float]:
     """Bytes of values and estimated seconds (exact.dp.preflight's sizes and cost model,
     this machine's cores) of a float solve of N cards: one value per antisymmetric pair.
 
@@ -143,9 +144,9 @@ class Solutions:
         self.progress: dict[SolutionKey | VariantKey, SolveProgress] = {}
         self._guard = threading.Lock()
         self.solves = 0  # games solved on the fly (tests count them)
-        self.limits = {o: self._largest(o) for o in ("points", "win")}
+        self.limits = {o.name: self._largest(o) for o in OBJECTIVES.values()}
 
-    def _largest(self, objective: str) -> dict:
+    def _largest(self, objective: GameObjective) -> dict:
         """The largest N solved on the fly at lead 0 and at every lead."""
 
         def top(handicap_of):
@@ -159,7 +160,7 @@ class Solutions:
             )
 
         out = {"max_n": top(lambda n: 0)}
-        if objective == "win":
+        if objective.has_lead:
             out["max_n_every_lead"] = top(prize_total)
         return out
 
@@ -180,11 +181,11 @@ class Solutions:
 
     def available(self) -> dict:
         return {
-            objective: sorted(
-                set(range(1, self.limits[objective]["max_n"] + 1))
-                | {g.n for g in self.stores if g.objective.name == objective}
+            objective.name: sorted(
+                set(range(1, self.limits[objective.name]["max_n"] + 1))
+                | {g.n for g in self.stores if g.objective is objective}
             )
-            for objective in ("points", "win")
+            for objective in OBJECTIVES.values()
         }
 
     def stores_json(self) -> list[dict]:
@@ -198,7 +199,7 @@ class Solutions:
     def _check_size(self, game: GameSpec):
         n, objective, handicap = game.n, game.objective.name, game.handicap
         stored = ", ".join(
-            str(m) for m in sorted({g.n for g in self.stores if g.objective.name == objective})
+            str(m) for m in sorted({g.n for g in self.stores if g.objective is game.objective})
         )
         check_n(
             n,
@@ -252,7 +253,7 @@ class Solutions:
                 )
 
             return SolutionKey(game, stored=True), load, 0.0, 0
-        if game.arithmetic.name == "rational":
+        if game.arithmetic.exact:
             check_n(game.n, EXACT_MAX_N, what=" in exact arithmetic on this server")
             exact_key = SolutionKey(game.replace(handicap=0))
 
@@ -407,7 +408,7 @@ class Solutions:
         if isinstance(key, VariantKey):
             entry, weight, counted = key, solution.memory_bytes(), True
         else:
-            entry, counted = key.game, key.game.arithmetic.name == "float"
+            entry, counted = key.game, not key.game.arithmetic.exact
             weight = 0 if key.stored else solution_bytes(solution)
         with self._guard:  # kept and no longer being made in one step: no second solve
             self._cache.release(size)
