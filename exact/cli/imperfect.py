@@ -122,8 +122,6 @@ def nashconv(
         f"NashConv of {result.policy} in {n}-card imperfect-information goofspiel "
         f"({order} order, {game.objective.name}): {value} ({bound})"
     )
-    click.echo(
-        f"best responses: P0 {float(result.best_responses[0])!r}, "
-        f"P1 {float(result.best_responses[1])!r}"
-    )
+    p0, p1 = (str(v) if rational else repr(float(v)) for v in result.best_responses)
+    click.echo(f"best responses: P0 {p0}, P1 {p1}")
     click.echo(f"units: {result.units}")
