@@ -11,6 +11,7 @@ import pytest
 
 import exact
 from exact.errors import GopsInputError
+from exact.game import orders as game_orders
 from exact.game.spec import GameSpec
 from reference_orders import exact_value, float_value
 
@@ -382,3 +383,12 @@ def test_preflight_time_follows_the_games_each_order_solves(order):
         estimate(GameSpec.parse(10, order=order)).seconds / estimate(GameSpec.parse(10)).seconds
     )
     assert modelled == pytest.approx(counted, rel=MODEL_REL)
+
+
+@pytest.mark.parametrize("order", list(game_orders.ORDERS.values()), ids=lambda o: o.name)
+def test_the_kernels_mirror_exactly_the_antisymmetric_orders(order):
+    """The kernels keep one pattern of each mirror pair where ``combine.mirrored`` says so:
+    that must be the order's own antisymmetry (a chooser of the prizes breaks it)."""
+    from exact.kernels.combine import mirrored
+
+    assert bool(mirrored(order.code)) == order.antisymmetric == (order.chooser is None)

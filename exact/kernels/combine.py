@@ -34,11 +34,17 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import exact.game.orders as orders
 from exact.kernels.bounds import gamma
 from exact.kernels.matrix_game import NO_REFCOUNT
 
-# The prize orders' codes (exact.game.orders.PrizeOrder.code), as numba constants.
-RANDOM, ASCENDING, DESCENDING, CONTROLLED_BY_ME, CONTROLLED_BY_THEM = 0, 1, 2, 3, 4
+# The prize orders' codes (exact.game.orders.PrizeOrder.code): module-level integers, which
+# numba compiles in as constants.
+RANDOM = orders.RANDOM.code
+ASCENDING = orders.ASCENDING.code
+DESCENDING = orders.DESCENDING.code
+CONTROLLED_BY_ME = orders.CONTROLLED_BY_ME.code
+CONTROLLED_BY_THEM = orders.CONTROLLED_BY_THEM.code
 
 
 @numba.njit(cache=True, nogil=True)
