@@ -139,3 +139,25 @@ def test_to_fraction_keeps_lowest_terms():
         assert got == want
         assert (got.numerator, got.denominator) == (want.numerator, want.denominator)
         assert got + 1 == want + 1 and hash(got) == hash(want)
+
+
+def test_an_exact_game_is_solved_when_the_float_guess_fails(monkeypatch):
+    """The float kernel only guesses the supports: where it gives up (SolverError), the
+    exact simplex still solves the game (Rhoads & Bartholdi 2012, sec 3.1's 2 x 2 game at
+    N = 13: value 313/25, mixes 12/25, 13/25)."""
+    from flint import fmpq
+
+    from exact.dp import exact_game
+    from exact.errors import SolverError
+
+    def gives_up(A):
+        raise SolverError("the float kernel missed its bound")
+
+    monkeypatch.setattr(exact_game, "solve_game", gives_up)
+    # I hold 2, 4, they hold 1, 3, the king (13) is up and the queen (12) left: rows my
+    # bids 2, 4, columns theirs 1, 3; the last round's 12 goes to the higher card left.
+    A = [[fmpq(13 + 12), fmpq(-13 + 12)], [fmpq(13 - 12), fmpq(13 + 12)]]
+    eq = exact_game.solve_exact_game(A)
+    assert eq.path == "simplex"
+    assert eq.value == fmpq(313, 25)
+    assert (eq.x, eq.y) == ([fmpq(12, 25), fmpq(13, 25)], [fmpq(13, 25), fmpq(12, 25)])

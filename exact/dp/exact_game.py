@@ -190,6 +190,21 @@ def _fraction_free(xs, value):
     return scaled[:-1], d, scaled[-1]
 
 
+def _float_supports(A) -> tuple[list[int], list[int]]:
+    """The supports of the float kernel's equilibrium of A: a guess, verified exactly by
+    the caller.  No guess ([], [0], so the exact simplex decides) beyond the kernel's size
+    (a restricted fixed-bid game) or where the float kernel misses its accuracy bound."""
+    if len(A) > KMAX:
+        return [], [0]
+    try:
+        _, xf, yf = solve_game(to_float_matrix(A))
+    except SolverError:
+        return [], [0]
+    S = [i for i, p in enumerate(xf) if p > SUPPORT_TOL]
+    T = [j for j, q in enumerate(yf) if q > SUPPORT_TOL]
+    return S, T
+
+
 def solve_exact_game(A) -> ExactEquilibrium:
     """Verified exact equilibrium of the square rational game A (a list of lists of fmpq).
 
@@ -199,12 +214,7 @@ def solve_exact_game(A) -> ExactEquilibrium:
     (1/7, [3/7, 4/7], [2/7, 5/7])
     """
     game = IntegerGame(A)
-    if len(A) > KMAX:  # beyond the float kernel (a restricted fixed-bid game): simplex only
-        S, T = [], [0]
-    else:
-        _, xf, yf = solve_game(to_float_matrix(A))
-        S = [i for i, p in enumerate(xf) if p > SUPPORT_TOL]
-        T = [j for j, q in enumerate(yf) if q > SUPPORT_TOL]
+    S, T = _float_supports(A)
     if len(S) == len(T):
         guess = _from_supports(game, S, T)
         if guess is not None and verify_integer(game, *guess):
