@@ -91,3 +91,59 @@ def test_the_game_rules_import_only_errors_and_limits():
                 assert module.startswith(("exact.game", "exact.errors", "exact.limits")), (
                     f"{path.name}: {module}"
                 )
+
+
+def declared_arrows() -> dict[str, set[str]]:
+    """ARCHITECTURE.md's ```arrows block: {package: the packages it imports}."""
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    block = text.split("```arrows\n", 1)[1].split("```", 1)[0]
+    arrows = {}
+    for line in block.splitlines():
+        source, _, targets = line.partition("->")
+        arrows[source.strip()] = {t.strip() for t in targets.split(",") if t.strip()}
+    return arrows
+
+
+def package_of(module: str) -> str | None:
+    """The package of ``exact`` a module belongs to (a top-level module is its own)."""
+    parts = module.split(".")
+    if parts[0] != "exact" or len(parts) == 1:
+        return None
+    return parts[1]
+
+
+def actual_arrows() -> dict[str, set[str]]:
+    """The packages of ``exact`` that each package imports, read from the code."""
+    arrows: dict[str, set[str]] = {}
+    for path in files("exact"):
+        rel = path.relative_to(ROOT / "exact").with_suffix("").parts
+        source = rel[0]
+        if source == "__init__":
+            continue  # the public names: said in prose
+        targets = arrows.setdefault(source, set())
+        for module in imported_modules(path):
+            target = package_of(module)
+            if target is not None and target != source and target != "__init__":
+                targets.add(target)
+    return arrows
+
+
+def test_the_arrows_of_architecture_md_are_the_imports():
+    """ARCHITECTURE.md's arrows are exactly the imports between packages: no import it
+    does not show, and no arrow that the code does not draw."""
+    declared, actual = declared_arrows(), actual_arrows()
+    assert set(declared) == set(actual), "packages: " + str(set(declared) ^ set(actual))
+    for package in sorted(actual):
+        assert actual[package] == declared[package], (
+            f"{package}: imported but not shown {sorted(actual[package] - declared[package])}, "
+            f"shown but not imported {sorted(declared[package] - actual[package])}"
+        )
+
+
+def test_the_packages_import_each_other_without_a_cycle():
+    """The packages form layers (the order of ARCHITECTURE.md's arrows): every package
+    imports only packages listed below it there."""
+    order = list(declared_arrows())
+    for package, targets in actual_arrows().items():
+        for target in targets:
+            assert order.index(target) > order.index(package), f"{package} -> {target} runs up"
