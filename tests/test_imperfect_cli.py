@@ -72,3 +72,13 @@ def test_errors_are_one_line_exit_2(args, words):
     assert code == 2
     assert out.startswith("gops: error: ") and words in out
     assert len(out.strip().splitlines()) == 1
+
+
+def test_progress_lines_once_a_run_takes_a_while(capsys):
+    from exact.cli.imperfect import _Progress
+
+    _Progress(True, after=0.0)(3, 10)
+    _Progress(True, after=0.0)(10, 10)  # the last: nothing
+    _Progress(True, after=3600.0)(3, 10)  # a short run: nothing
+    _Progress(False, after=0.0)(3, 10)  # --quiet
+    assert capsys.readouterr().err == "gops: best responses: 3 of 10 first-round bids done\n"

@@ -20,10 +20,10 @@ BUILT_IN = {"uniform": uniform_policy}
 
 #: The largest games the (pure Python) best responses take on, by prize order: what the
 #: next size would need (benchmarks/RESULTS.md, "Imperfect-information NashConv").
-NASHCONV_MAX_N = {"descending": 6, "ascending": 6, "random": 5}
+NASHCONV_MAX_N = {"descending": 7, "ascending": 7, "random": 5}
 NASHCONV_BEYOND = {
-    "descending": "N = 7 has 47.5 million turn-based histories, hours in Python",
-    "ascending": "N = 7 has 47.5 million turn-based histories, hours in Python",
+    "descending": "N = 7 takes about 3 minutes, N = 8 about 50 times as long",
+    "ascending": "N = 7 takes about 3 minutes, N = 8 about 50 times as long",
     "random": "N = 5 visits 3.3 million turn-based histories, N = 6 about a hundred times as many",
 }
 
@@ -33,7 +33,7 @@ PROGRESS_AFTER_SECONDS = 2.0
 
 
 class _Progress:
-    """ "gops: best responses: D of T first decisions" on stderr, from the first that
+    """ "gops: best responses: D of T first-round bids" on stderr, from the first that
     takes a while (a run of seconds prints nothing)."""
 
     def __init__(self, enabled: bool, after: float = PROGRESS_AFTER_SECONDS):
@@ -41,7 +41,7 @@ class _Progress:
 
     def __call__(self, done: int, total: int) -> None:
         if self.enabled and done < total and time.monotonic() - self.start >= self.after:
-            click.echo(f"gops: best responses: {done} of {total} first decisions done", err=True)
+            click.echo(f"gops: best responses: {done} of {total} first-round bids done", err=True)
 
 
 def _check_size(game: ImperfectGame) -> None:

@@ -103,7 +103,7 @@ def nash_conv(
     progress: Callable[[int, int], None] | None = None,
 ) -> NashConv:
     """NashConv of ``policy`` in ``game`` (module docstring).  ``progress(done, total)``
-    is called as the first round's decisions of each best response finish.
+    is called as each first-round bid's subtree of each best response is done.
 
     >>> from exact.imperfect.policy import uniform_policy
     >>> game = ImperfectGame.parse(2, "descending", "points")
@@ -197,11 +197,14 @@ class _BestResponse:
             return self.last_round(prizes, own, winners, beliefs)
         if len(prizes) == rounds:
             return self.deal(prizes, own, winners, beliefs)
-        value = self.decide(prizes, own, winners, beliefs)
-        if rounds == 0 and self.progress is not None:
+        return self.decide(prizes, own, winners, beliefs)
+
+    def report(self) -> None:
+        """One first-round bid's subtree is done (of n per first decision, both players)."""
+        if self.progress is not None:
             self.done += 1
-            self.progress(self.done, 2 * (n if self.game.next_prize(()) is None else 1))
-        return value
+            firsts = self.game.n if self.game.next_prize(()) is None else 1
+            self.progress(self.player * firsts * self.game.n + self.done, 2 * firsts * self.game.n)
 
     def deal(self, prizes, own, winners, beliefs):
         fixed = self.game.next_prize(prizes)
@@ -240,6 +243,8 @@ class _BestResponse:
             )
             if best is None or value > best:
                 best = value
+            if not own:
+                self.report()
         return best
 
 
