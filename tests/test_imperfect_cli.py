@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from exact.cli import main
+from exact.cli.imperfect import _Progress
 from exact.imperfect.game import ImperfectGame
 
 
@@ -75,8 +76,6 @@ def test_errors_are_one_line_exit_2(args, words):
 
 
 def test_progress_lines_once_a_run_takes_a_while(capsys):
-    from exact.cli.imperfect import _Progress
-
     _Progress(True, after=0.0)(3, 10)
     _Progress(True, after=0.0)(10, 10)  # the last: nothing
     _Progress(True, after=3600.0)(3, 10)  # a short run: nothing
