@@ -16,7 +16,7 @@ from os import PathLike as _PathLike
 from exact.certificate.writer import certify as _certify
 from exact.dp.solution import Solution, SolveStats, Strategy
 from exact.dp.solve import solve
-from exact.dp.store import load as _load
+from exact.dp.store import Store as _Store
 from exact.dp.variant_solver import solve_variant
 from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
 
@@ -31,7 +31,7 @@ def load(
 ) -> Solution:
     """The Solution kept in a store directory written by ``gops solve N --store DIR``
     (``n``, ``objective`` and the prize ``order``, when given, must match it)."""
-    return _load(root, n, objective, order)
+    return _Store.open(root).solution(n, objective, order)
 
 
 def certify(

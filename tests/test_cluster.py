@@ -322,7 +322,7 @@ def test_a_damaged_part_is_refused_at_the_join(client, tmp_path):
 
     root = tmp_path / "s"
     solve_into_store(GameSpec.parse(6), root)
-    store = Store(root, GameSpec.parse(6))
+    store = Store.open(root)
     store.forget_level(6)
     level = store.levels[6]
     sha = store.manifest["levels"]["5"]["sha256"]
@@ -348,7 +348,7 @@ def test_a_forged_part_is_refused_at_the_join_of_a_resume(client, tmp_path):
 
     root = tmp_path / "s"
     solve_into_store(GameSpec.parse(6), root)
-    store = Store(root, GameSpec.parse(6))
+    store = Store.open(root)
     store.forget_level(6)
     store.forget_level(5)
     level = store.levels[5]

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import exact
 import exact.game.encoding
 from exact.cli import main
-from exact.dp.store import StoreError, solve_into_store
+from exact.dp.store import Store, StoreError, solve_into_store
 from exact.game.spec import GameSpec
 
 
@@ -110,8 +110,8 @@ def test_a_rerun_says_where_it_resumes(tmp_path, solved):
     work = [comb(8, k) * pattern_count(8, k) * k**3 / 2 for k in range(9)]
     left = (sum(work[6:]) - work[6] * 4000 / total) / sum(work)
     seconds = left * estimate(GameSpec.parse(8)).seconds
-    manifest = json.loads((root / "manifest.json").read_text())
-    on_cluster = resume_line(root, manifest, GameSpec.parse(8), estimate(GameSpec.parse(8)), True)
+    opened = Store.for_game(root, GameSpec.parse(8))
+    on_cluster = resume_line(opened, estimate(GameSpec.parse(8)), True)
     assert on_cluster.startswith(  # a cluster keeps parts, not a count of items
         f"gops: resuming {root}: levels 0 to 5 stored, level 6 next (the parts it has done "
         f"are kept); about {100 * sum(work[6:]) / sum(work):.0f} % "
@@ -504,3 +504,28 @@ def test_a_store_of_the_full_layout_is_refused_in_one_line(store5):
         assert code == 2 and out.count("\n") == 1, (args, out)
         assert "store of version 1" in out and "gops solve N --store NEWDIR" in out
     assert level_hashes(store5) == before
+
+
+def test_each_command_reads_the_manifest_once(tmp_path, monkeypatch):
+    """A store's manifest is read once per command: by the Store that the command opens
+    (a resume read it three times: the CLI's check before its estimate, the Store it
+    solved with, the final load), and not at all by a solve that makes the store."""
+    import exact.dp.store as store_module
+
+    reads = []
+    real = store_module._read_manifest
+    monkeypatch.setattr(
+        store_module, "_read_manifest", lambda root: reads.append(root) or real(root)
+    )
+    root = str(tmp_path / "s")
+    runs = [
+        (["solve", "6", "--store", root, "--quiet"], 0),  # new: written, never read back
+        (["solve", "6", "--store", root, "--quiet"], 1),  # a resume of a complete store
+        (["table", "6", "--store", root, "--json", "--quiet"], 1),
+        (["verify", root, "--quiet"], 1),
+    ]
+    for args, want in runs:
+        reads.clear()
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert len(reads) == want, args

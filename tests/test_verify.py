@@ -17,7 +17,7 @@ from click.testing import CliRunner
 import exact
 from exact.cli import main
 from exact.dp.rederive import SMALL_LEVEL_ITEMS
-from exact.dp.store import StoreError, check_radii, file_sha256, solve_into_store
+from exact.dp.store import Store, StoreError, file_sha256, solve_into_store
 from exact.dp.verify import RADIUS_SLACK, verify_store
 from exact.game.spec import GameSpec
 
@@ -229,7 +229,7 @@ def test_a_radius_below_the_level_below_is_refused(store):
     radii = manifest(store)["levels"]
     set_radius(store, 5, radii["4"]["radius"] / 2)
     with pytest.raises(StoreError, match="below level 4's"):
-        check_radii(store, manifest(store))
+        Store.open(store)
     assert gops("table", N, "--store", store).exit_code == 2
 
 

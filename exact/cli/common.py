@@ -29,7 +29,7 @@ from exact.cli.limits import check_command_n
 from exact.cli.render import fraction_text, interval_text
 from exact.dp import solve as dp_solve  # the module: solve_game looked up at each call
 from exact.dp.preflight import level_work
-from exact.dp.store import load
+from exact.dp.store import Store
 from exact.dp.variant_solver import check_variant_options, solve_variant
 from exact.errors import GopsError, GopsInputError
 from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, objective_named
@@ -231,7 +231,7 @@ def load_or_solve(game: GameSpec, store_dir, quiet, top=None):
     if store_dir is None:
         return solve_with_progress(game, top=top, quiet=quiet)
 
-    return load(store_dir, n=game.n, objective=game.objective.name, order=game.order.name)
+    return Store.open(store_dir).solution(game.n, game.objective.name, game.order.name)
 
 
 def presolve_variant(variant: str, game: GameSpec):

@@ -31,10 +31,10 @@ from exact.dp.cluster import parse_cluster, solve_on_cluster
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_fits, estimate, format_duration, level_work, work_left
 from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes, solve_limit
-from exact.dp.store import existing_manifest, load, read_manifest, resume_point, solve_into_store
+from exact.dp.store import Store
 from exact.dp.verify import check_position
 from exact.errors import GopsInputError
-from exact.game.encoding import build_levels, column_count, pattern_count
+from exact.game.encoding import column_count, pattern_count
 from exact.game.objectives import RATIONAL
 from exact.game.orders import RANDOM
 from exact.game.rules import validate_position
@@ -175,15 +175,18 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
 
     if cluster is not None:
         parse_cluster(cluster)
-    # A store of another game is refused before the estimate is printed (nothing written).
-    manifest = existing_manifest(store_dir, game)
+    # A store of another game is refused before the estimate is printed (nothing written);
+    # its manifest is read here, once for the whole solve.
+    store = Store.for_game(
+        store_dir, game, None if cluster else chunk_items, on_repair=report_repair
+    )
     est = estimate(game)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
         where = "this machine" if cluster is None else "one machine like this one"
         click.echo(f"gops: estimate for {where}: {est.describe()}", err=True)
-        if manifest is not None:
-            line = resume_line(store_dir, manifest, game, est, cluster is not None)
+        if store.exists:
+            line = resume_line(store, est, cluster is not None)
             if line:
                 click.echo(line, err=True)
     jit = objective_of(game).warm_up()
@@ -197,15 +200,13 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
             lines(level, done)
 
         try:
-            store = solve_into_store(
-                game, store_dir, progress=progress, chunk_items=chunk_items, on_repair=report_repair
-            )
+            store.solve(progress)
         finally:
             bar.close()
         games, kept = store.games, store.kept
     else:
-        games, kept = solve_cluster_with_progress(game, store_dir, cluster, chunk_items, quiet)
-    sol = load(store_dir, n=game.n, objective=game.objective.name, order=game.order.name)
+        games, kept = solve_cluster_with_progress(store, cluster, chunk_items, quiet)
+    sol = store.solution()
     st = SolveStats(
         subgames=sol.objective.subgames(sol.levels),
         matrix_games=games,
@@ -215,14 +216,14 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
     print_summary(sol, st, jit, 0 if game.has_lead else None, store_dir, kept)
 
 
-def resume_line(store_dir, manifest, game: GameSpec, est, cluster: bool) -> str | None:
+def resume_line(store: Store, est, cluster: bool) -> str | None:
     """What a rerun of ``gops solve --store`` picks up, in one line (None while the store
     holds nothing yet): the levels stored, the items of the next one recorded as finished
     (a cluster keeps parts instead: exact.dp.cluster), and the work left by the cost model
     of the estimate (:func:`exact.dp.preflight.work_left`)."""
 
-    point = resume_point(store_dir, manifest, game, build_levels(game.n))  # cached levels
-    head = f"gops: resuming {store_dir}"
+    point, game = store.resume_point(), store.game
+    head = f"gops: resuming {store.root}"
     if point.level is None:
         return f"{head}: every level is stored; checking them"
     items = 0 if cluster else point.items
@@ -256,15 +257,15 @@ def _levels_text(ks) -> str:
     return "levels " + ", ".join(map(str, ks))
 
 
-def solve_cluster_with_progress(game, store_dir, cluster, part_items, quiet):
+def solve_cluster_with_progress(store: Store, cluster, part_items, quiet):
     """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
     left for the other levels from the cost model of exact.dp.preflight) and a summary;
     returns the games solved and the levels kept as the store held them."""
 
-    n = game.n
+    game, n = store.game, store.game.n
     work = [level_work(game, k) for k in range(n + 1)]
     t0 = time.perf_counter()
-    level = {}  # the level in progress: k, start time, parts done before, games
+    level: dict = {}  # the level in progress: k, start time, parts done before, games
     finished = [0.0]  # units of work done by this run
 
     def progress(k, done, total, games):
@@ -289,8 +290,8 @@ def solve_cluster_with_progress(game, store_dir, cluster, part_items, quiet):
             err=True,
         )
 
-    store, report = solve_on_cluster(
-        game, store_dir, cluster, part_items, progress=progress, on_repair=report_repair
+    _, report = solve_on_cluster(
+        game, store.root, cluster, part_items, progress=progress, store=store
     )
     if not quiet:
         click.echo(
@@ -451,7 +452,7 @@ def _strategy_n(options: dict) -> int:
         if options["exact_"]:
             raise GopsInputError("--exact and --store exclude each other (stores hold floats)")
 
-        n = read_manifest(store_dir)["n"] if n is None else n
+        n = Store.open(store_dir).game.n if n is None else n
     if n is not None:
         check_command_n(n, "strategy")
     m, t, d = validate_position(

@@ -278,6 +278,7 @@ def solve_on_cluster(
     on_repair=None,
     client=None,
     threads: int | None = None,
+    store: Store | None = None,
 ) -> tuple[Store, ClusterReport]:
     """Solve the game (a float GameSpec without handicap, as every store holds) into the
     store at ``root`` on a Dask cluster (``local:W`` or a
@@ -286,7 +287,9 @@ def solve_on_cluster(
 
     ``client``: an existing ``dask.distributed.Client`` to use instead of connecting
     (tests, benchmarks); it is left open, and each task then uses ``threads`` numba
-    threads (default: all the worker's cores).
+    threads (default: all the worker's cores).  ``store``: the store at ``root`` already
+    open for the game (:meth:`Store.for_game`, as the CLI checks it before its estimate),
+    so that its manifest is not read again.
     """
     from dask.distributed import as_completed  # dask: the cluster path only
 
@@ -297,9 +300,10 @@ def solve_on_cluster(
     if own:
         client, local = connect(cluster)  # first: an unreachable scheduler writes nothing
     try:
-        levels = build_levels(game.n)
-        store = Store(root, game, levels=levels, on_repair=on_repair)
-        objective = store.objective
+        if store is None:
+            store = Store.for_game(root, game, on_repair=on_repair)
+        store.create()
+        objective, levels = store.objective, store.levels
         report = ClusterReport(workers=len(client.scheduler_info().get("workers", {})))
         radius_below = 0.0
         for level in levels:
@@ -321,7 +325,7 @@ def solve_on_cluster(
             done, games = len(parts) - len(todo), 0
             if progress is not None:
                 progress(k, done, len(parts), 0)
-            below_sha256 = store.manifest["levels"][str(k - 1)]["sha256"]
+            below_sha256 = store.sha256(k - 1)
             futures = [
                 client.submit(
                     solve_part,

@@ -44,7 +44,7 @@ class InMemoryLevels:
     def below(self, level) -> np.ndarray:
         return self.values[level.k - 1]
 
-    def open(self, level) -> tuple[np.ndarray, int, float]:
+    def start(self, level) -> tuple[np.ndarray, int, float]:
         """The array to fill, the number of its items already done and their radius."""
         return self.objective.empty_level(level), 0, 0.0
 
@@ -90,7 +90,7 @@ def solve_float_levels(
             continue
         if below is None and level.k > 0:
             below = sink.below(level)
-        out, done, radius = sink.open(level)
+        out, done, radius = sink.start(level)
         total = objective.level_items(level) if level.k > 0 else 0  # the empty game: no game
         if progress is not None and done:
             progress(level, objective.progress_done(level, total, 0, done))

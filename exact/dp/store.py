@@ -120,27 +120,17 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def order_of(manifest: dict) -> str:
-    """The prize order of a store (exact.game.orders); absent means the paper's random."""
-    return manifest.get("order", "random")
-
-
-def game_of(manifest: dict) -> GameSpec:
-    """The game a store holds: the real game (no handicap) in floating point (read_manifest
-    has checked its fields)."""
+def _game_of(manifest: dict) -> GameSpec:
+    """The game a store holds: the real game (no handicap) in floating point, from a
+    manifest :func:`_read_manifest` has checked (no order: the paper's random one)."""
     return GameSpec.from_json(
         {
             "n": manifest["n"],
             "objective": manifest["objective"],
-            "order": order_of(manifest),
+            "order": manifest.get("order", "random"),
             "arithmetic": "float",
         }
     )
-
-
-def manifest_objective(manifest: dict) -> Objective:
-    """The Objective of a store's levels (their layout and kernel)."""
-    return objective_of(game_of(manifest))
 
 
 def unreadable_reason(exc: OSError) -> str:
@@ -253,40 +243,91 @@ def file_sha256(path: Path) -> str:
 
 
 class Store:
-    """A store directory for one game (N, objective); see the module docstring.
+    """A store directory for one game (N, objective, order); see the module docstring.
+
+    Made by :meth:`open` (a store to read: its manifest read and checked once) or
+    :meth:`for_game` (a store to solve into, new or resumed).  It answers ``game``,
+    ``levels``, ``complete``, ``radius(k)``, ``level(k)`` (mapped after its checks, once
+    per store object) and :meth:`solution`; the file names are its ``*_path`` methods.
 
     It is the level sink of :func:`exact.dp.drivers.solve_float_levels` for a solve on disk
-    (``completed``, ``below``, ``open``, ``checkpoint``, ``finish``).  ``on_repair(k, what)``
-    is told of every completed level found damaged (it is then recomputed).
+    (``completed``, ``below``, ``start``, ``checkpoint``, ``finish``).  ``on_repair(k,
+    what)`` is told of every completed level found damaged (it is then recomputed).
     """
 
     def __init__(
         self,
         root,
         game: GameSpec,
-        chunk_items: int = DEFAULT_CHUNK_ITEMS,
+        manifest: dict | None,
         levels=None,
+        chunk_items: int = DEFAULT_CHUNK_ITEMS,
         on_repair=None,
     ):
+        """Use :meth:`open` or :meth:`for_game`: ``manifest`` is the store's, already read
+        and checked (None: a new store, written by :meth:`create`)."""
         self.root = Path(root)
         #: The game stored (the real game: no handicap; float).
         self.game = game
         self.objective: Objective = objective_of(game)
-        self.chunk_items = chunk_items
-        self.levels = build_levels(game.n) if levels is None else levels
+        self._levels = levels
         self.on_repair = on_repair
-        self.manifest = self._read_or_create_manifest()
+        #: Whether the store is on disk (its manifest written).
+        self.exists = manifest is not None
+        self.manifest = self._fresh_manifest(chunk_items) if manifest is None else manifest
+        self.chunk_items: int = self.manifest["chunk_items"]
         #: Levels kept as stored (not re-derived by this run): every completed level found
         #: intact, and the level in progress if its checkpointed items were taken.
         self.kept: list[int] = []
         #: Per level being built: (prize sets hashed, the running SHA-256 of their bytes).
         self._chain: dict[int, tuple[int, hashlib._Hash]] = {}
-        #: Matrix games solved by this run (set by :func:`solve_into_store`).
+        #: The levels read through :meth:`level`, each checked once.
+        self._read: dict[int, np.ndarray] = {}
+        #: Matrix games solved by this object's :meth:`solve`.
         self.games = 0
+
+    @classmethod
+    def open(cls, root) -> Store:
+        """The store at ``root``, to read: its manifest read once and checked (the format,
+        every level's shape against the one N implies, the radii no solve writes:
+        :meth:`_check_radii`).  StoreError (one line) otherwise; nothing is written."""
+        manifest = _read_manifest(root)
+        store = cls(root, _game_of(manifest), manifest)
+        store._check_shapes()
+        store._check_radii()
+        return store
+
+    @classmethod
+    def for_game(
+        cls, root, game: GameSpec, chunk_items: int | None = None, levels=None, on_repair=None
+    ) -> Store:
+        """The store at ``root`` to solve ``game`` into (a float GameSpec without handicap):
+        the one there, its manifest read once and checked against the game (N, objective,
+        order) and the level shapes N implies; or a new one (no folder yet, or an empty
+        one: ``exists`` False, written by :meth:`create`).  StoreError otherwise; nothing
+        is written.  ``chunk_items`` applies to a new store (one there keeps its own)."""
+        manifest = _existing_manifest(root, game)
+        store = cls(root, game, manifest, levels, chunk_items or DEFAULT_CHUNK_ITEMS, on_repair)
+        if manifest is not None:
+            store._check_shapes()
+        return store
+
+    @property
+    def levels(self):
+        """The levels of N (:func:`exact.game.encoding.build_levels`, built on first use:
+        N = 16 takes minutes)."""
+        if self._levels is None:
+            self._levels = build_levels(self.game.n)
+        return self._levels
+
+    @property
+    def complete(self) -> bool:
+        """Whether every level 0..N is recorded complete."""
+        return all(self.is_complete(k) for k in range(self.game.n + 1))
 
     # -- manifest ------------------------------------------------------------------------
 
-    def _fresh_manifest(self) -> dict:
+    def _fresh_manifest(self, chunk_items: int) -> dict:
         manifest = {
             "format": FORMAT,
             "version": VERSION,
@@ -295,20 +336,65 @@ class Store:
         }
         if self.game.order is not RANDOM:  # a store of the paper's game says nothing (version 1)
             manifest["order"] = self.game.order.name
-        return {**manifest, "arithmetic": "float", "chunk_items": self.chunk_items, "levels": {}}
+        return {**manifest, "arithmetic": "float", "chunk_items": chunk_items, "levels": {}}
 
-    def _read_or_create_manifest(self) -> dict:
-        manifest = existing_manifest(self.root, self.game, self.levels)
-        if manifest is None:
-            try:  # the store's own folder only: a mistyped parent is an error, not a path
-                self.root.mkdir(exist_ok=True)
-            except (FileNotFoundError, NotADirectoryError):
-                raise missing_parent(self.root) from None
-            manifest = self._fresh_manifest()
-            atomic_write_text(self.root / MANIFEST, json.dumps(manifest, indent=1))
-            return manifest
-        self.chunk_items = manifest["chunk_items"]
-        return manifest
+    def create(self) -> None:
+        """Write a new store's folder and manifest (nothing if it exists)."""
+        if self.exists:
+            return
+        try:  # the store's own folder only: a mistyped parent is an error, not a path
+            self.root.mkdir(exist_ok=True)
+        except (FileNotFoundError, NotADirectoryError):
+            raise missing_parent(self.root) from None
+        self._save_manifest()
+        self.exists = True
+
+    def _check_shapes(self) -> None:
+        """Every completed level's recorded shape must be the one N implies: a manifest that
+        says otherwise was edited or belongs to another game (StoreError, nothing written)."""
+        n = self.game.n
+        for key, entry in self.manifest["levels"].items():
+            want = list(self.objective.level_shape(self.levels[int(key)]))
+            if entry["shape"] != want:
+                raise StoreError(
+                    f"{self.root / MANIFEST} says N={n} but records level {key} with shape "
+                    f"{entry['shape']}, while N={n} implies {want}: the manifest was edited "
+                    "or belongs to another game"
+                )
+
+    def _check_radii(self) -> None:
+        """Refuse radii that no solve writes (StoreError, one line).  The rule, for each
+        recorded level k: a level that solves no matrix game has radius 0 (the empty game,
+        level 0; and the top level under an antisymmetric prize order, identical hands whose
+        values the rules fix: 0 by symmetry); every other level has a radius at least level
+        k - 1's (each of its games' bounds adds to it, :mod:`exact.kernels.bounds`), so 0
+        only if level k - 1's is 0; and no radius reaches the largest |value| of the game
+        (it would prove nothing).  This catches the crude edits;
+        :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
+        n = self.game.n
+        ceiling = self.objective.largest_value(n)
+        radii = {int(k): entry["radius"] for k, entry in self.manifest["levels"].items()}
+        where = self.root / MANIFEST
+        for k in sorted(radii):
+            radius, below = radii[k], radii.get(k - 1)
+            solves = k > 0 and not (k == n and self.objective.order.antisymmetric)
+            if not solves and radius != 0.0:
+                what = "the empty game (level 0)" if k == 0 else f"level {k} (no game to solve)"
+                raise StoreError(
+                    f"{where} gives {what} the radius {radius!r}, not 0: the manifest was edited"
+                )
+            if radius >= ceiling:
+                raise StoreError(
+                    f"{where} gives level {k} the radius {radius!r}, which proves "
+                    f"nothing (values are at most {ceiling:g} in size): the manifest "
+                    "was edited"
+                )
+            if solves and below is not None and radius < below:
+                raise StoreError(
+                    f"{where} gives level {k} the radius {radius!r}, below level "
+                    f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
+                    "edited)"
+                )
 
     def _save_manifest(self) -> None:
         atomic_write_text(self.root / MANIFEST, json.dumps(self.manifest, indent=1))
@@ -358,6 +444,10 @@ class Store:
     def radius(self, k: int) -> float:
         """The certified radius of completed level k."""
         return self.manifest["levels"][str(k)]["radius"]
+
+    def sha256(self, k: int) -> str:
+        """The checksum the manifest records for completed level k."""
+        return self.manifest["levels"][str(k)]["sha256"]
 
     def open_level(self, level, write_empty: bool = True) -> np.memmap:
         """The (possibly partial) array of a level being built, mapped read-write.
@@ -454,9 +544,90 @@ class Store:
         self._progress_path(k).unlink(missing_ok=True)
 
     def load_level(self, k: int, verify: bool = True, mode: Literal["r", "c"] = "c") -> np.ndarray:
-        """A completed level, by default mapped copy-on-write as the level below the one
-        being built (:func:`open_checked_level`)."""
-        return load_level(self.root, self.manifest, self.levels, k, verify, mode)
+        """A completed level, mapped (``mode`` as in :func:`open_checked_level`; by default
+        copy-on-write, as the level below the one being built) after checking its shape
+        against N and (with ``verify``) its checksum."""
+        if not self.is_complete(k):
+            raise StoreError(
+                f"level {k} of the store {self.root} is not complete: rerun the solve to resume"
+            )
+        sha256 = self.sha256(k) if verify else None
+        shape = self.objective.level_shape(self.levels[k])
+        return open_checked_level(self.level_path(k), shape, sha256, mode)
+
+    def level(self, k: int) -> np.ndarray:
+        """Completed level k to read, mapped read-only, checked on first use by this object
+        only: its shape, its checksum, and no infinity nor any NaN where the objective has
+        none (points: every value is a game's; win: NaN marks a lead never looked up).  A
+        level that holds them is StoreContradicted (exit 1), named, before any game reads
+        it."""
+        if k not in self._read:
+            values = self.load_level(k, verify=True, mode="r")
+            bad = non_finite(values, self.objective.has_lead)
+            if bad is not None:
+                raise StoreContradicted(
+                    f"{self.root}: level {k} holds {bad}, which no solve writes: the store "
+                    f"is damaged or edited (`gops verify {self.root}` checks every level)"
+                )
+            self._read[k] = values
+        return self._read[k]
+
+    def solution(
+        self, n: int | None = None, objective: str | None = None, order: str | None = None
+    ) -> Solution:
+        """The Solution kept in the store, without solving anything (``exact.load``).
+
+        ``n``, ``objective`` and ``order`` (names or objects), when given, must match the
+        store: the GameSpec they make is compared with the store's (StoreError otherwise);
+        so must the store be complete.  Levels are checked as they are first used
+        (:meth:`level`), the radii for the crude edits (:meth:`_check_radii`); the values
+        and radii are otherwise as stored: ``solution.store`` names the directory, and
+        :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them."""
+        held = self.game
+        want = GameSpec.parse(
+            held.n if n is None else n,
+            held.objective if objective is None else objective,
+            held.order if order is None else order,
+            0,
+            "float",
+        )
+        if want != held:
+            raise StoreError(f"{self.root} holds {_difference(held, want)}")
+        missing = [k for k in range(held.n + 1) if not self.is_complete(k)]
+        if missing:
+            raise StoreError(
+                f"{self.root} is incomplete (level {missing[0]} of {held.n} missing): "
+                f"rerun `gops solve {held.command_flags()} --store {self.root}` to resume"
+            )
+        self._check_radii()  # a store just solved here too: the manifest as written
+        return Solution(
+            held,
+            self.levels,
+            StoredLevels(self),
+            radii=[self.radius(k) for k in range(held.n + 1)],
+            store=self.root,
+        )
+
+    def resume_point(self) -> ResumePoint:
+        """Where a solve into this store picks up (:class:`ResumePoint`)."""
+        stored = tuple(sorted(int(k) for k in self.manifest["levels"]))
+        missing = [k for k in range(self.game.n + 1) if k not in stored]
+        if not missing:
+            return ResumePoint(stored, None, 0, 0)
+        k = missing[0]
+        total = self.objective.level_items(self.levels[k])
+        items, _ = read_progress(self._progress_path(k), total)
+        return ResumePoint(stored, k, items, total)
+
+    def solve(self, progress=None) -> Store:
+        """Solve the game into the store (written first: :meth:`create`), resuming whatever is
+        already there; ``games`` then counts the matrix games solved (see
+        :func:`solve_into_store`)."""
+        self.create()
+        _, self.games = solve_float_levels(
+            self.objective, self.levels, progress, sink=self, chunk_items=self.chunk_items
+        )
+        return self
 
     # -- the level sink of exact.dp.drivers.solve_float_levels --------------------------------
 
@@ -479,7 +650,7 @@ class Store:
         k = level.k - 1  # a level kept on this resume was checksummed by completed() just now
         return self.load_level(k, verify=k not in self.kept)
 
-    def open(self, level) -> tuple[np.ndarray, int, float]:
+    def start(self, level) -> tuple[np.ndarray, int, float]:
         """The level to build, its items taken as done and their radius, after the checks
         of a resume (:meth:`check_resume`); a checkpoint that does not hash the rows it
         counts is dropped (told to ``on_repair``) and the level started again."""
@@ -608,23 +779,10 @@ class ResumePoint:
     total: int  # its items
 
 
-def resume_point(root, manifest: dict, game: GameSpec, levels) -> ResumePoint:
-    """The :class:`ResumePoint` of the store at ``root`` with this (checked) manifest."""
-    stored = tuple(sorted(int(k) for k in manifest["levels"]))
-    missing = [k for k in range(game.n + 1) if k not in stored]
-    if not missing:
-        return ResumePoint(stored, None, 0, 0)
-    k = missing[0]
-    total = objective_of(game).level_items(levels[k])
-    items, _ = read_progress(progress_file(root, k), total)
-    return ResumePoint(stored, k, items, total)
-
-
-def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
+def _existing_manifest(root, game: GameSpec) -> dict | None:
     """The manifest of the store at ``root`` if there is one, checked against the game
-    (N, objective, order) and its level shapes (``levels``, built here only when there is a
-    manifest to check: N = 16 takes minutes); None where a new store may be made (no
-    folder yet, or an empty one).  StoreError otherwise; nothing is written."""
+    (N, objective, order); None where a new store may be made (no folder yet, or an empty
+    one).  StoreError otherwise; nothing is written."""
     root = Path(root)
     kind = path_kind(root)
     if kind is not None and kind != "a directory":
@@ -635,14 +793,13 @@ def existing_manifest(root, game: GameSpec, levels=None) -> dict | None:
         if root.exists() and any(root.iterdir()):
             raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a store")
         return None
-    manifest = read_manifest(root)
-    held = game_of(manifest)
+    manifest = _read_manifest(root)
+    held = _game_of(manifest)
     if held != game:
         raise StoreError(
             f"{root} holds N={held.n} objective={held.objective.name} order={held.order.name}, "
             f"not N={game.n} objective={game.objective.name} order={game.order.name}"
         )
-    check_manifest_shapes(root, manifest, build_levels(game.n) if levels is None else levels)
     return manifest
 
 
@@ -684,7 +841,7 @@ def _unique_keys(pairs: list) -> dict:
     return out
 
 
-def read_manifest(root) -> dict:
+def _read_manifest(root) -> dict:
     """Parse and sanity-check a store's manifest; StoreError (one line) otherwise."""
     root = Path(root)
     path = root / MANIFEST
@@ -743,70 +900,6 @@ def read_manifest(root) -> dict:
     return manifest
 
 
-def check_manifest_shapes(root, manifest: dict, levels) -> None:
-    """Every completed level's recorded shape must be the one N implies: a manifest that
-    says otherwise was edited or belongs to another game (StoreError, nothing written)."""
-    n = manifest["n"]
-    spec = manifest_objective(manifest)
-    for key, entry in manifest["levels"].items():
-        want = list(spec.level_shape(levels[int(key)]))
-        if entry["shape"] != want:
-            raise StoreError(
-                f"{Path(root) / MANIFEST} says N={n} but records level {key} with shape "
-                f"{entry['shape']}, while N={n} implies {want}: the manifest was edited "
-                "or belongs to another game"
-            )
-
-
-def check_radii(root, manifest: dict) -> None:
-    """Refuse radii that no solve writes (StoreError, one line).  The rule, for each
-    recorded level k: a level that solves no matrix game has radius 0 (the empty game,
-    level 0; and the top level under an antisymmetric prize order, identical hands whose
-    values the rules fix: 0 by symmetry); every other level has a radius at least level
-    k - 1's (each of its games' bounds adds to it, :mod:`exact.kernels.bounds`), so 0 only
-    if level k - 1's is 0; and no radius reaches the largest |value| of the game (it
-    would prove nothing).  This catches the crude
-    edits; :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
-    objective = manifest_objective(manifest)
-    ceiling = objective.largest_value(manifest["n"])
-    radii = {int(k): entry["radius"] for k, entry in manifest["levels"].items()}
-    where = Path(root) / MANIFEST
-    for k in sorted(radii):
-        radius, below = radii[k], radii.get(k - 1)
-        solves = k > 0 and not (k == manifest["n"] and objective.order.antisymmetric)
-        if not solves and radius != 0.0:
-            what = "the empty game (level 0)" if k == 0 else f"level {k} (no game to solve)"
-            raise StoreError(
-                f"{where} gives {what} the radius {radius!r}, not 0: the manifest was edited"
-            )
-        if radius >= ceiling:
-            raise StoreError(
-                f"{where} gives level {k} the radius {radius!r}, which proves "
-                f"nothing (values are at most {ceiling:g} in size): the manifest "
-                "was edited"
-            )
-        if solves and below is not None and radius < below:
-            raise StoreError(
-                f"{where} gives level {k} the radius {radius!r}, below level "
-                f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
-                "edited)"
-            )
-
-
-def load_level(
-    root, manifest: dict, levels, k: int, verify: bool = True, mode: Literal["r", "c"] = "r"
-) -> np.ndarray:
-    """A completed level, memory-mapped (``mode`` as in :func:`open_checked_level`) after
-    checking its shape against N and (with ``verify``) its checksum."""
-    entry = manifest["levels"].get(str(k))
-    if entry is None:
-        raise StoreError(
-            f"level {k} of the store {root} is not complete: rerun the solve to resume"
-        )
-    shape = manifest_objective(manifest).level_shape(levels[k])
-    return open_checked_level(level_file(root, k), shape, entry["sha256"] if verify else None, mode)
-
-
 def solve_into_store(
     game: GameSpec, root, progress=None, chunk_items: int | None = None, on_repair=None
 ) -> Store:
@@ -818,41 +911,21 @@ def solve_into_store(
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
     returned store's ``games`` counts the matrix games solved by this call.
     """
-    levels = build_levels(game.n)
-    store = Store(root, game, chunk_items or DEFAULT_CHUNK_ITEMS, levels, on_repair)
-    _, store.games = solve_float_levels(
-        store.objective, levels, progress, sink=store, chunk_items=store.chunk_items
-    )
-    return store
+    return Store.for_game(root, game, chunk_items, on_repair=on_repair).solve(progress)
 
 
-class StoredValues:
-    """``values[k]`` of a store, each level mapped on first use after its checksum and its
-    values are checked: no infinity, and no NaN where the objective has none (points:
-    every value is a game's; win: NaN marks a lead never looked up).  A level that holds
-    them is StoreContradicted (exit 1), named, before any game reads it."""
+class StoredLevels:
+    """``values[k]`` of a store's Solution: :meth:`Store.level` (mapped on first use, after
+    its checks)."""
 
-    def __init__(self, root, manifest: dict, levels):
-        self.root = Path(root)
-        self.manifest = manifest
-        self.levels = levels
-        self._levels: dict[int, np.ndarray] = {}
+    def __init__(self, store: Store):
+        self.store = store
 
     def __len__(self) -> int:
-        return self.manifest["n"] + 1
+        return self.store.game.n + 1
 
     def __getitem__(self, k: int) -> np.ndarray:
-        if k not in self._levels:
-            values = load_level(self.root, self.manifest, self.levels, k, verify=True)
-            nan_allowed = manifest_objective(self.manifest).has_lead
-            bad = non_finite(values, nan_allowed)
-            if bad is not None:
-                raise StoreContradicted(
-                    f"{self.root}: level {k} holds {bad}, which no solve writes: the store "
-                    f"is damaged or edited (`gops verify {self.root}` checks every level)"
-                )
-            self._levels[k] = values
-        return self._levels[k]
+        return self.store.level(k)
 
 
 def non_finite(values: np.ndarray, nan_allowed: bool, rows: int = 1 << 12) -> str | None:
@@ -876,45 +949,4 @@ def _difference(held: GameSpec, want: GameSpec) -> str:
     return (
         f"the {held.order.name} prize order, not {want.order.name} "
         f"(read it with --order {held.order.name})"
-    )
-
-
-def load(root, n: int | None = None, objective: str | None = None, order: str | None = None):
-    """The Solution kept in a store directory, without solving anything.
-
-    ``n``, ``objective`` and ``order`` (names or objects), when given, must match the
-    store: the GameSpec they make is compared with the store's (StoreError otherwise).
-    Levels are checked against their checksums as they are first used, and the radii
-    for the crude edits (:func:`check_radii`); the values and radii are
-    otherwise as stored: ``solution.store`` names the directory, and
-    :func:`exact.dp.verify.verify_store` (``gops verify``) re-derives them.
-    """
-    manifest = read_manifest(root)
-    held = game_of(manifest)
-    want = GameSpec.parse(
-        held.n if n is None else n,
-        held.objective if objective is None else objective,
-        held.order if order is None else order,
-        0,
-        "float",
-    )
-    if want != held:
-        raise StoreError(f"{root} holds {_difference(held, want)}")
-    n = manifest["n"]
-    missing = [k for k in range(n + 1) if str(k) not in manifest["levels"]]
-    if missing:
-        raise StoreError(
-            f"{root} is incomplete (level {missing[0]} of {n} missing): "
-            f"rerun `gops solve {game_of(manifest).command_flags()} --store "
-            f"{root}` to resume"
-        )
-    levels = build_levels(n)
-    check_manifest_shapes(root, manifest, levels)
-    check_radii(root, manifest)
-    return Solution(
-        game_of(manifest),
-        levels,
-        StoredValues(root, manifest, levels),
-        radii=[manifest["levels"][str(k)]["radius"] for k in range(n + 1)],
-        store=Path(root),
     )

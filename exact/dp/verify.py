@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 
 from exact.dp.cluster import connect, parts_of, use_threads, worker_threads
-from exact.dp.objective import Objective
 from exact.dp.rederive import (
     LevelVerifier,
     PartCheck,
@@ -50,19 +49,14 @@ from exact.dp.rederive import (
     same,
 )
 from exact.dp.store import (
+    Store,
     StoreContradicted,
     StoreError,
-    check_manifest_shapes,
-    check_radii,
     file_sha256,
-    level_file,
-    load_level,
-    manifest_objective,
-    read_manifest,
     require_regular_file,
 )
 from exact.errors import GopsInputError
-from exact.game.encoding import build_levels, pattern_rank, prize_rank
+from exact.game.encoding import pattern_rank, prize_rank
 
 #: A manifest radius may exceed the radius the stored values need by this factor at most:
 #: the solver writes exactly the largest certified bound of the level's items (the two are
@@ -124,25 +118,23 @@ class StoreVerdict:
         return self.sample is None and {c.k for c in self.checked} == set(range(self.n + 1))
 
 
-def open_level_pair(
-    objective: Objective, levels, root: Path, manifest: dict, k: int
-) -> LevelVerifier:
+def open_level_pair(store: Store, k: int) -> LevelVerifier:
     """The verifier of level k: the stored level k and, mapped copy-on-write, k - 1 with
     the manifest's radius (StoreError if it has none)."""
-    stored = load_level(root, manifest, levels, k, verify=False, mode="r")
+    stored = store.load_level(k, verify=False, mode="r")
     below, radius_below = None, 0.0
     if k > 0:
-        below = load_level(root, manifest, levels, k - 1, verify=False, mode="c")
-        radius_below = manifest["levels"][str(k - 1)]["radius"]
-    return LevelVerifier(objective, levels[k], stored, below, radius_below)
+        below = store.load_level(k - 1, verify=False, mode="c")
+        radius_below = store.radius(k - 1)
+    return LevelVerifier(store.objective, store.levels[k], stored, below, radius_below)
 
 
-def checksum_problem(root: Path, manifest: dict, k: int) -> str | None:
+def checksum_problem(store: Store, k: int) -> str | None:
     """Whether level k's file has the manifest's checksum (StoreError if it is no regular
     file: reading a FIFO would block)."""
-    path = level_file(root, k)
+    path = store.level_path(k)
     require_regular_file(path)
-    if file_sha256(path) != manifest["levels"][str(k)]["sha256"]:
+    if file_sha256(path) != store.sha256(k):
         return "the level file does not match the manifest's checksum: the store is corrupted"
     return None
 
@@ -176,22 +168,15 @@ def level_verdict(
 
 
 def check_level(
-    objective: Objective,
-    levels,
-    root: Path,
-    manifest: dict,
-    k: int,
-    sample: int | None = None,
-    rng=None,
-    progress=None,
+    store: Store, k: int, sample: int | None = None, rng=None, progress=None
 ) -> LevelCheck:
     """Re-derive level k of the store from its level k - 1 (module docstring)."""
     t0 = time.perf_counter()
-    recorded = manifest["levels"][str(k)]["radius"]
-    verifier = open_level_pair(objective, levels, root, manifest, k)  # unreadable: exit 2
+    recorded = store.radius(k)
+    verifier = open_level_pair(store, k)  # unreadable: exit 2
     level = verifier.level
     total = level.prize_sets * verifier.per_row if k > 0 else 0
-    bad = checksum_problem(root, manifest, k) or fixed_problem(verifier)
+    bad = checksum_problem(store, k) or fixed_problem(verifier)
     if bad is not None:
         return level_verdict(k, total, [], recorded, False, 0.0, bad=bad)
     picked = pick_items(total, sample, rng)
@@ -215,27 +200,18 @@ def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> Par
     """Rows [r0, r1) of level k of the store at ``root`` re-derived: a Dask task (the
     store on a file system every worker mounts at the same path)."""
     use_threads(threads)
-    store = Path(root)
-    manifest = read_manifest(store)
-    levels = build_levels(manifest["n"])
-    verifier = open_level_pair(manifest_objective(manifest), levels, store, manifest, k)
-    return check_rows(verifier, r0, r1)
+    return check_rows(open_level_pair(Store.open(root), k), r0, r1)
 
 
 def check_levels_on_cluster(
-    objective: Objective,
-    levels,
-    root: Path,
-    manifest: dict,
-    wanted: list[int],
-    cluster: str,
-    on_level=None,
+    store: Store, wanted: list[int], cluster: str, on_level=None
 ) -> list[LevelCheck]:
     """Every part of every wanted level at once on Dask (each level needs only the stored
     level below and its manifest radius, so all levels run side by side); the verdicts
     in level order."""
     client, local = connect(cluster)
     threads = worker_threads(cluster)
+    objective, levels, root = store.objective, store.levels, store.root
     checks = []
     try:
         futures, t0 = {}, time.perf_counter()
@@ -248,8 +224,8 @@ def check_levels_on_cluster(
                 for r0, r1 in parts_of(levels[k], per_row, CHUNK_ITEMS)
             ]
         for k in wanted:
-            recorded = manifest["levels"][str(k)]["radius"]
-            bad = checksum_problem(root, manifest, k)
+            recorded = store.radius(k)
+            bad = checksum_problem(store, k)
             per_row = int(objective.item_patterns(levels[k]).shape[0])
             total = levels[k].prize_sets * per_row if k > 0 else 0
             if bad is not None:
@@ -294,8 +270,9 @@ def verify_store(
     on_level=None,
     cluster: str | None = None,
 ) -> StoreVerdict:
-    """Re-derive the levels of the store at ``root`` (all, or those listed) and check every
-    stored value and radius (module docstring); stops at the first level that fails.
+    """Re-derive the levels of the store at ``root`` (a directory, or a :class:`Store`
+    already open) (all, or those listed) and check every stored value and radius (module
+    docstring); stops at the first level that fails.
     ``cluster``: run the parts on Dask (``local:W`` or a scheduler address,
     :mod:`exact.dp.cluster`) instead of in this process.
 
@@ -306,38 +283,30 @@ def verify_store(
         raise GopsInputError(
             f"a sample of at least 1 item and a seed of 0 or more, not {sample}, {seed}"
         )
-    root = Path(root)
-    manifest = read_manifest(root)
-    n = manifest["n"]
-    every = build_levels(n)
-    check_manifest_shapes(root, manifest, every)
-    check_radii(root, manifest)  # the radii no solve writes, refused as table does
-    objective = manifest_objective(manifest)
+    store = root if isinstance(root, Store) else Store.open(root)  # the radii checked too
+    root, n = store.root, store.game.n
     wanted = list(range(n + 1)) if levels is None else sorted(set(levels))
     outside = [k for k in wanted if not 0 <= k <= n]
     if outside:
         raise StoreError(f"{root} holds levels 0 to {n}, not {outside[0]}")
     missing = [
-        k
-        for k in wanted
-        if str(k) not in manifest["levels"] or (k > 0 and str(k - 1) not in manifest["levels"])
+        k for k in wanted if not store.is_complete(k) or (k > 0 and not store.is_complete(k - 1))
     ]
     if missing:
         raise StoreError(
             f"{root}: level {missing[0]} (or the level below it) is not complete; "
             "finish the solve first (rerun it to resume)"
         )
-    verdict = StoreVerdict(root, n, manifest["objective"], manifest.get("order", "random"), sample)
+    game = store.game
+    verdict = StoreVerdict(root, n, game.objective.name, game.order.name, sample)
     if cluster is not None:
         if sample is not None:
             raise StoreError("--sample runs here: drop --cluster (a sample takes seconds)")
-        verdict.checked = check_levels_on_cluster(
-            objective, every, root, manifest, wanted, cluster, on_level
-        )
+        verdict.checked = check_levels_on_cluster(store, wanted, cluster, on_level)
         return verdict
     rng = np.random.default_rng(seed)
     for k in wanted:
-        check = check_level(objective, every, root, manifest, k, sample, rng, progress)
+        check = check_level(store, k, sample, rng, progress)
         verdict.checked.append(check)
         if on_level is not None:
             on_level(check)
@@ -419,13 +388,12 @@ def check_reads(solution, k: int, reads: dict[int, set[int]], rederived=False) -
     value within its re-derived bound, each bound (plus the difference) within the stored
     radius of level k, each value the rules fix as they fix it.  StoreContradicted (one
     line, naming the value; exit 1) when the store contradicts itself."""
-    root, manifest = solution.store, solution.values.manifest
-    objective, levels = solution.objective, solution.levels
-    level = levels[k]
+    root, objective = solution.store, solution.objective
+    level = solution.levels[k]
     stored = solution.values[k]
-    radius = manifest["levels"][str(k)]["radius"]
+    radius = solution.radii[k]
     below = solution.values[k - 1] if k > 0 else None
-    radius_below = manifest["levels"][str(k - 1)]["radius"] if k > 0 else 0.0
+    radius_below = solution.radii[k - 1] if k > 0 else 0.0
     verifier = LevelVerifier(objective, level, stored, below, radius_below)
     slot = np.full(level.patterns, -1, dtype=np.int64)  # pattern -> its item of a prize set
     slot[verifier.patterns] = np.arange(verifier.per_row)
@@ -483,7 +451,7 @@ def check_position(
         return None
     k = len(deck) - 1
     if rederive and k > 0:
-        verdict = verify_store(solution.store, levels=list(range(k)))
+        verdict = verify_store(solution.values.store, levels=list(range(k)))
         if verdict.bad is not None:
             raise StoreContradicted(f"{solution.store}: not verified: {verdict.bad}")
     reads = position_reads(solution, mine, theirs, deck, upcards)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import exact
 from exact.dp import preflight, variant_solver
 from exact.dp import solve as dp_solve
-from exact.dp.store import game_of, read_manifest
+from exact.dp.store import Store
 from exact.errors import GopsInputError
 from exact.game.objectives import OBJECTIVES, GameObjective
 from exact.game.rules import prize_total
@@ -131,7 +131,7 @@ class Solutions:
         #: The stores served, by the game each holds (the real game, float).
         self.stores: dict[GameSpec, str] = {}
         for path in stores:
-            self.stores[game_of(read_manifest(path))] = str(path)
+            self.stores[Store.open(path).game] = str(path)
         self.cache_bytes = cache_bytes
         self.solve_max_bytes = min(WEB_SOLVE_MAX_BYTES, cache_bytes)
         self.pool = SolverPool(solvers, queue_limit)
