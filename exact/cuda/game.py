@@ -1,0 +1,341 @@
+"""One k x k zero-sum matrix game on a CUDA thread: its value by the condensed-tableau
+simplex, and a certified bound on that value's error computed with directed rounding.
+
+The solver (:func:`solve_game`) is a port of
+:func:`exact.kernels.matrix_game.solve_game_unchecked`: k = 1, the pure-saddle test, the
+2 x 2 closed form, else the primal simplex on the column player's LP of the game rescaled
+to [1, 2] (Williams' condensed tableau; Dantzig's rule, ties in the ratio test to the
+largest pivot, tiny pivots refused, Bland's rule after 8k + 16 pivots, NaN after 100000).
+The same tolerances and the same operations in the same order; the tableau's rows are
+not padded (the CPU's padding columns hold zeros and never change a number).  The scratch
+is in the caller's local arrays (fixed size ``KMAX``): ``T`` ((KMAX + 1) x (KMAX + 1)),
+``P``, ``R``, ``rowlab``, ``collab``, ``cmax`` (KMAX + 1 each).  On a GPU the compiler
+may contract a multiply and an add into one fused operation, so the bits of a value may
+differ from the CPU's; the bound below does not rely on them.
+
+The bound (:func:`game_bound`) is the enclosure (1)-(2) of :mod:`exact.kernels.bounds`:
+for the strategies x, y returned, clamped at 0 and normalised, lo <= w(A) <= hi with
+lo = min_j (x~^T A)_j / sum x~ and hi = max_i (A y~)_i / sum y~.  Here lo is computed
+rounded down and hi rounded up (:mod:`exact.cuda.rounding`: every product, sum and
+quotient directed, the sums of the weights bracketed both ways), so no rounding margin is
+needed; the bound is max(v - lo, hi - v) rounded up, plus eps max|A_ij| + 2^-1074 (one
+rounding of each entry, as the CPU bound also covers).  NaN (no bound) for a NaN
+anywhere, an infinite sum, or weights that sum to zero.  The CPU's polish of
+near-degenerate games (re-solving on the supports) is not ported: such a game keeps the
+simplex's larger, still rigorous, bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import cuda
+
+from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
+
+#: Largest game (as exact.kernels.stack.KMAX) and the side of the scratch arrays.
+KMAX = 16
+SCRATCH = KMAX + 1
+EPS = 2.0**-53
+#: The smallest positive float64: covers an entry's rounding in the subnormal range.
+SUBNORMAL = 5e-324
+# The simplex's tolerances (exact.kernels.matrix_game).
+_EPS_RC = 1e-14
+_EPS_PIV = 1e-9
+_EPS_TIE = 1e-14
+_BLAND_PIV_FRAC = 1e-3
+_PIV_REL = 1e-6
+_MAX_PIVOTS = 100_000
+
+
+@cuda.jit(device=True)
+def _saddle(A, k, x, y, cmax):
+    """(found, value, min A, max A, minimax column): matrix_game._saddle."""
+    maximin = -math.inf
+    ibest = 0
+    lo = math.inf
+    for j in range(k):
+        cmax[j] = A[0, j]
+    for i in range(k):
+        m = A[i, 0]
+        for j in range(k):
+            a = A[i, j]
+            m = min(m, a)
+            cmax[j] = max(cmax[j], a)
+        lo = min(lo, m)
+        if m > maximin:
+            maximin = m
+            ibest = i
+    minimax = cmax[0]
+    hi = minimax
+    jbest = 0
+    for j in range(1, k):
+        m = cmax[j]
+        if m < minimax:
+            minimax = m
+            jbest = j
+        hi = max(hi, m)
+    if maximin == minimax:
+        for t in range(k):
+            x[t] = 0.0
+            y[t] = 0.0
+        x[ibest] = 1.0
+        y[jbest] = 1.0
+        return True, maximin, lo, hi, jbest
+    return False, 0.0, lo, hi, jbest
+
+
+@cuda.jit(device=True)
+def _solve_2x2(A, x, y):
+    """matrix_game._solve_2x2: a 2 x 2 game without a saddle point."""
+    a = A[0, 0]
+    b = A[0, 1]
+    c = A[1, 0]
+    d = A[1, 1]
+    den = (a - b) + (d - c)
+    x[0] = (d - c) / den
+    x[1] = (a - b) / den
+    y[0] = (d - b) / den
+    y[1] = (a - c) / den
+    return x[0] * a + x[1] * c
+
+
+@cuda.jit(device=True)
+def _pivot(T, P, nr, W, r, c):
+    """matrix_game._pivot: exchange pivot around T[r, c]."""
+    inv = 1.0 / T[r, c]
+    ninv = -inv
+    for j in range(W):
+        t = T[r, j] * inv
+        T[r, j] = t
+        P[j] = t
+    T[r, c] = 0.0
+    for i in range(nr):
+        f = T[i, c]
+        for j in range(W):
+            T[i, j] -= f * P[j]
+        T[i, c] = f * ninv
+    T[r, c] = inv
+
+
+@cuda.jit(device=True)
+def _entering(T, k, collab, bland, mask):
+    """matrix_game._entering: Dantzig or Bland, blocked columns skipped; -1 if optimal."""
+    c = -1
+    if not bland:
+        best = -_EPS_RC
+        for j in range(k):
+            t = T[k, j] if ((mask >> j) & 1) == 0 else 0.0
+            if t < best:
+                best = t
+                c = j
+    else:
+        best_lab = 1e300
+        for j in range(k):
+            ok = T[k, j] < -_EPS_RC and ((mask >> j) & 1) == 0
+            if ok and collab[j] < best_lab:
+                best_lab = collab[j]
+                c = j
+    return c
+
+
+@cuda.jit(device=True)
+def _leaving(T, k, c, R, rowlab, bland, allow_tiny):
+    """matrix_game._leaving: the ratio test on column c; -1 if the column is unusable."""
+    best = math.inf
+    acol = 0.0
+    for i in range(k):
+        a = T[i, c]
+        t = max(T[i, k], 0.0) / a if a > _EPS_PIV else math.inf
+        R[i] = t
+        best = min(best, t)
+        acol = max(acol, a)
+    if best == math.inf:
+        return -1
+    thr = best + _EPS_TIE
+    r = -1
+    if not bland:
+        amax = 0.0
+        for i in range(k):
+            a = T[i, c] if R[i] <= thr else 0.0
+            if a > amax:
+                amax = a
+                r = i
+    else:
+        amax = 0.0
+        for i in range(k):
+            a = T[i, c] if R[i] <= thr else 0.0
+            amax = max(amax, a)
+        amin = amax * _BLAND_PIV_FRAC
+        lmin = math.inf
+        for i in range(k):
+            ok = R[i] <= thr and T[i, c] >= amin
+            lab = rowlab[i] if ok else math.inf
+            if lab < lmin:
+                lmin = lab
+                r = i
+    if not allow_tiny and T[r, c] < _PIV_REL * acol:
+        return -1
+    return r
+
+
+@cuda.jit(device=True)
+def _simplex(A, k, x, y, lo, hi, first, T, P, R, rowlab, collab):
+    """matrix_game._simplex (its value only): the column player's LP of the scaled game."""
+    rng = hi - lo
+    inv_rng = 1.0 / rng
+    for i in range(k):
+        for j in range(k):
+            T[i, j] = (A[i, j] - lo) * inv_rng + 1.0
+        T[i, k] = 1.0
+        rowlab[i] = k + i
+        collab[i] = i
+    for j in range(k):
+        T[k, j] = -1.0
+    T[k, k] = 0.0
+    cap = 8 * k + 16
+    pivots = 0
+    bland = False
+    mask = 0
+    allow_tiny = False
+    c = first
+    while True:
+        if c < 0:
+            if mask != 0 and not allow_tiny:
+                mask = 0
+                allow_tiny = True
+                c = _entering(T, k, collab, bland, mask)
+                continue
+            break
+        r = _leaving(T, k, c, R, rowlab, bland, allow_tiny)
+        if r < 0:
+            mask |= 1 << c
+            c = _entering(T, k, collab, bland, mask)
+            continue
+        _pivot(T, P, k + 1, k + 1, r, c)
+        lab = rowlab[r]
+        rowlab[r] = collab[c]
+        collab[c] = lab
+        pivots += 1
+        mask = 0
+        allow_tiny = False
+        if pivots >= cap:
+            bland = True
+            if pivots >= _MAX_PIVOTS:
+                return math.nan
+        c = _entering(T, k, collab, bland, mask)
+    for i in range(k):
+        x[i] = 0.0
+        y[i] = 0.0
+    for i in range(k):
+        lab = int(rowlab[i])
+        if lab < k:
+            t = T[i, k]
+            if t > 0.0:
+                y[lab] = t
+    for j in range(k):
+        lab = int(collab[j])
+        if lab >= k:
+            t = T[k, j]
+            if t > 0.0:
+                x[lab - k] = t
+    sx = 0.0
+    sy = 0.0
+    for i in range(k):
+        sx += x[i]
+        sy += y[i]
+    if not (sx > 0.0 and sy > 0.0):
+        return math.nan
+    ix = 1.0 / sx
+    iy = 1.0 / sy
+    for i in range(k):
+        x[i] *= ix
+        y[i] *= iy
+    v_b = 1.0 / T[k, k]
+    return (v_b - 1.0) * rng + lo
+
+
+@cuda.jit(device=True)
+def solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax):
+    """The value of A[:k, :k] (row player maximises); strategies into x[:k], y[:k]; NaN
+    on failure (matrix_game.solve_game_unchecked)."""
+    if k == 1:
+        x[0] = 1.0
+        y[0] = 1.0
+        return A[0, 0]
+    found, v, lo, hi, jbest = _saddle(A, k, x, y, cmax)
+    if found:
+        return v
+    if k == 2:
+        return _solve_2x2(A, x, y)
+    return _simplex(A, k, x, y, lo, hi, jbest, T, P, R, rowlab, collab)
+
+
+@cuda.jit(device=True)
+def game_bound(A, k, x, y, v):
+    """A rigorous bound on |v - w(A*)| for every A* within eps |A_ij| of A (module
+    docstring), from any strategies x, y; NaN when there is none."""
+    s_lo = 0.0
+    s_hi = 0.0
+    t_lo = 0.0
+    t_hi = 0.0
+    for i in range(k):
+        xi = max(x[i], 0.0)
+        yi = max(y[i], 0.0)
+        s_lo = add_rd(s_lo, xi)
+        s_hi = add_ru(s_hi, xi)
+        t_lo = add_rd(t_lo, yi)
+        t_hi = add_ru(t_hi, yi)
+    if not (s_lo > 0.0 and t_lo > 0.0 and s_hi < math.inf and t_hi < math.inf):
+        return math.nan
+    a = 0.0
+    hi = -math.inf
+    for i in range(k):  # hi >= max_i (A y~)_i / sum y~, each row rounded up
+        r = 0.0
+        for j in range(k):
+            e = A[i, j]
+            r = add_ru(r, mul_ru(e, max(y[j], 0.0)))
+            a = max(a, abs(e))
+        if not abs(r) < math.inf:
+            return math.nan
+        hi = max(hi, div_ru(r, t_lo if r >= 0.0 else t_hi))
+    lo = math.inf
+    for j in range(k):  # lo <= min_j (x~^T A)_j / sum x~, each column rounded down
+        c = 0.0
+        for i in range(k):
+            c = add_rd(c, mul_rd(max(x[i], 0.0), A[i, j]))
+        if not abs(c) < math.inf:
+            return math.nan
+        lo = min(lo, div_rd(c, s_hi if c >= 0.0 else s_lo))
+    gap = max(add_ru(v, -lo), add_ru(hi, -v))
+    if gap != gap:
+        return math.nan
+    return add_ru(add_ru(gap, mul_ru(EPS, a)), SUBNORMAL)
+
+
+@cuda.jit
+def bound_games(games, ks, xs, ys, vs, out):
+    """out[g] = :func:`game_bound` of game g (``games[g, :k, :k]``, k = ks[g]) with the
+    strategies xs[g], ys[g] and value vs[g]: one thread per game (for the tests)."""
+    g = cuda.grid(1)
+    if g < games.shape[0]:
+        out[g] = game_bound(games[g], ks[g], xs[g], ys[g], vs[g])
+
+
+@cuda.jit
+def solve_games(games, ks, xs, ys, vs, bounds):
+    """Solve game g (``games[g, :k, :k]``) into vs[g], xs[g], ys[g] and its bound into
+    bounds[g]: one thread per game."""
+    g = cuda.grid(1)
+    if g < games.shape[0]:
+        T = cuda.local.array((SCRATCH, SCRATCH), dtype="float64")
+        P = cuda.local.array(SCRATCH, dtype="float64")
+        R = cuda.local.array(SCRATCH, dtype="float64")
+        rowlab = cuda.local.array(SCRATCH, dtype="float64")
+        collab = cuda.local.array(SCRATCH, dtype="float64")
+        cmax = cuda.local.array(SCRATCH, dtype="float64")
+        A = games[g]
+        k = ks[g]
+        v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)
+        vs[g] = v
+        bounds[g] = game_bound(A, k, xs[g], ys[g], v)
