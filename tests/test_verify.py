@@ -9,6 +9,8 @@ import json
 import os
 import shutil
 import stat
+from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -16,15 +18,22 @@ from click.testing import CliRunner
 
 import exact
 from exact.cli import main
+from exact.dp.objective import PointsObjective
 from exact.dp.rederive import SMALL_LEVEL_ITEMS
 from exact.dp.store import Store, StoreError, file_sha256, solve_into_store
 from exact.dp.verify import RADIUS_SLACK, verify_store
 from exact.game.spec import GameSpec
+from reference import reference_value
+from test_paper import PAPER_DIGITS_TOL, TABLE_1  # Rhoads & Bartholdi 2012, Table 1
 
 N = 7
 ALL = ",".join(str(c) for c in range(1, N + 1))
 #: Whole-game first move on the king from a store: the answer a forger wants to change.
 STRATEGY = ["strategy", "--mine", ALL, "--theirs", ALL, "--deck", ALL, "--upcard", str(N)]
+#: tests/reference.py solves each matrix game with HiGHS at 1e-10 tolerances.
+REFERENCE_TOL = 1e-8
+#: A kernel defect far below what a table shows, far above a level's radius (~1e-13).
+DEFECT = 1e-9
 
 
 @pytest.fixture(scope="module")
@@ -343,14 +352,97 @@ def test_verify_names_what_it_cannot_read(tmp_path, pristine):
     assert gops("verify", pristine / "points", "--sample", 0).exit_code == 2
 
 
-def test_a_loaded_solution_names_its_store(pristine):
-    sol = exact.load(pristine / "points")
-    assert sol.store == pristine / "points"
-    assert repr(sol) == (
-        f"Solution(n={N}, objective='points', arithmetic='float', "
-        f"store={str(pristine / 'points')!r})"
-    )
-    assert exact.solve(3).store is None
+def every_position(n: int, k: int):
+    """(mine, theirs, deck) of every position of level k of the n-card game."""
+    for deck in combinations(range(1, n + 1), k):
+        for mine in combinations(range(1, n + 1), k):
+            for theirs in combinations(range(1, n + 1), k):
+                yield set(mine), set(theirs), set(deck)
+
+
+def test_a_loaded_solution_holds_the_games_values(tmp_path):
+    """exact.load reads the values of the game itself, checked against sources that share
+    no code with the solver: every position of N = 4 against the plain recursion of
+    tests/reference.py, and the first moves of N = 5 against the paper's Table 1."""
+    solve_into_store(GameSpec.parse(4), tmp_path / "s4")
+    solve_into_store(GameSpec.parse(5), tmp_path / "s5")
+    sol = exact.load(tmp_path / "s4")
+    assert sol.store == tmp_path / "s4" and exact.solve(3).store is None
+    for k in range(5):
+        for mine, theirs, deck in every_position(4, k):
+            want = reference_value(mine, theirs, deck)
+            assert abs(sol.value(mine, theirs, deck) - want) <= REFERENCE_TOL, (mine, theirs, deck)
+    table = exact.load(tmp_path / "s5").first_move_table()
+    for upcard in range(1, 6):
+        for bid in range(1, 6):
+            paper = TABLE_1[bid - 1][upcard - 1]
+            assert abs(table[upcard][bid] - paper) <= PAPER_DIGITS_TOL, (upcard, bid)
+
+
+def beyond_radius(root) -> list:
+    """The values of the store at ``root`` (N <= 5) farther from the exact ones (rational
+    arithmetic: the exact simplex, not the float kernels that verify re-derives with) than
+    the radius of their level that ``verify_store`` proved: (position, lead, distance)."""
+    verdict = verify_store(root)
+    assert verdict.bad is None and verdict.complete, verdict.bad
+    radius = {check.k: Fraction(check.recorded) for check in verdict.checked}
+    game = Store.open(root).game
+    sol = exact.load(root)
+    truth = exact.solve(game.n, objective=game.objective.name, arithmetic="rational")
+    total = game.n * (game.n + 1) // 2
+    far = []
+    for k in range(game.n + 1):
+        for mine, theirs, deck in every_position(game.n, k):
+            played = total - sum(deck)
+            for lead in range(-played, played + 1) if game.objective.has_lead else [None]:
+                stored = Fraction(float(sol.value(mine, theirs, deck, lead=lead)))
+                distance = abs(stored - truth.value(mine, theirs, deck, lead=lead))
+                if distance > radius[k]:
+                    far.append(((mine, theirs, deck), lead, float(distance)))
+    return far
+
+
+@pytest.mark.parametrize("objective, n", [("points", 5), ("win", 4)])
+def test_a_verified_store_holds_the_exact_values_within_its_radii(tmp_path, objective, n):
+    """What gops verify proves, checked independently: every stored value lies within the
+    verified radius of its level of the exact (rational) value."""
+    solve_into_store(GameSpec.parse(n, objective), tmp_path / "s")
+    assert beyond_radius(tmp_path / "s") == []
+
+
+def skewed_kernel(monkeypatch, k: int):
+    """The points kernel made to write its first nonzero value of level k DEFECT too high
+    (the checksum then computed on the wrong file, as by a defective solver)."""
+    real = PointsObjective.solve_chunk
+
+    def skewed(self, level, below, out, start, stop, radius_below, row0=0):
+        games, radius = real(self, level, below, out, start, stop, radius_below, row0)
+        if level.k == k and start == 0:
+            out[tuple(np.argwhere(np.asarray(out) != 0.0)[0])] += DEFECT
+        return games, radius
+
+    monkeypatch.setattr(PointsObjective, "solve_chunk", skewed)
+
+
+def test_a_store_written_by_a_wrong_kernel_is_not_verified(tmp_path, monkeypatch):
+    """A value of level 3 written DEFECT off (its checksum and radius as the solve wrote
+    them): verify re-derives it with the right kernel and fails at that level, exit 1."""
+    with monkeypatch.context() as patch:
+        skewed_kernel(patch, 3)
+        solve_into_store(GameSpec.parse(5), tmp_path / "s")
+    verdict = verify_store(tmp_path / "s")
+    assert verdict.bad is not None and verdict.bad.k == 3, verdict.bad
+    assert gops("verify", tmp_path / "s", "--quiet").exit_code == 1
+
+
+def test_a_kernel_defect_verify_cannot_see_is_beyond_the_radius(tmp_path, monkeypatch):
+    """The same defect in the kernel that writes and the kernel that verifies: verify
+    agrees with itself, and only the exact values find it (why the test above it compares
+    with them)."""
+    skewed_kernel(monkeypatch, 3)
+    solve_into_store(GameSpec.parse(5), tmp_path / "s")
+    far = beyond_radius(tmp_path / "s")
+    assert far and all(len(deck) >= 3 for (_, _, deck), _, _ in far)
 
 
 def test_verify_on_a_dask_cluster_finds_the_same_edit(store):
