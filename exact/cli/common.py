@@ -206,10 +206,13 @@ def time_left(seconds: float) -> str:
 SOLVE_PROGRESS_LINE_SECONDS = 30.0
 
 
-def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = False):
+def solve_with_progress(
+    game: GameSpec, top: int | None = None, quiet: bool = False, device: str = "cpu"
+):
     """The Solution of ``game`` (checked against its arithmetic's limits first,
     :func:`exact.dp.solve.check_limits`), with progress unless ``quiet``: a bar on a
-    terminal, a line every SOLVE_PROGRESS_LINE_SECONDS in a log (ProgressLines)."""
+    terminal, a line every SOLVE_PROGRESS_LINE_SECONDS in a log (ProgressLines); its float
+    kernels on ``device`` (--device: cpu or cuda)."""
 
     dp_solve.check_limits(game, top)
     bar = ProgressBar(enabled=not quiet)
@@ -220,16 +223,16 @@ def solve_with_progress(game: GameSpec, top: int | None = None, quiet: bool = Fa
         lines(level, done)
 
     try:
-        return dp_solve.solve_game(game, progress=progress, top=top)
+        return dp_solve.solve_game(game, progress=progress, top=top, device=device)
     finally:
         bar.close()
 
 
-def load_or_solve(game: GameSpec, store_dir, quiet, top=None):
+def load_or_solve(game: GameSpec, store_dir, quiet, top=None, device: str = "cpu"):
     """The Solution of ``game``: from a store when given (which must hold that game: N,
-    objective and prize order), else solved now."""
+    objective and prize order), else solved now (its float kernels on ``device``)."""
     if store_dir is None:
-        return solve_with_progress(game, top=top, quiet=quiet)
+        return solve_with_progress(game, top=top, quiet=quiet, device=device)
 
     return Store.open(store_dir).solution(game.n, game.objective.name, game.order.name)
 
@@ -401,6 +404,25 @@ def lead_option():
         help="My points minus theirs so far, a head start included (--objective win only; "
         "default 0; at most N(N+1)/2 either way).",
     )
+
+
+def device_option(command):
+    """--device cpu|cuda of gops solve and table: where the float kernels run (exact.cuda;
+    without a CUDA GPU, one line and exit 2)."""
+    return click.option(
+        "--device",
+        type=click.Choice(dp_solve.DEVICES),
+        default="cpu",
+        show_default=True,
+        help="Where the float kernels run: the CPU cores, or a CUDA GPU (pip install "
+        "'gops-exact[cuda]'; not with --store yet).",
+    )(command)
+
+
+def check_device(options: dict) -> None:
+    """--device cuda solves in memory only: with --store, one-line GopsInputError."""
+    if options.get("device", "cpu") != "cpu" and options.get("store_dir") is not None:
+        raise GopsInputError("--device cuda does not work with --store yet: solve in memory")
 
 
 def objective_options(command):

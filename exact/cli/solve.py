@@ -17,6 +17,8 @@ from exact.cli.common import (
     ProgressLines,
     card_list,
     certified_columns,
+    check_device,
+    device_option,
     format_table,
     game_options,
     load_or_solve,
@@ -53,6 +55,7 @@ def _solve_n(options: dict) -> int:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
     if chunk_items is not None and store_dir is None:
         raise GopsInputError("--chunk-items applies to --store only")
+    check_device(options)
     n = check_command_n(
         options["n"], "solve", objective_flag(options["objective"]), store_dir and "--store"
     )
@@ -93,6 +96,7 @@ def _solve_n(options: dict) -> int:
     is_flag=True,
     help="No progress: no bar on a terminal, and with --store no line every 10 minutes in a log.",
 )
+@device_option
 @objective_options
 @game_options("solve", n=_solve_n)
 def solve(
@@ -102,14 +106,15 @@ def solve(
     chunk_items: int | None,
     cluster: str | None,
     quiet: bool,
+    device: str,
 ) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
     if store_dir is not None:
         return solve_store(game, store_dir, chunk_items, cluster, quiet)
     # --lead L: every lead reachable from a start within |L| solved (the handicap).
     game = check_limits(game.replace(handicap=abs(lead or 0)))
-    jit = objective_of(game).warm_up()
-    sol = solve_with_progress(game, quiet=quiet)
+    jit = objective_of(game).warm_up() if device == "cpu" else 0.0  # cuda: compiled lazily
+    sol = solve_with_progress(game, quiet=quiet, device=device)
     print_summary(sol, sol.stats, jit, lead)
 
 
@@ -312,6 +317,7 @@ def _table_n(options: dict) -> int:
     --store)."""
     if options["with_ranges"] and options["order"] != "random":
         raise GopsInputError("--ranges covers the random prize order only")
+    check_device(options)
     return check_command_n(
         options["n"],
         "table",
@@ -348,6 +354,7 @@ def _table_n(options: dict) -> int:
     help="With --store: first re-derive every level below the one read (gops verify's "
     "proof, here), so that no claim rests on the store's word.",
 )
+@device_option
 @objective_options
 @game_options("table", n=_table_n)
 def table(
@@ -359,6 +366,7 @@ def table(
     with_ranges: bool,
     certified: bool,
     rederive: bool,
+    device: str,
 ) -> None:
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     n, win = game.n, game.has_lead
@@ -366,7 +374,7 @@ def table(
         raise GopsInputError("--ranges applies to the points objective only")
     if win and store_dir is None:  # every lead reachable from a start within |lead|
         game = game.replace(handicap=abs(lead or 0))
-    sol = load_or_solve(game, store_dir, quiet)
+    sol = load_or_solve(game, store_dir, quiet, device=device)
     root = set(range(1, n + 1))
     # A store's values are checked before any game reads them (exit 1 if contradicted).
     reads = check_position(sol, root, root, root, sol.order.next_prizes(root), rederive)

@@ -114,6 +114,7 @@ def solve(
     top: int | None = None,
     handicap: int = 0,
     order: str = "random",
+    device: str = "cpu",
 ) -> Solution:
     """Solve N-card GOPS: every canonical subgame value, bottom-up.
 
@@ -124,7 +125,9 @@ def solve(
     only) solves every lead reachable from a starting lead in [-handicap, handicap]
     (default 0: the real game); ``order``: who orders the prizes (:mod:`exact.game.orders`:
     "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; for
-    either objective and either arithmetic).
+    either objective and either arithmetic); ``device``: where the float kernels run,
+    "cpu" (the default) or "cuda" (a CUDA GPU through numba, :mod:`exact.cuda`; float
+    arithmetic only; without a GPU a one-line GopsInputError "no CUDA GPU found").
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
@@ -135,20 +138,50 @@ def solve(
     ...     {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})   # what choosing the prizes is worth
     Fraction(148116, 1307731)
     """
-    return solve_game(parse_game(n, objective, arithmetic, top, handicap, order), progress, top)
+    spec = parse_game(n, objective, arithmetic, top, handicap, order)
+    return solve_game(spec, progress, top, device)
 
 
-def solve_game(spec: GameSpec, progress=None, top: int | None = None) -> Solution:
-    """:func:`solve` of a checked GameSpec (:func:`check_limits`)."""
+#: Where the float kernels can run: the CPU cores, or a CUDA GPU (exact.cuda).
+DEVICES = ("cpu", "cuda")
+
+
+def kernel_objective(objective, spec: GameSpec, device: str):
+    """The objective whose chunks the float level loop runs: ``objective`` itself on the
+    CPU, or its device wrapper (exact.cuda.driver.DeviceObjective); one-line
+    GopsInputError for an unknown device, rational arithmetic on a GPU, or no GPU."""
+    if device not in DEVICES:
+        raise GopsInputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "cpu":
+        return objective
+    if spec.arithmetic.exact:
+        raise GopsInputError("the cuda device solves in float arithmetic only")
+    try:  # imported here: numba's CUDA target is an optional extra, 0.2 s to import
+        from exact.cuda import driver  # noqa: PLC0415
+    except ImportError as exc:
+        raise GopsInputError(
+            f"no CUDA GPU found: numba's CUDA target cannot be imported ({exc}); "
+            "pip install 'gops-exact[cuda]'"
+        ) from None
+    driver.require_gpu()
+    return driver.DeviceObjective(objective)
+
+
+def solve_game(
+    spec: GameSpec, progress=None, top: int | None = None, device: str = "cpu"
+) -> Solution:
+    """:func:`solve` of a checked GameSpec (:func:`check_limits`), its float kernels on
+    ``device`` (:data:`DEVICES`)."""
     t0 = time.perf_counter()
     levels = build_levels(spec.n, top)
     objective = objective_of(spec)
+    kernels = kernel_objective(objective, spec, device)
     if spec.arithmetic.exact:
         values, extra = solve_rational_levels(objective, levels, progress)
         games = sum(extra["paths"].values())
         radii = [0.0] * len(levels)  # exact
     else:
-        sink, games = solve_float_levels(objective, levels, progress)
+        sink, games = solve_float_levels(kernels, levels, progress)
         values, extra, radii = sink.values, {}, sink.radii
     stats = SolveStats(
         subgames=objective.subgames(levels),
