@@ -272,9 +272,10 @@ def solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax):
 
 
 @cuda.jit(device=True)
-def game_bound(A, k, x, y, v):
-    """A rigorous bound on |v - w(A*)| for every A* within eps |A_ij| of A (module
-    docstring), from any strategies x, y; NaN when there is none."""
+def enclosure(A, k, x, y):
+    """(lo, hi, a): lo <= min_j (x~^T A)_j / sum x~ and hi >= max_i (A y~)_i / sum y~
+    (exactly: every operation rounded outward), x~ = max(x, 0), y~ = max(y, 0), and
+    a = max |A_ij|; NaN ends when there is no bound (module docstring)."""
     s_lo = 0.0
     s_hi = 0.0
     t_lo = 0.0
@@ -287,30 +288,50 @@ def game_bound(A, k, x, y, v):
         t_lo = add_rd(t_lo, yi)
         t_hi = add_ru(t_hi, yi)
     if not (s_lo > 0.0 and t_lo > 0.0 and s_hi < math.inf and t_hi < math.inf):
-        return math.nan
+        return math.nan, math.nan, math.nan
     a = 0.0
     hi = -math.inf
-    for i in range(k):  # hi >= max_i (A y~)_i / sum y~, each row rounded up
+    for i in range(k):  # each row's sum rounded up, over the weights' sum
         r = 0.0
         for j in range(k):
             e = A[i, j]
             r = add_ru(r, mul_ru(e, max(y[j], 0.0)))
             a = max(a, abs(e))
         if not abs(r) < math.inf:
-            return math.nan
+            return math.nan, math.nan, math.nan
         hi = max(hi, div_ru(r, t_lo if r >= 0.0 else t_hi))
     lo = math.inf
-    for j in range(k):  # lo <= min_j (x~^T A)_j / sum x~, each column rounded down
+    for j in range(k):  # each column's sum rounded down, over the weights' sum
         c = 0.0
         for i in range(k):
             c = add_rd(c, mul_rd(max(x[i], 0.0), A[i, j]))
         if not abs(c) < math.inf:
-            return math.nan
+            return math.nan, math.nan, math.nan
         lo = min(lo, div_rd(c, s_hi if c >= 0.0 else s_lo))
+    return lo, hi, a
+
+
+@cuda.jit(device=True)
+def game_bound(A, k, x, y, v):
+    """A rigorous bound on |v - w(A*)| for every A* within eps |A_ij| of A (module
+    docstring), from any strategies x, y; NaN when there is none."""
+    lo, hi, a = enclosure(A, k, x, y)
     gap = max(add_ru(v, -lo), add_ru(hi, -v))
     if gap != gap:
         return math.nan
     return add_ru(add_ru(gap, mul_ru(EPS, a)), SUBNORMAL)
+
+
+@cuda.jit
+def enclosures(games, ks, xs, ys, out):
+    """out[g] = (lo, hi, a) of :func:`enclosure` for game g (``games[g, :k, :k]``,
+    k = ks[g]) and the strategies xs[g], ys[g]: one thread per game (for the tests)."""
+    g = cuda.grid(1)
+    if g < games.shape[0]:
+        lo, hi, a = enclosure(games[g], ks[g], xs[g], ys[g])
+        out[g, 0] = lo
+        out[g, 1] = hi
+        out[g, 2] = a
 
 
 @cuda.jit

@@ -1,0 +1,220 @@
+"""The CUDA level kernels (exact.cuda) under numba's CUDA simulator, against the CPU kernels.
+
+numba reads NUMBA_ENABLE_CUDASIM once, when numba.cuda is first imported, so the simulator
+tests run in a child pytest of this file with the variable set
+(:func:`test_the_simulator_tests_pass`, which a plain ``python -m pytest`` runs); in this
+process they are skipped, and only the refusals without a GPU are tested here.  The
+simulator runs each thread in Python: the games are kept at N <= 4.
+"""
+
+import os
+import random
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from numba import cuda
+
+import exact
+from exact.cli import main
+from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
+from exact.dp.drivers import solve_float_levels
+from exact.dp.objective import PointsObjective, WinObjective
+from exact.errors import GopsInputError
+from exact.game.encoding import build_levels
+from exact.kernels.bounds import value_error
+from exact.kernels.matrix_game import solve_game_unchecked
+
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+simulator = pytest.mark.skipif(
+    not SIMULATED, reason="runs under NUMBA_ENABLE_CUDASIM=1 (test_the_simulator_tests_pass)"
+)
+#: The child pytest's limit (the simulator tests take about 10 s on one core).
+CHILD_SECONDS = 600
+#: Random games for the bound's checks, and the largest k among them.
+GAMES = 300
+GAME_K = 9
+
+
+@pytest.mark.skipif(SIMULATED, reason="this is the simulator run")
+def test_the_simulator_tests_pass():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", __file__]
+    run = subprocess.run(
+        cmd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CHILD_SECONDS,
+        cwd=Path(__file__).parents[1],
+    )
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout and "skipped" in run.stdout  # the one test of this process
+
+
+@pytest.mark.skipif(SIMULATED, reason="the simulator stands in for a GPU")
+def test_without_a_gpu_the_device_is_refused_in_one_line():
+    if cuda.is_available():
+        pytest.skip("a CUDA GPU is present")
+    with pytest.raises(GopsInputError, match="^no CUDA GPU found: "):
+        exact.solve(3, device="cuda")
+    for args in (["solve", "3", "--device", "cuda"], ["table", "3", "--device", "cuda"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert "no CUDA GPU found: " in result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_device_refusals_that_need_no_gpu(tmp_path):
+    with pytest.raises(GopsInputError, match="device must be one of cpu, cuda"):
+        exact.solve(3, device="tpu")
+    result = CliRunner().invoke(
+        main, ["solve", "3", "--device", "cuda", "--store", str(tmp_path / "s")]
+    )
+    assert result.exit_code == 2
+    assert "--device cuda does not work with --store yet" in result.output
+    assert not (tmp_path / "s").exists()
+
+
+# -- under the simulator ---------------------------------------------------------------------
+
+
+def _objectives():
+    for order in ("random", "descending"):
+        yield PointsObjective(order)
+        yield WinObjective(order=order)
+
+
+@simulator
+@pytest.mark.parametrize("objective", list(_objectives()), ids=repr)
+@pytest.mark.parametrize("n", [3, 4])
+def test_levels_equal_the_cpu_kernels_within_the_radii(n, objective):
+    from exact.cuda.driver import DeviceObjective  # noqa: PLC0415 - after the simulator is set
+
+    levels = build_levels(n)
+    gpu, gpu_games = solve_float_levels(DeviceObjective(objective), levels)
+    cpu, cpu_games = solve_float_levels(objective, levels)
+    assert gpu_games == cpu_games
+    for k, (g, c) in enumerate(zip(gpu.values, cpu.values, strict=True)):
+        assert g.shape == c.shape
+        assert np.array_equal(np.isnan(g), np.isnan(c))  # the unreachable leads
+        both = ~np.isnan(c)
+        assert np.isfinite(gpu.radii[k]) and gpu.radii[k] >= 0.0
+        assert np.all(np.abs(g[both] - c[both]) <= gpu.radii[k] + cpu.radii[k])
+
+
+@simulator
+def test_exact_solve_on_the_device_is_within_its_radius_of_the_exact_values():
+    gpu = exact.solve(4, device="cuda")
+    rational = exact.solve(4, arithmetic="rational")
+    root = {1, 2, 3, 4}
+    assert len(gpu.radii) == 5 and max(gpu.radii) > 0.0
+    for mine, theirs, deck in [(root, root, root), ({1, 2, 4}, {1, 3, 4}, {1, 2, 3})]:
+        exact_value = Fraction(rational.value(mine, theirs, deck))
+        assert abs(Fraction(gpu.value(mine, theirs, deck)) - exact_value) <= Fraction(
+            max(gpu.radii)
+        )
+
+
+def _random_games(seed: int):
+    """GAMES games (k x k, k = 1..GAME_K, entries with non-representable sums) in a
+    (GAMES, 16, 16) array, their k, and the CPU solver's strategies and values."""
+    rng = np.random.default_rng(seed)
+    games = np.zeros((GAMES, 16, 16))
+    ks = rng.integers(1, GAME_K + 1, GAMES)
+    xs = np.zeros((GAMES, 16))
+    ys = np.zeros((GAMES, 16))
+    vs = np.zeros(GAMES)
+    for g, k in enumerate(ks):
+        scale = 10.0 ** rng.integers(-3, 4)
+        A = np.ascontiguousarray(rng.integers(-5, 6, (k, k)) + rng.random((k, k)) * scale / 3)
+        games[g, :k, :k] = A
+        x, y = np.zeros(k), np.zeros(k)
+        vs[g] = solve_game_unchecked(A, k, x, y)
+        if g % 3 == 0:  # strategies far from optimal too: large gaps
+            x, y = rng.random(k) / 7, rng.random(k) / 3
+        xs[g, :k], ys[g, :k] = x, y
+    return games, ks, xs, ys, vs
+
+
+def _exact_ends(A, k, x, y):
+    """The exact (lo, hi) of the enclosure of exact.kernels.bounds for x~, y~."""
+    xf = [Fraction(max(float(t), 0.0)) for t in x[:k]]
+    yf = [Fraction(max(float(t), 0.0)) for t in y[:k]]
+    Af = [[Fraction(float(A[i, j])) for j in range(k)] for i in range(k)]
+    lo = min(sum(xf[i] * Af[i][j] for i in range(k)) for j in range(k)) / sum(xf)
+    hi = max(sum(Af[i][j] * yf[j] for j in range(k)) for i in range(k)) / sum(yf)
+    return lo, hi
+
+
+@simulator
+def test_the_enclosure_is_rounded_outward():
+    from exact.cuda.game import enclosures  # noqa: PLC0415 - after the simulator is set
+
+    games, ks, xs, ys, _ = _random_games(7)
+    out = np.zeros((GAMES, 3))
+    enclosures[(GAMES + 63) // 64, 64](games, ks, xs, ys, out)
+    inexact = 0
+    for g, k in enumerate(ks):
+        lo, hi = _exact_ends(games[g], k, xs[g], ys[g])
+        assert Fraction(out[g, 0]) <= lo and Fraction(out[g, 1]) >= hi, g
+        inexact += Fraction(out[g, 0]) != lo
+        assert out[g, 2] == np.abs(games[g, :k, :k]).max()
+    assert inexact > GAMES // 2  # the games do round: the test can see a wrong direction
+
+
+@simulator
+def test_the_device_bound_is_sound_and_within_the_cpu_bound_on_the_same_games():
+    from exact.cuda.game import bound_games  # noqa: PLC0415 - after the simulator is set
+
+    games, ks, xs, ys, vs = _random_games(11)
+    out = np.zeros(GAMES)
+    bound_games[(GAMES + 63) // 64, 64](games, ks, xs, ys, vs, out)
+    for g, k in enumerate(ks):
+        A = np.ascontiguousarray(games[g, :k, :k])
+        cpu = value_error(A, k, xs[g, :k].copy(), ys[g, :k].copy(), vs[g])
+        lo, hi = _exact_ends(A, k, xs[g], ys[g])
+        gap = max(Fraction(vs[g]) - lo, hi - Fraction(vs[g]))
+        assert Fraction(out[g]) >= gap, g  # |v - w(A)| <= gap <= the device's bound
+        assert out[g] <= cpu, (g, out[g], cpu)
+
+
+@simulator
+def test_the_device_solver_matches_the_cpu_solver():
+    from exact.cuda.game import solve_games  # noqa: PLC0415 - after the simulator is set
+
+    games, ks, _, _, vs = _random_games(3)
+    xs, ys = np.zeros((GAMES, 16)), np.zeros((GAMES, 16))
+    values, bounds = np.zeros(GAMES), np.zeros(GAMES)
+    solve_games[(GAMES + 63) // 64, 64](games, ks, xs, ys, values, bounds)
+    assert np.array_equal(values, vs)  # the same operations in the same order
+    assert np.all(bounds < 1e-9)
+
+
+@cuda.jit
+def _directed(a, b, out):
+    """The six directed operations on a[t], b[t], one thread each (compiled on first use)."""
+    t = cuda.grid(1)
+    if t < a.shape[0]:
+        out[t, 0], out[t, 1] = add_rd(a[t], b[t]), add_ru(a[t], b[t])
+        out[t, 2], out[t, 3] = mul_rd(a[t], b[t]), mul_ru(a[t], b[t])
+        out[t, 4], out[t, 5] = div_rd(a[t], b[t]), div_ru(a[t], b[t])
+
+
+@simulator
+def test_directed_rounding_brackets_the_exact_result():
+    rng = random.Random(5)
+    a = np.array([rng.uniform(-1, 1) * 10.0 ** rng.randint(-30, 30) for _ in range(200)])
+    b = np.array([rng.uniform(-1, 1) * 10.0 ** rng.randint(-30, 30) for _ in range(200)])
+    out = np.zeros((200, 6))
+    _directed[4, 64](a, b, out)
+    for t in range(200):
+        fa, fb = Fraction(a[t]), Fraction(b[t])
+        for c, exact_result in enumerate((fa + fb, fa * fb, fa / fb)):
+            down, up = out[t, 2 * c], out[t, 2 * c + 1]
+            assert Fraction(down) <= exact_result <= Fraction(up), (t, c)
+            assert down < up
