@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from numba import cuda
+from numba import cuda, float64
 
 from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
 
@@ -349,12 +349,12 @@ def solve_games(games, ks, xs, ys, vs, bounds):
     bounds[g]: one thread per game."""
     g = cuda.grid(1)
     if g < games.shape[0]:
-        T = cuda.local.array((SCRATCH, SCRATCH), dtype="float64")
-        P = cuda.local.array(SCRATCH, dtype="float64")
-        R = cuda.local.array(SCRATCH, dtype="float64")
-        rowlab = cuda.local.array(SCRATCH, dtype="float64")
-        collab = cuda.local.array(SCRATCH, dtype="float64")
-        cmax = cuda.local.array(SCRATCH, dtype="float64")
+        T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
+        P = cuda.local.array(SCRATCH, dtype=float64)
+        R = cuda.local.array(SCRATCH, dtype=float64)
+        rowlab = cuda.local.array(SCRATCH, dtype=float64)
+        collab = cuda.local.array(SCRATCH, dtype=float64)
+        cmax = cuda.local.array(SCRATCH, dtype=float64)
         A = games[g]
         k = ks[g]
         v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from numba import cuda
+from numba import cuda, float64
 
 from exact.cuda.game import EPS, KMAX, SCRATCH, game_bound, solve_game
 from exact.kernels.combine import (
@@ -101,15 +101,15 @@ def points_items(
     t = start + cuda.grid(1)
     if t >= stop:
         return
-    A = cuda.local.array((KMAX, KMAX), dtype="float64")
-    x = cuda.local.array(KMAX, dtype="float64")
-    y = cuda.local.array(KMAX, dtype="float64")
-    T = cuda.local.array((SCRATCH, SCRATCH), dtype="float64")
-    P = cuda.local.array(SCRATCH, dtype="float64")
-    R = cuda.local.array(SCRATCH, dtype="float64")
-    rowlab = cuda.local.array(SCRATCH, dtype="float64")
-    collab = cuda.local.array(SCRATCH, dtype="float64")
-    cmax = cuda.local.array(SCRATCH, dtype="float64")
+    A = cuda.local.array((KMAX, KMAX), dtype=float64)
+    x = cuda.local.array(KMAX, dtype=float64)
+    y = cuda.local.array(KMAX, dtype=float64)
+    T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
+    P = cuda.local.array(SCRATCH, dtype=float64)
+    R = cuda.local.array(SCRATCH, dtype=float64)
+    rowlab = cuda.local.array(SCRATCH, dtype=float64)
+    collab = cuda.local.array(SCRATCH, dtype=float64)
+    cmax = cuda.local.array(SCRATCH, dtype=float64)
     ncanon = canon.shape[0]
     r = t // ncanon
     q = t % ncanon
@@ -194,15 +194,15 @@ def win_items(
     t = start + cuda.grid(1)
     if t >= stop:
         return
-    A = cuda.local.array((KMAX, KMAX), dtype="float64")
-    x = cuda.local.array(KMAX, dtype="float64")
-    y = cuda.local.array(KMAX, dtype="float64")
-    T = cuda.local.array((SCRATCH, SCRATCH), dtype="float64")
-    P = cuda.local.array(SCRATCH, dtype="float64")
-    R = cuda.local.array(SCRATCH, dtype="float64")
-    rowlab = cuda.local.array(SCRATCH, dtype="float64")
-    collab = cuda.local.array(SCRATCH, dtype="float64")
-    cmax = cuda.local.array(SCRATCH, dtype="float64")
+    A = cuda.local.array((KMAX, KMAX), dtype=float64)
+    x = cuda.local.array(KMAX, dtype=float64)
+    y = cuda.local.array(KMAX, dtype=float64)
+    T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
+    P = cuda.local.array(SCRATCH, dtype=float64)
+    R = cuda.local.array(SCRATCH, dtype=float64)
+    rowlab = cuda.local.array(SCRATCH, dtype=float64)
+    collab = cuda.local.array(SCRATCH, dtype=float64)
+    cmax = cuda.local.array(SCRATCH, dtype=float64)
     k = g[0]
     order = g[10]
     npat = patterns.shape[0]
