@@ -1,6 +1,7 @@
 """gops imperfect: imperfect-information Goofspiel (OpenSpiel's goofspiel(imp_info=True)),
 exact.imperfect.  ``gops imperfect nashconv POLICY``: the NashConv of a policy file or of
-a built-in policy, in OpenSpiel's units."""
+a built-in policy, in OpenSpiel's units.  ``gops imperfect solve N``: an exact equilibrium
+by the sequence-form LP, and its value."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import time
 
 import click
 
+from exact.atomic import atomic_file, output_kind
 from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
 from exact.errors import GopsInputError
+from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
 from exact.imperfect.nashconv import nash_conv
 from exact.imperfect.policy import load_policy_file, uniform_policy
@@ -125,3 +128,80 @@ def nashconv(
     p0, p1 = (str(v) if rational else repr(float(v)) for v in result.best_responses)
     click.echo(f"best responses: P0 {p0}, P1 {p1}")
     click.echo(f"units: {result.units}")
+
+
+#: The largest games `gops imperfect solve` takes on, by prize order, and what the next
+#: size would need (benchmarks/RESULTS.md, "Imperfect-information equilibria by the
+#: sequence-form LP").
+SOLVE_MAX_N = {"descending": 5, "ascending": 5, "random": 4}
+SOLVE_BEYOND = {
+    "descending": "N = 6 has 37,039 sequences per player; the dense basis system would "
+    "need about 6 GB in floats before its exact solve",
+    "ascending": "N = 6 has 37,039 sequences per player; the dense basis system would "
+    "need about 6 GB in floats before its exact solve",
+    "random": "N = 5 has 244,786 sequences per player; the dense basis system would need "
+    "about 200 GB in floats",
+}
+
+
+@imperfect.command()
+@click.argument("n", type=INTEGER)
+@click.option(
+    "--order",
+    type=click.Choice(IMPERFECT_ORDERS),
+    default="random",
+    show_default=True,
+    help="Prize order (OpenSpiel's points_order).",
+)
+@click.option(
+    "--objective",
+    type=OBJECTIVE,
+    default="points",
+    show_default=True,
+    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
+    "win: win_loss.",
+)
+@click.option(
+    "--policy-out",
+    type=click.Path(dir_okay=False),
+    help='Write the equilibrium as a policy file ({state: {action id: "p/q"}}).',
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
+@one_line_errors
+def solve(n: int, order: str, objective, policy_out: str | None, as_json: bool) -> None:
+    """An exact Nash equilibrium of N-card imperfect-information goofspiel and its value.
+
+    The sequence-form LP (Koller, Megiddo & von Stengel 1996) is solved by HiGHS, its
+    vertex is then solved again exactly (python-flint) and verified exactly: both plans
+    feasible and both players' best-response values equal (zero duality gap).
+    """
+    game = ImperfectGame.parse(n, order, objective)
+    high = SOLVE_MAX_N[game.order.name]
+    if game.n > high:
+        raise GopsInputError(
+            f"N must be at most {high} for gops imperfect solve --order {game.order.name} "
+            f"({SOLVE_BEYOND[game.order.name]}), got {game.n}"
+        )
+    if policy_out is not None:
+        output_kind(policy_out)  # a folder or a FIFO refused before the solve, not after
+    equilibrium = solve_equilibrium(game)
+    if policy_out is not None:
+        with atomic_file(policy_out, "w") as fh:
+            json.dump(equilibrium.policy_json(), fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    if as_json:
+        click.echo(json.dumps({**equilibrium.to_json(), "policy_out": policy_out}))
+        return
+    sizes, seconds = equilibrium.sizes, equilibrium.seconds
+    click.echo(
+        f"value of {n}-card imperfect-information goofspiel ({order} order, "
+        f"{game.objective.name}) to player 0: {equilibrium.value} (exact; verified: zero "
+        "duality gap)"
+    )
+    click.echo(
+        f"sequences {sizes['sequences'][0]} + {sizes['sequences'][1]}, payoff nonzeros "
+        f"{sizes['payoff_nonzeros']}, equilibrium support {sizes['support'][0]} + "
+        f"{sizes['support'][1]}; {sum(seconds.values()):.2f} s"
+    )
+    if policy_out is not None:
+        click.echo(f"policy written to {policy_out}")
