@@ -1,5 +1,5 @@
 """exact.imperfect.sequence_form and exact_lp: the sequence form (Koller, Megiddo & von
-Stengel 1996, sec 2-3) of imperfect-information goofspiel, piece by piece on hand-checked
+Stengel 1996) of imperfect-information goofspiel, piece by piece on hand-checked
 2-card games, and its LP's exact equilibria, checked by our exact best responses
 (NashConv exactly 0) and by OpenSpiel's own ``exploitability.nash_conv``."""
 
@@ -138,7 +138,7 @@ def tree_value(state, policy):
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("objective", ("points", "win"))
 def test_x_A_y_is_the_expected_return_of_the_tree(order, objective):
-    """Koller et al. 1996, sec 3: x^T A y equals the expected payoff of the behaviour
+    """Koller et al. 1996: x^T A y equals the expected payoff of the behaviour
     strategies, here against a walk of the turn-based tree, exactly."""
     game = ImperfectGame.parse(3, order, objective)
     form = sequence_form(game)

@@ -1,8 +1,9 @@
 """An exact Nash equilibrium of imperfect-information Goofspiel by the sequence-form LP.
 
-The LP (Koller, Megiddo & von Stengel 1996, sec 4, Theorem 4.4; von Stengel 1996, GEB 14,
-sec 4, eq. (4.6)-(4.7)), with A player 0's payoff over sequence pairs and E x = e,
-F y = f the two players' realization-plan constraints (:mod:`sequence_form`):
+The zero-sum LP of Koller, Megiddo & von Stengel 1996 (GEB 14; equations (8)-(9) of its
+STOC'94 version, which OpenSpiel's ``sequence_form_lp.py`` solves; Shoham & Leyton-Brown
+2009, sec 5.2.3), with A player 0's payoff over sequence pairs and E x = e, F y = f the
+two players' realization-plan constraints (:mod:`sequence_form`):
 
     primal (player 0)   max_{x, q}  f^T q   s.t.  F^T q <= A^T x,  E x = e,  x >= 0,  q free
     dual   (player 1)   min_{y, p}  e^T p   s.t.  E^T p >= A y,    F y = f,  y >= 0,  p free
@@ -219,7 +220,7 @@ def verify(form: SequenceForm, x: list[Fraction], y: list[Fraction]) -> Fraction
 
 def plan_policy(form: SequenceForm, plans: tuple[list[Fraction], list[Fraction]]) -> Policy:
     """The behaviour strategies of the plans: p(a | I) = x[I a] / x[parent(I)], uniform
-    where the player's own earlier bids never reach I (Koller et al. 1996, sec 2)."""
+    where the player's own earlier bids never reach I (Koller et al. 1996)."""
     tables: tuple[dict, dict] = ({}, {})
     for player, plan in enumerate(plans):
         seqs = form.players[player]

@@ -1,8 +1,9 @@
 """The sequence form of imperfect-information Goofspiel (two players, zero-sum).
 
 Koller, Megiddo & von Stengel, "Efficient computation of equilibria for extensive
-two-person games", Games and Economic Behavior 14 (1996), sec 2-3 (and von Stengel,
-"Efficient computation of behavior strategies", GEB 14, 1996, sec 3):
+two-person games", Games and Economic Behavior 14 (1996) (and von Stengel, "Efficient
+computation of behavior strategies", GEB 14, 1996; Shoham & Leyton-Brown, "Multiagent
+Systems", 2009, sec 5.2.3):
 
 - A *sequence* of player i is the list of i's (decision, bid) pairs on the path to a
   node; with perfect recall it is named by its last pair, or is the empty sequence.  Here
@@ -15,7 +16,7 @@ two-person games", Games and Economic Behavior 14 (1996), sec 2-3 (and von Steng
   Player 1's plan y satisfies F y = f alike.
 - The payoff matrix A (player 0's return, OpenSpiel's units) has, at (s, t), the sum
   over the terminal histories whose sequences are s and t of chance's probability times
-  the return; so x^T A y is player 0's expected return (Koller et al., sec 3, eq. (2)).
+  the return; so x^T A y is player 0's expected return.
 
 In Goofspiel a decision (prizes, own bids, winners) with r >= 1 bids made has parent
 (prizes[:r], own[:r-1], winners[:r-1]) followed by the bid own[r-1], read off the key.
