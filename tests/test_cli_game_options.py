@@ -27,7 +27,7 @@ def solved_game(monkeypatch):
     command solves through exact.dp.solve.solve_game (directly, or through the optimal
     bots' cache, emptied here so that nothing is answered from it)."""
 
-    def stand_in(game, progress=None, top=None):
+    def stand_in(game, progress=None, top=None, device="cpu"):
         raise Solved(game, top)
 
     monkeypatch.setattr(exact.dp.solve, "solve_game", stand_in)
