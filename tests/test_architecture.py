@@ -43,6 +43,7 @@ def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
         "exact.kernels",
         "exact.game.encoding",
         "exact.game.orders",
+        "exact.game.rules",
         "exact.errors",
         "exact.limits",
     )

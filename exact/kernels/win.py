@@ -56,15 +56,11 @@ import numpy as np
 from numba import prange
 
 from exact.game.encoding import Level, build_levels, pattern_count
+from exact.game.rules import prize_total
 from exact.kernels.bounds import certified_game
 from exact.kernels.combine import RANDOM, finish, fold, initial_acc, mirrored, upcard_range
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
 from exact.kernels.points import block_bounds
-
-
-def total_points(n: int) -> int:
-    """T = 1 + 2 + ... + n, the prize points of the n-card game."""
-    return n * (n + 1) // 2
 
 
 def prize_sums(level: Level) -> np.ndarray:
@@ -84,7 +80,7 @@ def lead_offset(n: int, k: int, handicap: int = 0) -> int:
     """
     top = sum(range(n - k + 1, n + 1))  # largest sum of a k-prize set
     bottom = k * (k + 1) // 2  # smallest
-    return min(top, handicap + total_points(n) - bottom)
+    return min(top, handicap + prize_total(n) - bottom)
 
 
 def win_cells(n: int, top: int | None = None, handicap: int = 0) -> int:
@@ -103,7 +99,7 @@ def win_cells(n: int, top: int | None = None, handicap: int = 0) -> int:
 def lead_limits(level: Level, handicap: int = 0) -> np.ndarray:
     """Per prize rank, the largest |L| to solve: min(sum P, H + T - sum P)."""
     s = prize_sums(level)
-    return np.minimum(s, handicap + total_points(level.n) - s)
+    return np.minimum(s, handicap + prize_total(level.n) - s)
 
 
 def empty_level(
