@@ -23,15 +23,24 @@ V(root) is i's best-response value (the beliefs at the root weigh 1), and branch
 belief 0 are cut (they add 0).
 
 Arithmetic: ``rational`` sums Fractions (the policy's probabilities exactly as given: a
-float at its exact binary value), so the NashConv is exact.  ``float`` runs the same
-recursion in float64 and reports an a-priori bound on its error (:func:`float_error_bound`,
-Higham, "Accuracy and Stability of Numerical Algorithms", 2002, Lemma 3.1 and sec 4.2):
-each term of V is a product of at most 2N + 1 rounded factors (the opponent's
-probabilities, read as floats, the chance weights 1/k, the return) summed through at most
-N(N + 3) + N! additions along its path, a max adds no rounding and moves V by at most the
-largest error of its branches, and the terms' absolute sum is at most max|return| times
-the total belief, (1 + tolerance)^N.  Returns are OpenSpiel's: point_difference is half
-the point difference.
+float at its exact binary value), so the NashConv is exact.  ``float`` (the default)
+computes the same values in float64 by numba over flat tables (:mod:`exact.imperfect.fast`
+over :mod:`exact.imperfect.tables`: the same V, computed bottom up over the information
+sets after one walk of the histories) and reports an a-priori bound on its error
+(:func:`tables_error_bound`); :func:`best_response_value` with ``exact=False`` runs the
+recursion above itself in float64 (bound: :func:`float_error_bound`).  Both bounds follow
+Higham, "Accuracy and Stability of Numerical Algorithms", 2002, Lemma 3.1 and sec 4.2:
+V is a sum of terms, each a product of at most m rounded factors (the opponent's
+probabilities, read as floats, the chance weights 1/k, the products) summed through at
+most d additions along its path, so its error is at most gamma_{m + d} times the terms'
+absolute sum; a max adds no rounding and moves V by at most the largest error of its
+branches; and the terms' absolute sum is at most max|return| times the total belief,
+(1 + tolerance)^N.  The recursion: m = 2N + 1, d = N(N + 3) + N!.  The tables: m = 4N
+(chance and opponent weights of N - 1 rounds, their 2N - 2 products, the last bid's
+weight times the return and that times the reach), d = N + N! + 3N^2 + N (the sum over
+the last bid, the sum over the histories of an information set, at most N!, the 3N
+children of each of at most N rounds, the first prizes).  Returns are OpenSpiel's:
+point_difference is half the point difference.
 """
 
 from __future__ import annotations
@@ -44,10 +53,19 @@ from fractions import Fraction
 
 from exact.errors import GopsInputError
 from exact.game.objectives import POINTS, arithmetic_named
+from exact.imperfect.fast import best_response_values
 from exact.imperfect.game import TIE, ImperfectGame, round_winner
 from exact.imperfect.policy import PROBABILITY_TOLERANCE, Policy
+from exact.imperfect.tables import layout, policy_arrays
 
-__all__ = ["NashConv", "UNITS", "best_response_value", "float_error_bound", "nash_conv"]
+__all__ = [
+    "NashConv",
+    "UNITS",
+    "best_response_value",
+    "float_error_bound",
+    "nash_conv",
+    "tables_error_bound",
+]
 
 #: What a NashConv of each objective is measured in (the JSON says it).
 UNITS = {
@@ -102,8 +120,10 @@ def nash_conv(
     arithmetic: str = "float",
     progress: Callable[[int, int], None] | None = None,
 ) -> NashConv:
-    """NashConv of ``policy`` in ``game`` (module docstring).  ``progress(done, total)``
-    is called as each first-round bid's subtree of each best response is done.
+    """NashConv of ``policy`` in ``game`` (module docstring): ``rational`` by the exact
+    recursion, ``float`` by the numba tables.  ``progress(done, total)`` is called as each
+    first-round bid's subtree of each exact best response is done (the float path takes
+    seconds and calls it once, at the end).
 
     >>> from exact.imperfect.policy import uniform_policy
     >>> game = ImperfectGame.parse(2, "descending", "points")
@@ -114,9 +134,18 @@ def nash_conv(
     if policy.game != game:
         raise GopsInputError("the policy was built for another game")
     start = time.perf_counter()
-    values = tuple(best_response_value(game, policy, p, exact, progress) for p in (0, 1))
+    values: tuple[Fraction | float, Fraction | float]
+    if exact:
+        values = (
+            best_response_value(game, policy, 0, True, progress),
+            best_response_value(game, policy, 1, True, progress),
+        )
+    else:
+        values = fast_best_response_values(game, policy)
+        if progress is not None:
+            progress(1, 1)
     total = values[0] + values[1]
-    bound = 0.0 if exact else float_error_bound(game, float(total))
+    bound = 0.0 if exact else tables_error_bound(game, float(total))
     return NashConv(
         game,
         policy.name,
@@ -129,11 +158,30 @@ def nash_conv(
 
 
 def float_error_bound(game: ImperfectGame, total: float) -> float:
-    """A bound on |float NashConv - exact NashConv| (module docstring): both best
-    responses' gamma_K R (1 + tol)^N, with K = 2N + 1 + N(N + 3) + N!, plus the final
-    addition's rounding, rounded up."""
+    """A bound on |NashConv by the float recursion - exact NashConv| (module docstring):
+    both best responses' gamma_K R (1 + tol)^N, with K = 2N + 1 + N(N + 3) + N!, plus the
+    final addition's rounding, rounded up."""
     n = game.n
-    k = 2 * n + 1 + n * (n + 3) + math.factorial(n)
+    return _error_bound(game, total, 2 * n + 1 + n * (n + 3) + math.factorial(n))
+
+
+def tables_error_bound(game: ImperfectGame, total: float) -> float:
+    """A bound on |NashConv by the float tables - exact NashConv| (module docstring):
+    as :func:`float_error_bound` with K = 4N + N + N! + 3N^2 + N."""
+    n = game.n
+    return _error_bound(game, total, 4 * n + n + math.factorial(n) + 3 * n * n + n)
+
+
+def fast_best_response_values(game: ImperfectGame, policy: Policy) -> tuple[float, float]:
+    """Both best-response values in float64 by :mod:`exact.imperfect.fast` (a one-line
+    GopsInputError where the tables would not fit, :func:`exact.imperfect.tables.layout`)."""
+    where = layout(game)
+    return best_response_values(where, *policy_arrays(where, policy))
+
+
+def _error_bound(game: ImperfectGame, total: float, k: int) -> float:
+    """2 gamma_k R (1 + tol)^N + u |total|, rounded up."""
+    n = game.n
     gamma = k * UNIT_ROUNDOFF / (1 - k * UNIT_ROUNDOFF)
     mass = (1 + Fraction(PROBABILITY_TOLERANCE)) ** n
     bound = 2 * gamma * game.max_return() * mass + UNIT_ROUNDOFF * abs(Fraction(total))

@@ -1,0 +1,159 @@
+"""The decisions of imperfect-information Goofspiel as flat numpy arrays, indexed once,
+for the numba best responses of :mod:`exact.imperfect.fast`.
+
+A decision of a player after r rounds is its :data:`~exact.imperfect.game.InfoKey`
+(prizes turned up, the current one last; own bids; the winners of the r rounds).  Each
+part is a number in a mixed radix, so that a key is a row of a dense table computed from
+the key alone, the same for both players, with no dictionary:
+
+- prizes: the rank of each prize among the prizes still down when it was turned
+  (radices N, N - 1, ..., N - r): ``prize_sequences[r] = N! / (N - r - 1)!`` rows in the
+  random order, 1 in a fixed order (its prizes are known);
+- own bids: the rank of each bid among the cards still in hand (radices N, ..., N - r + 1):
+  ``own_sequences[r] = N! / (N - r)!``;
+- winners: base 3, round j the digit of weight 3^j (0 or 1 the winner, 2 a tie).
+
+    row(r, key) = offsets[r] + (prizes * own_sequences[r] + own) * 3^r + winners
+
+Rows cover the decisions of rounds 0 .. ``last`` (the last round is played automatically
+from N >= 2 on, so ``last`` = max(N - 2, 0)); a row that no play reaches is never read
+and stays 0.  A policy is two arrays ``sigma[player][row, card - 1]`` of float64
+probabilities: the uniform policy fills every entry of a round-r row with 1/(N - r) (the
+kernels read only the cards in hand), a table policy its distributions, each Fraction
+rounded to the nearest float (the float error bound of :mod:`exact.imperfect.nashconv`
+counts that rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from exact.errors import GopsInputError
+from exact.game.orders import RANDOM
+from exact.imperfect.game import TIE, ImperfectGame, InfoKey
+from exact.imperfect.policy import Policy
+
+__all__ = ["ORDER_CODES", "TABLE_BYTES_LIMIT", "Layout", "layout", "policy_arrays"]
+
+#: The kernels' code of each prize order.
+ORDER_CODES = {"random": 0, "descending": 1, "ascending": 2}
+#: The most memory the tables of one NashConv may take (bytes): beyond it a one-line
+#: GopsInputError says what they would need.
+TABLE_BYTES_LIMIT = 3 * 2**30
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each decision's row lies (module docstring).  ``fixed`` is the prize of
+    each round in a fixed order (empty in the random order)."""
+
+    n: int
+    last: int
+    order: int
+    objective_win: bool
+    fixed: tuple[int, ...]
+    prize_sequences: tuple[int, ...]
+    own_sequences: tuple[int, ...]
+    offsets: tuple[int, ...]
+
+    @property
+    def rows(self) -> int:
+        return self.offsets[-1]
+
+    @property
+    def last_rows(self) -> int:
+        """Rows of the last decision round (its counterfactual values are a table)."""
+        return self.offsets[-1] - self.offsets[-2]
+
+    def bytes_needed(self) -> int:
+        """Both players' policies, best-response values and last-round action values."""
+        return 8 * (2 * self.rows * self.n + 2 * self.rows + 2 * self.last_rows * self.n)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The layout as int64 arrays, as the kernels take it."""
+        return {
+            "fixed": np.array(self.fixed or (0,), dtype=np.int64),
+            "prize_sequences": np.array(self.prize_sequences, dtype=np.int64),
+            "own_sequences": np.array(self.own_sequences, dtype=np.int64),
+            "offsets": np.array(self.offsets, dtype=np.int64),
+        }
+
+    def row(self, key: InfoKey) -> int:
+        """The row of a decision (module docstring)."""
+        prizes, own, winners = key
+        r = len(own)
+        prize_index = _ranks(prizes, self.n) if self.order == ORDER_CODES["random"] else 0
+        winner_index = sum((2 if w == TIE else w) * 3**j for j, w in enumerate(winners))
+        return (
+            self.offsets[r]
+            + (prize_index * self.own_sequences[r] + _ranks(own, self.n)) * 3**r
+            + winner_index
+        )
+
+
+def _ranks(cards, n: int) -> int:
+    """The mixed-radix number of a sequence of distinct cards: each card's rank among
+    those not yet in the sequence."""
+    used: set[int] = set()
+    index = 0
+    for j, card in enumerate(cards):
+        index = index * (n - j) + card - 1 - sum(1 for c in used if c < card)
+        used.add(card)
+    return index
+
+
+def layout(game: ImperfectGame) -> Layout:
+    """The layout of ``game``'s decisions; a one-line GopsInputError where its tables
+    would need more than :data:`TABLE_BYTES_LIMIT`."""
+    n = game.n
+    last = max(n - 2, 0)
+    fixed: list[int] = []
+    if game.order is not RANDOM:
+        while len(fixed) < n:
+            prize = game.next_prize(tuple(fixed))
+            assert prize is not None
+            fixed.append(prize)
+    random = game.order is RANDOM
+    prizes = tuple(math.perm(n, r + 1) if random else 1 for r in range(last + 1))
+    own = tuple(math.perm(n, r) for r in range(last + 1))
+    offsets = [0]
+    for r in range(last + 1):
+        offsets.append(offsets[-1] + prizes[r] * own[r] * 3**r)
+    result = Layout(
+        n,
+        last,
+        ORDER_CODES[game.order.name],
+        game.objective.name == "win",
+        tuple(fixed),
+        prizes,
+        own,
+        tuple(offsets),
+    )
+    need = result.bytes_needed()
+    if need > TABLE_BYTES_LIMIT:
+        raise GopsInputError(
+            f"the best-response tables of {n}-card imperfect-information goofspiel "
+            f"({game.order.name} order) would need {need / 2**30:.1f} GiB, more than the "
+            f"{TABLE_BYTES_LIMIT / 2**30:.0f} GiB allowed"
+        )
+    return result
+
+
+def policy_arrays(layout: Layout, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
+    """Both players' probabilities, ``sigma[player][row, card - 1]`` (module docstring)."""
+    n = layout.n
+    sigmas = (np.zeros((layout.rows, n)), np.zeros((layout.rows, n)))
+    if policy.tables is None:  # uniform: 1/(cards in hand) at every row of round r
+        for sigma in sigmas:
+            for r in range(layout.last + 1):
+                sigma[layout.offsets[r] : layout.offsets[r + 1]] = 1 / (n - r)
+        return sigmas
+    for player, sigma in enumerate(sigmas):
+        for key, distribution in policy.tables[player].items():
+            row = sigma[layout.row(key)]
+            for card, probability in distribution:
+                row[card - 1] = float(probability)
+    return sigmas
