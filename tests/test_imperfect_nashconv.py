@@ -2,6 +2,7 @@
 goofspiel policies, against OpenSpiel's own ``exploitability.nash_conv`` and by hand."""
 
 import json
+import random
 from fractions import Fraction
 
 import numpy as np
@@ -9,13 +10,14 @@ import pytest
 
 from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame
-from exact.imperfect.nashconv import nash_conv
+from exact.imperfect.nashconv import best_response_value, float_error_bound, nash_conv
 from exact.imperfect.policy import (
     load_policy_file,
     policy_from_json,
     policy_from_openspiel,
     uniform_policy,
 )
+from exact.imperfect.tables import layout
 
 pyspiel = pytest.importorskip("pyspiel")
 exploitability = pytest.importorskip("open_spiel.python.algorithms.exploitability")
@@ -172,3 +174,78 @@ def test_unreadable_policy_files(tmp_path):
     (tmp_path / "list.json").write_text("[]")
     with pytest.raises(GopsInputError, match="a policy file is a JSON object"):
         load_policy_file(game, tmp_path / "list.json")
+
+
+def exact_random_policy(game, seed):
+    """A policy file of seeded random exact probabilities ("p/q"), about a quarter of the
+    bids at probability 0 (so that whole branches carry no reach)."""
+    rng = random.Random(seed)
+    data = {}
+    for player in (0, 1):
+        for info in game.information_states(player):
+            weights = [0 if rng.random() < 0.25 else rng.randint(1, 9) for _ in info.legal]
+            if not any(weights):
+                weights[rng.randrange(len(weights))] = 1
+            total = sum(weights)
+            data[info.string] = {str(a): f"{w}/{total}" for a, w in zip(info.legal, weights)}
+    return policy_from_json(game, data)
+
+
+FAST_CASES = [
+    (n, order, objective)
+    for n in (1, 2, 3, 4)
+    for order in ORDERS
+    for objective in ("points", "win")
+    if n > 1 or order == "random"
+]
+
+
+@pytest.mark.parametrize(
+    "n,order,objective", FAST_CASES, ids=[f"{n}-{o}-{obj}" for n, o, obj in FAST_CASES]
+)
+def test_float_tables_within_their_bound_of_the_exact_nashconv(n, order, objective):
+    """The numba tables (the float default) against the exact recursion, both players'
+    best responses, on seeded random exact policies: within the stated a-priori bound,
+    itself below the agreement target."""
+    game = ImperfectGame.parse(n, order, objective)
+    for seed in (0, 1):
+        policy = exact_random_policy(game, 1000 * n + 10 * seed + len(order))
+        fast = nash_conv(game, policy, "float")
+        exact = nash_conv(game, policy, "rational")
+        assert fast.error_bound < AGREEMENT
+        assert abs(Fraction(fast.value) - exact.value) <= fast.error_bound
+        for ours, truth in zip(fast.best_responses, exact.best_responses):
+            assert abs(Fraction(ours) - truth) <= fast.error_bound
+
+
+def test_float_tables_agree_with_the_float_recursion_at_five_cards():
+    """N = 5 descending (too slow for the exact recursion in a test): the tables and the
+    plain float recursion, each within its own bound of the same exact value."""
+    game = ImperfectGame.parse(5, "descending", "win")
+    policy = exact_random_policy(game, 5)
+    fast = nash_conv(game, policy, "float")
+    walked = sum(best_response_value(game, policy, p, exact=False) for p in (0, 1))
+    assert abs(fast.value - walked) <= fast.error_bound + float_error_bound(game, walked)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_table_rows_number_the_decisions_one_to_one(order):
+    """Every decision of both players has a row of its own round, and no two decisions
+    of a player share one (a shared row would mix two information sets' values)."""
+    game = ImperfectGame.parse(4, order)
+    where = layout(game)
+    for player in (0, 1):
+        rows = {}
+        for info in game.information_states(player):
+            row = where.row(info.key)
+            r = len(info.key[1])
+            assert where.offsets[r] <= row < where.offsets[r + 1]
+            assert rows.setdefault(row, info.key) == info.key
+        assert len(rows) == sum(1 for _ in game.information_states(player))
+
+
+def test_tables_beyond_the_memory_limit_are_a_one_line_error():
+    game = ImperfectGame.parse(7, "random")
+    with pytest.raises(GopsInputError, match=r"would need \d+\.\d GiB") as raised:
+        nash_conv(game, uniform_policy(game))
+    assert "\n" not in str(raised.value)
