@@ -21,13 +21,13 @@ from exact.imperfect.policy import load_policy_file, uniform_policy
 #: The built-in policies POLICY may name.
 BUILT_IN = {"uniform": uniform_policy}
 
-#: The largest games the (pure Python) best responses take on, by prize order: what the
-#: next size would need (benchmarks/RESULTS.md, "Imperfect-information NashConv").
+#: The largest games the best responses take on, by prize order: what the next size
+#: would need (benchmarks/RESULTS.md, "Imperfect-information NashConv").
 NASHCONV_MAX_N = {"descending": 7, "ascending": 7, "random": 5}
 NASHCONV_BEYOND = {
-    "descending": "N = 7 takes about 3 minutes, N = 8 about 50 times as long",
-    "ascending": "N = 7 takes about 3 minutes, N = 8 about 50 times as long",
-    "random": "N = 5 visits 3.3 million turn-based histories, N = 6 about a hundred times as many",
+    "descending": "N = 8 would need 4.0 GiB of best-response tables",
+    "ascending": "N = 8 would need 4.0 GiB of best-response tables",
+    "random": "N = 6 would need 4.2 GiB of best-response tables",
 }
 
 
