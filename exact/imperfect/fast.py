@@ -1,13 +1,13 @@
 """Both players' best-response values in imperfect-information Goofspiel (float64, numba),
 over the flat tables of :mod:`exact.imperfect.tables`.
 
-The method is the best response by counterfactual values over information sets
-(Johanson, Bard, Lanctot, Gibson & Bowling, "Accelerating best response calculation in
-large extensive games", IJCAI 2011, sec 3 and 4.1: one walk of the tree carrying the
-opponent's and chance's reach, then each information set's action values summed over its
-histories; NashConv as in Lanctot et al., "A Unified Game-Theoretic Approach to
-Multiagent Reinforcement Learning", NIPS 2017, sec 3).  For player i, with pi_-i(h) the
-product of chance's and the opponent's probabilities on the way to history h:
+The method is the best response by counterfactual values over information sets, as
+Johanson, Waugh, Bowling & Zinkevich compute it ("Accelerating best response calculation
+in large extensive games", IJCAI 2011, pp. 258-265): the opponent's and chance's reach
+carried down the tree in one walk, each information set's action values summed over its
+histories, then the max (NashConv as in Lanctot et al., "A Unified Game-Theoretic
+Approach to Multiagent Reinforcement Learning", NIPS 2017).  For player i, with pi_-i(h)
+the product of chance's and the opponent's probabilities on the way to history h:
 
 1. :func:`_walk` (top down, depth first, once for both players): every history h of the
    last decision round L = max(N - 2, 0) (prizes, both bid sequences) is reached with
