@@ -247,7 +247,19 @@ def _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q, values):
 
 def best_response_values(layout, sig0: np.ndarray, sig1: np.ndarray) -> tuple[float, float]:
     """Player 0's and player 1's best-response values against ``sig1`` and ``sig0``
-    (``sigma[row, card - 1]`` as :func:`exact.imperfect.tables.policy_arrays` builds them)."""
+    (``sigma[row, card - 1]`` as :func:`exact.imperfect.tables.policy_arrays` builds them).
+
+    Two cards, descending, uniform: each best response is worth 1/4 (bid 2 on the prize 2;
+    tests/test_imperfect_nashconv.py::test_hand_derived_two_cards derives it by hand).
+
+    >>> from exact.imperfect.game import ImperfectGame
+    >>> from exact.imperfect.policy import uniform_policy
+    >>> from exact.imperfect.tables import layout, policy_arrays
+    >>> game = ImperfectGame.parse(2, "descending", "points")
+    >>> where = layout(game)
+    >>> best_response_values(where, *policy_arrays(where, uniform_policy(game)))
+    (0.25, 0.25)
+    """
     a = layout.arrays()
     n, last, order, win = layout.n, layout.last, layout.order, layout.objective_win
     fixed, prize_seqs, own_seqs, offsets = (

@@ -82,7 +82,13 @@ class Layout:
         }
 
     def row(self, key: InfoKey) -> int:
-        """The row of a decision (module docstring)."""
+        """The row of a decision (module docstring).  With 3 cards, descending: round 0
+        is row 0, round 1 rows 1-9 (own first bid 1, 2, 3 by winner 0, 1, tie).
+
+        >>> where = layout(ImperfectGame.parse(3, "descending"))
+        >>> where.offsets, where.row(((3, 2), (1,), (1,))), where.row(((3, 2), (3,), (TIE,)))
+        ((0, 1, 10), 2, 9)
+        """
         prizes, own, winners = key
         r = len(own)
         prize_index = _ranks(prizes, self.n) if self.order == ORDER_CODES["random"] else 0
