@@ -56,6 +56,26 @@ def _check_size(game: ImperfectGame) -> None:
         )
 
 
+def game_options(command):
+    """The options that name the game, OpenSpiel's parameters: the prize order and the
+    returns type."""
+    command = click.option(
+        "--objective",
+        type=OBJECTIVE,
+        default="points",
+        show_default=True,
+        help="points: OpenSpiel's returns_type point_difference (half the point difference); "
+        "win: win_loss.",
+    )(command)
+    return click.option(
+        "--order",
+        type=click.Choice(IMPERFECT_ORDERS),
+        default="random",
+        show_default=True,
+        help="Prize order (OpenSpiel's points_order).",
+    )(command)
+
+
 @click.group()
 def imperfect() -> None:
     """Imperfect-information Goofspiel, as OpenSpiel's goofspiel(imp_info=True)."""
@@ -64,21 +84,7 @@ def imperfect() -> None:
 @imperfect.command()
 @click.argument("policy_source", metavar="POLICY")
 @click.option("--n", "n", type=INTEGER, required=True, help="Cards per player.")
-@click.option(
-    "--order",
-    type=click.Choice(IMPERFECT_ORDERS),
-    default="random",
-    show_default=True,
-    help="Prize order (OpenSpiel's points_order).",
-)
-@click.option(
-    "--objective",
-    type=OBJECTIVE,
-    default="points",
-    show_default=True,
-    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
-    "win: win_loss.",
-)
+@game_options
 @click.option(
     "--rational", is_flag=True, help="Exact rationals instead of floats with an error bound."
 )
@@ -146,21 +152,7 @@ SOLVE_BEYOND = {
 
 @imperfect.command()
 @click.argument("n", type=INTEGER)
-@click.option(
-    "--order",
-    type=click.Choice(IMPERFECT_ORDERS),
-    default="random",
-    show_default=True,
-    help="Prize order (OpenSpiel's points_order).",
-)
-@click.option(
-    "--objective",
-    type=OBJECTIVE,
-    default="points",
-    show_default=True,
-    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
-    "win: win_loss.",
-)
+@game_options
 @click.option(
     "--policy-out",
     type=click.Path(dir_okay=False),
