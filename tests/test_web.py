@@ -2,6 +2,7 @@
 HTTP 400, one solve for concurrent requests, stores served, the server's start and stop,
 and the page itself in a real headless Chromium (screenshots in tests/artifacts/)."""
 
+import asyncio
 import json
 import shutil
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from starlette.responses import JSONResponse
 
 from exact.cli import main
 from exact.game.spec import GameSpec
@@ -574,36 +576,53 @@ def play_through_api(client, params, choose=min):
     return game
 
 
-@pytest.mark.parametrize("n, seed, objective", [(5, 12, "points"), (4, 3, "win")])
-def test_a_game_through_the_api_is_the_engines_game(client, n, seed, objective):
-    """The same seed and bids played by the engine directly, against the equilibrium of
-    the same solution, give the same computer bids and the same final score."""
-    import exact
-    from exact.play.engine import Game, optimal_bot
+#: Whole 3-card games in the descending order (the prizes 3, 2, 1) with fixed bids, scored
+#: by hand.  The computer's bids are forced: on the 3 with all three cards left it bids 3
+#: (``gops strategy --n 3 --order descending`` on the full hands: the 3 with probability
+#: 1), and once both hold the same two cards a < b with the prizes u > r to come it bids b
+#: (my bid a against its b loses u and wins r, b against a wins u and loses r, equal bids
+#: tie both: the matrix [[0, r - u], [u - r, 0]], whose second row and column dominate).
+#: Rows: your bids; each round (prize, you, computer, its winner); the final score
+#: (you, computer), each side's prizes won and the game's winner.  A tie discards the
+#: prize: it scores for nobody.
+HAND_SCORED_GAMES = [
+    (
+        [3, 1, 2],
+        [(3, 3, 3, "nobody"), (2, 1, 2, "computer"), (1, 2, 1, "you")],
+        (1, 2),
+        {"you": [1], "computer": [2]},
+        "computer",
+    ),
+    (
+        [3, 2, 1],
+        [(3, 3, 3, "nobody"), (2, 2, 2, "nobody"), (1, 1, 1, "nobody")],
+        (0, 0),
+        {"you": [], "computer": []},
+        "nobody",
+    ),
+]
 
-    played = play_through_api(client, {"n": n, "seed": seed, "objective": objective})
-    assert played["awaiting"] == "over" and len(played["history"]) == n
-    bids = [r["you"] for r in played["history"]]
-    assert bids == sorted(bids)  # the lowest card each round
-    game = Game(n, [optimal_bot(exact.solve(n, objective=objective))], seed=seed)
-    game.replay(bids[:-1])  # the last card plays itself
-    assert [(r["prize"], r["you"], r["computer"]) for r in played["history"]] == [
-        (r.prize, *r.bids) for r in game.history
-    ]
-    assert (played["score"]["you"], played["score"]["computer"]) == game.points
-    assert played["winner"] == {0: "you", 1: "computer", None: "nobody"}[game.winner]
-    # each round's winner is the higher bid's (the rules: a tie discards the prize)
-    for r in played["history"]:
-        assert r["winner"] == (
-            "you"
-            if r["you"] > r["computer"]
-            else "computer"
-            if r["computer"] > r["you"]
-            else "nobody"
-        )
-    assert played["score"]["you"] == sum(
-        r["prize"] for r in played["history"] if r["winner"] == "you"
-    )
+
+@pytest.mark.parametrize("seed", [1, 7])
+@pytest.mark.parametrize("bids, rounds, score, won, winner", HAND_SCORED_GAMES)
+def test_a_game_through_the_api_is_scored_by_the_rules(
+    client, seed, bids, rounds, score, won, winner
+):
+    """A whole game through /api/game with fixed bids is the game scored by hand
+    (HAND_SCORED_GAMES): each round's prize, both bids and its winner, a tied round
+    scoring for nobody, the final score, the prizes each side won and the game's winner
+    (a tied game won by nobody).  The last card plays itself.  The seed changes nothing:
+    the order is fixed and the computer's bids are pure."""
+    game = client.get("/api/game/new", params={"n": 3, "seed": seed, "order": "descending"}).json()
+    for bid in bids[:-1]:
+        assert game["awaiting"] == "bid" and bid in game["your_cards"]
+        r = client.get("/api/game/bid", params=game["state"] | {"bid": bid})
+        assert r.status_code == 200, r.text
+        game = r.json()
+    assert game["awaiting"] == "over"
+    assert [(r["prize"], r["you"], r["computer"], r["winner"]) for r in game["history"]] == rounds
+    assert (game["score"]["you"], game["score"]["computer"]) == score
+    assert game["won"] == won and game["winner"] == winner
 
 
 def test_same_seed_same_computer_bids(client):
@@ -1583,9 +1602,66 @@ def test_phone_width_has_no_horizontal_scroll(page_server, browser, hash_):
         browser.set_window_size(1200, 1000)
 
 
-def test_the_page_says_it_is_loading_until_info_answers(page_server):
-    html = urllib.request.urlopen(f"{page_server}/").read().decode()
-    assert 'id="loading"' in html and 'rel="icon"' in html
+class HoldInfo:
+    """The app with /api/info held until ``release`` is set (or, ``fail``, answered with
+    HTTP 500): the page as a slow or broken server leaves it."""
+
+    def __init__(self, app):
+        self.app, self.release, self.fail = app, threading.Event(), False
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"] == "/api/info":
+            while not self.release.is_set():
+                await asyncio.sleep(0.05)
+            if self.fail:
+                await JSONResponse({"error": "the server broke"}, status_code=500)(
+                    scope, receive, send
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture
+def held_info():
+    held = HoldInfo(create_app())
+    server = serve(held)
+    yield held, next(server)
+    held.release.set()
+    next(server, None)
+
+
+def test_the_page_says_it_is_loading_until_info_answers(held_info, browser):
+    """While /api/info has not answered, the page says it is loading and draws nothing
+    (no card, no error); once it answers, the message goes and the cards are drawn."""
+    from selenium.webdriver.common.by import By
+
+    held, url = held_info
+    browser.get(f"{url}/#explore?n=4&objective=points")
+    time.sleep(0.5)  # the page's script is waiting for /api/info
+    assert browser.find_element(By.ID, "loading").is_displayed()
+    assert "Loading" in browser.find_element(By.ID, "loading").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#mine-cards button")
+    assert not browser.find_element(By.ID, "error").is_displayed()
+    held.release.set()
+    wait_for(browser, lambda d: not d.find_element(By.ID, "loading").is_displayed())
+    cards = browser.find_elements(By.CSS_SELECTOR, "#mine-cards button")
+    assert [c.get_attribute("data-card") for c in cards] == ["1", "2", "3", "4"]
+    assert not browser.find_element(By.ID, "error").is_displayed()
+
+
+def test_the_page_says_why_when_info_fails(held_info, browser):
+    """A server whose /api/info fails: the loading message goes and the error is shown
+    (the page does not say "Loading" for ever)."""
+    from selenium.webdriver.common.by import By
+
+    held, url = held_info
+    held.fail = True
+    held.release.set()
+    browser.get(f"{url}/")
+    wait_for(browser, lambda d: d.find_element(By.ID, "error").is_displayed())
+    assert "the server broke" in browser.find_element(By.ID, "error").text
+    assert not browser.find_element(By.ID, "loading").is_displayed()
+    browser.get_log("browser")  # the 500 of /api/info, caused on purpose
 
 
 def test_play_choosing_the_prizes_with_a_head_start(page_server, browser):
