@@ -210,6 +210,70 @@ def test_unknown_repeated_or_bad_parameters_are_400_with_one_line(client, path, 
     assert "\n" not in r.json()["error"]
 
 
+#: A valid query of each GET endpoint, into which HOSTILE puts one malformed value.
+VALID = {
+    "/api/strategy": "n=3&mine=1,2,3&theirs=1,2,3&deck=1,2,3&upcard=3",
+    "/api/position": "n=3&mine=1,2,3&theirs=1,2,3&deck=1,2,3&upcard=3",
+    "/api/line": "n=3&mine=1,2,3&theirs=1,2,3&deck=1,2,3&line=3:1-2",
+    "/api/table": "n=3",
+    "/api/game/new": "n=3&seed=1",
+    "/api/game/bid": "n=3&seed=1&bid=1",
+    "/api/game/prize": "n=3&seed=1&order=controlled-by-me&prize=1",
+}
+#: Malformed values, (name, value, what the one-line error says) as a hostile user types
+#: them: bad, huge and empty numbers, unknown names, a repeated parameter; the cards and
+#: the moves where the endpoint takes them.
+HOSTILE = [
+    ("n", "x", "n 'x' is not a whole number"),
+    ("n", "5.0", "is not a whole number"),
+    ("n", "", "n '' is not a whole number"),
+    ("n", "0", "N must be between 1 and 16, got 0"),
+    ("n", "99999999999999999999999999", "N must be between 1 and 16"),
+    ("n", "9" * 5000, "has more than 4,000 digits"),
+    ("n", "3&n=3", "query parameter 'n' is given 2 times"),
+    ("objective", "draw", "unknown objective 'draw'"),
+    ("objective", "", "unknown objective ''"),
+    ("lead", "7&objective=win", "lead must be between -6 and 6"),
+    ("colour", "red", "no such query parameter 'colour'"),
+]
+HOSTILE_CARDS = [
+    ("mine", "0,1,2", "bad card '0'"),
+    ("mine", "1,2,4", "card 4 is outside 1..3"),
+    ("deck", "1,,2", "bad card '' is not a whole number"),
+    ("upcard", "", "upcard '' is not a whole number"),
+    ("upcard", "7", "upcard 7 is not in the deck"),
+]
+HOSTILE_MOVES = {
+    "/api/line": [("line", "3:9-9", "cannot bid 9"), ("line", "x", "not upcard:mine-theirs")],
+    "/api/table": [("order", "sideways", "unknown prize order 'sideways'")],
+    "/api/game/new": [("order", "Random", "unknown prize order 'Random'")],
+    "/api/game/bid": [
+        ("bid", "99999999999999999999999", "you do not hold the 99999999999999999999999"),
+        ("seed", "1e99", "seed '1e99' is not a whole number"),
+        ("bids", "1,1", "card 1 appears more than once"),
+    ],
+    "/api/game/prize": [("prize", "0", "the 0 is not a prize left")],
+}
+
+
+def hostile_queries():
+    for path, valid in VALID.items():
+        cards = [c for c in HOSTILE_CARDS if f"{c[0]}=" in valid]
+        for name, value, message in HOSTILE + cards + HOSTILE_MOVES.get(path, []):
+            kept = "&".join(kv for kv in valid.split("&") if kv.split("=")[0] != name)
+            yield pytest.param(path, f"{kept}&{name}={value}", message, id=f"{path}-{name}")
+
+
+@pytest.mark.parametrize("path, query, message", list(hostile_queries()))
+def test_every_endpoint_refuses_a_hostile_query_with_one_line(client, path, query, message):
+    """Each GET endpoint answers a malformed value (HOSTILE) with HTTP 400 and the one
+    line that names it: never a 5xx, a traceback or an answer to a query it misread."""
+    r = client.get(f"{path}?{query}")
+    assert r.status_code == 400, (r.status_code, r.text[:200])
+    error = r.json()["error"]
+    assert message in error and "\n" not in error and len(error) < 300, error
+
+
 def test_the_table_and_the_strategy_take_the_order_as_the_cli_does(client):
     """/api/table and /api/strategy honour ``order`` (they ignored it, answering the random
     order): the descending table has one column, upcard 4, where bid 4 is certain."""
