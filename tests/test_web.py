@@ -1398,6 +1398,12 @@ def test_a_link_beyond_the_on_the_fly_limit_is_answered_by_a_store(store_server,
         answer = json.loads(r.read())
     assert answer["source"]["store"].endswith(f"s{n}")
     assert shown == f"{answer['value']:.6f}"
+    # A claim read from a store says, in its own sentence, the stored levels it rests on:
+    # two prizes left, the upcard's games read level 1 (re-derived by the server), which
+    # rests on the stored level 0.
+    claim = browser.find_element(By.ID, "certified").text
+    assert f"given the stored levels 0..0 of {answer['source']['store']}" in claim
+    assert claim.startswith(("certified, given", "not certified as unique"))
     assert not browser.find_element(By.ID, "notice").is_displayed()
     assert not browser.find_element(By.ID, "error").is_displayed()
     assert f"n={n}" in browser.current_url and f"deck={n - 1},{n}" in browser.current_url

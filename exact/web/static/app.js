@@ -129,6 +129,15 @@ function fmt(x, digits = 6) {
   const text = Number(x).toFixed(digits);
   return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
 }
+// What a claim read from a store rests on, in the claim's own sentence (as `gops table
+// --store --certified` prints it): the stored levels below the one re-derived by the server.
+function storeCondition(source) {
+  const levels = (source && source.unverified_levels) || [];
+  if (!levels.length) return "";
+  return `, given the stored levels 0..${Math.max(...levels)} of ${source.store} ` +
+    `(not re-derived here: gops verify ${source.store} proves them)`;
+}
+
 function sig(x, digits = 12) {  // an interval's end: 12 significant digits
   const text = Number(x).toPrecision(digits);
   return /^-0\.?0*(e.*)?$/.test(text) ? text.slice(1) : text;
@@ -333,9 +342,10 @@ async function solvePosition() {
     drawMatrix(pos);
     const cert = pos.certified;
     $("enclosure").textContent = `exact value in [${sig(cert.value[0])}, ${sig(cert.value[1])}]`;
+    const given = storeCondition(pos.source);
     $("certified").textContent = cert.unique_and_enclosed
-      ? "certified: this is the unique exact equilibrium; each exact probability lies in its interval:"
-      : `not certified as unique (${cert.reason}); guaranteed value in [${sig(cert.guarantee[0])}, ${sig(cert.guarantee[1])}]`;
+      ? `certified${given}: this is the unique exact equilibrium; each exact probability lies in its interval:`
+      : `not certified as unique (${cert.reason}); guaranteed value${given} in [${sig(cert.guarantee[0])}, ${sig(cert.guarantee[1])}]`;
     $("intervals").hidden = !cert.unique_and_enclosed;
     const intervals = (ivs) => Object.entries(ivs || {}).map(([c, iv]) => `bid ${c}: [${sig(iv[0])}, ${sig(iv[1])}]`).join(", ");
     $("intervals-mine").textContent = `mine: ${intervals(cert.mine)}`;
@@ -547,9 +557,9 @@ async function showFirstMove() {
       $("paper-note").textContent = !proved
         ? "not every column could be certified here, so no cell is marked"
         : wrong.length
-          ? `${cells - wrong.length} of ${cells} entries agree with the certified enclosures; ` +
+          ? `${cells - wrong.length} of ${cells} entries agree with the certified enclosures${storeCondition(t.source)}; ` +
             `${wrong.length} proven errat${wrong.length === 1 ? "um" : "a"} of the paper, outlined in red (hover for the enclosure)`
-          : `all ${cells} entries agree with the certified enclosures of the exact probabilities`;
+          : `all ${cells} entries agree with the certified enclosures of the exact probabilities${storeCondition(t.source)}`;
       firstTable($("paper-table"), (u, b) => Number(paper.rows[b - 1][u - 1]), t.n,
                  (u, b) => paper.rows[b - 1][u - 1], errata);
     }
