@@ -6,9 +6,9 @@ so :func:`exact.dp.drivers.solve_float_levels` runs levels 0..N unchanged, with 
 progress and radii.  A chunk of items runs as one kernel launch
 (:mod:`exact.cuda.levels`, one thread per item).  The level below stays in device memory:
 the level just written is kept on the device and read there by the next level; the host
-copy of each level (what the sink keeps, what a Solution reads) is refreshed after each
-chunk.  The level's tables (patterns, child columns, signs, prize tables) are copied to
-the device once per level.
+copy of each level (what the sink keeps, what a Solution reads) gets the rows each chunk
+wrote after the chunk.  The level's tables (patterns, child columns, signs, prize tables)
+are copied to the device once per level.
 
 ``require_gpu`` refuses, in one line, a machine without a CUDA GPU unless numba's
 simulator is on (``NUMBA_ENABLE_CUDASIM=1``, set before numba.cuda is imported).
@@ -124,12 +124,14 @@ class DeviceObjective:
             off = win_kernel.lead_offset(level.n, level.k, self.objective.handicap)
             g = (level.k, child, sign, prize_child, prize_card, d_below, *tables[8:])
             g = (*g, offb, float(radius_below), order)
+            per_row = patterns.shape[0]
             win_items[blocks, THREADS](
                 start, stop, patterns, swap, own, limits, g, d_out, row0, off, games, radius
             )
             solved = int(games.copy_to_host().sum())
         else:
             canon, column, mirror, sign, prize_child, prize_card, own = tables
+            per_row = canon.shape[0]
             points_items[blocks, THREADS](
                 start,
                 stop,
@@ -149,5 +151,8 @@ class DeviceObjective:
                 radius,
             )
             solved = (stop - start) * len(self.objective.order.upcard_indices(level.k))
-        d_out.copy_to_host(out)
+        # Only the rows items start..stop-1 wrote (item t writes row t // per_row - row0).
+        lo = start // per_row - row0
+        hi = (stop - 1) // per_row - row0 + 1
+        d_out[lo:hi].copy_to_host(out[lo:hi])
         return solved, float(radius.copy_to_host().max()) * (1.0 + 2.0**-20)
