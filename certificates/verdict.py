@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import CertificateError
+from .imperfect import ImperfectSummary
 from .spec import EXIT_UNREADABLE, EXIT_VALID
 from .text import format_rational
 from .verify import verify_file
@@ -28,7 +29,9 @@ from .verify import verify_file
 
 @dataclass(frozen=True)
 class Verdict:
-    """The checker's answer.  ``n``, ``records`` and ``root_value`` are set when valid."""
+    """The checker's answer.  ``n``, ``records`` and ``root_value`` are set when valid (for
+    an imperfect-information certificate: N, its information states and the game's
+    value)."""
 
     ok: bool
     code: int
@@ -63,6 +66,9 @@ def check(path, progress: Callable | None = None) -> Verdict:
         return _rejected(EXIT_UNREADABLE, "out of memory")
     except Exception as exc:  # noqa: BLE001 - a checker bug must reject, never accept
         return _rejected(EXIT_UNREADABLE, f"unexpected {type(exc).__name__}: {exc}")
+    if isinstance(summary, ImperfectSummary):  # FORMAT.md, "Imperfect-information certificates"
+        value = Fraction(int(summary.value.numerator), int(summary.value.denominator))
+        return Verdict(True, EXIT_VALID, summary.message, summary.n, sum(summary.decisions), value)
     root = Fraction(int(summary.root_value.numerator), int(summary.root_value.denominator))
     radii = getattr(summary, "radii", None)
     if radii is not None:

@@ -48,6 +48,8 @@ from .decoding import (
     string,
 )
 from .errors import InvalidCertificate, UnreadableCertificate, located
+from .imperfect import MAGIC as IMPERFECT_MAGIC
+from .imperfect import ImperfectSummary, verify_imperfect_stream
 from .minimax import (
     as_mpq,
     check_matrix_game,
@@ -227,15 +229,22 @@ def check_record(
 # ---------------------------------------------------------------------------------------
 
 
-def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Summary | BoundSummary:
+def verify_stream(
+    stream: ObjectStream, progress: Callable | None = None
+) -> Summary | BoundSummary | ImperfectSummary:
     """Check a whole certificate; return its :class:`Summary` or raise a CertificateError.
 
-    ``progress(k, n, records_of_level)`` is called after each level is verified.  A
-    bound certificate (its magic) is handed to :func:`.bounds.verify_bound_stream`.
+    ``progress(k, n, records_of_level)`` is called after each level is verified.  The
+    header's magic names the kind: a bound certificate is handed to
+    :func:`.bounds.verify_bound_stream`, an imperfect-information one to
+    :func:`.imperfect.verify_imperfect_stream` (no progress: it checks in seconds).
     """
     header = stream.next("the header")
     if type(header) is dict and header.get("magic") == BOUND_MAGIC:
         return verify_bound_stream(header, stream, progress)  # FORMAT.md, "Bound certificates"
+    if type(header) is dict and header.get("magic") == IMPERFECT_MAGIC:
+        # FORMAT.md, "Imperfect-information certificates"
+        return verify_imperfect_stream(header, stream)
     n, objective = read_header(header)
     win = objective == "win"
     previous: dict = {}
@@ -265,7 +274,9 @@ def verify_stream(stream: ObjectStream, progress: Callable | None = None) -> Sum
     return Summary(n, total, as_mpq(root_value), objective)
 
 
-def verify_file(path, progress: Callable | None = None) -> Summary | BoundSummary:
+def verify_file(
+    path, progress: Callable | None = None
+) -> Summary | BoundSummary | ImperfectSummary:
     """Open ``path`` (:func:`open_certificate`) and :func:`verify_stream` it (OSError
     propagates)."""
     with open_certificate(path) as fh:

@@ -17,6 +17,7 @@ from exact.cli import (
     certify,
     fixed_bids,
     imperfect,
+    imperfect_certify,
     objectives,
     play,
     serve,
@@ -53,5 +54,6 @@ for command in (
     imperfect.imperfect,
 ):
     main.add_command(command)
+imperfect.imperfect.add_command(imperfect_certify.certify)
 
 __all__ = ["main"]

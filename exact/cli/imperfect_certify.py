@@ -1,0 +1,72 @@
+"""gops imperfect certify N: an exact equilibrium of imperfect-information Goofspiel
+(OpenSpiel's goofspiel(imp_info=True)) and its LP-duality certificate, written for the
+independent checker (``python -m certificates FILE``; certificates/FORMAT.md,
+"Imperfect-information certificates").  Registered on the ``gops imperfect`` group by
+:mod:`exact.cli`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
+from exact.imperfect.certificate import certify as write_imperfect_certificate
+from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
+
+
+@click.command()
+@click.argument("n", type=INTEGER)
+@click.option(
+    "--order",
+    type=click.Choice(IMPERFECT_ORDERS),
+    default="random",
+    show_default=True,
+    help="Prize order (OpenSpiel's points_order).",
+)
+@click.option(
+    "--objective",
+    type=OBJECTIVE,
+    default="points",
+    show_default=True,
+    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
+    "win: win_loss.",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the certificate (msgpack; written atomically).",
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+@one_line_errors
+def certify(n: int, order: str, objective, out: str, as_json: bool, quiet: bool) -> None:
+    """Solve N-card imperfect-information goofspiel exactly and write its certificate.
+
+    The certificate holds both players' exact realization plans (keyed by OpenSpiel's
+    information-state strings) and the value; `python -m certificates FILE` (or `gops
+    check FILE`) proves the value from the rules alone: both plans are realization plans
+    and both best responses give the stated value (zero duality gap).  N at most 4 in
+    the random order, 5 in the fixed orders.
+    """
+    game = ImperfectGame.parse(n, order, objective)
+
+    def progress(line: str) -> None:
+        if not quiet:
+            click.echo(f"gops: {line}", err=True)
+
+    result = write_imperfect_certificate(game, out, progress)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    click.echo(
+        f"value of {n}-card imperfect-information goofspiel ({order} order, "
+        f"{game.objective.name}) to player 0: {result.value} (exact)"
+    )
+    click.echo(
+        f"certificate: {result.decisions[0]} + {result.decisions[1]} information states, "
+        f"{result.bytes:,} bytes, written to {out}"
+    )
+    click.echo(f"check it: python -m certificates {out}")
