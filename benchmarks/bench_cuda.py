@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 WARM_UP = "from exact.kernels import {0}; {0}.warm_up()"
 
 import exact  # noqa: E402
+from exact.cuda import driver  # noqa: E402
 from exact.cuda.game import KMAX, solve_games  # noqa: E402
 from exact.kernels.matrix_game import solve_game_unchecked  # noqa: E402
 
@@ -312,6 +313,31 @@ def solves(report: Report, objective: str, sizes, repeats: int, deadline: float)
         del gpu, cpu
 
 
+def threads_sweep(report: Report, n: int, choices) -> None:
+    """Time points N = n on the GPU with each number of threads per block, and keep the
+    fastest for the solves that follow (exact.cuda.driver.THREADS)."""
+    if not choices:
+        return
+    exact.solve(n, device="cuda")  # the level tables' first build
+    times = {}
+    for threads in choices:
+        driver.THREADS = threads
+        t0 = time.perf_counter()
+        exact.solve(n, device="cuda")
+        times[threads] = time.perf_counter() - t0
+    best = min(times, key=times.__getitem__)
+    driver.THREADS = best
+    report(
+        f"threads per block, points N={n}: "
+        + ", ".join(f"{t}: {s:.2f} s" for t, s in times.items())
+        + f"; {best} kept",
+        table="threads",
+        n=n,
+        seconds={str(t): s for t, s in times.items()},
+        kept=best,
+    )
+
+
 def sizes_arg(text: str) -> list[int]:
     return [int(s) for s in text.split(",") if s]
 
@@ -325,6 +351,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--threads", type=sizes_arg, default=[], help="e.g. 32,64,128,256")
+    parser.add_argument("--sweep-n", type=int, default=12, help="N of the threads sweep")
     parser.add_argument("--check-n", type=int, default=6, help="N of the check before timing")
     parser.add_argument("--skip-check", action="store_true")
     args = parser.parse_args()
@@ -346,6 +374,7 @@ def main() -> None:
     stages = [
         ("check", lambda: None if args.skip_check else check(report, gpu_sols)),
         ("games", lambda: per_game_table(report, args.games, args.game_count, args.repeats)),
+        ("threads", lambda: threads_sweep(report, args.sweep_n, args.threads)),
         ("points", lambda: solves(report, "points", args.points, args.repeats, deadline)),
         ("win", lambda: solves(report, "win", args.win, args.repeats, deadline)),
     ]
