@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .declarations import DeclarationsSummary
 from .errors import CertificateError
 from .imperfect import ImperfectSummary
 from .spec import EXIT_UNREADABLE, EXIT_VALID
@@ -69,6 +70,9 @@ def check(path, progress: Callable | None = None) -> Verdict:
     if isinstance(summary, ImperfectSummary):  # FORMAT.md, "Imperfect-information certificates"
         value = Fraction(int(summary.value.numerator), int(summary.value.denominator))
         return Verdict(True, EXIT_VALID, summary.message, summary.n, sum(summary.decisions), value)
+    if isinstance(summary, DeclarationsSummary):  # certificates/declarations.py
+        n, records, value = summary.n, summary.records, summary.root_value
+        return Verdict(True, EXIT_VALID, summary.message, n, records, value)
     root = Fraction(int(summary.root_value.numerator), int(summary.root_value.denominator))
     radii = getattr(summary, "radii", None)
     if radii is not None:

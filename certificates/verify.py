@@ -35,6 +35,8 @@ from typing import NamedTuple
 from gmpy2 import mpq
 
 from .bounds import BOUND_MAGIC, BoundSummary, verify_bound_stream
+from .declarations import MAGIC as DECLARATIONS_MAGIC
+from .declarations import DeclarationsSummary, verify_declarations_stream
 from .decoding import (
     Game,
     Record,
@@ -231,7 +233,7 @@ def check_record(
 
 def verify_stream(
     stream: ObjectStream, progress: Callable | None = None
-) -> Summary | BoundSummary | ImperfectSummary:
+) -> Summary | BoundSummary | ImperfectSummary | DeclarationsSummary:
     """Check a whole certificate; return its :class:`Summary` or raise a CertificateError.
 
     ``progress(k, n, records_of_level)`` is called after each level is verified.  The
@@ -245,6 +247,8 @@ def verify_stream(
     if type(header) is dict and header.get("magic") == IMPERFECT_MAGIC:
         # FORMAT.md, "Imperfect-information certificates"
         return verify_imperfect_stream(header, stream)
+    if type(header) is dict and header.get("magic") == DECLARATIONS_MAGIC:
+        return verify_declarations_stream(header, stream, progress)  # .declarations
     n, objective = read_header(header)
     win = objective == "win"
     previous: dict = {}
@@ -276,7 +280,7 @@ def verify_stream(
 
 def verify_file(
     path, progress: Callable | None = None
-) -> Summary | BoundSummary | ImperfectSummary:
+) -> Summary | BoundSummary | ImperfectSummary | DeclarationsSummary:
     """Open ``path`` (:func:`open_certificate`) and :func:`verify_stream` it (OSError
     propagates)."""
     with open_certificate(path) as fh:

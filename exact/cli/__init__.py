@@ -15,6 +15,7 @@ from exact.cli import (
     audit,
     bots,
     certify,
+    declarations,
     fixed_bids,
     imperfect,
     imperfect_certify,
@@ -22,6 +23,7 @@ from exact.cli import (
     play,
     serve,
     solve,
+    three,
     variants,
     verify,
 )
@@ -34,8 +36,9 @@ def main():
     """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""
 
 
+declarations.route(solve.solve)  # gops solve N --variant declarations
 for command in (
-    solve.solve,
+    three.with_three_players(solve.solve),  # gops solve N --players 3
     solve.table,
     solve.strategy,
     certify.certify,

@@ -1,0 +1,173 @@
+"""``gops solve N --variant declarations [--exact] [--certificate FILE] [--json]``: the
+face-up declarations game (:mod:`exact.declarations`).
+
+:func:`route` adds the options to ``gops solve`` and sends ``--variant declarations`` here
+(every other run goes to ``gops solve`` unchanged); it is applied once, by
+:mod:`exact.cli`, so that this module and :mod:`exact.cli.solve` never import each other.
+Exact rationals too long to read are printed as an interval of six decimals that contains
+them (outward rounding); the JSON keeps them whole, as "p/q" strings.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+from flint import fmpq
+
+import exact.declarations as declarations
+from exact.cli.common import one_line_errors
+from exact.errors import GopsInputError
+
+#: Exact rationals with more digits than this (numerator or denominator) print as intervals.
+SHORT_DIGITS = 12
+#: The options of gops solve that --variant declarations accepts (with their defaults,
+#: which every other option must keep).
+ALLOWED = {"n", "quiet", "variant", "exact", "certificate", "as_json"}
+
+
+def exact_text(q) -> str:
+    """A rational as "p/q" when short, else an enclosing interval of six decimals.
+
+    >>> exact_text(fmpq(3, 7))
+    '3/7 (0.428571...)'
+    >>> exact_text(fmpq(10**20 + 1, 3 * 10**20))
+    'in [0.333333, 0.333334] (a rational of 21/21 digits)'
+    """
+    q = fmpq(q)
+    p, d = int(q.p), int(q.q)
+    if d == 1:
+        return str(p)
+    if max(len(str(abs(p))), len(str(d))) <= SHORT_DIGITS:
+        return f"{p}/{d} ({p / d:.6f}...)"
+    lo = (p * 10**6) // d
+    hi = -((-p * 10**6) // d)
+    return (
+        f"in [{lo / 10**6:.6f}, {hi / 10**6:.6f}] "
+        f"(a rational of {len(str(abs(p)))}/{len(str(d))} digits)"
+    )
+
+
+def _report(sol) -> dict:
+    """The JSON of a solution: exact numbers as "p/q" strings."""
+    stats = sol.stats
+    text = str if sol.exact else float
+    out = {
+        "n": sol.n,
+        "variant": "declarations",
+        "arithmetic": "exact" if sol.exact else "float",
+        "value": text(sol.value),
+        "radius": sol.radius,
+        "positions": sol.positions,
+        "matrix_games_solved": sol.games_solved,
+        "seconds": round(sol.seconds, 3),
+    }
+    if sol.exact:
+        out |= {
+            "earliest_declaration": stats.earliest_declaration,
+            "first_declaration_by_round": [str(p) for p in stats.declare_by_round],
+            "expected_score": str(stats.expected_score),
+            "score_distribution": [str(p) for p in stats.score_distribution],
+        }
+    if sol.certificate_records is not None:
+        out["certificate_records"] = sol.certificate_records
+    return out
+
+
+def _print(sol, certificate) -> None:
+    arithmetic = "exact" if sol.exact else "float"
+    click.echo(f"N={sol.n} variant=declarations arithmetic={arithmetic}")
+    words = ", ".join(f"{f} {c:,}" for f, c in sol.positions.items())
+    click.echo(f"positions solved: {sum(sol.positions.values()):,} ({words})")
+    click.echo(f"matrix games solved: {sol.games_solved:,}")
+    click.echo(f"time: {sol.seconds:.2f} s")
+    if sol.exact:
+        click.echo(f"value at the start: {sol.value} (player 0's score minus player 1's)")
+    else:
+        click.echo(f"value at the start: {sol.value:+.3e}, proven radius {sol.radius:.3e}")
+        click.echo("declarations and scores along the equilibrium: with --exact")
+        return
+    stats = sol.stats
+    when = stats.earliest_declaration
+    click.echo(f"earliest declaration: {'never' if when is None else f'round {when}'}")
+    for r, p in enumerate(stats.declare_by_round, 1):
+        if p:
+            click.echo(f"  first declaration in round {r}: {exact_text(p)}")
+    click.echo(f"expected score of the winner: {exact_text(stats.expected_score)}")
+    for s, p in enumerate(stats.score_distribution):
+        if p:
+            click.echo(f"  score {s}: {exact_text(p)}")
+    if certificate is not None:
+        click.echo(
+            f"certificate: {certificate} ({sol.certificate_records:,} records; "
+            f"python -m certificates {certificate} checks it)"
+        )
+
+
+def _run(options: dict) -> None:
+    """gops solve N --variant declarations, after its options were checked."""
+    sol = declarations.solve(options["n"], options["exact"], options["certificate"])
+    if options["as_json"]:
+        click.echo(json.dumps(_report(sol), indent=2))
+    else:
+        _print(sol, options["certificate"])
+
+
+NEW_OPTIONS = (
+    click.Option(
+        ["--variant"],
+        type=click.Choice(["standard", "declarations"]),
+        default="standard",
+        show_default=True,
+        help="declarations: the face-up declarations game (docs/declarations.md).",
+    ),
+    click.Option(
+        ["--exact"], is_flag=True, help="With --variant declarations: rational arithmetic."
+    ),
+    click.Option(
+        ["--certificate"],
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="With --variant declarations --exact: write its LP-duality certificate to FILE.",
+    ),
+    click.Option(["--json", "as_json"], is_flag=True, help="Print JSON (--variant declarations)."),
+)
+
+
+def _given(options: dict) -> set:
+    """The options the user gave (on the command line or in the environment)."""
+    ctx = click.get_current_context()
+    default = {click.core.ParameterSource.DEFAULT, None}
+    return {k for k in options if ctx.get_parameter_source(k) not in default}
+
+
+def route(command: click.Command) -> click.Command:
+    """Add --variant, --exact, --certificate and --json to ``command`` (gops solve) where
+    it lacks them, and run --variant declarations here; anything else runs ``command`` as
+    before, without the options it did not have."""
+    original = command.callback
+    have = {p.name for p in command.params}
+    added = [o for o in NEW_OPTIONS if o.name not in have]
+    command.params.extend(added)
+    added_names = {o.name for o in added}
+
+    @one_line_errors
+    def callback(**options):
+        given = _given(options)
+        if options.get("variant", "standard") != "declarations":
+            if given & (added_names - {"variant"}):
+                raise GopsInputError(
+                    "--exact, --certificate and --json apply to --variant declarations"
+                )
+            rest = {k: v for k, v in options.items() if k not in added_names}
+            return original(**rest)
+        changed = given - ALLOWED
+        if changed:
+            flags = ", ".join("--" + k.replace("_", "-") for k in sorted(changed))
+            raise GopsInputError(
+                f"--variant declarations takes --exact, --certificate, --json only, not {flags}"
+            )
+        return _run(options)
+
+    command.callback = callback
+    return command
