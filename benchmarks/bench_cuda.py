@@ -251,10 +251,28 @@ def root(sol) -> tuple[float, float]:
     return float(sol.value(deck, deck, deck)), max(sol.radii)
 
 
-def solves(report: Report, objective: str, sizes, repeats: int, deadline: float) -> None:
+#: (N, seconds) of the GPU solves so far, by objective (the projections' data).
+GPU_TIMES: dict[str, list[tuple[int, float]]] = {}
+
+
+def solves(
+    report: Report, objective: str, sizes, repeats: int, deadline: float, gpu_only=()
+) -> None:
+    """GPU and CPU solves of each size (the GPU alone for the sizes in ``gpu_only``, once,
+    and only if the last GPU time projects it within the budget)."""
     last_cpu: list[tuple[int, float]] = []
+    last_gpu = GPU_TIMES.setdefault(objective, [])
     for n in sizes:
+        if n in gpu_only:
+            if len(last_gpu) >= 2:
+                (n1, t1), (n2, t2) = last_gpu[-2:]
+                projected = t2 * (t2 / t1) ** (n - n2)
+                if projected > deadline - elapsed():
+                    report(f"{objective} N={n}: GPU skipped (projected {projected:.0f} s)")
+                    continue
+            repeats = 1
         g_time, g_times, gpu = timed_solve(n, objective, "cuda", repeats)
+        last_gpu.append((n, g_time))
         g_root, g_radius = root(gpu)
         report(
             f"{objective} N={n}: GPU {g_time:.2f} s (runs {[round(t, 2) for t in g_times]}), "
@@ -268,6 +286,9 @@ def solves(report: Report, objective: str, sizes, repeats: int, deadline: float)
             root=g_root,
             radius=g_radius,
         )
+        if n in gpu_only:
+            del gpu
+            continue
         projected = None
         if len(last_cpu) >= 2:
             (n1, t1), (n2, t2) = last_cpu[-2:]
@@ -348,6 +369,9 @@ def main() -> None:
     parser.add_argument("--game-count", type=int, default=1 << 20)
     parser.add_argument("--points", type=sizes_arg, default=[11, 12, 13])
     parser.add_argument("--win", type=sizes_arg, default=[10, 11])
+    parser.add_argument(
+        "--gpu-only", type=sizes_arg, default=[], help="points sizes solved on the GPU alone"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     parser.add_argument("--out", type=Path, default=None)
@@ -377,6 +401,10 @@ def main() -> None:
         ("threads", lambda: threads_sweep(report, args.sweep_n, args.threads)),
         ("points", lambda: solves(report, "points", args.points, args.repeats, deadline)),
         ("win", lambda: solves(report, "win", args.win, args.repeats, deadline)),
+        (
+            "gpu-only",
+            lambda: solves(report, "points", args.gpu_only, 1, deadline, args.gpu_only),
+        ),
     ]
     for name, stage in stages:
         try:
