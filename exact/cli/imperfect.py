@@ -13,9 +13,11 @@ import click
 from exact.atomic import atomic_file, output_kind
 from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
 from exact.errors import GopsInputError
+from exact.imperfect.certified import round_up, solve_certified
+from exact.imperfect.cfr import solve_cfr
 from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
-from exact.imperfect.nashconv import nash_conv
+from exact.imperfect.nashconv import UNITS, nash_conv
 from exact.imperfect.policy import load_policy_file, uniform_policy
 
 #: The built-in policies POLICY may name.
@@ -150,32 +152,131 @@ SOLVE_BEYOND = {
 }
 
 
+#: The largest games `gops imperfect solve --method lp` takes on (a float LP, then a
+#: certified NashConv), and what the next size would need.
+FLOAT_LP_MAX_N = {"descending": 6, "ascending": 6, "random": 4}
+FLOAT_LP_BEYOND = {
+    "descending": "N = 7 has about 717,000 sequences and 25 million payoff nonzeros per "
+    "player: use --method cfr",
+    "ascending": "N = 7 has about 717,000 sequences and 25 million payoff nonzeros per "
+    "player: use --method cfr",
+    "random": "N = 5 has 244,786 sequences per player, beyond what the float LP here was "
+    "measured to solve: use --method cfr",
+}
+#: How each --method finds its equilibrium.
+METHODS = ("exact", "lp", "cfr")
+
+
+def _refuse_size(game: ImperfectGame, method: str) -> None:
+    order = game.order.name
+    high, beyond = {
+        "exact": (SOLVE_MAX_N[order], SOLVE_BEYOND[order]),
+        "lp": (FLOAT_LP_MAX_N[order], FLOAT_LP_BEYOND[order]),
+        "cfr": (NASHCONV_MAX_N[order], NASHCONV_BEYOND[order]),
+    }[method]
+    if game.n > high:
+        hint = "; --method lp or cfr gives a certified epsilon-equilibrium" * (method == "exact")
+        raise GopsInputError(
+            f"N must be at most {high} for gops imperfect solve --method {method} --order "
+            f"{order} ({beyond}{hint}), got {game.n}"
+        )
+
+
 @imperfect.command()
 @click.argument("n", type=INTEGER)
 @game_options
 @click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default="exact",
+    show_default=True,
+    help="exact: the sequence-form LP made exact; lp: the float LP, its NashConv proven "
+    "(an epsilon-equilibrium); cfr: CFR+, its average policy's NashConv proven.",
+)
+@click.option(
+    "--certify",
+    "certification",
+    type=click.Choice(("rational", "bound")),
+    help="How --method lp/cfr prove their epsilon: the exact rational NashConv, or the "
+    "float NashConv plus its proven error bound [default: rational up to 4 cards].",
+)
+@click.option(
+    "--iterations", type=INTEGER, default=1000, show_default=True, help="CFR+ iterations."
+)
+@click.option(
+    "--checkpoint",
+    type=click.Path(dir_okay=False),
+    help="--method cfr: resume from this .npz file if it exists, save to it at the end.",
+)
+@click.option(
     "--policy-out",
     type=click.Path(dir_okay=False),
-    help='Write the equilibrium as a policy file ({state: {action id: "p/q"}}).',
+    help="Write the equilibrium as a policy file ({state: {action id: probability}}).",
 )
 @click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
+@click.option("--quiet", is_flag=True, help="No progress lines.")
 @one_line_errors
-def solve(n: int, order: str, objective, policy_out: str | None, as_json: bool) -> None:
-    """An exact Nash equilibrium of N-card imperfect-information goofspiel and its value.
+def solve(
+    n: int,
+    order: str,
+    objective,
+    method: str,
+    certification: str | None,
+    iterations: int,
+    checkpoint: str | None,
+    policy_out: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """A Nash equilibrium of N-card imperfect-information goofspiel: exact, or an
+    epsilon-equilibrium with a proven epsilon.
 
-    The sequence-form LP (Koller, Megiddo & von Stengel 1996) is solved by HiGHS, its
-    vertex is then solved again exactly (python-flint) and verified exactly: both plans
-    feasible and both players' best-response values equal (zero duality gap).
+    --method exact: the sequence-form LP (Koller, Megiddo & von Stengel 1996) is solved
+    by HiGHS, its vertex is then solved again exactly (python-flint) and verified
+    exactly: both plans feasible and both players' best-response values equal (zero
+    duality gap).  --method lp: the same LP in float64 (HiGHS's basis re-solved with
+    iterative refinement), --method cfr: CFR+ (Tammelin 2014); either policy's NashConv
+    is then bounded with proof (exact rationals, or float64 with its proven error bound).
     """
     game = ImperfectGame.parse(n, order, objective)
-    high = SOLVE_MAX_N[game.order.name]
-    if game.n > high:
-        raise GopsInputError(
-            f"N must be at most {high} for gops imperfect solve --order {game.order.name} "
-            f"({SOLVE_BEYOND[game.order.name]}), got {game.n}"
-        )
+    _refuse_size(game, method)
+    if method != "exact" and iterations < 1:
+        raise GopsInputError(f"--iterations must be at least 1, got {iterations}")
     if policy_out is not None:
         output_kind(policy_out)  # a folder or a FIFO refused before the solve, not after
+    if method == "exact":
+        _solve_exact(game, policy_out, as_json)
+        return
+    tell = None if quiet else (lambda line: click.echo(f"gops: {line}", err=True))
+    if method == "lp":
+        found = solve_certified(game, certification, tell)
+    else:
+        found = solve_cfr(game, iterations, checkpoint, certification, tell)
+    if policy_out is not None:
+        with atomic_file(policy_out, "w") as fh:
+            json.dump(found.policy_json(), fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    if as_json:
+        click.echo(json.dumps({**found.to_json(), "policy_out": policy_out}))
+        return
+    proof = found.certificate
+    how = (
+        "exact rational NashConv"
+        if proof.method == "rational"
+        else f"float NashConv {proof.nash_conv:.3e} + proven error bound {proof.error_bound:.1e}"
+    )
+    click.echo(
+        f"{n}-card imperfect-information goofspiel ({order} order, {game.objective.name}): "
+        f"an epsilon-equilibrium by {method}, NashConv <= {round_up(proof.epsilon):.3e} "
+        f"(proven: {how})"
+    )
+    click.echo(f"units: {UNITS[game.objective.name]}; {sum(found.seconds.values()):.2f} s")
+    if policy_out is not None:
+        click.echo(f"policy written to {policy_out}")
+
+
+def _solve_exact(game: ImperfectGame, policy_out: str | None, as_json: bool) -> None:
+    """--method exact: the exact equilibrium, its value and sizes."""
     equilibrium = solve_equilibrium(game)
     if policy_out is not None:
         with atomic_file(policy_out, "w") as fh:
@@ -184,6 +285,7 @@ def solve(n: int, order: str, objective, policy_out: str | None, as_json: bool) 
     if as_json:
         click.echo(json.dumps({**equilibrium.to_json(), "policy_out": policy_out}))
         return
+    n, order = game.n, game.order.name
     sizes, seconds = equilibrium.sizes, equilibrium.seconds
     click.echo(
         f"value of {n}-card imperfect-information goofspiel ({order} order, "

@@ -1,0 +1,371 @@
+"""Certified epsilon-equilibria of imperfect-information Goofspiel beyond exact reach.
+
+Where the exact basis solve of :mod:`exact.imperfect.exact_lp` does not fit, a float
+equilibrium is computed and its NashConv bounded from above with proof, so that the
+statement "the policy is an epsilon-equilibrium with epsilon <= X" holds exactly:
+
+1. The sequence-form LP of player 0 (Koller, Megiddo & von Stengel 1996; the LP pair of
+   :mod:`exact.imperfect.exact_lp`) is solved by HiGHS's dual simplex with tight
+   tolerances (:data:`HIGHS_TOLERANCE`).  Its final basis B (the nonbasic rows, at their
+   bounds, over the basic columns) is square and nonsingular; the plan x of player 0 is
+   solved again from it (B z = b) and player 1's plan y, the duals of the rows
+   F^T q <= A^T x, from B^T pi = c_B, each by a sparse LU (SuperLU, scipy) and
+   :data:`REFINEMENT_STEPS` steps of iterative refinement in float64 (Wilkinson 1963;
+   Higham, "Accuracy and Stability of Numerical Algorithms", 2002, ch. 12).  This step
+   only makes the plans more accurate: nothing below trusts it.
+2. Each plan becomes a behaviour policy, p(a | I) = x[I a] / x[parent(I)] (Koller et
+   al. 1996; uniform where the player's own bids never reach I), put on the grid of
+   multiples of 2^-52 (:func:`dyadic_rows`): every probability but the largest of a
+   decision is rounded to the grid, the largest is 1 minus their sum, computed in
+   integers.  So the policy's probabilities are float64 numbers that are >= 0 and sum
+   to exactly 1: the policy is exactly a policy, as written to the policy file.
+3. Its NashConv is computed by :mod:`exact.imperfect.nashconv`: in exact rationals
+   (``rational``: the epsilon is the exact NashConv) or in float64 over the numba
+   tables with the a-priori error bound of :func:`~exact.imperfect.nashconv.tables_error_bound`
+   (``bound``: epsilon = NashConv + bound, rounded up).  NashConv is the sum of both
+   players' gains from deviating (Lanctot et al. 2017), so each player gains at most
+   epsilon: the policy is an epsilon-Nash equilibrium, and its exploitability (the mean
+   gain, OpenSpiel's ``exploitability``) is at most epsilon / 2.
+
+The same certification (steps 2-3) serves any float policy on the tables, e.g. the
+average policy of :mod:`exact.imperfect.cfr`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse
+import scipy.sparse.linalg
+from scipy.optimize._highspy import _core as highs_core
+
+from exact.errors import GopsInputError, SolverError
+from exact.imperfect.exact_lp import lp_rows
+from exact.imperfect.fast import best_response_values
+from exact.imperfect.game import IMP_INFO, ImperfectGame
+from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
+from exact.imperfect.policy import Policy
+from exact.imperfect.sequence_form import SequenceForm, sequence_form
+from exact.imperfect.tables import Layout, layout
+
+__all__ = [
+    "GRID",
+    "Certificate",
+    "CertifiedEquilibrium",
+    "certify",
+    "dyadic_rows",
+    "float_plans",
+    "plan_arrays",
+    "round_up",
+    "solve_certified",
+]
+
+#: HiGHS's primal and dual feasibility tolerances for the float LP.
+HIGHS_TOLERANCE = 1e-10
+#: Steps of iterative refinement of the basis solves.
+REFINEMENT_STEPS = 3
+#: The probabilities of a certified policy are integer multiples of 1 / GRID.
+GRID = 2**52
+#: Up to this many cards the epsilon is the exact rational NashConv by default (the
+#: recursion in Fractions takes seconds at N = 4, hours beyond).
+RATIONAL_MAX_N = 4
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A proven upper bound ``epsilon`` on the NashConv of a policy (module docstring):
+    ``method`` is ``rational`` (epsilon is the exact NashConv, a Fraction) or ``bound``
+    (the float ``nash_conv`` plus its proven ``error_bound``, rounded up)."""
+
+    game: ImperfectGame
+    method: str
+    epsilon: Fraction | float
+    nash_conv: Fraction | float
+    error_bound: float
+    best_responses: tuple[Fraction | float, Fraction | float]
+    seconds: float
+
+    def to_json(self) -> dict:
+        def number(v):
+            return str(v) if isinstance(v, Fraction) else v
+
+        return {
+            "epsilon": number(self.epsilon),
+            "epsilon_float": round_up(self.epsilon),
+            "proof": "exact rational NashConv"
+            if self.method == "rational"
+            else "float64 NashConv plus its a-priori error bound (outward)",
+            "method": self.method,
+            "nash_conv": number(self.nash_conv),
+            "error_bound": self.error_bound,
+            "best_response_values": [number(v) for v in self.best_responses],
+            "units": UNITS[self.game.objective.name],
+            "meaning": "NashConv <= epsilon: each player gains at most epsilon by "
+            "deviating; exploitability (OpenSpiel's, NashConv / 2) <= epsilon / 2",
+        }
+
+
+def round_up(value: Fraction | float) -> float:
+    """The least float >= ``value``."""
+    result = float(value)
+    return math.nextafter(result, math.inf) if Fraction(result) < value else result
+
+
+def dyadic_rows(probabilities: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Rows of probabilities on the grid 1/:data:`GRID` that sum to exactly 1 over the
+    ``legal`` entries (0 elsewhere): each but the row's largest rounded to the grid, the
+    largest the rest (module docstring, step 2).  A row with no positive legal entry
+    becomes uniform first.
+
+    >>> dyadic_rows(np.array([[0.1, 0.2, 0.7], [0.0, 0.0, 0.0]]), np.ones((2, 3), bool)).sum(1)
+    array([1., 1.])
+    """
+    p = np.where(legal, np.maximum(probabilities, 0.0), 0.0)
+    totals = p.sum(axis=1, keepdims=True)
+    empty = totals[:, 0] <= 0
+    p[empty] = legal[empty]
+    totals[empty] = legal[empty].sum(axis=1, keepdims=True)
+    p = p / np.where(totals > 0, totals, 1.0)
+    ticks = np.rint(p * GRID).astype(np.int64)
+    largest = np.argmax(p, axis=1)
+    rows = np.arange(len(p))
+    ticks[rows, largest] = 0
+    rest = GRID - ticks.sum(axis=1)
+    if np.any(rest < 0):
+        raise SolverError("a behaviour strategy's probabilities sum to more than 1")
+    ticks[rows, largest] = rest
+    has_legal = np.asarray(legal.any(axis=1), dtype=bool)
+    return np.where(has_legal[:, None], ticks / GRID, 0.0)
+
+
+def _legal_rows(where: Layout, player_rows: dict[int, int]) -> np.ndarray:
+    """legal[row, card - 1] for the reached rows of ``where`` (``player_rows`` maps a
+    row to the bit mask of the cards already bid there)."""
+    legal = np.zeros((where.rows, where.n), dtype=bool)
+    for row, mask in player_rows.items():
+        for card in range(1, where.n + 1):
+            legal[row, card - 1] = not mask & (1 << (card - 1))
+    return legal
+
+
+def plan_arrays(
+    form: SequenceForm, where: Layout, plans: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both players' behaviour strategies of float realization plans, as the tables'
+    ``sigma[row, card - 1]``, on the dyadic grid (module docstring, step 2)."""
+    sigmas = []
+    for player, plan in enumerate(plans):
+        seqs = form.players[player]
+        sigma = np.zeros((where.rows, where.n))
+        masks: dict[int, int] = {}
+        for k, decision in enumerate(seqs.decisions):
+            row, first = where.row(decision.key), seqs.first[k]
+            reach = plan[seqs.parents[k]]
+            masks[row] = sum(1 << (c - 1) for c in decision.key[1])
+            for j, action in enumerate(decision.legal):
+                sigma[row, action] = plan[first + j] / reach if reach > 0 else 0.0
+        legal = _legal_rows(where, masks)
+        reached = np.zeros(where.rows, dtype=bool)
+        reached[list(masks)] = True
+        grid = dyadic_rows(sigma, legal)
+        sigmas.append(np.where(reached[:, None], grid, 0.0))
+    return sigmas[0], sigmas[1]
+
+
+def arrays_policy(game: ImperfectGame, where: Layout, sigmas, name: str) -> Policy:
+    """The exact :class:`Policy` of table arrays (each float at its exact binary value)."""
+    tables: tuple[dict, dict] = ({}, {})
+    for player in (0, 1):
+        sigma = sigmas[player]
+        for decision in game.information_states(player):
+            row = sigma[where.row(decision.key)]
+            tables[player][decision.key] = tuple(
+                (a + 1, Fraction(float(row[a]))) for a in decision.legal
+            )
+    return Policy(game, name, tables)
+
+
+def certify(
+    game: ImperfectGame, sig0: np.ndarray, sig1: np.ndarray, method: str = "bound"
+) -> Certificate:
+    """A proven upper bound on the NashConv of the table policy (sig0, sig1), whose rows
+    must sum to exactly 1 (as :func:`dyadic_rows` makes them): ``rational`` computes it
+    exactly, ``bound`` in float64 plus the proven error bound (module docstring)."""
+    start = time.perf_counter()
+    where = layout(game)
+    if method == "rational":
+        result = nash_conv(game, arrays_policy(game, where, (sig0, sig1), "certified"), "rational")
+        value = result.value
+        return Certificate(
+            game, method, value, value, 0.0, result.best_responses, time.perf_counter() - start
+        )
+    if method != "bound":
+        raise GopsInputError(f"the certification method is rational or bound, not {method!r}")
+    v0, v1 = best_response_values(where, sig0, sig1)
+    total = v0 + v1
+    bound = tables_error_bound(game, total)
+    epsilon = round_up(Fraction(total) + Fraction(bound))
+    return Certificate(game, method, epsilon, total, bound, (v0, v1), time.perf_counter() - start)
+
+
+def _highs_lp(ub, eq, e, n_own: int, f) -> highs_core.HighsLp:
+    """Player 0's LP (:mod:`exact.imperfect.exact_lp`'s primal) as HiGHS's model: the
+    rows F^T q - A^T x <= 0, then E x = e; columns x >= 0, then q free."""
+    columns = n_own + len(f)
+    data, indices, indptr = [], [], [0]
+    for row in [*ub, *eq]:
+        for j, v in sorted(row.items()):
+            indices.append(j)
+            data.append(float(v))
+        indptr.append(len(indices))
+    lp = highs_core.HighsLp()
+    lp.num_col_, lp.num_row_ = columns, len(ub) + len(eq)
+    lp.col_cost_ = np.concatenate([np.zeros(n_own), -np.array([float(v) for v in f])])
+    lp.col_lower_ = np.concatenate([np.zeros(n_own), np.full(len(f), -highs_core.kHighsInf)])
+    lp.col_upper_ = np.full(columns, highs_core.kHighsInf)
+    rhs = np.array([float(v) for v in e])
+    lp.row_lower_ = np.concatenate([np.full(len(ub), -highs_core.kHighsInf), rhs])
+    lp.row_upper_ = np.concatenate([np.zeros(len(ub)), rhs])
+    lp.a_matrix_.format_ = highs_core.MatrixFormat.kRowwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = indptr, indices, data
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = columns, lp.num_row_
+    return lp
+
+
+def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
+    """matrix^-1 rhs by SuperLU plus :data:`REFINEMENT_STEPS` refinement steps."""
+    lu = scipy.sparse.linalg.splu(matrix.tocsc())
+    z = lu.solve(rhs)
+    for _ in range(REFINEMENT_STEPS):
+        z = z + lu.solve(rhs - matrix @ z)
+    return z
+
+
+def float_plans(form: SequenceForm) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Both players' float equilibrium plans from HiGHS's optimal basis of player 0's LP,
+    re-solved by sparse LU with refinement (module docstring, step 1), and facts about
+    the solve (iterations, residuals)."""
+    seqs0, seqs1 = form.players
+    ub, _, eq, e = lp_rows(form.payoff, seqs0, seqs1)
+    _, f = seqs1.constraints()
+    n_own = seqs0.size
+    lp = _highs_lp(ub, eq, e, n_own, f)
+    highs = highs_core._Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("solver", "simplex")
+    highs.setOptionValue("primal_feasibility_tolerance", HIGHS_TOLERANCE)
+    highs.setOptionValue("dual_feasibility_tolerance", HIGHS_TOLERANCE)
+    highs.passModel(lp)
+    highs.run()
+    status = highs.getModelStatus()
+    if status != highs_core.HighsModelStatus.kOptimal:
+        raise SolverError(f"HiGHS did not solve the sequence-form LP: {status}")
+    basis = highs.getBasis()
+    basic = highs_core.HighsBasisStatus.kBasic
+    columns = [j for j, s in enumerate(basis.col_status) if s == basic]
+    rows = [i for i, s in enumerate(basis.row_status) if s != basic]
+    if len(columns) != len(rows):
+        raise SolverError("HiGHS's final basis is not square")
+    matrix = scipy.sparse.csr_array(
+        (lp.a_matrix_.value_, lp.a_matrix_.index_, lp.a_matrix_.start_),
+        shape=(lp.num_row_, lp.num_col_),
+    )
+    square = matrix[rows][:, columns]
+    bounds = np.concatenate([np.zeros(len(ub)), np.array([float(v) for v in e])])
+    z = np.zeros(lp.num_col_)
+    z[columns] = _refined(square, bounds[rows])
+    pi = np.zeros(lp.num_row_)
+    pi[rows] = _refined(square.T, np.asarray(lp.col_cost_)[columns])
+    x, y = z[:n_own], -pi[: len(ub)]
+    residual = max(
+        float(np.abs(square @ z[columns] - bounds[rows]).max(initial=0.0)),
+        float(np.abs(square.T @ pi[rows] - np.asarray(lp.col_cost_)[columns]).max(initial=0.0)),
+    )
+    facts = {
+        "iterations": int(highs.getInfo().simplex_iteration_count),
+        "basis_size": len(columns),
+        "residual": residual,
+        "value_float": float(-highs.getInfo().objective_function_value),
+    }
+    return x, y, facts
+
+
+@dataclass(frozen=True)
+class CertifiedEquilibrium:
+    """A float equilibrium's table policy and its :class:`Certificate`."""
+
+    game: ImperfectGame
+    sigmas: tuple[np.ndarray, np.ndarray]
+    certificate: Certificate
+    sizes: dict
+    seconds: dict
+    source: str
+
+    def policy_json(self) -> dict:
+        """The policy file: {information-state string: {action id: probability}}, every
+        probability a float (exact as written: a multiple of 2^-52) summing to 1."""
+        where = layout(self.game)
+        data = {}
+        for player in (0, 1):
+            sigma = self.sigmas[player]
+            for decision in self.game.information_states(player):
+                row = sigma[where.row(decision.key)]
+                data[decision.string] = {str(a): float(row[a]) for a in decision.legal}
+        return data
+
+    def to_json(self) -> dict:
+        return {
+            "n": self.game.n,
+            "order": self.game.order.name,
+            "objective": self.game.objective.name,
+            "exact": False,
+            "method": self.source,
+            "certified": self.certificate.to_json(),
+            "sizes": self.sizes,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "openspiel_game": self.game.openspiel_parameters(),
+        }
+
+
+def solve_certified(
+    game: ImperfectGame,
+    method: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> CertifiedEquilibrium:
+    """A float equilibrium of ``game`` by the sequence-form LP and a proven bound on its
+    NashConv (module docstring); ``method`` is the certification (default ``rational``
+    up to :data:`RATIONAL_MAX_N` cards, else ``bound``)."""
+    if game.information != IMP_INFO:
+        raise GopsInputError("certified equilibria are computed for OpenSpiel's imp_info game")
+    tell = progress or (lambda _: None)
+    where = layout(game)  # the tables must fit before anything is solved
+    start = time.perf_counter()
+    form = sequence_form(game)
+    built = time.perf_counter()
+    tell(f"sequence form built: {form.players[0].size} sequences per player")
+    x, y, facts = float_plans(form)
+    solved = time.perf_counter()
+    tell(f"LP solved: {facts['iterations']} simplex iterations")
+    sigmas = plan_arrays(form, where, (x, y))
+    method = method or ("rational" if game.n <= RATIONAL_MAX_N else "bound")
+    certificate = certify(game, *sigmas, method)
+    sizes = {
+        "sequences": [form.players[0].size, form.players[1].size],
+        "payoff_nonzeros": len(form.payoff),
+        **facts,
+    }
+    seconds = {
+        "sequence_form": built - start,
+        "lp": solved - built,
+        "certify": certificate.seconds,
+    }
+    source = (
+        "sequence-form LP (Koller, Megiddo & von Stengel 1996) in float64: HiGHS's basis "
+        "re-solved by sparse LU with iterative refinement"
+    )
+    return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)
