@@ -57,27 +57,39 @@ def test_the_simulator_tests_pass():
 
 
 @pytest.mark.skipif(SIMULATED, reason="the simulator stands in for a GPU")
-def test_without_a_gpu_the_device_is_refused_in_one_line():
+def test_without_a_gpu_the_device_is_refused_in_one_line(tmp_path):
     if cuda.is_available():
         pytest.skip("a CUDA GPU is present")
+    store = tmp_path / "s"
     with pytest.raises(GopsInputError, match="^no CUDA GPU found: "):
         exact.solve(3, device="cuda")
-    for args in (["solve", "3", "--device", "cuda"], ["table", "3", "--device", "cuda"]):
+    with pytest.raises(GopsInputError, match="^no CUDA GPU found: "):
+        exact.solve(3, device="cuda", store=store)
+    for args in (
+        ["solve", "3", "--device", "cuda"],
+        ["table", "3", "--device", "cuda"],
+        ["solve", "3", "--device", "cuda", "--store", str(store)],
+        ["solve", "4", "--device", "cuda", "--store", str(store), "--keep-from", "2"],
+    ):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, result.output
         assert "no CUDA GPU found: " in result.output
-        assert len(result.output.strip().splitlines()) == 1
+        assert len(result.output.strip().splitlines()) == 1, result.output  # no estimate
+    assert not store.exists()  # refused before anything is written
 
 
 def test_device_refusals_that_need_no_gpu(tmp_path):
     with pytest.raises(GopsInputError, match="device must be one of cpu, cuda"):
         exact.solve(3, device="tpu")
-    result = CliRunner().invoke(
-        main, ["solve", "3", "--device", "cuda", "--store", str(tmp_path / "s")]
-    )
-    assert result.exit_code == 2
-    assert "--device cuda does not work with --store yet" in result.output
-    assert not (tmp_path / "s").exists()
+    exact.solve(3, store=tmp_path / "s")  # a store to read
+    for args, words in [
+        (["table", "3", "--device", "cuda", "--store", str(tmp_path / "s")], "gops table reads"),
+        (["solve", "3", "--device", "cuda", "--store", "x", "--cluster", "local:1"], "drop"),
+    ]:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert words in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
 
 
 # -- under the simulator ---------------------------------------------------------------------

@@ -415,14 +415,20 @@ def device_option(command):
         default="cpu",
         show_default=True,
         help="Where the float kernels run: the CPU cores, or a CUDA GPU (pip install "
-        "'gops-exact[cuda]'; not with --store yet).",
+        "'gops-exact[cuda]').",
     )(command)
 
 
-def check_device(options: dict) -> None:
-    """--device cuda solves in memory only: with --store, one-line GopsInputError."""
-    if options.get("device", "cpu") != "cpu" and options.get("store_dir") is not None:
-        raise GopsInputError("--device cuda does not work with --store yet: solve in memory")
+def check_device(options: dict, solves_into_store: bool = False) -> None:
+    """--device cuda solves in memory, or into a store where the command does
+    (``solves_into_store``: gops solve); gops table --store reads a store, solving
+    nothing: there, one-line GopsInputError."""
+    reads = options.get("store_dir") is not None and not solves_into_store
+    if options.get("device", "cpu") != "cpu" and reads:
+        raise GopsInputError(
+            "--device cuda solves; with --store, gops table reads the stored values "
+            "(make the store with `gops solve N --device cuda --store DIR`)"
+        )
 
 
 def objective_options(command):

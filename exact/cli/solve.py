@@ -30,6 +30,7 @@ from exact.cli.common import (
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.dp.cluster import parse_cluster, solve_on_cluster
+from exact.dp.drivers import device_objective
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_fits, estimate, format_duration, level_work, work_left
 from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes, solve_limit
@@ -55,7 +56,13 @@ def _solve_n(options: dict) -> int:
         raise GopsInputError(f"--chunk-items must be at least 1, got {chunk_items}")
     if chunk_items is not None and store_dir is None:
         raise GopsInputError("--chunk-items applies to --store only")
-    check_device(options)
+    if options["keep_from"] is not None and store_dir is None:
+        raise GopsInputError("--keep-from applies to --store only (a solve in memory keeps all)")
+    if options["keep_from"] is not None and options["cluster"] is not None:
+        raise GopsInputError("--keep-from runs here: drop --cluster")
+    if options["device"] != "cpu" and options["cluster"] is not None:
+        raise GopsInputError("--device cuda runs here: drop --cluster (its workers use CPUs)")
+    check_device(options, solves_into_store=True)
     n = check_command_n(
         options["n"], "solve", objective_flag(options["objective"]), store_dir and "--store"
     )
@@ -92,6 +99,15 @@ def _solve_n(options: dict) -> int:
     "tcp://HOST:PORT (a running scheduler; the store on a shared file system).",
 )
 @click.option(
+    "--keep-from",
+    "keep_from",
+    type=INTEGER,
+    default=None,
+    metavar="K",
+    help="With --store: keep only the levels K..N, each lower one deleted once the level "
+    "above it is done (every radius still recorded); the first move needs K <= N - 1.",
+)
+@click.option(
     "--quiet",
     is_flag=True,
     help="No progress: no bar on a terminal, and with --store no line every 10 minutes in a log.",
@@ -105,12 +121,13 @@ def solve(
     store_dir: str | None,
     chunk_items: int | None,
     cluster: str | None,
+    keep_from: int | None,
     quiet: bool,
     device: str,
 ) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
     if store_dir is not None:
-        return solve_store(game, store_dir, chunk_items, cluster, quiet)
+        return solve_store(game, store_dir, chunk_items, cluster, quiet, device, keep_from)
     # --lead L: every lead reachable from a start within |L| solved (the handicap).
     game = check_limits(game.replace(handicap=abs(lead or 0)))
     jit = objective_of(game).warm_up() if device == "cpu" else 0.0  # cuda: compiled lazily
@@ -173,17 +190,25 @@ def print_radius(sol, kept=()) -> None:
         )
 
 
-def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
-    """``gops solve N --store DIR [--objective win] [--cluster SPEC]``: a pre-flight
-    estimate (refused if this machine cannot hold it), then the solve, resumable.  A store
-    holds the real game (a lead was refused by :func:`_solve_n`)."""
+def solve_store(
+    game: GameSpec, store_dir, chunk_items, cluster, quiet, device="cpu", keep_from=None
+):
+    """``gops solve N --store DIR [--objective win] [--cluster SPEC] [--device cuda]
+    [--keep-from K]``: a pre-flight estimate (refused if this machine cannot hold it),
+    then the solve, resumable.  A store holds the real game (a lead was refused by
+    :func:`_solve_n`)."""
 
     if cluster is not None:
         parse_cluster(cluster)
+    device_objective(objective_of(game), device)  # no GPU: one line, before anything is written
     # A store of another game is refused before the estimate is printed (nothing written);
     # its manifest is read here, once for the whole solve.
     store = Store.for_game(
-        store_dir, game, None if cluster else chunk_items, on_repair=report_repair
+        store_dir,
+        game,
+        None if cluster else chunk_items,
+        on_repair=report_repair,
+        keep_from=keep_from,
     )
     est = estimate(game)
     check_fits(est, store_dir, cluster=cluster is not None)
@@ -194,7 +219,7 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
             line = resume_line(store, est, cluster is not None)
             if line:
                 click.echo(line, err=True)
-    jit = objective_of(game).warm_up()
+    jit = objective_of(game).warm_up() if device == "cpu" else 0.0  # cuda: compiled lazily
     t0 = time.perf_counter()
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)  # on a terminal
@@ -205,7 +230,7 @@ def solve_store(game: GameSpec, store_dir, chunk_items, cluster, quiet):
             lines(level, done)
 
         try:
-            store.solve(progress)
+            store.solve(progress, device)
         finally:
             bar.close()
         games, kept = store.games, store.kept

@@ -89,6 +89,12 @@ def verify(
     is the one re-derived.  Each level is checked against the manifest's radius of the
     level below, so levels can be verified in separate runs (--levels); once all have
     passed, every radius in the store is proved.
+
+    A store made on a GPU (--device cuda) is re-derived here on the CPU: each value must
+    lie within its bound plus the recorded radius of the re-derived one, and the radius
+    proved here (from the level below's proved radius) is printed beside the device's.  A
+    store made with --keep-from K keeps no level below K: levels K+1..N are re-derived,
+    level K is taken as stored (its checksum and the values the rules fix checked).
     """
     if sample is not None and sample < 1:
         raise GopsInputError(f"--sample must be at least 1, got {sample}")
@@ -136,6 +142,27 @@ def level_line(bar: ProgressBar):
         bar.close()
         if not check.passed:
             return
+        made = "" if check.backend == "cpu" else f", made by {check.backend}"
+        if check.premise:
+            click.echo(
+                f"gops: level {check.k}: taken as stored (the level below was dropped: "
+                f"--keep-from); its checksum and the values the rules fix agree; recorded "
+                f"radius {check.recorded:.1e}{made}",
+                err=True,
+            )
+            return
+        if made:
+            same = (
+                "identical to" if check.difference == 0.0 else f"within {check.difference:.1e} of"
+            )
+            click.echo(
+                f"gops: level {check.k}: {check.items:,} of {check.total:,} items re-derived "
+                f"on the CPU, {same} the stored values{made}; radius proved "
+                f"{check.needed:.1e} (the device recorded {check.recorded:.1e}) "
+                f"({check.seconds:.1f} s)",
+                err=True,
+            )
+            return
         if check.total == 0:
             click.echo(
                 f"gops: level {check.k}: no matrix game; every value as the rules set "
@@ -168,6 +195,8 @@ def summary(verdict: StoreVerdict) -> str:
     what = f"N={verdict.n} {verdict.objective}" + (
         "" if verdict.order == "random" else f" order={verdict.order}"
     )
+    if verdict.sample is None and (verdict.keep_from or verdict.proved_mode):
+        return proved_summary(verdict, what)
     if verdict.sample is not None:
         items = sum(c.items for c in verdict.checked)
         escape, k = max((escape_chance(c.total, c.items), c.k) for c in verdict.checked)
@@ -194,3 +223,51 @@ def summary(verdict: StoreVerdict) -> str:
         "given the manifest's radius of the level below; the store is proved once every "
         f"level 0..{verdict.n} has passed"
     )
+
+
+def proved_summary(verdict: StoreVerdict, what: str) -> str:
+    """The last line for a store made on a device or with --keep-from: the radii proved
+    here (beside a device's recorded ones), and the premise a frontier store rests on."""
+    checks = verdict.checked
+    proved = max(c.proved for c in checks)
+    recorded = max(c.recorded for c in checks)
+    made = (
+        f", levels made by {', '.join(verdict.devices)} re-derived on the CPU"
+        if verdict.devices
+        else ""
+    )
+    radii = (
+        "within the radius proved here for its level of the exact value (largest "
+        f"{proved:.1e}; the device recorded {recorded:.1e}, its own directed-rounding "
+        "bounds, which this check does not re-run)"
+        if verdict.proved_mode
+        else "within its level's radius of the exact value, every radius the one "
+        f"re-derived (largest {recorded:.1e})"
+    )
+    base = [c for c in checks if c.premise]
+    levels = f"levels {checks[0].k}..{checks[-1].k}"
+    if not base and checks[0].k == 0 and checks[-1].k == verdict.n:
+        return f"verified: every value of {verdict.root} ({what}{made}) lies {radii}"
+    if base:
+        k = base[0].k
+        return (
+            f"verified {levels} of {verdict.root} ({what}{made}) given level {k} as stored: "
+            f"if level {k}'s values lie within its recorded radius {base[0].recorded:.1e} of "
+            f"the exact ones, every value of {levels_words(k + 1, checks[-1].k)} lies {radii}; "
+            f"levels 0..{k - 1} were dropped (--keep-from {k}), so level {k} cannot be "
+            "re-derived (its checksum and the values the rules fix were checked)"
+        )
+    return (
+        f"verified {levels} of {verdict.root} ({what}{made}), each given the radius of the "
+        f"level below ({'proved here, or ' if verdict.proved_mode else ''}the manifest's "
+        f"for level {checks[0].k - 1}): every value lies {radii}"
+    )
+
+
+def levels_words(first: int, last: int) -> str:
+    """Levels first..last in words.
+
+    >>> levels_words(4, 6), levels_words(5, 5)
+    ('levels 4..6', 'level 5')
+    """
+    return f"level {first}" if first == last else f"levels {first}..{last}"

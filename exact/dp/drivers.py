@@ -23,7 +23,51 @@ import numpy as np
 from flint import fmpq
 
 from exact.dp.objective import Objective
-from exact.errors import SolverError
+from exact.errors import GopsInputError, SolverError
+
+#: Where the float kernels can run: the CPU cores, or a CUDA GPU (exact.cuda).
+DEVICES = ("cpu", "cuda")
+#: The backends a level can be written by: the CPU kernels, a CUDA GPU, numba's simulator.
+BACKENDS = ("cpu", "cuda", "cuda-simulator")
+
+
+def device_objective(objective: Objective, device: str, exact_arithmetic: bool = False):
+    """The objective whose chunks the float level loop runs: ``objective`` itself on the
+    CPU, or its device wrapper (exact.cuda.driver.DeviceObjective); one-line
+    GopsInputError for an unknown device, rational arithmetic on a GPU, or no GPU."""
+    if device not in DEVICES:
+        raise GopsInputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "cpu":
+        return objective
+    if exact_arithmetic:
+        raise GopsInputError("the cuda device solves in float arithmetic only")
+    try:  # imported here: numba's CUDA target is an optional extra, 0.2 s to import
+        from exact.cuda import driver  # noqa: PLC0415
+    except ImportError as exc:
+        raise GopsInputError(
+            f"no CUDA GPU found: numba's CUDA target cannot be imported ({exc}); "
+            "pip install 'gops-exact[cuda]'"
+        ) from None
+    driver.require_gpu()
+    return driver.DeviceObjective(objective)
+
+
+def backend_of(device: str) -> dict:
+    """Which backend runs the kernels of ``device`` (after :func:`device_objective`
+    accepted it), as a store records it: {"backend": "cpu"}, or {"backend": "cuda" |
+    "cuda-simulator", "device": the GPU's name} (the name only where numba reports one:
+    not under the simulator)."""
+    if device == "cpu":
+        return {"backend": "cpu"}
+    from exact.cuda import driver  # noqa: PLC0415 - loaded already by device_objective
+
+    info = {"backend": driver.backend()}
+    try:
+        name = driver.cuda.get_current_device().name
+    except Exception:  # noqa: BLE001 - the simulator has no device to name
+        return info
+    info["device"] = name.decode() if isinstance(name, bytes) else str(name)
+    return info
 
 
 class InMemoryLevels:

@@ -5,7 +5,10 @@ from a store).
 An item (a prize set and a solved pattern, :meth:`exact.dp.objective.Objective.item_patterns`)
 is re-derived by the solver's own kernel from the stored level k - 1 and its radius
 r_{k-1}, which gives values v and the kernel's certified bound b (:mod:`exact.kernels.bounds`):
-a stored value s farther than b from v was not written by a solve.  The values no item
+a stored value s farther than b from v was not written by a solve.  A level a device
+wrote (:mod:`exact.cuda`: other bits, its own directed-rounding bound) is compared within
+b + r_k instead (``slack``, its recorded radius r_k): both v and s enclose the exact
+value, v within b and s within r_k, so the two enclosures meet.  The values no item
 writes are the ones the rules fix (:func:`rule_fixed`); they are compared with the rules'
 template exactly.
 
@@ -60,12 +63,16 @@ class LevelVerifier:
         stored: np.ndarray,
         below: np.ndarray | None,
         radius_below: float,
+        slack: float = 0.0,
     ):
         self.objective = objective
         self.level = level
         self.stored = stored
         self.below = below
         self.radius_below = radius_below
+        #: How far beyond its re-derived bound a stored value may lie: 0 for a level the
+        #: CPU kernels wrote (the same bits), its recorded radius for a device's.
+        self.slack = slack
         self.patterns = objective.item_patterns(level)
         self.per_row = int(self.patterns.shape[0])
         self.columns = objective.columns(level)
@@ -160,8 +167,9 @@ def check_rows(verifier: LevelVerifier, r0: int, r1: int) -> PartCheck:
     k = verifier.level.k
     derived, bound = verifier.rows(r0, r1)
     got = np.asarray(verifier.stored[r0:r1])
-    if not same(got, derived, bound).all():
-        return PartCheck.failed(k, r0, r1, first_bad(verifier, r0, got, derived, bound))
+    allowed = bound + verifier.slack
+    if not same(got, derived, allowed).all():
+        return PartCheck.failed(k, r0, r1, first_bad(verifier, r0, got, derived, allowed))
     d = difference(got, derived)
     items = (r1 - r0) * verifier.per_row if k > 0 else 0  # the empty game: no item
     return PartCheck(k=k, r0=r0, r1=r1, items=items, difference=d, needed=cover(bound, d))
@@ -243,8 +251,9 @@ def check_items(verifier: LevelVerifier, items) -> list[PartCheck]:
         for t in items:
             r, columns, derived, bound = verifier.item(int(t))
             got = np.asarray(verifier.stored[r, columns])
-            if not same(got, derived, bound).all():
-                bad = first_bad(verifier, r, got[None], derived[None], bound, columns)
+            allowed = bound + verifier.slack
+            if not same(got, derived, allowed).all():
+                bad = first_bad(verifier, r, got[None], derived[None], allowed, columns)
                 parts.append(PartCheck.failed(k, r, r + 1, bad))
                 break
             d = difference(got, derived)

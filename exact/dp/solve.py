@@ -6,10 +6,16 @@ import resource
 import sys
 import time
 
-from exact.dp.drivers import solve_float_levels, solve_rational_levels
+from exact.dp.drivers import (  # noqa: F401 - DEVICES: --device's choices
+    DEVICES,
+    device_objective,
+    solve_float_levels,
+    solve_rational_levels,
+)
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_in_memory
 from exact.dp.solution import Solution, SolveStats
+from exact.dp.store import solve_into_store
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels
 from exact.game.objectives import (
@@ -115,6 +121,8 @@ def solve(
     handicap: int = 0,
     order: str = "random",
     device: str = "cpu",
+    store=None,
+    keep_from: int | None = None,
 ) -> Solution:
     """Solve N-card GOPS: every canonical subgame value, bottom-up.
 
@@ -127,7 +135,11 @@ def solve(
     "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; for
     either objective and either arithmetic); ``device``: where the float kernels run,
     "cpu" (the default) or "cuda" (a CUDA GPU through numba, :mod:`exact.cuda`; float
-    arithmetic only; without a GPU a one-line GopsInputError "no CUDA GPU found").
+    arithmetic only; without a GPU a one-line GopsInputError "no CUDA GPU found");
+    ``store``: a directory to solve into (:mod:`exact.dp.store`: checkpointed, resumed if
+    there, the backend recorded; the real game in float arithmetic, the whole game), the
+    Solution then read from it; ``keep_from`` K (with ``store``): keep only the levels
+    K..N on disk (the frontier mode; every radius still recorded).
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
@@ -139,32 +151,23 @@ def solve(
     Fraction(148116, 1307731)
     """
     spec = parse_game(n, objective, arithmetic, top, handicap, order)
-    return solve_game(spec, progress, top, device)
-
-
-#: Where the float kernels can run: the CPU cores, or a CUDA GPU (exact.cuda).
-DEVICES = ("cpu", "cuda")
+    if store is None:
+        if keep_from is not None:
+            raise GopsInputError("keep_from applies to a store only (a solve in memory keeps all)")
+        return solve_game(spec, progress, top, device)
+    if spec.arithmetic.exact or top is not None or handicap:
+        raise GopsInputError(
+            "a store holds the whole real game in float arithmetic: no top, handicap or "
+            "rational arithmetic with store="
+        )
+    kernel_objective(objective_of(spec), spec, device)  # no GPU: refused before any write
+    return solve_into_store(spec, store, progress, device=device, keep_from=keep_from).solution()
 
 
 def kernel_objective(objective, spec: GameSpec, device: str):
-    """The objective whose chunks the float level loop runs: ``objective`` itself on the
-    CPU, or its device wrapper (exact.cuda.driver.DeviceObjective); one-line
-    GopsInputError for an unknown device, rational arithmetic on a GPU, or no GPU."""
-    if device not in DEVICES:
-        raise GopsInputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if device == "cpu":
-        return objective
-    if spec.arithmetic.exact:
-        raise GopsInputError("the cuda device solves in float arithmetic only")
-    try:  # imported here: numba's CUDA target is an optional extra, 0.2 s to import
-        from exact.cuda import driver  # noqa: PLC0415
-    except ImportError as exc:
-        raise GopsInputError(
-            f"no CUDA GPU found: numba's CUDA target cannot be imported ({exc}); "
-            "pip install 'gops-exact[cuda]'"
-        ) from None
-    driver.require_gpu()
-    return driver.DeviceObjective(objective)
+    """The objective whose chunks the float level loop runs on ``device``
+    (:func:`exact.dp.drivers.device_objective`)."""
+    return device_objective(objective, device, spec.arithmetic.exact)
 
 
 def solve_game(

@@ -4,7 +4,9 @@ Layout of a store directory::
 
     manifest.json      {"format": "gops-store", "version": 2, "n": N, "objective": ...,
                         ["order": O,] "arithmetic": "float", "chunk_items": C,
-                        "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k}}}
+                        ["keep_from": K,] "writer": {"backend": B[, "device": D]},
+                        "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k,
+                                         "backend": B[, "device": D][, "dropped": true]}}}
     level-K.npy        float64 array of level K: values[prize rank, column] for the
                        points objective, values[prize rank, column, L + offset_K]
                        for the win objective (the real game: no handicap), one column
@@ -16,6 +18,23 @@ Layout of a store directory::
                        rows [0, ROWS) they complete
     level-K.parts/     while level K is being built on a cluster: its parts
                        (:mod:`exact.dp.cluster`)
+
+``backend`` names what computed a level: "cpu" (the CPU kernels), "cuda" (a CUDA GPU,
+:mod:`exact.cuda`; ``device`` its name) or "cuda-simulator" (numba's CUDA simulator); an
+entry without one was written by the CPU kernels of a gops before backends were recorded.
+``writer`` is the backend of the last solve into the store: a level in progress is its,
+and a solve on another backend restarts that level, so that one backend writes each level.
+A level a device wrote holds values whose bits may differ from the CPU kernels' (a fused
+multiply-add), and its radius is the device's own directed-rounding bound:
+:mod:`exact.dp.verify` checks such a level within its radius, not bit for bit.
+
+The frontier mode (``keep_from`` K, ``gops solve --keep-from K``) keeps the files of the
+levels K..N only: level j < K is dropped (its file deleted, its entry marked "dropped", its
+shape, checksum and radius kept) once level j + 1 is complete.  The manifest says
+"dropped" before the file goes, so a crash between the two leaves a file that the next
+solve deletes.  A resume then builds on the stored levels it can still read; a kept level
+whose level below was dropped can no longer be re-derived (its checksum and the values the
+rules fix are still checked).
 
 Version 2 keeps one value of each antisymmetric pair; version 1 (gops before the halved
 layout) kept both and is refused with a line saying how to get a new store.
@@ -62,7 +81,7 @@ from typing import Literal
 import numpy as np
 
 from exact.atomic import atomic_file
-from exact.dp.drivers import solve_float_levels
+from exact.dp.drivers import BACKENDS, backend_of, device_objective, solve_float_levels
 from exact.dp.objective import Objective, objective_of
 from exact.dp.rederive import LevelVerifier, check_items, fixed_problem, pick_items
 from exact.dp.solution import Solution
@@ -80,6 +99,8 @@ MANIFEST = "manifest.json"
 DEFAULT_CHUNK_ITEMS = 1 << 20
 #: Items of a large level re-derived by a resume before it builds on the level.
 RESUME_SAMPLE = 256
+#: What wrote a level of a store whose entry names no backend (gops before they were named).
+CPU_BACKEND = {"backend": "cpu"}
 
 
 class StoreError(GopsInputError):
@@ -263,9 +284,11 @@ class Store:
         levels=None,
         chunk_items: int = DEFAULT_CHUNK_ITEMS,
         on_repair=None,
+        keep_from: int | None = None,
     ):
         """Use :meth:`open` or :meth:`for_game`: ``manifest`` is the store's, already read
-        and checked (None: a new store, written by :meth:`create`)."""
+        and checked (None: a new store, written by :meth:`create`, keeping the levels from
+        ``keep_from`` up, or all)."""
         self.root = Path(root)
         #: The game stored (the real game: no handicap; float).
         self.game = game
@@ -274,8 +297,19 @@ class Store:
         self.on_repair = on_repair
         #: Whether the store is on disk (its manifest written).
         self.exists = manifest is not None
-        self.manifest = self._fresh_manifest(chunk_items) if manifest is None else manifest
+        self.manifest = (
+            self._fresh_manifest(chunk_items, keep_from) if manifest is None else manifest
+        )
         self.chunk_items: int = self.manifest["chunk_items"]
+        #: The lowest level whose file is kept (0: every level; the frontier mode's K).
+        self.keep_from: int = self.manifest.get("keep_from", 0)
+        #: The backend of this object's solve ({"backend": ..., ["device": ...]}).
+        self.backend: dict = dict(CPU_BACKEND)
+        #: The backend of the last solve into the store (whose checkpoint a level's is).
+        self._previous_writer: dict = self.manifest.get("writer", CPU_BACKEND)
+        #: Levels kept by this resume that could not be re-derived: their level below was
+        #: dropped (the frontier mode).
+        self.unrederived: list[int] = []
         #: Levels kept as stored (not re-derived by this run): every completed level found
         #: intact, and the level in progress if its checkpointed items were taken.
         self.kept: list[int] = []
@@ -299,15 +333,34 @@ class Store:
 
     @classmethod
     def for_game(
-        cls, root, game: GameSpec, chunk_items: int | None = None, levels=None, on_repair=None
+        cls,
+        root,
+        game: GameSpec,
+        chunk_items: int | None = None,
+        levels=None,
+        on_repair=None,
+        keep_from: int | None = None,
     ) -> Store:
         """The store at ``root`` to solve ``game`` into (a float GameSpec without handicap):
         the one there, its manifest read once and checked against the game (N, objective,
         order) and the level shapes N implies; or a new one (no folder yet, or an empty
         one: ``exists`` False, written by :meth:`create`).  StoreError otherwise; nothing
-        is written.  ``chunk_items`` applies to a new store (one there keeps its own)."""
+        is written.  ``chunk_items`` applies to a new store (one there keeps its own);
+        ``keep_from`` K (the frontier mode: the levels from K up kept) to a new store, and
+        must be the one recorded by a store there (None: whatever it records)."""
+        check_keep_from(keep_from, game.n)
         manifest = _existing_manifest(root, game)
-        store = cls(root, game, manifest, levels, chunk_items or DEFAULT_CHUNK_ITEMS, on_repair)
+        if manifest is not None and keep_from is not None:
+            held = manifest.get("keep_from", 0)
+            if held != keep_from:
+                kept = f"--keep-from {held}" if held else "every level"
+                raise StoreError(
+                    f"{root} was made keeping {kept}, not --keep-from {keep_from}: rerun "
+                    "without --keep-from to resume it, or solve into a new directory"
+                )
+        store = cls(
+            root, game, manifest, levels, chunk_items or DEFAULT_CHUNK_ITEMS, on_repair, keep_from
+        )
         if manifest is not None:
             store._check_shapes()
         return store
@@ -327,7 +380,7 @@ class Store:
 
     # -- manifest ------------------------------------------------------------------------
 
-    def _fresh_manifest(self, chunk_items: int) -> dict:
+    def _fresh_manifest(self, chunk_items: int, keep_from: int | None) -> dict:
         manifest = {
             "format": FORMAT,
             "version": VERSION,
@@ -336,7 +389,10 @@ class Store:
         }
         if self.game.order is not RANDOM:  # a store of the paper's game says nothing (version 1)
             manifest["order"] = self.game.order.name
-        return {**manifest, "arithmetic": "float", "chunk_items": chunk_items, "levels": {}}
+        manifest = {**manifest, "arithmetic": "float", "chunk_items": chunk_items}
+        if keep_from:
+            manifest["keep_from"] = keep_from
+        return {**manifest, "writer": dict(CPU_BACKEND), "levels": {}}
 
     def create(self) -> None:
         """Write a new store's folder and manifest (nothing if it exists)."""
@@ -401,6 +457,48 @@ class Store:
 
     def is_complete(self, k: int) -> bool:
         return str(k) in self.manifest["levels"]
+
+    def is_dropped(self, k: int) -> bool:
+        """Whether completed level k's file was dropped (the frontier mode)."""
+        return self.manifest["levels"].get(str(k), {}).get("dropped") is True
+
+    def backend_of_level(self, k: int) -> dict:
+        """What computed completed level k: {"backend": ..., ["device": ...]}."""
+        entry = self.manifest["levels"][str(k)]
+        info = {"backend": entry.get("backend", "cpu")}
+        if "device" in entry:
+            info["device"] = entry["device"]
+        return info
+
+    def device_levels(self) -> list[int]:
+        """The completed levels a device (not the CPU kernels) computed."""
+        return sorted(
+            int(k) for k, e in self.manifest["levels"].items() if e.get("backend", "cpu") != "cpu"
+        )
+
+    def dropped_error(self, k: int) -> StoreError:
+        """The error for reading level k of a frontier store, dropped."""
+        return StoreError(
+            f"{self.root}: level {k} was dropped once level {k + 1} was complete (the store "
+            f"keeps levels {self.keep_from}..{self.game.n}: --keep-from {self.keep_from}); "
+            f"it answers positions with at least {self.keep_from + 1} prizes left"
+        )
+
+    def drop_level(self, k: int) -> None:
+        """Drop completed level k's file (the frontier mode): the manifest says so first."""
+        entry = self.manifest["levels"][str(k)]
+        if entry.get("dropped") is not True:
+            entry["dropped"] = True
+            self._save_manifest()
+        self._read.pop(k, None)
+        self._remove_level_file(k)
+
+    def drop_below_frontier(self) -> None:
+        """Drop every level below ``keep_from`` whose level above is complete (a crash may
+        have left one, or its file, behind)."""
+        for k in range(self.keep_from):
+            if self.is_complete(k) and self.is_complete(k + 1):
+                self.drop_level(k)
 
     def damage(self, k: int) -> str | None:
         """None if the completed level k is intact (readable, right shape and checksum);
@@ -539,6 +637,7 @@ class Store:
             "shape": list(self.objective.level_shape(self.levels[k])),
             "sha256": file_sha256(path),
             "radius": radius,
+            **self.backend,
         }
         self._save_manifest()
         self._progress_path(k).unlink(missing_ok=True)
@@ -551,6 +650,8 @@ class Store:
             raise StoreError(
                 f"level {k} of the store {self.root} is not complete: rerun the solve to resume"
             )
+        if self.is_dropped(k):
+            raise self.dropped_error(k)
         sha256 = self.sha256(k) if verify else None
         shape = self.objective.level_shape(self.levels[k])
         return open_checked_level(self.level_path(k), shape, sha256, mode)
@@ -619,13 +720,22 @@ class Store:
         items, _ = read_progress(self._progress_path(k), total)
         return ResumePoint(stored, k, items, total)
 
-    def solve(self, progress=None) -> Store:
+    def solve(self, progress=None, device: str = "cpu") -> Store:
         """Solve the game into the store (written first: :meth:`create`), resuming whatever is
-        already there; ``games`` then counts the matrix games solved (see
-        :func:`solve_into_store`)."""
+        already there, its float kernels on ``device`` ("cpu" or "cuda",
+        :func:`exact.dp.drivers.device_objective`); ``games`` then counts the matrix games
+        solved (see :func:`solve_into_store`)."""
+        kernels = device_objective(self.objective, device)
+        self.backend = backend_of(device)
+        chunk = self.chunk_items if device == "cpu" else max(self.chunk_items, kernels.chunk_items)
         self.create()
+        self._previous_writer = self.manifest.get("writer", CPU_BACKEND)
+        if self._previous_writer != self.backend:
+            self.manifest["writer"] = dict(self.backend)
+            self._save_manifest()
+        self.drop_below_frontier()
         _, self.games = solve_float_levels(
-            self.objective, self.levels, progress, sink=self, chunk_items=self.chunk_items
+            kernels, self.levels, progress, sink=self, chunk_items=chunk
         )
         return self
 
@@ -636,11 +746,18 @@ class Store:
         recomputed) after ``on_repair`` is told what is wrong with it."""
         if not self.is_complete(level.k):
             return False
+        if self.is_dropped(level.k):  # nothing left to check: the levels above were built
+            return True
         damage = self.damage(level.k)
         if damage is None:
             self.refuse(level.k, fixed_problem(self.level_verifier(level.k, stored_only=True)))
             self.kept.append(level.k)
             return True
+        if level.k > 0 and self.is_dropped(level.k - 1):
+            raise StoreError(
+                f"{self.root}: level {level.k}: {damage}; its level below was dropped "
+                "(--keep-from), so it cannot be recomputed: solve again into a new directory"
+            )
         if self.on_repair is not None:
             self.on_repair(level.k, damage)
         self.forget_level(level.k)
@@ -658,9 +775,16 @@ class Store:
         self.check_resume(level)
         arr = self.open_level(level)
         done, radius = self._progress(k)
-        if done and not self._checkpoint_matches(k, arr):
+        other = self._previous_writer != self.backend
+        if done and (other or not self._checkpoint_matches(k, arr)):
             if self.on_repair is not None:
-                self.on_repair(k, "its checkpoint does not match the level file (edited)")
+                self.on_repair(
+                    k,
+                    f"its checkpoint was written by the {self._previous_writer['backend']} "
+                    "backend (one backend writes each level)"
+                    if other
+                    else "its checkpoint does not match the level file (edited)",
+                )
             del arr
             self._progress_path(k).unlink(missing_ok=True)
             arr = self.open_level(level)
@@ -695,7 +819,9 @@ class Store:
         by :meth:`completed`).  StoreContradicted (exit 1) on the first disagreement: the
         level, the item, both values."""
         k = level.k - 1
-        if k in self.kept and k > 0:
+        if k in self.kept and k > 0 and self.is_dropped(k - 1):
+            self.unrederived.append(k)  # its checksum and fixed values were checked
+        elif k in self.kept and k > 0:
             rng = np.random.default_rng()  # unseeded: an edit cannot know the sample
             self.refuse(k, spot_check(self.level_verifier(k), None, self.radius(k), rng))
 
@@ -714,6 +840,8 @@ class Store:
 
     def finish(self, level, out, radius: float) -> np.ndarray:
         self.finish_level(level.k, out, radius)
+        if 0 < level.k <= self.keep_from:
+            self.drop_level(level.k - 1)  # the frontier mode: its radius is recorded
         return self.load_level(level.k, verify=False)
 
 
@@ -803,6 +931,31 @@ def _existing_manifest(root, game: GameSpec) -> dict | None:
     return manifest
 
 
+def check_keep_from(keep_from: int | None, n: int) -> None:
+    """One-line GopsInputError unless ``keep_from`` is None or a level 1..N - 1 (the
+    levels from it up are kept; the table at the start reads level N - 1)."""
+    if keep_from is None:
+        return
+    if isinstance(keep_from, bool) or not isinstance(keep_from, int) or not 1 <= keep_from < n:
+        raise GopsInputError(
+            f"--keep-from must be a level from 1 to {n - 1} (N - 1: the first move reads "
+            f"level N - 1), got {keep_from}"
+            if n > 1
+            else "--keep-from needs N of at least 2 (a 1-card store has nothing to drop)"
+        )
+
+
+def _is_backend(entry: dict) -> bool:
+    """A level entry's (or the writer's) backend and device name, if given, well formed."""
+    device = entry.get("device", "")
+    return (
+        entry.get("backend", "cpu") in BACKENDS
+        and isinstance(device, str)
+        and len(device) <= 200
+        and ("device" not in entry or entry.get("backend") != "cpu")
+    )
+
+
 def _is_sha256(text) -> bool:
     return isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdef" for c in text)
 
@@ -815,6 +968,8 @@ def _is_level_entry(entry) -> bool:
         and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
         and _is_sha256(entry.get("sha256"))
         and _is_radius(entry.get("radius"))
+        and _is_backend(entry)
+        and entry.get("dropped", True) is True
     )
 
 
@@ -872,6 +1027,8 @@ def _read_manifest(root) -> dict:
         and not isinstance(manifest["chunk_items"], bool)
         and manifest["chunk_items"] > 0
         and isinstance(manifest.get("levels"), dict)
+        and isinstance(manifest.get("writer", {}), dict)
+        and _is_backend(manifest.get("writer", {}))
     )
     if (
         not ok
@@ -889,6 +1046,9 @@ def _read_manifest(root) -> dict:
     n = manifest["n"]
     if isinstance(n, bool) or not 1 <= n <= MAX_CARDS:
         raise StoreError(f"{path} says N={n}: a store holds 1 to {MAX_CARDS} cards")
+    keep_from = manifest.get("keep_from", 0)
+    if isinstance(keep_from, bool) or not isinstance(keep_from, int) or not 0 <= keep_from < n:
+        raise StoreError(f"{path} says keep_from={keep_from!r}: not a level below N={n}")
     for key, entry in manifest["levels"].items():
         if key.isdigit() and key.isascii() and int(key) > n:
             raise StoreError(
@@ -897,11 +1057,22 @@ def _read_manifest(root) -> dict:
             )
         if key not in {str(k) for k in range(n + 1)} or not _is_level_entry(entry):
             raise StoreError(f"{path} has a malformed entry for level {key!r}")
+        if entry.get("dropped") and int(key) >= keep_from:
+            raise StoreError(
+                f"{path} marks level {key} dropped, but the store keeps levels "
+                f"{keep_from}..{n}: the manifest was edited"
+            )
     return manifest
 
 
 def solve_into_store(
-    game: GameSpec, root, progress=None, chunk_items: int | None = None, on_repair=None
+    game: GameSpec,
+    root,
+    progress=None,
+    chunk_items: int | None = None,
+    on_repair=None,
+    device: str = "cpu",
+    keep_from: int | None = None,
 ) -> Store:
     """Solve the game (a float GameSpec without handicap: a store holds the real game)
     into the store at ``root``, resuming whatever is already there.
@@ -909,9 +1080,12 @@ def solve_into_store(
     ``progress(level, items)`` is called after each checkpointed chunk (also for the
     items found already done on resume).  A completed level is verified before it is
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
-    returned store's ``games`` counts the matrix games solved by this call.
+    returned store's ``games`` counts the matrix games solved by this call.  ``device``:
+    where the float kernels run ("cpu" or "cuda"); ``keep_from`` K: keep the files of the
+    levels K..N only (the frontier mode, module docstring).
     """
-    return Store.for_game(root, game, chunk_items, on_repair=on_repair).solve(progress)
+    store = Store.for_game(root, game, chunk_items, on_repair=on_repair, keep_from=keep_from)
+    return store.solve(progress, device)
 
 
 class StoredLevels:

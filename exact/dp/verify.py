@@ -25,12 +25,31 @@ level has passed, every manifest radius is proved by the induction above.
 
 ``sample`` re-derives that many random items per level instead of all: a spot check of a
 downloaded store in seconds, not a proof.
+
+A store with levels a device wrote (:mod:`exact.cuda`, the manifest's ``backend``) is
+re-derived here on the CPU, but its bits may differ (a fused multiply-add) and its radii
+are the device's own directed-rounding bounds, tighter than the CPU kernels' bound: the
+recorded r_k cannot be re-derived.  Such a store is checked in the *proved-radius* mode:
+the levels in order, each re-derived from the level below with the radius proved for it
+here (rho_{k-1}; for the lowest level checked, the recorded r_{k-1}: the premise), a
+device's value accepted when within b + r_k of the re-derived one (the two enclosures of
+the exact value meet; farther: not written by a solve) and a CPU's within b as above; the
+level's proved radius is rho_k = max(b + |s - v|), by the induction above.  The verdict
+then states rho_k beside r_k.  A store of CPU levels only is checked as above, bit for bit
+and radius for radius.
+
+A frontier store (``gops solve --keep-from K``, :mod:`exact.dp.store`) keeps the files of
+levels K..N only: levels K + 1..N are re-derived as above, each from the stored level
+below; level K, whose level below is gone, only for its checksum and the values the rules
+fix.  What is proved is then conditional: every kept value lies within its level's radius
+of the exact value *given* that level K's stored values lie within r_K (which the solve
+proved from the dropped levels, and no check can redo).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -91,10 +110,21 @@ class LevelCheck:
     recorded: float
     seconds: float
     bad: Discrepancy | None = None
+    #: What computed the level ("cpu", "cuda", "cuda-simulator", with the device's name).
+    backend: str = "cpu"
+    #: The level was taken as stored (its level below was dropped: --keep-from): only its
+    #: checksum and the values the rules fix were checked.
+    premise: bool = False
 
     @property
     def passed(self) -> bool:
         return self.bad is None
+
+    @property
+    def proved(self) -> float:
+        """The radius proved for the level here (given the level below within the radius it
+        was re-derived with): the recorded one for a premise."""
+        return self.recorded if self.premise else self.needed
 
 
 @dataclass
@@ -107,6 +137,12 @@ class StoreVerdict:
     order: str
     sample: int | None
     checked: list[LevelCheck] = field(default_factory=list)
+    #: The frontier store's K (0: every level kept).
+    keep_from: int = 0
+    #: Whether levels a device wrote were checked in the proved-radius mode (module
+    #: docstring); the device levels' backends, in words.
+    proved_mode: bool = False
+    devices: tuple[str, ...] = ()
 
     @property
     def bad(self) -> Discrepancy | None:
@@ -115,18 +151,32 @@ class StoreVerdict:
     @property
     def complete(self) -> bool:
         """Every level 0..n re-derived in full (a proof, not a spot check)."""
-        return self.sample is None and {c.k for c in self.checked} == set(range(self.n + 1))
+        return (
+            self.sample is None
+            and self.keep_from == 0
+            and {c.k for c in self.checked} == set(range(self.n + 1))
+        )
 
 
-def open_level_pair(store: Store, k: int) -> LevelVerifier:
+def backend_words(info: dict) -> str:
+    """A level's backend as the verdicts name it: "cuda (NVIDIA H200)", "cuda-simulator"."""
+    return info["backend"] + (f" ({info['device']})" if "device" in info else "")
+
+
+def open_level_pair(store: Store, k: int, radius_below: float | None = None) -> LevelVerifier:
     """The verifier of level k: the stored level k and, mapped copy-on-write, k - 1 with
-    the manifest's radius (StoreError if it has none)."""
+    ``radius_below`` (default the manifest's radius; StoreError if it has none); a level a
+    device wrote is compared within its recorded radius too (``slack``, rederive.py).  A
+    level whose level below was dropped gets no level below (its items cannot be
+    re-derived)."""
     stored = store.load_level(k, verify=False, mode="r")
-    below, radius_below = None, 0.0
-    if k > 0:
+    below, rb = None, 0.0
+    if k > 0 and not store.is_dropped(k - 1):
         below = store.load_level(k - 1, verify=False, mode="c")
-        radius_below = store.radius(k - 1)
-    return LevelVerifier(store.objective, store.levels[k], stored, below, radius_below)
+        rb = store.radius(k - 1) if radius_below is None else radius_below
+    device = store.backend_of_level(k)["backend"] != "cpu"
+    slack = store.radius(k) if device else 0.0
+    return LevelVerifier(store.objective, store.levels[k], stored, below, rb, slack)
 
 
 def checksum_problem(store: Store, k: int) -> str | None:
@@ -147,13 +197,15 @@ def level_verdict(
     sampled: bool,
     seconds: float,
     bad: str | None = None,
+    judge: bool = True,
 ) -> LevelCheck:
     """One level's verdict, the one builder of every LevelCheck (the full proof, its Dask
     version, the sample): ``bad`` if given (a problem found before any item), else the
-    first bad part (in row order), else the radius the parts need against ``recorded``."""
+    first bad part (in row order), else (unless not ``judge``: a device's radius) the
+    radius the parts need against ``recorded``."""
     needed = max((p.needed for p in parts), default=0.0)
     bad = bad or next((p.bad for p in parts if p.bad is not None), None)
-    if bad is None:
+    if bad is None and judge:
         bad = radius_problem(recorded, needed, sampled)
     return LevelCheck(
         k=k,
@@ -168,17 +220,27 @@ def level_verdict(
 
 
 def check_level(
-    store: Store, k: int, sample: int | None = None, rng=None, progress=None
+    store: Store,
+    k: int,
+    sample: int | None = None,
+    rng=None,
+    progress=None,
+    radius_below: float | None = None,
+    proved_mode: bool = False,
 ) -> LevelCheck:
-    """Re-derive level k of the store from its level k - 1 (module docstring)."""
+    """Re-derive level k of the store from its level k - 1 (module docstring), with
+    ``radius_below`` (default the manifest's); ``proved_mode``: the recorded radius is not
+    judged, the proved one reported (a store with levels a device wrote)."""
     t0 = time.perf_counter()
     recorded = store.radius(k)
-    verifier = open_level_pair(store, k)  # unreadable: exit 2
+    verifier = open_level_pair(store, k, radius_below)  # unreadable: exit 2
     level = verifier.level
     total = level.prize_sets * verifier.per_row if k > 0 else 0
+    backend = backend_words(store.backend_of_level(k))
     bad = checksum_problem(store, k) or fixed_problem(verifier)
-    if bad is not None:
-        return level_verdict(k, total, [], recorded, False, 0.0, bad=bad)
+    if bad is not None or (k > 0 and verifier.below is None):  # its level below dropped
+        check = level_verdict(k, total, [], recorded, True, 0.0, bad=bad)
+        return replace(check, items=0, needed=recorded, premise=True, backend=backend)
     picked = pick_items(total, sample, rng)
     parts = []
     if picked is None:  # every item: the whole level, or a sample of a small one
@@ -192,8 +254,10 @@ def check_level(
         parts = check_items(verifier, picked)
         if progress is not None:
             progress(level, len(parts), len(parts))
-    sampled = picked is not None
-    return level_verdict(k, total, parts, recorded, sampled, time.perf_counter() - t0)
+    sampled = picked is not None or proved_mode  # proved mode: no radius is understated
+    seconds = time.perf_counter() - t0
+    check = level_verdict(k, total, parts, recorded, sampled, seconds, judge=not proved_mode)
+    return replace(check, backend=backend)
 
 
 def verify_part(root: str, k: int, r0: int, r1: int, threads: int | None) -> PartCheck:
@@ -285,10 +349,14 @@ def verify_store(
         )
     store = root if isinstance(root, Store) else Store.open(root)  # the radii checked too
     root, n = store.root, store.game.n
-    wanted = list(range(n + 1)) if levels is None else sorted(set(levels))
+    keep = store.keep_from
+    wanted = list(range(keep, n + 1)) if levels is None else sorted(set(levels))
     outside = [k for k in wanted if not 0 <= k <= n]
     if outside:
         raise StoreError(f"{root} holds levels 0 to {n}, not {outside[0]}")
+    dropped = [k for k in wanted if store.is_dropped(k)]
+    if dropped:
+        raise store.dropped_error(dropped[0])
     missing = [
         k for k in wanted if not store.is_complete(k) or (k > 0 and not store.is_complete(k - 1))
     ]
@@ -298,15 +366,30 @@ def verify_store(
             "finish the solve first (rerun it to resume)"
         )
     game = store.game
-    verdict = StoreVerdict(root, n, game.objective.name, game.order.name, sample)
+    devices = tuple(
+        sorted({backend_words(store.backend_of_level(k)) for k in store.device_levels()})
+    )
+    verdict = StoreVerdict(
+        root, n, game.objective.name, game.order.name, sample, [], keep, bool(devices), devices
+    )
     if cluster is not None:
         if sample is not None:
             raise StoreError("--sample runs here: drop --cluster (a sample takes seconds)")
+        if keep or devices:
+            raise StoreError(
+                "a store "
+                + ("with levels a device wrote" if devices else "made with --keep-from")
+                + " is verified here, each level from the radius proved for the one below: "
+                "drop --cluster"
+            )
         verdict.checked = check_levels_on_cluster(store, wanted, cluster, on_level)
         return verdict
     rng = np.random.default_rng(seed)
+    proved: dict[int, float] = {}  # the proved-radius mode: rho_k of the levels passed
     for k in wanted:
-        check = check_level(store, k, sample, rng, progress)
+        below = proved.get(k - 1) if verdict.proved_mode else None
+        check = check_level(store, k, sample, rng, progress, below, verdict.proved_mode)
+        proved[k] = check.proved
         verdict.checked.append(check)
         if on_level is not None:
             on_level(check)
@@ -322,10 +405,16 @@ def verify_store(
 class ReadCheck:
     """What an answer read from a store rests on: the ``items`` of level ``k`` it reads
     were re-derived here from the stored level k - 1 and agree within their bounds (the
-    largest ``needed``, bound plus difference), which the stored radius ``radius`` of
-    level k covers; levels 0..k - 1 are as stored (the condition of every claim made from
-    them) unless ``rederived``: then they were re-derived here in full, and the claim has
-    no condition."""
+    largest ``needed``, bound plus difference), which ``radius``, the radius the answer's
+    claims use for level k, covers; levels 0..k - 1 are as stored (the condition of every
+    claim made from them) unless ``rederived``: then they were re-derived here in full,
+    and the claim has no condition.
+
+    A frontier store (``keep_from`` K > 0) has no levels below K: the claims rest on the
+    stored level K at least (``unrederived``: the level read is K itself, whose items
+    cannot be re-derived).  ``devices`` names the backends that wrote the levels read
+    (none: the CPU kernels); a device's radius is its own bound, and where the items read
+    need more, ``radius`` is the larger (:func:`check_reads`)."""
 
     root: Path
     k: int
@@ -333,18 +422,50 @@ class ReadCheck:
     needed: float
     radius: float
     rederived: bool = False
+    keep_from: int = 0
+    unrederived: bool = False
+    devices: tuple[str, ...] = ()
+
+    def _premise(self) -> str:
+        """The stored levels a claim rests on, in words."""
+        root, k, keep = self.root, self.k, self.keep_from
+        if not keep:
+            below = "level 0" if k == 1 else f"levels 0..{k - 1}"
+            return (
+                f"the stored {below} of {root} (not re-derived here: "
+                f"`gops verify {root}` proves them, or rerun with --rederive)"
+            )
+        dropped = f"levels 0..{keep - 1} were dropped, --keep-from {keep}"
+        if self.unrederived:
+            return f"the stored level {k} of {root} itself ({dropped}: no check can re-derive it)"
+        if self.rederived or k - 1 == keep:
+            between = f"level {keep + 1}" if k - 2 == keep else f"levels {keep + 1}..{k - 1}"
+            done = f"; {between} re-derived here" if k - 1 > keep else ""
+            return (
+                f"the stored level {keep} of {root} within its recorded radius ({dropped}: "
+                f"no check can re-derive it{done})"
+            )
+        return (
+            f"the stored levels {keep}..{k - 1} of {root} ({dropped}; `gops verify {root}` "
+            f"re-derives levels {keep + 1}..{k - 1} given level {keep}, or rerun with "
+            "--rederive)"
+        )
+
+    def _device_words(self) -> str:
+        if not self.devices:
+            return ""
+        return (
+            f"; levels made by {', '.join(self.devices)}: their recorded radii are the "
+            "device's own bounds, and a value read is re-derived here on the CPU"
+        )
 
     def condition(self) -> str | None:
         """The premise of a claim made from the store, for the claim's own sentence
         ("certified, given ...: "); None when there is none (the levels below were
         re-derived here, or the values read are the empty game's)."""
-        if self.k == 0 or self.rederived:
+        if self.k == 0 or (self.rederived and not self.keep_from):
             return None
-        below = "level 0" if self.k == 1 else f"levels 0..{self.k - 1}"
-        return (
-            f"given the stored {below} of {self.root} (not re-derived here: "
-            f"`gops verify {self.root}` proves them, or rerun with --rederive)"
-        )
+        return "given " + self._premise() + self._device_words()
 
     def describe(self) -> str:
         if self.k == 0:
@@ -352,34 +473,71 @@ class ReadCheck:
                 f"read from the store {self.root}: the values it reads are the empty "
                 "game's, set by the rules"
             )
+        if self.unrederived:
+            return (
+                f"read from the store {self.root}: the values of level {self.k} it reads "
+                f"as stored (levels 0..{self.k - 1} were dropped, --keep-from "
+                f"{self.keep_from}: nothing re-derives them; stored radius {self.radius:.1e})"
+                + self._device_words()
+            )
         below = "the empty game" if self.k == 1 else f"levels 0..{self.k - 1}"
-        rest = (
-            f"{below} re-derived here in full (--rederive): no claim above rests on the "
-            "store's word"
-            if self.rederived
-            else f"{below} as stored: `gops verify {self.root}` re-derives them"
-        )
+        if self.keep_from:
+            rest = "resting on " + self._premise()
+        elif self.rederived:
+            rest = (
+                f"{below} re-derived here in full (--rederive): no claim above rests on the "
+                "store's word"
+            )
+        else:
+            rest = f"{below} as stored: `gops verify {self.root}` re-derives them"
         return (
             f"read from the store {self.root}: the values of level {self.k} it reads "
             f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} "
             "and agree "
-            f"(largest bound {self.needed:.1e}, within the stored radius {self.radius:.1e}); "
+            f"(largest bound {self.needed:.1e}, within the radius {self.radius:.1e}); "
             + rest
+            + self._device_words()
         )
 
     def json(self) -> dict:
-        return {
+        low = self.keep_from
+        if self.unrederived:
+            unverified = [self.k]
+        elif self.rederived:
+            unverified = [low] if low else []
+        else:
+            unverified = list(range(low, self.k))
+        out = {
             "store": str(self.root),
             "level_read": self.k,
             "rederived_items": self.items,
             "largest_bound": self.needed,
             "stored_radius": self.radius,
-            "unverified_levels": [] if self.rederived else list(range(self.k)),
+            "unverified_levels": unverified,
         }
+        if low:
+            out["dropped_levels"] = list(range(low))
+        if self.devices:
+            out["devices"] = list(self.devices)
+        return out
 
 
 def _contradiction(root, k: int, what: str) -> StoreContradicted:
     return StoreContradicted(f"{root}: level {k}, {what}")
+
+
+def store_of(solution) -> Store | None:
+    """The Store behind a store-backed Solution's values (None for one solved here)."""
+    return getattr(solution.values, "store", None)
+
+
+def read_devices(store: Store | None, k: int) -> tuple[str, ...]:
+    """The backends (other than the CPU) that wrote the store's levels 0..k, in words."""
+    if store is None:
+        return ()
+    return tuple(
+        sorted({backend_words(store.backend_of_level(j)) for j in store.device_levels() if j <= k})
+    )
 
 
 def check_reads(solution, k: int, reads: dict[int, set[int]], rederived=False) -> ReadCheck:
@@ -387,14 +545,26 @@ def check_reads(solution, k: int, reads: dict[int, set[int]], rederived=False) -
     ``reads`` ({prize rank: pattern ranks}) and check them against the store: each stored
     value within its re-derived bound, each bound (plus the difference) within the stored
     radius of level k, each value the rules fix as they fix it.  StoreContradicted (one
-    line, naming the value; exit 1) when the store contradicts itself."""
+    line, naming the value; exit 1) when the store contradicts itself.
+
+    A level a device wrote: each value within its bound plus the stored radius (the
+    enclosures meet), and where the items read need more than the device's radius, the
+    solution's radius of level k is raised to what they need (the claims then rest on the
+    CPU's bound).  A level whose level below was dropped (--keep-from) is read as stored."""
     root, objective = solution.store, solution.objective
+    store = store_of(solution)
+    keep = store.keep_from if store is not None else 0
+    devices = read_devices(store, k)
     level = solution.levels[k]
-    stored = solution.values[k]
     radius = solution.radii[k]
+    if k > 0 and store is not None and store.is_dropped(k - 1):
+        return ReadCheck(Path(root), k, 0, 0.0, radius, rederived, keep, True, devices)
+    stored = solution.values[k]
     below = solution.values[k - 1] if k > 0 else None
     radius_below = solution.radii[k - 1] if k > 0 else 0.0
-    verifier = LevelVerifier(objective, level, stored, below, radius_below)
+    device = store is not None and store.backend_of_level(k)["backend"] != "cpu"
+    slack = radius if device else 0.0
+    verifier = LevelVerifier(objective, level, stored, below, radius_below, slack)
     slot = np.full(level.patterns, -1, dtype=np.int64)  # pattern -> its item of a prize set
     slot[verifier.patterns] = np.arange(verifier.per_row)
     layout = verifier.columns
@@ -416,25 +586,36 @@ def check_reads(solution, k: int, reads: dict[int, set[int]], rederived=False) -
                     "store was edited or is corrupted",
                 )
         for t in sorted(todo):
-            r_, columns, derived, bound = verifier.item(t)
-            got = np.asarray(stored[r_, columns])
-            if not np.isfinite(bound):  # a NaN or an infinity read from level k - 1
-                raise _contradiction(
-                    root,
-                    k - 1,
-                    f"read by {verifier.describe(r_, int(layout.patterns[columns[0]]))} of "
-                    f"level {k}: a value that is NaN or infinite, which no solve writes: "
-                    "the store is damaged or edited",
-                )
-            if not same(got, derived, bound).all():
-                raise _contradiction(
-                    root, k, first_bad(verifier, r_, got[None], derived[None], bound, columns)
-                )
-            needed = cover(bound, difference(got, derived))
-            if needed > radius:
-                raise _contradiction(root, k, str(radius_problem(radius, needed, sampled=True)))
+            needed = _check_item(verifier, t, root, k, radius, device)
             items, largest = items + 1, max(largest, needed)
-    return ReadCheck(Path(root), k, items, largest, radius, rederived)
+    if device and largest > radius:
+        solution.radii[k] = radius = largest  # the claims rest on the CPU's bound
+    return ReadCheck(Path(root), k, items, largest, radius, rederived, keep, False, devices)
+
+
+def _check_item(verifier: LevelVerifier, t: int, root, k: int, radius: float, device: bool):
+    """Item t of level k re-derived and compared with the store (:func:`check_reads`);
+    the radius its stored values need."""
+    layout = verifier.columns
+    r_, columns, derived, bound = verifier.item(t)
+    got = np.asarray(verifier.stored[r_, columns])
+    if not np.isfinite(bound):  # a NaN or an infinity read from level k - 1
+        raise _contradiction(
+            root,
+            k - 1,
+            f"read by {verifier.describe(r_, int(layout.patterns[columns[0]]))} of "
+            f"level {k}: a value that is NaN or infinite, which no solve writes: "
+            "the store is damaged or edited",
+        )
+    allowed = bound + verifier.slack
+    if not same(got, derived, allowed).all():
+        raise _contradiction(
+            root, k, first_bad(verifier, r_, got[None], derived[None], allowed, columns)
+        )
+    needed = cover(bound, difference(got, derived))
+    if needed > radius and not device:
+        raise _contradiction(root, k, str(radius_problem(radius, needed, sampled=True)))
+    return needed
 
 
 def check_position(
@@ -443,17 +624,23 @@ def check_position(
     """:func:`check_reads` of the values the games of a position read after each of
     ``upcards``, for a solution read from a store; None for one computed in this process
     (nothing to re-derive).  ``rederive``: first re-derive every level below the one read
-    in full (:func:`verify_store`), so that the claims made from it have no condition;
-    StoreContradicted (exit 1) if one fails."""
+    in full (:func:`verify_store`; from the lowest kept level of a frontier store up), so
+    that the claims made from it have no condition (a frontier store's: only its lowest
+    kept level); the radii proved there replace, where larger, the recorded ones of a
+    store with levels a device wrote.  StoreContradicted (exit 1) if one fails."""
     if solution.store is None:
         if rederive:
             raise GopsInputError("--rederive applies to --store only (nothing else is stored)")
         return None
     k = len(deck) - 1
-    if rederive and k > 0:
-        verdict = verify_store(solution.values.store, levels=list(range(k)))
+    store = store_of(solution)
+    keep = store.keep_from if store is not None else 0
+    if rederive and k > keep:
+        verdict = verify_store(solution.values.store, levels=list(range(keep, k)))
         if verdict.bad is not None:
             raise StoreContradicted(f"{solution.store}: not verified: {verdict.bad}")
+        for check in verdict.checked:
+            solution.radii[check.k] = max(solution.radii[check.k], check.proved)
     reads = position_reads(solution, mine, theirs, deck, upcards)
     return check_reads(solution, k, reads, rederived=rederive)
 
