@@ -48,6 +48,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from exact.errors import GopsInputError
+
 __all__ = [
     "Position",
     "bit_positions",
@@ -55,6 +57,7 @@ __all__ = [
     "compress",
     "decided_sign",
     "full_position",
+    "position_of",
     "prize_total",
     "sign",
 ]
@@ -128,6 +131,22 @@ def full_position(n: int) -> Position:
     """The start of the N-card game: both hands 1..N (the same pattern), every prize."""
     full = (1 << n) - 1
     return Position(full, full, full, 0)
+
+
+def position_of(mine, theirs, prizes, lead: int = 0) -> Position:
+    """The canonical position of hands and prizes given as card values (lead: player 0's
+    points minus player 1's).
+
+    >>> position_of({7, 8}, {5, 7}, {4, 6}, -4)
+    Position(mine=6, theirs=3, prizes=40, lead=-4)
+    """
+    mine, theirs, prizes = set(mine), set(theirs), set(prizes)
+    if not (len(mine) == len(theirs) == len(prizes)) or min(mine | theirs | prizes, default=1) < 1:
+        raise GopsInputError("hands and prizes must have as many cards each, values 1 and up")
+    order = sorted(mine | theirs)
+    m = sum(1 << order.index(c) for c in mine)
+    t = sum(1 << order.index(c) for c in theirs)
+    return Position(m, t, sum(1 << (c - 1) for c in prizes), int(lead))
 
 
 def child(pos: Position, upcard: int, i: int, j: int) -> Position:

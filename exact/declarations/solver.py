@@ -55,7 +55,7 @@ from exact.dp.exact_game import solve_saddle_or_lp
 from exact.kernels.bounds import value_error
 from exact.kernels.matrix_game import solve_game
 
-__all__ = ["FAMILIES", "Stage", "Tables", "solve_tables"]
+__all__ = ["FAMILIES", "Stage", "Tables", "leaf", "solve_tables"]
 
 #: The four games a position can be in: nobody declared yet; both declared in the same
 #: round (sealed bids); player 0 declared first (it leads); player 1 declared first.
@@ -249,8 +249,9 @@ class _Solver:
         return self.a.times(k, s.value, s.radius)
 
 
-def solve_tables(n: int, exact: bool = True) -> Tables:
-    """Every position reached from the N-card start, in every family it can be in."""
+def solve_tables(n: int, exact: bool = True, start: Position | None = None) -> Tables:
+    """Every position reached from ``start`` (default: the N-card start), in every family
+    it can be in."""
     solver = _Solver(n, exact)
-    solver.get("open", full_position(n))
+    solver.get("open", full_position(n) if start is None else start)
     return solver.t

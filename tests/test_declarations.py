@@ -1,0 +1,500 @@
+"""The face-up declarations game (exact.declarations, certificates.declarations).
+
+References, none of them the solver: positions derived by hand from the "Psychological
+JuJitsu" write-up's sample game; the whole game's sequence form (Koller, Megiddo & von
+Stengel 1996) built here from the rules, on card values and full histories, and solved by
+scipy's HiGHS; the independent checker; invariants (swapping the players negates).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import msgpack
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from flint import fmpq
+from scipy.optimize import linprog
+from scipy.sparse import lil_matrix
+
+from certificates import check
+from exact.cli import main
+from exact.declarations import solve
+from exact.declarations.rules import Position, position_of
+from exact.declarations.solver import FAMILIES, solve_tables
+from exact.errors import GopsInputError
+
+#: HiGHS's answers are floats: agreement with the exact value within this.
+HIGHS_TOLERANCE = 1e-7
+
+# ---------------------------------------------------------------------------------------
+# Hand-derived positions
+# ---------------------------------------------------------------------------------------
+
+#: The write-up's round 11: Scott (player 0) {6, 7, 8}, Charles {5, 7, 10}, the diamonds
+#: 11, 6 and 4 left, Scott ahead 32 to 25.
+JACK = position_of({6, 7, 8}, {5, 7, 10}, {11, 6, 4}, 7)
+
+
+def _stage(tables, family, pos, upcard):
+    stages = tables.stages[family][pos.key()]
+    return next(s for s in stages if s.upcard == upcard)
+
+
+def test_the_write_ups_jack_sealed_once_both_declared():
+    """Write-up: on the jack "Scott was a 2-to-1 favorite. He could ... play his 6
+    one-third of the time, and his 7 the rest of the time. Charles's best play would be to
+    play his 10 two-thirds of the time, and his 7 one-third of the time ... Charles would
+    win 1/3 of the time and lose 2/3": with the score fixed (sim) the stage is worth
+    2/3 - 1/3, and those strategies are the computed ones."""
+    t = solve_tables(13, True, JACK)
+    st = _stage(t, "sim", JACK, 11)
+    assert st.value == fmpq(1, 3)
+    x, y, _ = st.bids
+    assert list(x) == [fmpq(1, 3), fmpq(2, 3), 0]
+    assert list(y) == [0, fmpq(1, 3), fmpq(2, 3)]
+
+
+def test_the_write_ups_jack_face_up():
+    """By hand from the write-up's reasoning: if Scott must show his bid first, Charles
+    answers 6 with 7 and anything else with 10 and wins ("if Scott does not play his 6,
+    Charles must play his 10"): -1.  If Charles shows first, Scott answers 10 with 6 ("Scott
+    has a sure victory") and 5 or 7 with a higher card: +1."""
+    t = solve_tables(13, True, JACK)
+    assert _stage(t, "lead0", JACK, 11).value == -1
+    assert _stage(t, "lead1", JACK, 11).value == 1
+
+
+def test_the_write_ups_jack_nobody_declares():
+    """By hand: the sealed bids on the jack lead to positions of two cards whose sure
+    winner declares (worth +-2), except Scott 7 / Charles 10 (0: a matching-pennies
+    guess, nobody declares) and Scott 8 / Charles 10 (-1/3); the matrix over Scott 6, 7, 8
+    and Charles 5, 7, 10 is [[2, -2, 2], [2, 2, 0], [2, 2, -1/3]], worth 2/3 with Scott
+    6 : 7 = 1 : 2 and Charles 7 : 10 = 1 : 2.  Declaring now would make the game worth 3:
+    [[2/3, 3 * 1], [3 * -1, 3 * 1/3]] has the saddle point (no, no)."""
+    t = solve_tables(13, True, JACK)
+    st = _stage(t, "open", JACK, 11)
+    assert st.bids[2] == fmpq(2, 3)
+    assert list(st.bids[0]) == [fmpq(1, 3), fmpq(2, 3), 0]
+    assert list(st.bids[1]) == [0, fmpq(1, 3), fmpq(2, 3)]
+    assert list(st.entries) == [fmpq(2, 3), 3, -3, 1]
+    assert st.value == fmpq(2, 3)
+    assert (list(st.declare[0]), list(st.declare[1])) == ([1, 0], [1, 0])
+
+
+def test_the_write_ups_last_two_rounds_score_two():
+    """Write-up: "In the sample game, Scott could have made his last two bids face up,
+    scoring 2": Scott {7, 8}, Charles {5, 7}, diamonds 6 and 4 left, Scott behind by 4
+    (his 8 takes the 6, his 7 at least ties the 4).  Whichever diamond comes first, he
+    declares and scores 2."""
+    pos = position_of({7, 8}, {5, 7}, {4, 6}, -4)
+    t = solve_tables(13, True, pos)
+    assert t.value("open", pos) == 2
+    for st in t.stages["open"][pos.key()]:
+        assert st.declare[0][1] == 1  # Scott declares
+
+
+def test_two_cards_never_declare():
+    """By hand, N = 2: identical bids draw; 2 against 1 on the upcard u wins u and loses
+    3 - u, so the sealed game on u = 2 is [[0, -1], [1, 0]] (saddle 2 v 2) and on u = 1
+    [[0, 1], [-1, 0]] (saddle 1 v 1), worth 0; shown first, a bid is matched: 0.  Every
+    declaration entry is 0, the game is a draw and scores nothing."""
+    sol = solve(2, exact=True)
+    assert sol.value == 0
+    assert sol.earliest_declaration is None
+    assert sol.stats.score_distribution == (1, 0, 0)
+
+
+def test_three_cards_bid_the_prize_and_draw():
+    """Write-up: with 3 cards "each player bids N for the N of diamonds. This ensures
+    that the other player cannot do better than draw": the computed equilibrium draws
+    every game, so nobody ever scores."""
+    sol = solve(3, exact=True)
+    assert sol.stats.score_distribution == (1, 0, 0, 0)
+    assert sol.expected_score == 0
+
+
+# ---------------------------------------------------------------------------------------
+# The sequence form, built from the rules on card values (no canonical patterns, no DP)
+# ---------------------------------------------------------------------------------------
+
+
+class SequenceForm:
+    """The game tree walked once: the payoff A[s0, s1] (chance included), and each
+    player's information sets with their parent sequence and their actions' sequences."""
+
+    def __init__(self):
+        self.seqs = [{(): 0}, {(): 0}]
+        self.infosets = [{}, {}]  # key -> (parent sequence, [sequence of each action])
+        self.payoff: dict = {}
+
+    def act(self, player, key, parent, actions):
+        """The sequences of ``actions`` at information set ``key``."""
+        if key not in self.infosets[player]:
+            seqs = []
+            for a in actions:
+                seqs.append(len(self.seqs[player]))
+                self.seqs[player][(key, a)] = seqs[-1]
+            self.infosets[player][key] = (parent, seqs)
+        return self.infosets[player][key][1]
+
+
+def _walk(sf, hands, prizes, lead, mode, stake, hist, seq, p):
+    """Every history from here.  ``mode``: None (nobody declared), "both", 0 or 1 (that
+    player declared first); ``seq``: each player's last sequence; ``p``: chance."""
+    if not prizes:
+        s = (lead > 0) - (lead < 0)
+        key = (seq[0], seq[1])
+        sf.payoff[key] = sf.payoff.get(key, 0.0) + p * stake * s
+        return
+    k = len(prizes)
+    for u in sorted(prizes):
+        h = hist + (("u", u),)
+        if mode is None and k >= 2:
+            d0 = sf.act(0, ("d", h), seq[0], (0, 1))
+            d1 = sf.act(1, ("d", h), seq[1], (0, 1))
+            for a in (0, 1):
+                for b in (0, 1):
+                    new = None if not (a or b) else "both" if a and b else (0 if a else 1)
+                    _bids(
+                        sf,
+                        hands,
+                        prizes,
+                        lead,
+                        u,
+                        new,
+                        k if new is not None else 1,
+                        h + (("d", a, b),),
+                        (d0[a], d1[b]),
+                        p / k,
+                    )
+        else:
+            _bids(sf, hands, prizes, lead, u, mode, stake, h, seq, p / k)
+
+
+def _bids(sf, hands, prizes, lead, u, mode, stake, h, seq, p):
+    cards = [sorted(hands[0]), sorted(hands[1])]
+
+    def on(a, b, seq2):
+        new_hands = (hands[0] - {a}, hands[1] - {b})
+        new_lead = lead + (u if a > b else -u if a < b else 0)
+        _walk(sf, new_hands, prizes - {u}, new_lead, mode, stake, h + (("b", a, b),), seq2, p)
+
+    if mode in (0, 1):  # the leader bids, the other sees it and replies
+        first = sf.act(mode, ("b", h), seq[mode], cards[mode])
+        for i, c in enumerate(cards[mode]):
+            other = 1 - mode
+            reply = sf.act(other, ("r", h, c), seq[other], cards[other])
+            for j, r in enumerate(cards[other]):
+                pair = (c, r) if mode == 0 else (r, c)
+                seq2 = (first[i], reply[j]) if mode == 0 else (reply[j], first[i])
+                on(*pair, seq2)
+    else:  # sealed (nobody declared, or both in the same round)
+        s0 = sf.act(0, ("b", h), seq[0], cards[0])
+        s1 = sf.act(1, ("b", h), seq[1], cards[1])
+        for i, a in enumerate(cards[0]):
+            for j, b in enumerate(cards[1]):
+                on(a, b, (s0[i], s1[j]))
+
+
+def sequence_form_value(mine, theirs, prizes, lead) -> float:
+    """max_{x, q} q_root  s.t.  E x = e, x >= 0, F^T q <= A^T x (the sequence-form LP of
+    Koller, Megiddo & von Stengel 1996), by HiGHS."""
+    sf = SequenceForm()
+    _walk(
+        sf, (frozenset(mine), frozenset(theirs)), frozenset(prizes), lead, None, 1, (), (0, 0), 1.0
+    )
+    n0, n1 = len(sf.seqs[0]), len(sf.seqs[1])
+    m0, m1 = len(sf.infosets[0]) + 1, len(sf.infosets[1]) + 1
+    # Variables: x (n0 sequences of player 0), q (m1 values: P1's root and information sets).
+    E = lil_matrix((m0, n0 + m1))
+    E[0, 0] = 1
+    for r, (parent, seqs) in enumerate(sf.infosets[0].values(), 1):
+        E[r, parent] = -1
+        for s in seqs:
+            E[r, s] = 1
+    e = np.zeros(m0)
+    e[0] = 1
+    # One row per sequence t of player 1: sum over its information sets' q, minus (A^T x)_t.
+    G = lil_matrix((n1, n0 + m1))
+    G[0, n0] = 1
+    for r, (parent, seqs) in enumerate(sf.infosets[1].values(), 1):
+        G[parent, n0 + r] -= 1
+        for s in seqs:
+            G[s, n0 + r] += 1
+    for (s0, s1), a in sf.payoff.items():
+        G[s1, s0] -= a
+    c = np.zeros(n0 + m1)
+    c[n0] = -1
+    bounds = [(0, None)] * n0 + [(None, None)] * m1
+    res = linprog(
+        c, A_ub=G.tocsr(), b_ub=np.zeros(n1), A_eq=E.tocsr(), b_eq=e, bounds=bounds, method="highs"
+    )
+    assert res.status == 0, res.message
+    return -res.fun
+
+
+SEQUENCE_FORM_CASES = [
+    pytest.param((1, 2, 3), (1, 2, 3), (1, 2, 3), 0, id="N=3 start"),
+    pytest.param((2, 3), (1, 2), (1, 2), 0, id="a dominating hand"),
+    pytest.param((1, 3, 5), (2, 3, 4), (1, 2, 4), 1, id="a sure win"),
+    pytest.param((2, 3, 6), (1, 3, 5), (1, 4, 6), -1, id="behind by 1"),
+    pytest.param((2, 3, 5), (2, 3, 6), (3, 5, 6), -1, id="a weaker hand"),
+    pytest.param((1, 4, 6), (1, 2, 5), (3, 4, 5), 1, id="ahead by 1"),
+    pytest.param((2, 4, 5), (2, 3, 6), (4, 5, 6), 0, id="even, uneven hands"),
+]
+
+
+@pytest.mark.parametrize("mine, theirs, prizes, lead", SEQUENCE_FORM_CASES)
+def test_the_dp_equals_the_whole_games_sequence_form(mine, theirs, prizes, lead):
+    """The backward induction (subgames solved apart, canonical patterns, rules' leaves)
+    against the whole game's sequence-form LP over full histories and card values."""
+    pos = position_of(mine, theirs, prizes, lead)
+    exact = solve_tables(6, True, pos).value("open", pos)
+    assert abs(float(exact) - sequence_form_value(mine, theirs, prizes, lead)) < HIGHS_TOLERANCE
+
+
+def test_the_sequence_form_sees_an_uneven_position():
+    """The comparison above is not trivial: the uneven positions are worth neither a draw
+    nor a sure result (no integer), and differ from each other."""
+    values = {round(sequence_form_value(*case.values), 6) for case in SEQUENCE_FORM_CASES[3:]}
+    assert len(values) == 4 and all(abs(v - round(v)) > 0.05 for v in values)
+
+
+# ---------------------------------------------------------------------------------------
+# Invariants and arithmetic
+# ---------------------------------------------------------------------------------------
+
+
+def test_swapping_the_players_negates_every_value():
+    """open(A, B, P, d) = -open(B, A, P, -d), sim likewise, lead0(A, B, P, d) =
+    -lead1(B, A, P, -d), over every position reached at N = 4."""
+    t = solve_tables(4, True)
+    mirror = {"open": "open", "sim": "sim", "lead0": "lead1", "lead1": "lead0"}
+    checked = 0
+    for family in FAMILIES:
+        for (m, th, p, d), (v, _) in t.values[family].items():
+            other = t.values[mirror[family]].get((th, m, p, -d))
+            if other is not None:
+                assert other[0] == -v
+                checked += 1
+    assert checked > 1000
+
+
+def test_float_values_lie_within_their_radii():
+    """Every float value at N = 4, in every family, within its proven radius of the exact."""
+    exact, flt = solve_tables(4, True), solve_tables(4, False)
+    for family in FAMILIES:
+        for key, (v, _) in exact.values[family].items():
+            f, r = flt.values[family][key]
+            assert abs(Fraction(f) - Fraction(int(fmpq(v).p), int(fmpq(v).q))) <= Fraction(r)
+            assert r < 1e-12
+
+
+def test_four_cards_declare_from_round_two():
+    """N = 4: the probabilities are a distribution, the score's expectation is its mean,
+    and declaring starts in round 2 (a position of three rounds left is worth 3 to a sure
+    winner)."""
+    sol = solve(4, exact=True)
+    st = sol.stats
+    assert sum(st.score_distribution) == 1
+    assert st.expected_score == sum(s * p for s, p in enumerate(st.score_distribution))
+    assert st.earliest_declaration == 2
+    # The first declaration in round r makes the game worth N - r + 1 (draws aside).
+    assert st.declare_by_round[1] == st.score_distribution[3]
+
+
+def test_bad_input_is_one_line():
+    with pytest.raises(GopsInputError, match="between 1 and 6"):
+        solve(7, exact=True)
+    with pytest.raises(GopsInputError, match="exact"):
+        solve(3, certificate="x.cert")
+    with pytest.raises(GopsInputError, match="as many cards"):
+        position_of({1, 2}, {1}, {1, 2})
+
+
+# ---------------------------------------------------------------------------------------
+# Certificates
+# ---------------------------------------------------------------------------------------
+
+
+def _objects(path):
+    with open(path, "rb") as fh:
+        return list(msgpack.Unpacker(fh, raw=False))
+
+
+def _write(path, objects):
+    with open(path, "wb") as fh:
+        for obj in objects:
+            fh.write(msgpack.packb(obj, use_bin_type=True))
+
+
+@pytest.fixture(scope="module")
+def cert4(tmp_path_factory):
+    path = tmp_path_factory.mktemp("decl") / "decl4.cert"
+    solve(4, exact=True, certificate=path)
+    return path
+
+
+def test_a_certificate_is_valid(cert4):
+    verdict = check(cert4)
+    assert verdict.ok and verdict.root_value == 0
+    assert verdict.message.startswith("valid: N=4 face-up declarations")
+
+
+def _first(objects, family, mixed_in=None):
+    """Index of the first record of ``family`` (with a mixed vector at ``mixed_in``)."""
+    for i, obj in enumerate(objects):
+        if type(obj) is list and obj[0] == family:
+            if mixed_in is None:
+                return i
+            for stage in obj[6]:
+                if sum(1 for a in stage[mixed_in][0] if a) > 1:
+                    return i
+    raise AssertionError("no such record")
+
+
+def _tamper(path, tmp_path, change):
+    objects = _objects(path)
+    change(objects)
+    out = tmp_path / "tampered.cert"
+    _write(out, objects)
+    return check(out)
+
+
+def test_a_changed_probability_is_rejected(cert4, tmp_path):
+    """A mixed strategy moved onto its first card: no pure strategy guarantees the value
+    (the solver takes a pure saddle point whenever there is one)."""
+
+    def change(objects):
+        rec = objects[_first(objects, "sim", mixed_in=1)]
+        for stage in rec[6]:
+            nums, d = stage[1]
+            if sum(1 for a in nums if a) > 1:
+                first = next(i for i, a in enumerate(nums) if a)
+                stage[1] = [[d if i == first else 0 for i in range(len(nums))], d]
+                return
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 1 and "x gets" in verdict.message
+    assert "\n" not in verdict.message
+
+
+def test_a_wrong_value_is_rejected(cert4, tmp_path):
+    def change(objects):
+        rec = objects[_first(objects, "lead0")]
+        u, (num, den) = rec[6][0]
+        rec[6][0] = [u, [num + 1, den]]
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 1 and "face-up round is worth" in verdict.message
+
+
+def test_a_wrong_record_value_is_rejected(cert4, tmp_path):
+    def change(objects):
+        rec = objects[_first(objects, "open")]
+        num, den = rec[5]
+        rec[5] = [num + 1, den]
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 1 and "not the mean" in verdict.message
+
+
+def test_a_wrong_declaration_value_is_rejected(cert4, tmp_path):
+    """The declaration game's value raised by 1 and the record's mean with it: only the
+    2 x 2 game's inequalities can catch it."""
+
+    def change(objects):
+        rec = objects[_first(objects, "open")]
+        k = len(rec[6])
+        stage = rec[6][0]
+        num, den = stage[6]
+        stage[6] = [num + den, den]
+        num, den = rec[5]
+        rec[5] = [num * k + den, den * k]
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 1 and "declare:" in verdict.message
+
+
+def test_a_missing_record_is_rejected(cert4, tmp_path):
+    def change(objects):
+        i = _first(objects, "open")  # a level-2 record (levels are in increasing order)
+        del objects[i]
+        objects[i - 1 - next(j for j in range(i) if type(objects[i - 1 - j]) is dict)][
+            "records"
+        ] -= 1
+        objects[-1]["records"] -= 1
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 1 and "has no record" in verdict.message
+
+
+def test_a_corrupted_file_is_unreadable(cert4, tmp_path):
+    data = cert4.read_bytes()
+    out = tmp_path / "cut.cert"
+    out.write_bytes(data[: len(data) // 2])
+    run = subprocess.run(
+        [sys.executable, "-m", "certificates", str(out), "--quiet"], capture_output=True, text=True
+    )
+    assert run.returncode == 2
+    assert run.stdout.startswith("unreadable:") and run.stdout.count("\n") == 1
+
+
+def test_the_command_line_checker_accepts_it(cert4):
+    run = subprocess.run(
+        [sys.executable, "-m", "certificates", str(cert4), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0 and run.stdout.startswith("valid: N=4 face-up declarations")
+
+
+# ---------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------
+
+
+def test_gops_solve_variant_declarations_json(tmp_path):
+    cert = tmp_path / "c.cert"
+    args = [
+        "solve",
+        "4",
+        "--variant",
+        "declarations",
+        "--exact",
+        "--json",
+        "--certificate",
+        str(cert),
+    ]
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.output)
+    assert got["value"] == "0" and got["earliest_declaration"] == 2
+    assert Fraction(got["expected_score"]) == sum(
+        s * Fraction(p) for s, p in enumerate(got["score_distribution"])
+    )
+    assert check(cert).ok
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["solve", "9", "--variant", "declarations"], "between 1 and 7"),
+        (["solve", "3", "--variant", "declarations", "--objective", "win"], "not --objective"),
+        (["solve", "3", "--exact"], "apply to --variant declarations"),
+        (["solve", "3", "--variant", "declarations", "--certificate", "x"], "exact solve"),
+    ],
+)
+def test_gops_solve_variant_declarations_refuses(args, words):
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 2 and words in out.output
+    assert "Traceback" not in out.output
+
+
+def test_the_start_is_a_position():
+    assert position_of({1, 2, 3}, {1, 2, 3}, {1, 2, 3}) == Position(7, 7, 7, 0)
