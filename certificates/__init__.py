@@ -12,7 +12,10 @@ Modules: :mod:`.spec` (constants of FORMAT.md), :mod:`.errors`, :mod:`.stream` (
 with limits), :mod:`.decoding` (Integers, Rationals, vectors, records),
 :mod:`.patterns` (canonical encoding and record counts), :mod:`.payoff` (the rules),
 :mod:`.minimax` (the matrix-game inequalities), :mod:`.verify` (the streaming driver),
+:mod:`.bounds` (bound certificates), :mod:`.imperfect` (imperfect-information
+certificates: the game and its sequence form from the rules, LP duality),
 :mod:`.verdict` (``check``), :mod:`.cli` (``main``, run by ``python -m certificates``).
+The header's magic names the kind of certificate; one ``check`` reads all three.
 """
 
 from .cli import main

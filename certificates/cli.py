@@ -5,7 +5,13 @@ Prints a one-line verdict on stdout and exits 0 (valid), 1 (invalid) or 2 (unrea
     $ python -m certificates gops5.cert
     valid: N=5, 357 records, root value 0
 
-Progress goes to stderr, one line per verified level, unless ``--quiet``.  FILE may be a
+    $ python -m certificates g4.cert
+    valid: imperfect-information goofspiel N=4 (descending order, point_difference), ...
+
+The header's magic says which kind of certificate FILE is (FORMAT.md: exact, bound or
+imperfect-information); the command and its exit codes are the same for all three.
+Progress goes to stderr, one line per verified level, unless ``--quiet`` (an
+imperfect-information certificate, checked in seconds, reports none).  FILE may be a
 pipe: ``zstd -dc gops7.cert.zst | python -m certificates /dev/stdin``.
 """
 

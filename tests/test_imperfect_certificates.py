@@ -300,6 +300,7 @@ TAMPERS = [
     ("sections swapped", lambda o: o.insert(1, o.pop(sections(o)[1])), 1,
      "player 1's plan found where player 0's"),
     ("a record dropped", lambda o: o.pop(2), 1, "player 0's plan has 44 information states"),
+    ("a record added", lambda o: o.insert(sections(o)[1], o[2]), 1, "player 0's plan has more"),
     ("footer count", lambda o: o[-1].__setitem__("decisions", 89), 1, "footer counts 89"),
     ("footer end false", lambda o: o[-1].__setitem__("end", False), 2, "footer end is False"),
     ("no footer", lambda o: o.pop(), 2, "truncated"),

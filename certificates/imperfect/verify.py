@@ -122,6 +122,8 @@ def read_section_header(obj, player: int, decisions: int) -> mpz:
     """FORMAT.md, object 2: ``{"player", "decisions", "denominator"}``; returns D."""
     if type(obj) is dict and "end" in obj:
         raise InvalidCertificate(f"footer found where player {player}'s plan was expected")
+    if type(obj) is list and player == 1:
+        raise InvalidCertificate("player 0's plan has more information states than declared")
     section = keyed_map(obj, f"player {player}'s section header", SECTION_KEYS)
     where = f"player {player}'s section header"
     found = small_int(section["player"], f"{where} player")
