@@ -190,8 +190,10 @@ def test_solve_method_lp_command(tmp_path):
         (["7", "--order", "descending", "--method", "lp"], "use --method cfr"),
         (["6", "--order", "descending"], "--method lp or cfr gives a certified"),
         (["3", "--method", "cfr", "--iterations", "0"], "--iterations must be at least 1"),
+        (["3", "--method", "lp", "--iterations", "5"], "are for --method cfr"),
+        (["3", "--certify", "bound"], "--certify is for --method lp or cfr"),
     ],
-    ids=["8-cfr", "7-lp", "6-exact", "zero-iterations"],
+    ids=["8-cfr", "7-lp", "6-exact", "zero-iterations", "lp-iterations", "exact-certify"],
 )
 def test_solve_method_refusals(args, message):
     result = CliRunner().invoke(main, ["imperfect", "solve", *args])

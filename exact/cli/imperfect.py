@@ -165,6 +165,8 @@ FLOAT_LP_BEYOND = {
 }
 #: How each --method finds its equilibrium.
 METHODS = ("exact", "lp", "cfr")
+#: CFR+ iterations when --iterations is not given.
+CFR_ITERATIONS = 1000
 
 
 def _refuse_size(game: ImperfectGame, method: str) -> None:
@@ -200,9 +202,7 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     help="How --method lp/cfr prove their epsilon: the exact rational NashConv, or the "
     "float NashConv plus its proven error bound [default: rational up to 4 cards].",
 )
-@click.option(
-    "--iterations", type=INTEGER, default=1000, show_default=True, help="CFR+ iterations."
-)
+@click.option("--iterations", type=INTEGER, help="--method cfr: CFR+ iterations [default: 1000].")
 @click.option(
     "--checkpoint",
     type=click.Path(dir_okay=False),
@@ -222,7 +222,7 @@ def solve(
     objective,
     method: str,
     certification: str | None,
-    iterations: int,
+    iterations: int | None,
     checkpoint: str | None,
     policy_out: str | None,
     as_json: bool,
@@ -240,8 +240,7 @@ def solve(
     """
     game = ImperfectGame.parse(n, order, objective)
     _refuse_size(game, method)
-    if method != "exact" and iterations < 1:
-        raise GopsInputError(f"--iterations must be at least 1, got {iterations}")
+    _check_method_options(method, certification, iterations, checkpoint)
     if policy_out is not None:
         output_kind(policy_out)  # a folder or a FIFO refused before the solve, not after
     if method == "exact":
@@ -251,7 +250,7 @@ def solve(
     if method == "lp":
         found = solve_certified(game, certification, tell)
     else:
-        found = solve_cfr(game, iterations, checkpoint, certification, tell)
+        found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
     if policy_out is not None:
         with atomic_file(policy_out, "w") as fh:
             json.dump(found.policy_json(), fh, indent=1, sort_keys=True)
@@ -273,6 +272,16 @@ def solve(
     click.echo(f"units: {UNITS[game.objective.name]}; {sum(found.seconds.values()):.2f} s")
     if policy_out is not None:
         click.echo(f"policy written to {policy_out}")
+
+
+def _check_method_options(method, certification, iterations, checkpoint) -> None:
+    """A one-line error for an option the method does not take, or no iterations."""
+    if method == "exact" and certification is not None:
+        raise GopsInputError("--certify is for --method lp or cfr (exact needs no bound)")
+    if method != "cfr" and (iterations is not None or checkpoint is not None):
+        raise GopsInputError("--iterations and --checkpoint are for --method cfr")
+    if iterations is not None and iterations < 1:
+        raise GopsInputError(f"--iterations must be at least 1, got {iterations}")
 
 
 def _solve_exact(game: ImperfectGame, policy_out: str | None, as_json: bool) -> None:

@@ -11,8 +11,10 @@ statement "the policy is an epsilon-equilibrium with epsilon <= X" holds exactly
    solved again from it (B z = b) and player 1's plan y, the duals of the rows
    F^T q <= A^T x, from B^T pi = c_B, each by a sparse LU (SuperLU, scipy) and
    :data:`REFINEMENT_STEPS` steps of iterative refinement in float64 (Wilkinson 1963;
-   Higham, "Accuracy and Stability of Numerical Algorithms", 2002, ch. 12).  This step
-   only makes the plans more accurate: nothing below trusts it.
+   Higham, "Accuracy and Stability of Numerical Algorithms", 2002, ch. 12).  HiGHS is
+   the copy bundled with scipy, through its highspy interface
+   (``scipy.optimize._highspy._core``): ``linprog`` does not return the basis.  This
+   step only makes the plans more accurate: nothing below trusts it.
 2. Each plan becomes a behaviour policy, p(a | I) = x[I a] / x[parent(I)] (Koller et
    al. 1996; uniform where the player's own bids never reach I), put on the grid of
    multiples of 2^-52 (:func:`dyadic_rows`): every probability but the largest of a
