@@ -304,8 +304,28 @@ def test_four_cards_declare_from_round_two():
     assert sum(st.score_distribution) == 1
     assert st.expected_score == sum(s * p for s, p in enumerate(st.score_distribution))
     assert st.earliest_declaration == 2
-    # The first declaration in round r makes the game worth N - r + 1 (draws aside).
+    # A first declaration in round r makes the game worth N - r + 1 to its winner, and a
+    # declarer is a sure winner (test below), so no such game is drawn.
     assert st.declare_by_round[1] == st.score_distribution[3]
+    assert st.declare_by_round[2] == st.score_distribution[2]
+
+
+def test_the_equilibrium_declares_only_when_sure():
+    """N = 4: wherever the computed equilibrium declares with positive probability, the
+    declarer's face-up game is won for certain (L0 = 1 for player 0, L1 = -1 for player 1)
+    (docs/declarations.md, "When declaring pays"); and such stages exist."""
+    t = solve_tables(4, True)
+    declaring = 0
+    for key, stages in t.stages["open"].items():
+        for idx, st in enumerate(stages):
+            x, y, _ = st.declare
+            if x[1] > 0:
+                assert t.stages["lead0"][key][idx].value == 1
+                declaring += 1
+            if y[1] > 0:
+                assert t.stages["lead1"][key][idx].value == -1
+                declaring += 1
+    assert declaring > 100
 
 
 def test_bad_input_is_one_line():
