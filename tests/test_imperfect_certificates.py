@@ -316,6 +316,16 @@ def test_tampered_certificates_are_rejected(tmp_path, change, code, reason):
     assert reason in verdict.message
 
 
+def test_returns_type_swapped_is_a_duality_gap(tmp_path):
+    """The 4-card descending points equilibrium, declared for win_loss: the checker builds
+    the win_loss payoffs, against which the plans leave a gap (at N = 3 the points
+    equilibria happen to be win_loss equilibria too, and are accepted as such)."""
+    objs = objects(4, "descending", "points")
+    objs[0]["returns_type"] = "win_loss"
+    verdict = verdict_of(tmp_path, objs)
+    assert verdict.code == 1 and "duality gap" in verdict.message, verdict.message
+
+
 @pytest.mark.parametrize(
     "cut, reason",
     [(lambda b: b[: len(b) // 2], "truncated"), (lambda b: b[:-1], "truncated")],
