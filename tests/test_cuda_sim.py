@@ -4,9 +4,16 @@ numba reads NUMBA_ENABLE_CUDASIM once, when numba.cuda is first imported, so the
 tests run in a child pytest of this file with the variable set
 (:func:`test_the_simulator_tests_pass`, which a plain ``python -m pytest`` runs); in this
 process they are skipped, and only the refusals without a GPU are tested here.  The
-simulator runs each thread in Python: the games are kept at N <= 4.
+simulator runs each thread in Python: the games are kept at N <= 5 (the child takes
+about 25 s of one core).
+
+The stores a device writes (``gops solve --device cuda --store``) are checked the way a
+user checks them: ``gops verify`` on the CPU kernels (in the child, which also holds the
+CPU kernels), against a tampered value outside and inside its radius, and in the
+frontier mode (``--keep-from``).
 """
 
+import json
 import os
 import random
 import subprocess
@@ -24,8 +31,11 @@ from exact.cli import main
 from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
 from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import PointsObjective, WinObjective
+from exact.dp.store import Store, file_sha256
+from exact.dp.verify import verify_store
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels
+from exact.game.spec import GameSpec
 from exact.kernels.bounds import value_error
 from exact.kernels.matrix_game import solve_game_unchecked
 
@@ -103,7 +113,7 @@ def _objectives():
 
 @simulator
 @pytest.mark.parametrize("objective", list(_objectives()), ids=repr)
-@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("n", [3, 4, 5])
 def test_levels_equal_the_cpu_kernels_within_the_radii(n, objective):
     from exact.cuda.driver import DeviceObjective  # noqa: PLC0415 - after the simulator is set
 
@@ -230,3 +240,113 @@ def test_directed_rounding_brackets_the_exact_result():
             down, up = out[t, 2 * c], out[t, 2 * c + 1]
             assert Fraction(down) <= exact_result <= Fraction(up), (t, c)
             assert down < up
+
+
+# -- stores made on the (simulated) device, checked on the CPU -------------------------------
+
+
+def _edit(root: Path, k: int, at: tuple[int, int], delta: float) -> None:
+    """Add ``delta`` to the value ``at`` of level k of a store (a points store: prize rank,
+    column) and record the file's new checksum in the manifest (an edit that the
+    checksums cannot see)."""
+    path = root / f"level-{k}.npy"
+    values = np.load(path)
+    values[at] += delta
+    np.save(path, values)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["levels"][str(k)]["sha256"] = file_sha256(path)
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+@simulator
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_a_store_made_on_the_device_is_accepted_by_verify(tmp_path, objective):
+    root = tmp_path / "s"
+    result = CliRunner().invoke(
+        main, ["solve", "5", "--objective", objective, "--device", "cuda", "--store", str(root)]
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["writer"] == {"backend": "cuda-simulator"}
+    assert {e["backend"] for e in manifest["levels"].values()} == {"cuda-simulator"}
+    verdict = verify_store(root)
+    assert verdict.bad is None and verdict.proved_mode
+    # The CPU's own solve lies within the proved radius plus its radius of every value.
+    cpu = exact.solve(5, objective)
+    store = Store.open(root)
+    for check in verdict.checked:
+        stored, theirs = np.asarray(store.level(check.k)), cpu.values[check.k]
+        both = ~np.isnan(theirs)
+        assert np.all(np.abs(stored[both] - theirs[both]) <= check.proved + cpu.radii[check.k])
+    out = CliRunner().invoke(main, ["verify", str(root), "--quiet"])
+    assert out.exit_code == 0 and out.output.startswith("verified: every value of "), out.output
+    assert "made by cuda-simulator re-derived on the CPU" in out.output
+
+
+@simulator
+def test_a_value_edited_outside_its_radius_is_rejected_and_inside_it_is_covered(tmp_path):
+    root = tmp_path / "s"
+    exact.solve(5, device="cuda", store=root)
+    recorded = Store.open(root).radius(3)
+    bound = verify_store(root).checked[3].needed  # the largest bound of level 3's items
+    values = np.load(root / "level-3.npy")
+    at = np.unravel_index(np.argmax(np.abs(values)), values.shape)  # a game's value
+    _edit(root, 3, at, 1e-9)  # far beyond its bound plus the radius (1e-13)
+    verdict = verify_store(root)
+    assert verdict.bad is not None and verdict.bad.k == 3 and "re-derived" in verdict.bad.what
+    out = CliRunner().invoke(main, ["verify", str(root), "--quiet"])
+    assert out.exit_code == 1 and out.output.startswith("not verified: level 3: "), out.output
+    _edit(root, 3, at, -1e-9)
+    # Beyond every bound, inside the bound plus the device's radius: the enclosures meet,
+    # so it is accepted, and the radius proved for the level covers the edit.
+    delta = bound + recorded / 2
+    _edit(root, 3, at, delta)
+    verdict = verify_store(root)
+    assert verdict.bad is None
+    assert verdict.checked[3].proved >= bound + delta
+
+
+@simulator
+def test_the_frontier_mode_on_the_device(tmp_path):
+    root = tmp_path / "f"
+    sol = exact.solve(5, "win", device="cuda", store=root, keep_from=2)
+    assert sorted(p.name for p in root.glob("level-*.npy")) == [
+        f"level-{k}.npy" for k in range(2, 6)
+    ]
+    assert len(sol.radii) == 6 and all(np.isfinite(sol.radii))
+    result = CliRunner().invoke(
+        main, ["table", "5", "--objective", "win", "--store", str(root), "--certified", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output)
+    assert table["source"]["dropped_levels"] == [0, 1]
+    assert table["source"]["devices"] == ["cuda-simulator"]
+    verdict = verify_store(root)
+    assert verdict.bad is None and [c.k for c in verdict.checked] == [2, 3, 4, 5]
+    assert verdict.checked[0].premise and not verdict.complete
+
+
+@simulator
+def test_a_level_begun_on_the_device_is_redone_on_the_cpu(tmp_path):
+    """A solve interrupted on the device and resumed on the CPU: the level in progress is
+    redone there, each level records its own backend, and verify accepts the mixture."""
+    root = tmp_path / "m"
+
+    class Stop(Exception):
+        pass
+
+    def stop(level, done):
+        if level.k == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        Store.for_game(root, GameSpec.parse(5), chunk_items=40).solve(stop, "cuda")
+    assert (root / "level-3.progress").exists()
+    repairs = []
+    store = Store.for_game(root, GameSpec.parse(5), on_repair=lambda k, w: repairs.append(k))
+    store.solve()
+    assert repairs == [3]
+    backends = [store.backend_of_level(k)["backend"] for k in range(6)]
+    assert backends == ["cuda-simulator"] * 3 + ["cpu"] * 3
+    verdict = verify_store(root)
+    assert verdict.bad is None and verdict.proved_mode

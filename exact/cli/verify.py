@@ -151,7 +151,7 @@ def level_line(bar: ProgressBar):
                 err=True,
             )
             return
-        if made:
+        if made and check.total:
             same = (
                 "identical to" if check.difference == 0.0 else f"within {check.difference:.1e} of"
             )
@@ -166,7 +166,7 @@ def level_line(bar: ProgressBar):
         if check.total == 0:
             click.echo(
                 f"gops: level {check.k}: no matrix game; every value as the rules set "
-                f"it; radius {check.needed:.1e}",
+                f"it; radius {check.needed:.1e}{made}",
                 err=True,
             )
             return
