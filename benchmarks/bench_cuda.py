@@ -359,6 +359,89 @@ def threads_sweep(report: Report, n: int, choices) -> None:
     )
 
 
+def gops(*args: str) -> tuple[float, str]:
+    """Run ``python -m exact.cli ARGS`` (as a user would run ``gops``): seconds and stdout;
+    CalledProcessError with its stderr on failure."""
+    t0 = time.perf_counter()
+    run = subprocess.run(
+        [sys.executable, "-m", "exact.cli", *args], cwd=ROOT, capture_output=True, text=True
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"gops {' '.join(args)}: exit {run.returncode}: {run.stderr[-800:]}")
+    return time.perf_counter() - t0, run.stdout
+
+
+def gpu_store(report: Report, n: int, directory: Path) -> None:
+    """A store made on the GPU, verified on the CPU, and its certified first-move table
+    against the CPU's in-memory table: every CPU probability inside the store's interval."""
+    if n <= 0:
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    store = directory / f"gpu-store-{n}"
+    made, _ = gops("solve", str(n), "--device", "cuda", "--store", str(store), "--quiet")
+    checked, out = gops("verify", str(store))
+    report(
+        f"store N={n}: made on the GPU in {made:.1f} s; gops verify (CPU) {checked:.1f} s: "
+        + out.strip().splitlines()[-1][:400],
+        table="store",
+        n=n,
+        made_seconds=made,
+        verify_seconds=checked,
+        verdict=out.strip().splitlines()[-1],
+    )
+    _, table = gops("table", str(n), "--store", str(store), "--certified", "--json")
+    _, cpu_table = gops("table", str(n), "--json")
+    certified = json.loads(table)["certified"]
+    cpu = json.loads(cpu_table)["by_upcard"]
+    inside = total = unique = 0
+    for upcard, column in certified.items():
+        unique += bool(column.get("unique_and_enclosed"))
+        for bid, (lo, hi) in column.get("mine", {}).items():
+            total += 1
+            inside += lo <= cpu[upcard][int(bid) - 1] <= hi
+    report(
+        f"store N={n}: {unique} of {len(certified)} columns certified unique; {inside} of "
+        f"{total} CPU first-move probabilities inside the GPU store's certified intervals",
+        table="store-table",
+        n=n,
+        unique_columns=unique,
+        columns=len(certified),
+        inside=inside,
+        probabilities=total,
+    )
+
+
+def frontier(report: Report, n: int, keep_from: int, directory: Path, deadline: float) -> None:
+    """Points N = n on the GPU in the frontier mode (only levels keep_from..n kept), then
+    ``gops table N --store --certified`` at its root."""
+    if n <= 0:
+        return
+    times = GPU_TIMES.get("points", [])
+    known = dict(times)
+    if n in known and known[n] * 2 > deadline - elapsed():
+        report(f"frontier N={n}: skipped ({deadline - elapsed():.0f} s of the budget left)")
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    store = directory / f"gpu-frontier-{n}"
+    made, _ = gops(
+        "solve", str(n), "--device", "cuda", "--store", str(store), "--keep-from",
+        str(keep_from), "--quiet",
+    )  # fmt: skip
+    read, out = gops("table", str(n), "--store", str(store), "--certified")
+    kept = sorted(p.name for p in store.iterdir())
+    report(
+        f"frontier N={n} --keep-from {keep_from}: made on the GPU in {made:.1f} s (files "
+        f"{kept}); gops table --certified {read:.1f} s:\n{out.strip()}",
+        table="frontier",
+        n=n,
+        keep_from=keep_from,
+        made_seconds=made,
+        table_seconds=read,
+        files=kept,
+        certified=out.strip().splitlines()[-2:],
+    )
+
+
 def sizes_arg(text: str) -> list[int]:
     return [int(s) for s in text.split(",") if s]
 
@@ -375,6 +458,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--store-n", type=int, default=11, help="N of the GPU store (0: none)")
+    parser.add_argument("--frontier-n", type=int, default=0, help="N of a frontier store")
+    parser.add_argument("--keep-from", type=int, default=11, help="its --keep-from K")
+    parser.add_argument("--store-dir", type=Path, default=Path("/tmp/bench_cuda_stores"))
     parser.add_argument("--threads", type=sizes_arg, default=[], help="e.g. 32,64,128,256")
     parser.add_argument("--sweep-n", type=int, default=12, help="N of the threads sweep")
     parser.add_argument("--check-n", type=int, default=6, help="N of the check before timing")
@@ -401,6 +488,11 @@ def main() -> None:
         ("threads", lambda: threads_sweep(report, args.sweep_n, args.threads)),
         ("points", lambda: solves(report, "points", args.points, args.repeats, deadline)),
         ("win", lambda: solves(report, "win", args.win, args.repeats, deadline)),
+        ("store", lambda: gpu_store(report, args.store_n, args.store_dir)),
+        (
+            "frontier",
+            lambda: frontier(report, args.frontier_n, args.keep_from, args.store_dir, deadline),
+        ),
         (
             "gpu-only",
             lambda: solves(report, "points", args.gpu_only, 1, deadline, args.gpu_only),
