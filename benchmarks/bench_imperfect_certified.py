@@ -32,9 +32,9 @@ def peak_mib() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
-def run_lp(game: ImperfectGame, policy_out: str | None) -> None:
+def run_lp(game: ImperfectGame, policy_out: str | None, solver: str) -> None:
     start = time.perf_counter()
-    found = solve_certified(game, progress=lambda line: print(line, flush=True))
+    found = solve_certified(game, None, lambda line: print(line, flush=True), solver)
     proof = found.certificate
     print(
         json.dumps(
@@ -104,10 +104,11 @@ def main() -> None:
     parser.add_argument("--checkpoint", default="cfr.npz")
     parser.add_argument("--log", default="")
     parser.add_argument("--variant", default="pcfr+")
+    parser.add_argument("--solver", default="simplex", help="HiGHS: simplex or ipm")
     args = parser.parse_args()
     game = ImperfectGame.parse(args.n, args.order, args.objective)
     if args.kind == "lp":
-        run_lp(game, args.policy_out)
+        run_lp(game, args.policy_out, args.solver)
     else:
         run_cfr(game, args.minutes, args.every, args.checkpoint, args.log, args.variant)
 

@@ -248,10 +248,11 @@ def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
     return z
 
 
-def float_plans(form: SequenceForm) -> tuple[np.ndarray, np.ndarray, dict]:
+def float_plans(form: SequenceForm, solver: str = "simplex") -> tuple[np.ndarray, np.ndarray, dict]:
     """Both players' float equilibrium plans from HiGHS's optimal basis of player 0's LP,
     re-solved by sparse LU with refinement (module docstring, step 1), and facts about
-    the solve (iterations, residuals)."""
+    the solve (iterations, residuals).  ``solver`` is HiGHS's: ``simplex`` (dual), or
+    ``ipm`` (interior point, then crossover to a basis)."""
     seqs0, seqs1 = form.players
     ub, _, eq, e = lp_rows(form.payoff, seqs0, seqs1)
     _, f = seqs1.constraints()
@@ -259,7 +260,7 @@ def float_plans(form: SequenceForm) -> tuple[np.ndarray, np.ndarray, dict]:
     lp = _highs_lp(ub, eq, e, n_own, f)
     highs = highs_core._Highs()
     highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("solver", "simplex")
+    highs.setOptionValue("solver", solver)
     highs.setOptionValue("primal_feasibility_tolerance", HIGHS_TOLERANCE)
     highs.setOptionValue("dual_feasibility_tolerance", HIGHS_TOLERANCE)
     highs.passModel(lp)
@@ -289,7 +290,9 @@ def float_plans(form: SequenceForm) -> tuple[np.ndarray, np.ndarray, dict]:
         float(np.abs(square.T @ pi[rows] - np.asarray(lp.col_cost_)[columns]).max(initial=0.0)),
     )
     facts = {
+        "solver": solver,
         "iterations": int(highs.getInfo().simplex_iteration_count),
+        "ipm_iterations": int(highs.getInfo().ipm_iteration_count),
         "basis_size": len(columns),
         "residual": residual,
         "value_float": float(-highs.getInfo().objective_function_value),
@@ -338,10 +341,11 @@ def solve_certified(
     game: ImperfectGame,
     method: str | None = None,
     progress: Callable[[str], None] | None = None,
+    solver: str = "simplex",
 ) -> CertifiedEquilibrium:
-    """A float equilibrium of ``game`` by the sequence-form LP and a proven bound on its
-    NashConv (module docstring); ``method`` is the certification (default ``rational``
-    up to :data:`RATIONAL_MAX_N` cards, else ``bound``)."""
+    """A float equilibrium of ``game`` by the sequence-form LP (HiGHS's ``solver``) and a
+    proven bound on its NashConv (module docstring); ``method`` is the certification
+    (default ``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``)."""
     if game.information != IMP_INFO:
         raise GopsInputError("certified equilibria are computed for OpenSpiel's imp_info game")
     tell = progress or (lambda _: None)
@@ -350,9 +354,9 @@ def solve_certified(
     form = sequence_form(game)
     built = time.perf_counter()
     tell(f"sequence form built: {form.players[0].size} sequences per player")
-    x, y, facts = float_plans(form)
+    x, y, facts = float_plans(form, solver)
     solved = time.perf_counter()
-    tell(f"LP solved: {facts['iterations']} simplex iterations")
+    tell(f"LP solved: {facts['iterations']} simplex, {facts['ipm_iterations']} IPM iterations")
     sigmas = plan_arrays(form, where, (x, y))
     method = method or ("rational" if game.n <= RATIONAL_MAX_N else "bound")
     certificate = certify(game, *sigmas, method)
