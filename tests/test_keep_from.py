@@ -1,0 +1,185 @@
+"""The frontier mode of a store (``gops solve --keep-from K``, exact.dp.store): only the
+levels K..N kept on disk, every radius recorded, a resume from the frontier, the first
+move at the root, and what ``gops verify`` can and cannot re-derive.
+
+The reference is the store that keeps every level (the ordinary solve): a frontier store
+must hold the same files for the levels it keeps, bit for bit, and the same radii.
+"""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+from exact.dp.store import Store, file_sha256, solve_into_store
+from exact.dp.verify import verify_store
+from exact.game.spec import GameSpec
+
+
+class Interrupt(Exception):
+    pass
+
+
+def _stop_at(k: int):
+    """A progress callback that interrupts the solve at its first checkpoint of level k."""
+
+    def progress(level, done):
+        if level.k == k:
+            raise Interrupt
+
+    return progress
+
+
+def _files(root) -> list[int]:
+    return sorted(int(p.stem.split("-")[1]) for p in root.glob("level-*.npy"))
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """Stores keeping every level: points N = 6 and win N = 5."""
+    root = tmp_path_factory.mktemp("full")
+    return {
+        "points": solve_into_store(GameSpec.parse(6), root / "p"),
+        "win": solve_into_store(GameSpec.parse(5, "win"), root / "w"),
+    }
+
+
+@pytest.mark.parametrize(("objective", "n", "keep"), [("points", 6, 3), ("win", 5, 2)])
+def test_the_kept_levels_are_the_full_stores_and_every_radius_is_recorded(
+    tmp_path, full, objective, n, keep
+):
+    reference = full[objective]
+    store = solve_into_store(GameSpec.parse(n, objective), tmp_path / "f", keep_from=keep)
+    assert _files(store.root) == list(range(keep, n + 1))
+    for k in range(n + 1):
+        assert store.radius(k) == reference.radius(k)
+        assert store.sha256(k) == reference.sha256(k)
+        assert store.is_dropped(k) == (k < keep)
+        if k >= keep:
+            assert file_sha256(store.level_path(k)) == reference.sha256(k)
+    # The first move at the root, certified, is the full store's.
+    answers = []
+    for root in (reference.root, store.root):
+        args = ["table", str(n), "--objective", objective, "--store", str(root)]
+        result = CliRunner().invoke(main, [*args, "--certified", "--json", "--quiet"])
+        assert result.exit_code == 0, result.output
+        answers.append(json.loads(result.output))
+    for answer in answers:
+        answer.pop("source")
+        for column in answer["certified"].values():
+            column.pop("given")
+    assert answers[0] == answers[1]
+
+
+def test_a_resume_from_the_frontier_builds_the_same_store(tmp_path, full):
+    game = GameSpec.parse(6)
+    for stop, unrederived in [(4, [3]), (5, [])]:
+        root = tmp_path / f"stop{stop}"
+        with pytest.raises(Interrupt):
+            Store.for_game(root, game, chunk_items=40, keep_from=3).solve(_stop_at(stop))
+        assert (root / f"level-{stop}.progress").exists()
+        store = Store.for_game(root, game).solve()  # the manifest keeps K
+        assert _files(root) == [3, 4, 5, 6]
+        for k in range(3, 7):
+            assert file_sha256(store.level_path(k)) == full["points"].sha256(k)
+        # Level 3's level below is gone: it cannot be re-derived; level 4 was, from 3.
+        assert store.unrederived == unrederived
+
+
+def test_a_damaged_level_whose_level_below_was_dropped_is_refused(tmp_path):
+    root = tmp_path / "s"
+    with pytest.raises(Interrupt):
+        Store.for_game(root, GameSpec.parse(6), chunk_items=40, keep_from=3).solve(_stop_at(4))
+    with open(root / "level-3.npy", "r+b") as fh:  # flip bytes in the data
+        fh.seek(-16, 2)
+        fh.write(b"\x00\x01" * 8)
+    result = CliRunner().invoke(main, ["solve", "6", "--store", str(root), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert "cannot be recomputed" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_verify_rederives_the_kept_levels_given_the_lowest(tmp_path):
+    root = tmp_path / "s"
+    solve_into_store(GameSpec.parse(6), root, keep_from=3)
+    verdict = verify_store(root)
+    assert verdict.bad is None and [c.k for c in verdict.checked] == [3, 4, 5, 6]
+    assert verdict.checked[0].premise and not verdict.checked[1].premise
+    assert not verdict.complete
+    result = CliRunner().invoke(main, ["verify", str(root), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"verified levels 3..6 of {root} (N=6 points) given level 3")
+    assert "levels 0..2 were dropped (--keep-from 3)" in result.output
+    result = CliRunner().invoke(main, ["verify", str(root), "--levels", "1-2"])
+    assert result.exit_code == 2 and "level 1 was dropped" in result.output
+    # An edit of a kept level above K is found (its checksum made to match).
+    path = root / "level-4.npy"
+    values = np.load(path)
+    values[np.unravel_index(np.argmax(np.abs(values)), values.shape)] += 1e-9
+    np.save(path, values)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["levels"]["4"]["sha256"] = file_sha256(path)
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    result = CliRunner().invoke(main, ["verify", str(root), "--quiet"])
+    assert result.exit_code == 1 and result.output.startswith("not verified: level 4: ")
+
+
+def test_a_file_left_below_the_frontier_is_deleted_by_the_next_run(tmp_path):
+    root = tmp_path / "s"
+    store = solve_into_store(GameSpec.parse(5), root, keep_from=2)
+    shutil.copy(store.level_path(3), store.level_path(1))  # as if a crash left it
+    manifest = json.loads((root / "manifest.json").read_text())
+    del manifest["levels"]["0"]["dropped"]  # and one before it was even marked
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    shutil.copy(store.level_path(3), store.level_path(0))
+    store = Store.for_game(root, GameSpec.parse(5)).solve()
+    assert _files(root) == [2, 3, 4, 5] and store.is_dropped(0) and store.is_dropped(1)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["solve", "5", "--keep-from", "2"], "--keep-from applies to --store only"),
+        (
+            ["solve", "5", "--store", "S", "--keep-from", "5"],
+            "--keep-from must be a level from 1 to 4",
+        ),
+        (
+            ["solve", "5", "--store", "S", "--keep-from", "0"],
+            "--keep-from must be a level from 1 to 4",
+        ),
+        (
+            ["solve", "5", "--store", "S", "--keep-from", "2", "--cluster", "local:1"],
+            "drop --cluster",
+        ),
+        (["solve", "5", "--store", "KEPT", "--keep-from", "3"], "was made keeping --keep-from 2"),
+        (["table", "4", "--store", "KEPT"], "holds N=5"),
+        (
+            [
+                "strategy",
+                "--store",
+                "KEPT",
+                "--mine",
+                "1,2",
+                "--theirs",
+                "1,2",
+                "--deck",
+                "4,5",
+                "--upcard",
+                "5",
+            ],
+            "level 1 was dropped once level 2 was complete",
+        ),
+    ],
+)
+def test_frontier_refusals_are_one_line(tmp_path, args, words):
+    kept = tmp_path / "kept"
+    solve_into_store(GameSpec.parse(5), kept, keep_from=2)
+    args = [{"S": str(tmp_path / "new"), "KEPT": str(kept)}.get(a, a) for a in args]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert words in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "new").exists()
