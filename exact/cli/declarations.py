@@ -27,25 +27,26 @@ ALLOWED = {"n", "quiet", "variant", "exact", "certificate", "as_json"}
 
 
 def exact_text(q) -> str:
-    """A rational as "p/q" when short, else an enclosing interval of six decimals.
+    """A rational as "p/q" when short, else an enclosing interval of six decimals (any
+    length: python-flint prints integers beyond Python's 4,300-digit str limit).
 
     >>> exact_text(fmpq(3, 7))
     '3/7 (0.428571...)'
     >>> exact_text(fmpq(10**20 + 1, 3 * 10**20))
     'in [0.333333, 0.333334] (a rational of 21/21 digits)'
+    >>> exact_text(fmpq(10**5000 + 1, 2 * 10**5000))
+    'in [0.500000, 0.500001] (a rational of 5001/5001 digits)'
     """
     q = fmpq(q)
-    p, d = int(q.p), int(q.q)
+    p, d = q.p, q.q
     if d == 1:
         return str(p)
-    if max(len(str(abs(p))), len(str(d))) <= SHORT_DIGITS:
-        return f"{p}/{d} ({p / d:.6f}...)"
-    lo = (p * 10**6) // d
-    hi = -((-p * 10**6) // d)
-    return (
-        f"in [{lo / 10**6:.6f}, {hi / 10**6:.6f}] "
-        f"(a rational of {len(str(abs(p)))}/{len(str(d))} digits)"
-    )
+    digits = len(str(abs(p))), len(str(d))
+    if max(digits) <= SHORT_DIGITS:
+        return f"{p}/{d} ({int(p) / int(d):.6f}...)"
+    lo = int((p * 10**6) // d)
+    hi = -int((-p * 10**6) // d)
+    return f"in [{lo / 10**6:.6f}, {hi / 10**6:.6f}] (a rational of {digits[0]}/{digits[1]} digits)"
 
 
 def _report(sol) -> dict:
