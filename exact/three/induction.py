@@ -1,0 +1,168 @@
+"""Subgame-perfect equilibrium of three-player GOPS by backward induction over canonical positions.
+
+The value of a position (three hands H, prizes P, for ``top`` the points so far) is a
+vector, one entry per player (Rhoads & Bartholdi 2012's recursion f(V, Y, P), sec 3,
+with three bidders and a vector in place of the zero-sum value):
+
+    f(H, P) = (1/|P|) sum_{u in P} g_u(H, P)             (random order; one u otherwise)
+    g_u     = the chosen equilibrium's payoffs of the stage game
+              A[i, a] = r_i(u, a) + f_i(H - a, P - u),  a = (a0, a1, a2) the three bids
+
+with r the round's points (``points``; 0 for ``top``, whose points move into the child's
+position and are scored 1/m to each of m leaders at the end).  Each stage's equilibrium is
+the one :func:`exact.three.stage.solve_stage` defines (the logit principal branch's limit,
+polished).  Positions are solved once per canonical form (:mod:`exact.three.canonical`),
+from the start down, by memoised recursion: only reachable positions are solved.
+
+Invariants: values are floats; the stage regrets are recorded (``max_stage_regret``); the
+claim about the whole game is :func:`exact.three.nashconv.nashconv`'s, not this module's.
+"""
+
+from __future__ import annotations
+
+import math
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+
+from exact.three.canonical import Key, canonical, twins
+from exact.three.rules import ThreeGame, round_points, top_shares
+from exact.three.stage import StageSolution, solve_stage
+
+__all__ = ["ThreeSolution", "solve_game"]
+
+
+@dataclass
+class ThreeSolution:
+    """Values of every solved canonical position and the stage equilibria (float)."""
+
+    game: ThreeGame
+    values: dict = field(default_factory=dict)  # Key -> np.ndarray (3,)
+    stages: dict = field(default_factory=dict)  # (Key, upcard) -> StageSolution
+    seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    methods: dict = field(default_factory=dict)  # method -> count of stages
+
+    @property
+    def root(self) -> Key:
+        n = self.game.n
+        hand = tuple(range(1, n + 1))
+        key, _ = canonical((hand, hand, hand), hand, (0, 0, 0))
+        return key
+
+    def seat_values(self) -> np.ndarray:
+        """Each seat's expected points (or chance of finishing on top) at the start."""
+        return self.values[self.root]
+
+    @property
+    def max_stage_regret(self) -> float:
+        return max((s.regret for s in self.stages.values()), default=0.0)
+
+    def stage(self, hands, prizes, points, upcard) -> tuple[StageSolution, tuple[int, ...]]:
+        """The stage solution of a position (actual cards) and the player permutation."""
+        key, perm = canonical(hands, tuple(sorted(prizes)), self._units(points))
+        try:
+            return self.stages[(key, upcard)], perm
+        except KeyError:
+            raise KeyError(f"position not solved: {hands} {prizes} {points} {upcard}") from None
+
+    def mixes(self, hands, prizes, points, upcard) -> tuple[np.ndarray, ...]:
+        """Each actual player's mix over their hand (ascending) at a position."""
+        st, perm = self.stage(hands, prizes, points, upcard)
+        out: list = [None, None, None]
+        for j in range(3):
+            out[perm[j]] = st.mixes[j]
+        return tuple(out)
+
+    def _units(self, points) -> tuple[int, int, int]:
+        """Points so far in half points (``top``); all zero for ``points``."""
+        if not self.game.top:
+            return (0, 0, 0)
+        return tuple(int(Fraction(p) * 2) for p in points)  # type: ignore[return-value]
+
+    def level_counts(self) -> dict[int, int]:
+        """Canonical positions solved, by cards left."""
+        counts: dict[int, int] = {}
+        for key in self.values:
+            counts[len(key[1])] = counts.get(len(key[1]), 0) + 1
+        return dict(sorted(counts.items()))
+
+
+class _Solver:
+    def __init__(self, game: ThreeGame, solution: ThreeSolution):
+        self.game = game
+        self.sol = solution
+        self.shares: dict = {}
+
+    def share(self, bids) -> tuple[Fraction, ...]:
+        try:
+            return self.shares[bids]
+        except KeyError:
+            s = self.shares[bids] = round_points(1, bids, self.game.tie_rule)
+            return s
+
+    def value(self, key: Key) -> np.ndarray:
+        done = self.sol.values.get(key)
+        if done is not None:
+            return done
+        hands, prizes, units = key
+        if not prizes:
+            if self.game.top:
+                v = np.array([float(x) for x in top_shares(units)])
+            else:
+                v = np.zeros(3)
+        else:
+            vals = [self.stage(key, u).values for u in self.game.next_prizes(prizes)]
+            v = np.mean(vals, axis=0)
+        self.sol.values[key] = v
+        return v
+
+    def stage(self, key: Key, u: int) -> StageSolution:
+        hands, prizes, units = key
+        k = len(prizes)
+        rest = tuple(p for p in prizes if p != u)
+        A = np.empty((3, k, k, k))
+        for a in product(range(k), repeat=3):
+            bids = tuple(hands[i][a[i]] for i in range(3))
+            won = self.share(bids)
+            child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
+            if self.game.top:
+                cunits = tuple(units[i] + int(2 * u * won[i]) for i in range(3))
+                ckey, cperm = canonical(child, rest, cunits)
+                cv = self.value(ckey)
+                for j in range(3):
+                    A[(cperm[j], *a)] = cv[j]
+            else:
+                ckey, cperm = canonical(child, rest, (0, 0, 0))
+                cv = self.value(ckey)
+                for j in range(3):
+                    A[(cperm[j], *a)] = cv[j] + float(u * won[cperm[j]])
+        st = solve_stage(A, twins(key))
+        self.sol.stages[(key, u)] = st
+        self.sol.methods[st.method] = self.sol.methods.get(st.method, 0) + 1
+        return st
+
+
+def solve_game(game: ThreeGame) -> ThreeSolution:
+    """Solve ``game`` from its start (every reachable canonical position)."""
+    sol = ThreeSolution(game)
+    start = time.perf_counter()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        _Solver(game, sol).value(sol.root)
+    finally:
+        sys.setrecursionlimit(limit)
+    sol.seconds = time.perf_counter() - start
+    sol.peak_rss_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return sol
+
+
+def entropy_bits(mix: np.ndarray) -> float:
+    """Shannon entropy of a mix, in bits."""
+    return float(-sum(p * math.log2(p) for p in mix if p > 0))

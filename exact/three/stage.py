@@ -1,0 +1,323 @@
+"""One stage of the backward induction: a three-player k x k x k game, its chosen equilibrium.
+
+The game is ``A[i, a0, a1, a2]``, player i's payoff (the round's points plus the
+continuation values) when the players bid their a0-th, a1-th and a2-th cards.  Three-player
+games have many equilibria, often irrational; the one chosen is defined as
+
+    the limit, as lambda -> infinity, of the principal branch of the logit quantal-response
+    correspondence (McKelvey & Palfrey 1995), the branch that starts at the uniform profile
+    at lambda = 0, traced by pygambit's ``logit_solve`` (Turocy 2005),
+
+then polished: on the support the traced limit reaches, Newton's method (least squares
+steps, so that payoff-equivalent bids keep the equal weights the logit branch gives them)
+solves the indifference equations
+
+    sum_{a_-i} A[i, a, a_-i] prod_{j != i} s_j(a_j) = v_i   (a in the support of i),
+    sum_a s_i(a) = 1,
+
+to float precision.  Two shortcuts give the same profile without tracing: a one-bid player
+has no choice, and a game that iterated elimination of strictly dominated bids (by a margin
+of :data:`DOMINANCE_MARGIN`) reduces to one profile has that profile as its only
+equilibrium, hence as the limit of every branch.  Players with identical positions
+(``twins``) get identical mixes, as the logit branch of a symmetric game is symmetric.
+
+Invariant: every returned profile has its stage regret (each player's best gain by
+deviating, in float) reported; the whole game's NashConv is certified elsewhere
+(:mod:`exact.three.nashconv`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from exact.errors import GopsInputError, SolverError
+
+try:  # pygambit is the optional extra ``three``
+    import pygambit as gbt  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - exercised only without the extra
+    gbt = None
+
+__all__ = ["StageSolution", "regret", "solve_stage"]
+
+#: How much better a dominating bid must be against every remaining profile.
+DOMINANCE_MARGIN = 1e-9
+#: A traced probability below a cut is read as off the support; each cut is tried (an
+#: off-support weight falls exponentially along the branch, or like 1/lambda where the
+#: limit is degenerate).
+SUPPORT_CUTS = (1e-7, 1e-5, 1e-3, 1e-2, 3e-2)
+#: The stage regret at which the polish is accepted (float rounding of the tensor sums).
+POLISHED = 1e-13
+#: pygambit's stopping regret for the trace.
+TRACE_REGRET = 1e-10
+#: Where the symmetric trace stops (regret relative to the payoff range; on the branch the
+#: regret falls like 1/lambda, and the polish finishes the limit).
+SYMMETRIC_TRACE_REGRET = 1e-6
+
+
+@dataclass(frozen=True)
+class StageSolution:
+    """Mixes (one array per player, over its bids ascending), values and how it was found."""
+
+    mixes: tuple[np.ndarray, np.ndarray, np.ndarray]
+    values: np.ndarray
+    regret: float
+    method: str  # "forced", "dominance" or "logit"
+
+
+def payoffs_against(A: np.ndarray, mixes) -> list[np.ndarray]:
+    """u_i(a, s_-i) for every player i and bid a."""
+    s0, s1, s2 = mixes
+    return [
+        np.einsum("abc,b,c->a", A[0], s1, s2),
+        np.einsum("abc,a,c->b", A[1], s0, s2),
+        np.einsum("abc,a,b->c", A[2], s0, s1),
+    ]
+
+
+def regret(A: np.ndarray, mixes) -> float:
+    """The largest gain of one player deviating to a pure bid (float)."""
+    us = payoffs_against(A, mixes)
+    return max(float(u.max() - u @ s) for u, s in zip(us, mixes))
+
+
+def _dominance(A: np.ndarray) -> tuple[int, int, int] | None:
+    """The one profile left by iterated strict dominance (pure by pure), or None."""
+    alive = [list(range(A.shape[1 + i])) for i in range(3)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(3):
+            sub = A[i][np.ix_(*alive)]
+            sub = np.moveaxis(sub, i, 0).reshape(len(alive[i]), -1)
+            keep = [
+                a
+                for a in range(len(alive[i]))
+                if not any(np.all(sub[b] > sub[a] + DOMINANCE_MARGIN) for b in range(len(sub)))
+            ]
+            if len(keep) < len(alive[i]):
+                alive[i] = [alive[i][a] for a in keep]
+                changed = True
+    if all(len(a) == 1 for a in alive):
+        return alive[0][0], alive[1][0], alive[2][0]
+    return None
+
+
+def _pure(A: np.ndarray, profile) -> tuple:
+    return tuple(np.eye(A.shape[1 + i])[profile[i]] for i in range(3))
+
+
+def _trace(A: np.ndarray) -> tuple:
+    """The logit branch's limit as pygambit traces it."""
+    if gbt is None:
+        raise GopsInputError(
+            "three-player equilibria need pygambit: pip install 'gops-exact[three]'"
+        )
+    game = gbt.Game.from_arrays(A[0], A[1], A[2])
+    result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
+    if not result.equilibria:
+        raise SolverError("pygambit's logit trace returned no equilibrium")
+    eq = result.equilibria[0]
+    return tuple(np.array([float(eq[s]) for s in player.strategies]) for player in game.players)
+
+
+def _class_payoffs(A: np.ndarray, classes: list[int], sig: list[np.ndarray]):
+    """U_c(a) for each class's first player, and dU_c(a)/dsigma_m(b) (through every
+    opponent of class m)."""
+    reps = [classes.index(c) for c in range(max(classes) + 1)]
+    s = [sig[classes[i]] for i in range(3)]
+    U, D = [], []
+    for i in reps:
+        j, m = [p for p in range(3) if p != i]
+        Ai = np.moveaxis(A[i], (i, j, m), (0, 1, 2))  # axes (a_i, a_j, a_m)
+        U.append(np.einsum("abc,b,c->a", Ai, s[j], s[m]))
+        row = [np.zeros((A.shape[1 + i], len(x))) for x in sig]
+        row[classes[j]] += np.einsum("abc,c->ab", Ai, s[m])
+        row[classes[m]] += np.einsum("abc,b->ac", Ai, s[j])
+        D.append(row)
+    return U, D
+
+
+def _homotopy(A, classes, x, lam):
+    """H(x, lam) = 0 on the logit branch (x: log-probabilities per class) and its Jacobian
+    with respect to (x, lam)."""
+    sizes = [A.shape[1 + classes.index(c)] for c in range(max(classes) + 1)]
+    off = np.cumsum([0] + sizes)
+    sig = [np.exp(x[off[c] : off[c + 1]]) for c in range(len(sizes))]
+    U, D = _class_payoffs(A, classes, sig)
+    n = off[-1]
+    H = np.zeros(n)
+    J = np.zeros((n, n + 1))
+    for c, k in enumerate(sizes):
+        r0 = off[c]
+        # x_c(a) - x_c(0) - lam (U_c(a) - U_c(0)) = 0, a >= 1;  sum_a exp(x_c(a)) = 1
+        H[r0 : r0 + k - 1] = x[r0 + 1 : r0 + k] - x[r0] - lam * (U[c][1:] - U[c][0])
+        H[r0 + k - 1] = sig[c].sum() - 1.0
+        for a in range(1, k):
+            J[r0 + a - 1, r0 + a] += 1.0
+            J[r0 + a - 1, r0] -= 1.0
+            for m in range(len(sizes)):
+                dU = (D[c][m][a] - D[c][m][0]) * sig[m]  # d/dx = d/dsigma * sigma
+                J[r0 + a - 1, off[m] : off[m + 1]] -= lam * dU
+            J[r0 + a - 1, n] = -(U[c][a] - U[c][0])
+        J[r0 + k - 1, r0 : r0 + k] = sig[c]
+    return H, J, sig
+
+
+def _symmetric_trace(A: np.ndarray, classes: list[int]) -> tuple:
+    """The logit branch within the profiles where players of one class mix alike: pseudo
+    arc-length continuation of H(x, lam) = 0 from the centroid at lam = 0 (the method of
+    Turocy 2005: tangent predictor, Newton corrector, adaptive step), until the profile's
+    regret is below SYMMETRIC_TRACE_REGRET."""
+    scale = float(A.max() - A.min()) or 1.0
+    B = A / scale
+    sizes = [A.shape[1 + classes.index(c)] for c in range(max(classes) + 1)]
+    y = np.concatenate([np.full(k, -np.log(k)) for k in sizes] + [np.zeros(1)])
+    h, tangent = 0.1, None
+    for _ in range(20_000):
+        H, J, sig = _homotopy(B, classes, y[:-1], y[-1])
+        profile = tuple(sig[c] for c in classes)
+        if y[-1] > 0 and regret(B, profile) < SYMMETRIC_TRACE_REGRET:
+            return profile
+        t = np.linalg.svd(J)[2][-1]  # the null vector of the n x (n + 1) Jacobian
+        if tangent is None:
+            t = t if t[-1] > 0 else -t
+        elif t @ tangent < 0:
+            t = -t
+        while True:
+            z = y + h * t
+            for _ in range(8):  # Newton corrector (minimum-norm steps)
+                Hz, Jz, _ = _homotopy(B, classes, z[:-1], z[-1])
+                dz = np.linalg.lstsq(Jz, -Hz, rcond=None)[0]
+                z = z + dz
+                if np.abs(dz).max() < 1e-10:
+                    break
+            if np.abs(_homotopy(B, classes, z[:-1], z[-1])[0]).max() < 1e-8:
+                break
+            h /= 2
+            if h < 1e-12:
+                raise SolverError("the symmetric logit trace lost its branch")
+        y, tangent = z, t
+        h = min(h * 2.0, 1.0 + abs(y[-1]))
+    raise SolverError("the symmetric logit trace did not converge")
+
+
+def _newton(A: np.ndarray, start: tuple, support: list[np.ndarray]) -> tuple | None:
+    """Polish ``start`` on ``support``: least-squares Newton on the indifference equations."""
+    sizes = [len(s) for s in support]
+    offsets = np.cumsum([0] + sizes)
+    x = np.concatenate([start[i][support[i]] for i in range(3)])
+    x = np.concatenate([x, [0.0, 0.0, 0.0]])
+    for _ in range(30):
+        mixes = []
+        for i in range(3):
+            m = np.zeros(A.shape[1 + i])
+            m[support[i]] = x[offsets[i] : offsets[i + 1]]
+            mixes.append(m)
+        if not np.isfinite(x).all():
+            return None
+        us = payoffs_against(A, mixes)
+        x[-3:] = [us[i][support[i]] @ mixes[i][support[i]] for i in range(3)]
+        res, jac = _system(A, mixes, us, support, offsets, x[-3:])
+        if np.abs(res).max() < 1e-15:
+            break
+        step = np.linalg.lstsq(jac, -res, rcond=None)[0]
+        x = x + step
+    out = []
+    for i in range(3):
+        m = np.zeros(A.shape[1 + i])
+        m[support[i]] = x[offsets[i] : offsets[i + 1]]
+        if m.min() < 0.0:
+            return None
+        out.append(m / m.sum())
+    return tuple(out)
+
+
+def _system(A, mixes, us, support, offsets, v):
+    """Residuals and Jacobian of the indifference equations (unknowns: mixes, then v)."""
+    n = offsets[-1]
+    rows = sum(len(s) for s in support) + 3
+    res = np.zeros(rows)
+    jac = np.zeros((rows, n + 3))
+    s0, s1, s2 = mixes
+    # d u_i(a) / d s_j(b): the tensor contracted with the third player's mix.
+    d = {
+        (0, 1): np.einsum("abc,c->ab", A[0], s2),
+        (0, 2): np.einsum("abc,b->ac", A[0], s1),
+        (1, 0): np.einsum("abc,c->ba", A[1], s2),
+        (1, 2): np.einsum("abc,a->bc", A[1], s0),
+        (2, 0): np.einsum("abc,b->ca", A[2], s1),
+        (2, 1): np.einsum("abc,a->cb", A[2], s0),
+    }
+    r = 0
+    for i in range(3):
+        for a in support[i]:
+            res[r] = us[i][a] - v[i]
+            for j in range(3):
+                if j != i:
+                    jac[r, offsets[j] : offsets[j + 1]] = d[(i, j)][a, support[j]]
+            jac[r, n + i] = -1.0
+            r += 1
+    for i in range(3):
+        res[r] = mixes[i][support[i]].sum() - 1.0
+        jac[r, offsets[i] : offsets[i + 1]] = 1.0
+        r += 1
+    return res, jac
+
+
+def _classes(twins: list[tuple[int, ...]]) -> list[int]:
+    """Each player's class (players in one twin group share a class), numbered 0, 1, ..."""
+    label = list(range(3))
+    for group in twins:
+        for i in group:
+            label[i] = group[0]
+    names = sorted(set(label))
+    return [names.index(x) for x in label]
+
+
+def _symmetrise(mixes: tuple, twins: list[tuple[int, ...]]) -> tuple:
+    out = list(mixes)
+    for group in twins:
+        mean = sum(out[i] for i in group) / len(group)
+        for i in group:
+            out[i] = mean.copy()
+    return tuple(out)
+
+
+def _polish(A: np.ndarray, traced: tuple, twins) -> tuple:
+    """The polished profile nearest the traced one (L1) among those whose stage regret is
+    at most POLISHED, over the supports cut at each of SUPPORT_CUTS (the traced profile
+    itself if none is)."""
+    found = []
+    for cut in SUPPORT_CUTS:
+        support = [np.flatnonzero(m > cut) for m in traced]
+        if any(len(s) == 0 for s in support):
+            continue
+        polished = _newton(A, traced, support)
+        if polished is None:
+            continue
+        polished = _symmetrise(polished, twins)
+        if regret(A, polished) <= POLISHED:
+            found.append((sum(np.abs(p - t).sum() for p, t in zip(polished, traced)), polished))
+    if not found:
+        return traced
+    return min(found, key=lambda f: f[0])[1]
+
+
+def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSolution:  # type: ignore[assignment]
+    """The chosen equilibrium of the stage game ``A`` (shape (3, k0, k1, k2)).
+
+    ``twins``: groups of players whose positions are identical (the game is symmetric
+    under swapping them); their mixes come out identical.
+    """
+    if max(A.shape[1:]) == 1:
+        mixes, method = _pure(A, (0, 0, 0)), "forced"
+    elif (profile := _dominance(A)) is not None:
+        mixes, method = _pure(A, profile), "dominance"
+    else:
+        classes = _classes(list(twins))
+        traced = _symmetric_trace(A, classes) if twins else _trace(A)
+        mixes, method = _polish(A, traced, list(twins)), "logit"
+    values = np.array([u @ s for u, s in zip(payoffs_against(A, mixes), mixes)])
+    return StageSolution(mixes, values, regret(A, mixes), method)

@@ -1,0 +1,265 @@
+"""exact.three: three-player GOPS equilibria against hand-derived positions, invariants,
+the certified NashConv and OpenSpiel's own NashConv (needs the extras ``three`` and
+``openspiel``).
+
+Hand derivation of the 2-card start (hands {1, 2} each, upcard u, the other prize w): a
+player bidding 2 now (probability q for each opponent) bids 1 on w, and the payoffs are
+
+    split:   high u(1-q)^2 + (u/2) 2q(1-q) = u(1-q);   low (w/2) 2q(1-q) + w q^2 = w q
+    third:   high (u + w)(1-q)^2;                       low (u + w) q^2
+    discard: high u(1-q)^2;                             low w q^2
+
+(a three-way tie discards the prize; under ``third`` a lone high bid wins u and then,
+the other two tying on w, w as well, and a lone low bid facing two high ones the same).
+Each difference falls strictly in q, so the symmetric equilibrium (the logit branch's
+limit in a symmetric game) is unique: q = u/(u+w), 1/2, sqrt(u)/(sqrt(u)+sqrt(w)).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from itertools import permutations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import exact.three as three
+from exact.cli import main
+from exact.errors import GopsInputError
+from exact.three.canonical import canonical
+from exact.three.nashconv import nashconv
+from exact.three.openspiel import policy_json
+from exact.three.rules import round_points
+from exact.three.stage import solve_stage
+
+#: Float agreement with a hand-derived irrational probability or value.
+TOL = 1e-12
+#: The NashConv every solution must be proven below.
+EPSILON = 1e-9
+
+
+def high_probability(rule: str, u: int, w: int) -> float:
+    """q of the module docstring."""
+    if rule == "split":
+        return u / (u + w)
+    if rule == "third":
+        return 0.5
+    return math.sqrt(u) / (math.sqrt(u) + math.sqrt(w))
+
+
+def high_payoff(rule: str, u: int, w: int) -> float:
+    q = high_probability(rule, u, w)
+    if rule == "third":
+        return (u + w) * (1 - q) ** 2
+    return u * (1 - q) if rule == "split" else u * (1 - q) ** 2
+
+
+@pytest.fixture(scope="module")
+def solved():
+    cache: dict = {}
+
+    def get(n, rule, objective="points", order="random"):
+        key = (n, rule, objective, order)
+        if key not in cache:
+            cache[key] = three.solve(n, rule, objective, order)
+        return cache[key]
+
+    return get
+
+
+def test_round_points_by_hand():
+    # The rules write-up's extreme case, a split, and OpenSpiel's discard of any tie.
+    assert round_points(13, (13, 13, 1), "third") == (0, 0, 13)
+    assert round_points(9, (7, 7, 2), "split") == (Fraction(9, 2), Fraction(9, 2), 0)
+    assert round_points(9, (7, 7, 2), "discard") == (0, 0, 0)
+    assert round_points(9, (7, 7, 7), "split") == (0, 0, 0)
+    assert round_points(9, (7, 7, 7), "third") == (0, 0, 0)
+    assert round_points(9, (2, 8, 7), "third") == (0, 9, 0)
+
+
+@pytest.mark.parametrize("bad", [(0, "split"), (3, "halves"), (8, "split")])
+def test_bad_game_is_one_line(bad):
+    with pytest.raises(GopsInputError):
+        three.ThreeGame.parse(*bad)
+
+
+def test_canonical_forgets_values_and_seats():
+    hands = ((2, 5), (3, 5), (1, 4))
+    key, perm = canonical(hands, (3, 6), (0, 0, 0))
+    for p in permutations(range(3)):
+        other = tuple(tuple(2 * c + 7 for c in hands[i]) for i in p)  # same relative order
+        assert canonical(other, (3, 6), (0, 0, 0))[0] == key
+    assert key[0] == ((1, 4), (2, 5), (3, 5))  # ranks among 1..5; 5 shared
+    assert [hands[i] for i in perm] == [(1, 4), (2, 5), (3, 5)]
+    # points shifted by the smallest, then in the canonical order of the hands (2, 0, 1)
+    assert canonical(hands, (3, 6), (4, 2, 2))[0][2] == (0, 2, 0)
+
+
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+def test_two_card_start_by_hand(solved, rule):
+    sol = solved(2, rule)
+    for u, w in ((1, 2), (2, 1)):
+        mixes = sol.mixes(((1, 2),) * 3, (1, 2), (0, 0, 0), u)
+        for mix in mixes:
+            assert mix[1] == pytest.approx(high_probability(rule, u, w), abs=TOL)
+    value = (high_payoff(rule, 1, 2) + high_payoff(rule, 2, 1)) / 2
+    assert sol.seat_values() == pytest.approx([value] * 3, abs=TOL)
+
+
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+def test_two_card_subgames_of_three_cards_by_hand(solved, rule):
+    """After three equal first bids the hands are equal again: the 2-card derivation."""
+    sol = solved(3, rule)
+    for c in (1, 2, 3):
+        hand = tuple(x for x in (1, 2, 3) if x != c)
+        for prizes in ((1, 2), (1, 3), (2, 3)):
+            for u in prizes:
+                (w,) = (x for x in prizes if x != u)
+                for mix in sol.mixes((hand,) * 3, prizes, (0, 0, 0), u):
+                    assert mix[1] == pytest.approx(high_probability(rule, u, w), abs=TOL)
+
+
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+def test_symmetric_positions_get_symmetric_mixes(solved, rule):
+    sol = solved(3, rule)
+    for (key, u), st in sol.stages.items():
+        hands, _, points = key
+        for i in range(3):
+            for j in range(i + 1, 3):
+                if hands[i] == hands[j] and points[i] == points[j]:
+                    assert np.array_equal(st.mixes[i], st.mixes[j]), (key, u)
+
+
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+@pytest.mark.parametrize("objective", ["points", "top"])
+def test_three_cards_certified(solved, rule, objective):
+    sol = solved(3, rule, objective)
+    report = three.certify(sol)
+    assert report.bound <= EPSILON
+    assert report.bound >= report.estimate
+    assert sol.max_stage_regret <= EPSILON
+
+
+def test_top_shares_the_win():
+    # 1 card: everyone bids 1, the prize is discarded, all tie at 0: 1/3 each.
+    sol = three.solve(1, "split", "top")
+    assert list(sol.seat_values()) == [1 / 3] * 3
+
+
+def test_nashconv_of_uniform_by_hand():
+    """Uniform bids at the 2-card split start: each player gets (u + w)/4 = 3/4 for each
+    upcard and a best response max(u/2, w/2) = 1 (module docstring with q = 1/2), so each
+    gains 1/4 and NashConv = 3/4."""
+
+    def uniform(hands, prizes, points, upcard):
+        return [[0.5, 0.5]] * 3 if len(prizes) == 2 else [[1.0]] * 3
+
+    report = nashconv(2, "split", "points", "random", uniform)
+    assert report.estimate == pytest.approx(0.75, abs=TOL)
+    assert 0.75 <= report.bound <= 0.75 + TOL
+    assert report.values == pytest.approx((0.75, 0.75, 0.75), abs=TOL)
+
+
+def test_nashconv_sees_a_perturbed_equilibrium(solved):
+    sol = solved(3, "split")
+
+    def shifted(hands, prizes, points, upcard):
+        mixes = list(sol.mixes(hands, prizes, points, upcard))
+        if len(prizes) == 3:  # the first move: player 1 always bids high
+            mixes[1] = np.eye(3)[2]
+        return mixes
+
+    assert nashconv(3, "split", "points", "random", shifted).estimate > 0.01
+
+
+def test_stage_regret_of_rock_paper_scissors_like_game():
+    # A symmetric 2x2x2 game with a unique symmetric mixed equilibrium: matching pennies
+    # for three (payoff 1 to a player in the minority, 0 otherwise); q = 1/2 by symmetry.
+    A = np.zeros((3, 2, 2, 2))
+    for a in np.ndindex(2, 2, 2):
+        for i in range(3):
+            A[(i, *a)] = 1.0 if sum(x == a[i] for x in a) == 1 else 0.0
+    st = solve_stage(A, [(0, 1, 2)])
+    assert st.regret <= TOL
+    for m in st.mixes:
+        assert m == pytest.approx([0.5, 0.5], abs=TOL)
+
+
+def test_openspiel_nash_conv_three_cards(solved):
+    pytest.importorskip("pyspiel")
+    import pyspiel
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import exploitability
+
+    table = policy_json(solved(3, "discard"))
+    game = pyspiel.convert_to_turn_based(
+        pyspiel.load_game(
+            "goofspiel",
+            {"num_cards": 3, "players": 3, "imp_info": False, "returns_type": "total_points"},
+        )
+    )
+
+    class Table(policy.Policy):
+        def action_probabilities(self, state, player_id=None):
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                return {legal[0]: 1.0}
+            mix = table[state.information_state_string()]
+            assert sorted(int(a) for a in mix) == legal
+            return {int(a): p for a, p in mix.items()}
+
+    conv = exploitability.nash_conv(game, Table(game, [0, 1, 2]))
+    assert conv <= EPSILON
+
+
+def test_policy_out_refuses_other_rules(solved):
+    with pytest.raises(GopsInputError):
+        policy_json(solved(2, "split"))
+
+
+def test_cli_json_states_epsilon(tmp_path):
+    out = tmp_path / "policy.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "solve",
+            "3",
+            "--players",
+            "3",
+            "--tie-rule",
+            "discard",
+            "--json",
+            "--policy-out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["nashconv"]["epsilon"] == EPSILON
+    assert data["nashconv"]["certified"] is True
+    assert data["game"]["tie_rule"] == "discard"
+    assert len(json.loads(out.read_text())) > 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "3", "--players", "3", "--tie-rule", "halves"],
+        ["solve", "9", "--players", "3"],
+        ["solve", "2", "--players", "3", "--policy-out", "x.json"],
+        ["solve", "2", "--players", "4"],
+    ],
+)
+def test_cli_bad_input_exit_2(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_cli_two_players_unchanged():
+    result = CliRunner().invoke(main, ["solve", "3", "--players", "2", "--quiet"])
+    assert result.exit_code == 0, result.output
