@@ -445,10 +445,10 @@ class ReadCheck:
                 f"the stored level {keep} of {root} within its recorded radius ({dropped}: "
                 f"no check can re-derive it{done})"
             )
+        above = f"level {k - 1}" if k - 2 == keep else f"levels {keep + 1}..{k - 1}"
         return (
             f"the stored levels {keep}..{k - 1} of {root} ({dropped}; `gops verify {root}` "
-            f"re-derives levels {keep + 1}..{k - 1} given level {keep}, or rerun with "
-            "--rederive)"
+            f"re-derives {above} given level {keep}, or rerun with --rederive)"
         )
 
     def _device_words(self) -> str:
