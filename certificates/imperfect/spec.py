@@ -25,5 +25,6 @@ FOOTER_KEYS = frozenset({"end", "decisions"})
 MAX_N = {"random": 5, "descending": 6, "ascending": 6}
 
 #: Every Integer (a plan's numerators and denominator, the value's numerator and
-#: denominator) has at most this many bits; honest N = 5 certificates need 54.
+#: denominator) has at most this many bits; honest certificates need at most 87 (N = 4
+#: random).
 MAX_INTEGER_BITS = 1 << 16
