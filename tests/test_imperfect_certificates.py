@@ -7,6 +7,7 @@ players negates it); OpenSpiel's own information-state strings, best responses a
 ``exploitability.nash_conv`` on the plans read back from the file; a 2-card certificate
 built by hand, without the writer (bid 2 for prize 2 dominates)."""
 
+import io
 import json
 import math
 import re
@@ -396,6 +397,17 @@ def test_certify_command_writes_a_certificate_gops_check_validates(tmp_path):
     assert data["openspiel_game"]["imp_info"] is True
     checked = CliRunner().invoke(main, ["check", str(out), "--quiet"])
     assert checked.exit_code == 0 and checked.output.startswith("valid: imperfect-information")
+
+
+def test_certify_command_to_stdout_carries_the_certificate_alone():
+    """`--out -`: standard output is the certificate, the report goes to stderr."""
+    result = CliRunner().invoke(
+        main, ["imperfect", "certify", "2", "--order", "descending", "--out", "-", "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    objs = list(msgpack.Unpacker(io.BytesIO(result.stdout_bytes), raw=False))
+    assert objs[0]["magic"] == "GOPS-IMPERFECT-CERTIFICATE" and objs[-1]["end"] is True
+    assert "value of 2-card" in result.stderr
 
 
 @pytest.mark.parametrize(

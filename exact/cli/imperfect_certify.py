@@ -10,6 +10,7 @@ import json
 
 import click
 
+from exact.atomic import output_kind
 from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
 from exact.imperfect.certificate import certify as write_imperfect_certificate
 from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
@@ -37,7 +38,7 @@ from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
     "out",
     required=True,
     type=click.Path(dir_okay=False),
-    help="Where to write the certificate (msgpack; written atomically).",
+    help="Where to write the certificate (msgpack; written atomically; - for stdout).",
 )
 @click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
@@ -58,15 +59,21 @@ def certify(n: int, order: str, objective, out: str, as_json: bool, quiet: bool)
             click.echo(f"gops: {line}", err=True)
 
     result = write_imperfect_certificate(game, out, progress)
+    # The certificate itself may go to standard output (`--out -`): the report then
+    # goes to stderr, so that the pipe carries the certificate alone.
+    to_stderr = output_kind(out) == "stdout"
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps(result.to_json()), err=to_stderr)
         return
     click.echo(
         f"value of {n}-card imperfect-information goofspiel ({order} order, "
-        f"{game.objective.name}) to player 0: {result.value} (exact)"
+        f"{game.objective.name}) to player 0: {result.value} (exact)",
+        err=to_stderr,
     )
     click.echo(
         f"certificate: {result.decisions[0]} + {result.decisions[1]} information states, "
-        f"{result.bytes:,} bytes, written to {out}"
+        f"{result.bytes:,} bytes, written to {out}",
+        err=to_stderr,
     )
-    click.echo(f"check it: python -m certificates {out}")
+    target = "/dev/stdin (pipe it there)" if to_stderr else out
+    click.echo(f"check it: python -m certificates {target}", err=to_stderr)

@@ -165,13 +165,15 @@ def write_certificate(equilibrium: Equilibrium, path, seconds: dict | None = Non
     game = equilibrium.game
     start = time.perf_counter()
     packer = msgpack.Packer(use_bin_type=True)
+    size = 0
     with atomic_file(path) as fh:
         for obj in certificate_objects(equilibrium):
-            fh.write(packer.pack(obj))
+            data = packer.pack(obj)
+            fh.write(data)
+            size += len(data)
     seconds = dict(seconds or {}, write=time.perf_counter() - start)
     counts = [len(get_sequences(game, p).decisions) for p in (0, 1)]
     dens = [math.lcm(*(v.denominator for v in plan)) for plan in equilibrium.plans]
-    size = Path(path).stat().st_size if output_kind(path) in ("file", "new") else 0
     return ImperfectCertificate(
         game,
         Path(path),
