@@ -399,6 +399,17 @@ def test_certify_command_writes_a_certificate_gops_check_validates(tmp_path):
     assert checked.exit_code == 0 and checked.output.startswith("valid: imperfect-information")
 
 
+def test_certify_command_overwrites_only_with_force(tmp_path):
+    out = tmp_path / "c.cert"
+    out.write_bytes(b"precious")
+    args = ["imperfect", "certify", "2", "--out", str(out)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and "exists; pass --force" in refused.output
+    assert out.read_bytes() == b"precious"
+    assert CliRunner().invoke(main, [*args, "--force"]).exit_code == 0
+    assert check(out).ok
+
+
 def test_certify_command_to_stdout_carries_the_certificate_alone():
     """`--out -`: standard output is the certificate, the report goes to stderr."""
     result = CliRunner().invoke(

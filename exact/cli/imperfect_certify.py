@@ -7,11 +7,13 @@ independent checker (``python -m certificates FILE``; certificates/FORMAT.md,
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
 from exact.atomic import output_kind
 from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
+from exact.errors import GopsInputError
 from exact.imperfect.certificate import certify as write_imperfect_certificate
 from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
 
@@ -40,19 +42,26 @@ from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
     type=click.Path(dir_okay=False),
     help="Where to write the certificate (msgpack; written atomically; - for stdout).",
 )
+@click.option("--force", is_flag=True, help="Overwrite the certificate file if it exists.")
 @click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 @one_line_errors
-def certify(n: int, order: str, objective, out: str, as_json: bool, quiet: bool) -> None:
+def certify(
+    n: int, order: str, objective, out: str, force: bool, as_json: bool, quiet: bool
+) -> None:
     """Solve N-card imperfect-information goofspiel exactly and write its certificate.
 
     The certificate holds both players' exact realization plans (keyed by OpenSpiel's
     information-state strings) and the value; `python -m certificates FILE` (or `gops
     check FILE`) proves the value from the rules alone: both plans are realization plans
     and both best responses give the stated value (zero duality gap).  N at most 4 in
-    the random order, 5 in the fixed orders.
+    the random order, 5 in the fixed orders.  An existing FILE is overwritten only with
+    --force; with --out - the certificate goes to standard output, the report to stderr.
     """
     game = ImperfectGame.parse(n, order, objective)
+    kind = output_kind(out)  # a folder or a FIFO refused here, before the solve
+    if (kind == "file" or kind == "new" and os.path.lexists(out)) and not force:
+        raise GopsInputError(f"{out} exists; pass --force to overwrite it")
 
     def progress(line: str) -> None:
         if not quiet:
@@ -61,7 +70,7 @@ def certify(n: int, order: str, objective, out: str, as_json: bool, quiet: bool)
     result = write_imperfect_certificate(game, out, progress)
     # The certificate itself may go to standard output (`--out -`): the report then
     # goes to stderr, so that the pipe carries the certificate alone.
-    to_stderr = output_kind(out) == "stdout"
+    to_stderr = kind == "stdout"
     if as_json:
         click.echo(json.dumps(result.to_json()), err=to_stderr)
         return
