@@ -297,6 +297,8 @@ TAMPERS = [
     ("actions reordered", lambda o: o[2][1].reverse(), 1, "are not the legal actions"),
     ("an unknown state", lambda o: o[2].__setitem__(0, "Current player: 0\nhi"), 1,
      "is not an information state"),
+    ("the other player's state", lambda o: o[2].__setitem__(0, o[sections(o)[1] + 1][0]), 1,
+     "is not an information state of player 0"),
     ("a state twice", lambda o: o.__setitem__(3, o[2]), 1, "listed twice"),
     ("sections swapped", lambda o: o.insert(1, o.pop(sections(o)[1])), 1,
      "player 1's plan found where player 0's"),

@@ -150,7 +150,7 @@ def read_record(obj, player: int, who: Player, plan: list, seen: set) -> None:
     shown = repr(text)
     if d is None:
         raise InvalidCertificate(
-            f"player {player}: {shown} is not an information state of this game"
+            f"player {player}: {shown} is not an information state of player {player} in this game"
         )
     where = f"player {player}, information state {shown}"
     if d in seen:
