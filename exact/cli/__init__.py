@@ -19,6 +19,7 @@ from exact.cli import (
     fixed_bids,
     imperfect,
     imperfect_certify,
+    imperfect_voi,
     objectives,
     play,
     serve,
@@ -57,6 +58,7 @@ for command in (
     imperfect.imperfect,
 ):
     main.add_command(command)
+imperfect.imperfect.add_command(imperfect_voi.value_of_information_command)
 imperfect.imperfect.add_command(imperfect_certify.certify)
 
 __all__ = ["main"]

@@ -23,14 +23,26 @@ the installed ``pyspiel`` by ``tests/test_imperfect_game.py``:
   gives player 0 (p0 - p1)/2 and player 1 its negative, ``win_loss`` (``win``) the sign.
 - An action is a card minus one (a prize card in a chance outcome, a bid otherwise).
 
+An :class:`Information` model says which players also see the opponent's past bids (the
+"Psychological JuJitsu" rules write-up leaves used bid cards face up).  The default,
+``imp_info``, is OpenSpiel's game above and its strings are OpenSpiel's, byte for byte.  A
+player who sees the bids has, in its information state, the opponent's bids of the rounds
+played, and its string has one more line, after its own action sequence:
+``Opponent action sequence: `` and the opponent's bids as action ids (card - 1), each
+followed by a space, as OpenSpiel writes the player's own.  A bid of the current round is
+never seen before the player bids (the turn-based conversion hides player 0's pending
+bid from player 1 either way).  With both players seeing the bids the game is the
+perfect-information game of :mod:`exact.dp` (simultaneous bids, everything past known).
+
 :class:`ImperfectGame` is the game (N, order, objective, checked once by
 :meth:`ImperfectGame.parse`); :class:`State` one node of the turn-based tree, walked as
 OpenSpiel's algorithms walk a game (``current_player``, ``legal_actions``,
 ``chance_outcomes`` with exact probabilities, ``child``, ``is_terminal``, ``returns``,
 ``information_state_string``), so that a solver walks it without knowing Goofspiel.  A
-player's decision is identified by its :data:`InfoKey` (prizes so far, own bids, the
-winners of past rounds); :meth:`ImperfectGame.information_states` lists them all, each
-with its OpenSpiel string, which is the key of a policy.
+player's decision is identified by its :data:`InfoKey` (prizes so far, own bids, what
+the player saw of past rounds: the winners, or the opponent's bids if it sees them);
+:meth:`ImperfectGame.information_states` lists them all, each with its OpenSpiel string,
+which is the key of a policy.
 
 >>> game = ImperfectGame.parse(2, "descending", "points")
 >>> state = game.initial_state().child(1).child(0)  # P0 bids 2, P1 bids 1: P0 wins 2
@@ -55,7 +67,10 @@ from exact.limits import check_n
 
 __all__ = [
     "CHANCE",
+    "IMP_INFO",
     "IMPERFECT_MAX_N",
+    "INFORMATION_MODELS",
+    "Information",
     "InfoKey",
     "InformationState",
     "ImperfectGame",
@@ -74,8 +89,49 @@ IMPERFECT_ORDERS = ("random", "descending", "ascending")
 IMPERFECT_MAX_N = 13
 
 #: A player's decision: (prizes turned up so far, the current one last; own bids, as
-#: cards; the winner of each past round, 0, 1 or TIE).
+#: cards; what the player saw of each past round: its winner, 0, 1 or TIE, or, for a
+#: player who sees the bids (:class:`Information`), the opponent's bid, a card).
 InfoKey = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Information:
+    """Which players see the opponent's past bids: ``sees_bids[p]`` for player p.  Every
+    player sees the prizes, their own bids and who won each round."""
+
+    name: str
+    sees_bids: tuple[bool, bool]
+
+
+#: The information models by name; ``imp_info`` is OpenSpiel's goofspiel(imp_info=True).
+INFORMATION_MODELS = {
+    info.name: info
+    for info in (
+        Information("imp_info", (False, False)),
+        Information("p0-sees-bids", (True, False)),
+        Information("p1-sees-bids", (False, True)),
+        Information("both-see-bids", (True, True)),
+    )
+}
+IMP_INFO = INFORMATION_MODELS["imp_info"]
+
+
+def information_named(name) -> Information:
+    """The information model called ``name`` (a model is returned as it is).
+
+    >>> information_named("p2-sees-bids")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    exact.errors.GopsInputError: unknown information model 'p2-sees-bids' (choose from
+    imp_info, p0-sees-bids, p1-sees-bids, both-see-bids)
+    """
+    if isinstance(name, Information):
+        return name
+    if name not in INFORMATION_MODELS:
+        raise GopsInputError(
+            f"unknown information model {name!r} (choose from {', '.join(INFORMATION_MODELS)})"
+        )
+    return INFORMATION_MODELS[name]
 
 
 def round_winner(bid0: int, bid1: int) -> int:
@@ -96,14 +152,17 @@ def _cards(cards, shift: int = 0) -> str:
     return "".join(f"{card - shift} " for card in cards)
 
 
-def core_string(player: int, n: int, prizes, own, winners, terminal: bool) -> str:
+def core_string(player: int, n: int, prizes, own, winners, terminal: bool, theirs=None) -> str:
     """Goofspiel's own InformationStateString(player) with imp_info=True (the turn-based
-    conversion puts its "Current player" line, and maybe the pending bid, before it)."""
+    conversion puts its "Current player" line, and maybe the pending bid, before it);
+    with the opponent's bids ``theirs`` (a player who sees them), their line after the
+    player's own (module docstring)."""
     hand = sorted(set(range(1, n + 1)) - set(own))
     p0, p1 = points(prizes, winners)
+    seen = "" if theirs is None else f"Opponent action sequence: {_cards(theirs, 1)}\n"
     return (
         f"P{player} hand: {_cards(hand)}\n"
-        f"P{player} action sequence: {_cards(own, 1)}\n"
+        f"P{player} action sequence: {_cards(own, 1)}\n{seen}"
         f"Point card sequence: {_cards(prizes)}\n"
         f"Win sequence: {''.join(f'{w} ' for w in winners)}\n"
         f"Points: {p0} {p1} \n"
@@ -125,15 +184,17 @@ class InformationState:
 
 @dataclass(frozen=True)
 class ImperfectGame:
-    """Imperfect-information Goofspiel with ``n`` cards, a prize ``order`` and an
-    ``objective`` (points: point_difference; win: win_loss)."""
+    """Imperfect-information Goofspiel with ``n`` cards, a prize ``order``, an
+    ``objective`` (points: point_difference; win: win_loss) and an ``information`` model
+    (by default OpenSpiel's imp_info: nobody sees the opponent's bids)."""
 
     n: int
     order: PrizeOrder
     objective: GameObjective
+    information: Information = IMP_INFO
 
     @classmethod
-    def parse(cls, n, order="random", objective="points") -> ImperfectGame:
+    def parse(cls, n, order="random", objective="points", information="imp_info") -> ImperfectGame:
         """The game from names (or objects), every field checked: one-line GopsInputError.
 
         >>> ImperfectGame.parse(4, "controlled-by-me")  # doctest: +NORMALIZE_WHITESPACE
@@ -149,7 +210,7 @@ class ImperfectGame:
                 "imperfect-information goofspiel has the prize orders "
                 f"{', '.join(IMPERFECT_ORDERS)}, not {prize_order.name!r}"
             )
-        return cls(n, prize_order, objective_named(objective))
+        return cls(n, prize_order, objective_named(objective), information_named(information))
 
     @property
     def returns_type(self) -> str:
@@ -157,7 +218,9 @@ class ImperfectGame:
         return "point_difference" if self.objective is POINTS else "win_loss"
 
     def openspiel_parameters(self) -> dict:
-        """The parameters of ``pyspiel.load_game("goofspiel", ...)`` for this game."""
+        """The parameters of ``pyspiel.load_game("goofspiel", ...)`` for this game (with a
+        player who sees the bids, OpenSpiel's game with the same rules and less
+        information: OpenSpiel has none with this information)."""
         return {
             "num_cards": self.n,
             "imp_info": True,
@@ -186,12 +249,30 @@ class ImperfectGame:
         first = self.next_prize(())
         return State(self, () if first is None else (first,), (), (), None)
 
+    def sees_bids(self, player: int) -> bool:
+        """Whether ``player`` sees the opponent's past bids (:class:`Information`)."""
+        return self.information.sees_bids[player]
+
+    def information_key(self, player: int, prizes, bids0, bids1) -> InfoKey:
+        """``player``'s decision after ``bids0`` and ``bids1`` (the rounds played) with
+        ``prizes`` turned up: (prizes, own bids, winners or the opponent's bids)."""
+        own, theirs = (bids0, bids1) if player == 0 else (bids1, bids0)
+        if self.sees_bids(player):
+            return prizes, own, theirs
+        return prizes, own, tuple(map(round_winner, bids0, bids1))
+
+    def key_string(self, player: int, key: InfoKey, terminal: bool) -> str:
+        """Goofspiel's string of ``player``'s view ``key`` (without the turn-based lines)."""
+        prizes, own, seen = key
+        if not self.sees_bids(player):
+            return core_string(player, self.n, prizes, own, seen, terminal)
+        pairs = zip(own, seen) if player == 0 else zip(seen, own)
+        winners = tuple(round_winner(a, b) for a, b in pairs)
+        return core_string(player, self.n, prizes, own, winners, terminal, seen)
+
     def information_string(self, player: int, key: InfoKey) -> str:
         """The turn-based OpenSpiel string of ``player``'s decision ``key``."""
-        prizes, own, winners = key
-        return f"Current player: {player}\n" + core_string(
-            player, self.n, prizes, own, winners, False
-        )
+        return f"Current player: {player}\n" + self.key_string(player, key, False)
 
     def information_states(self, player: int) -> Iterator[InformationState]:
         """Every decision of ``player`` (depth first), reachable by some bids of the
@@ -201,7 +282,7 @@ class ImperfectGame:
             raise GopsInputError(f"player must be 0 or 1, got {player!r}")
         yield from self._walk(player, (), (), (), {(): ()})
 
-    def _walk(self, player, prizes, own, winners, witnesses) -> Iterator[InformationState]:
+    def _walk(self, player, prizes, own, seen, witnesses) -> Iterator[InformationState]:
         n, rounds = self.n, len(own)
         if rounds == n or (rounds == n - 1 and rounds >= 1):
             return  # the game is over, or its last round is played automatically
@@ -209,10 +290,10 @@ class ImperfectGame:
             fixed = self.next_prize(prizes)
             dealt = [fixed] if fixed is not None else sorted(set(range(1, n + 1)) - set(prizes))
             for prize in dealt:
-                yield from self._walk(player, (*prizes, prize), own, winners, witnesses)
+                yield from self._walk(player, (*prizes, prize), own, seen, witnesses)
             return
         hand = sorted(set(range(1, n + 1)) - set(own))
-        key = (prizes, own, winners)
+        key = (prizes, own, seen)
         theirs = next(iter(witnesses.values()))
         yield InformationState(
             player,
@@ -221,18 +302,19 @@ class ImperfectGame:
             tuple(card - 1 for card in hand),
             self._history(player, prizes, own, theirs),
         )
+        sees = self.sees_bids(player)
         for mine in hand:
+            # What the player sees of this round (its winner, or the opponent's bid),
+            # and the opponent's hands that are consistent with it.
             after: dict[int, dict[tuple[int, ...], tuple[int, ...]]] = {}
             for sequence in witnesses.values():
                 for bid in sorted(set(range(1, n + 1)) - set(sequence)):
                     pair = (mine, bid) if player == 0 else (bid, mine)
-                    winner = round_winner(*pair)
+                    now = bid if sees else round_winner(*pair)
                     seq = (*sequence, bid)
-                    after.setdefault(winner, {}).setdefault(tuple(sorted(seq)), seq)
-            for winner in sorted(after):
-                yield from self._walk(
-                    player, prizes, (*own, mine), (*winners, winner), after[winner]
-                )
+                    after.setdefault(now, {}).setdefault(tuple(sorted(seq)), seq)
+            for now in sorted(after):
+                yield from self._walk(player, prizes, (*own, mine), (*seen, now), after[now])
 
     def _history(self, player, prizes, own, theirs) -> tuple[int, ...]:
         """OpenSpiel action ids reaching ``player``'s decision after bids ``own`` and the
@@ -336,20 +418,18 @@ class State:
         return value, -value
 
     def information_key(self, player: int) -> InfoKey:
-        """``player``'s view: (prizes so far, own bids, the winners of past rounds)."""
-        own = self.bids0 if player == 0 else self.bids1
-        return self.prizes, own, self.winners
+        """``player``'s view: (prizes so far, own bids, the winners of past rounds, or
+        the opponent's bids for a player who sees them)."""
+        return self.game.information_key(player, self.prizes, self.bids0, self.bids1)
 
     def information_state_string(self, player: int) -> str:
         """OpenSpiel's turn-based ``information_state_string(player)`` of this state."""
         current = self.current_player()
-        prizes, own, winners = self.information_key(player)
+        key = self.information_key(player)
         extra = (
             f"Observer's action this turn: {self.pending - 1}\n"
             if player == 0 and current == 1 and self.pending is not None
             else ""
         )
-        return (
-            f"Current player: {current}\n{extra}"
-            f"{core_string(player, self.game.n, prizes, own, winners, current == TERMINAL)}"
-        )
+        view = self.game.key_string(player, key, current == TERMINAL)
+        return f"Current player: {current}\n{extra}{view}"

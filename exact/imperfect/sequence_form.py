@@ -18,8 +18,11 @@ Systems", 2009, sec 5.2.3):
   over the terminal histories whose sequences are s and t of chance's probability times
   the return; so x^T A y is player 0's expected return.
 
-In Goofspiel a decision (prizes, own bids, winners) with r >= 1 bids made has parent
-(prizes[:r], own[:r-1], winners[:r-1]) followed by the bid own[r-1], read off the key.
+In Goofspiel a decision (prizes, own bids, seen) with r >= 1 bids made has parent
+(prizes[:r], own[:r-1], seen[:r-1]) followed by the bid own[r-1], read off the key; seen
+is what the player saw of each round, the winners or, for a player who sees the bids
+(:class:`~exact.imperfect.game.Information`), the opponent's bids, so the same form
+serves every information model.
 Every number is an exact Fraction; the float LP reads them as floats.
 
 >>> from exact.imperfect.game import ImperfectGame
@@ -131,8 +134,8 @@ def get_payoff(
             for prize in left:
                 walk((*prizes, prize), bids0, bids1, chance / len(left), s0, s1)
             return
-        winners = tuple(map(round_winner, bids0, bids1))
-        key0, key1 = (prizes, bids0, winners), (prizes, bids1, winners)
+        key0 = game.information_key(0, prizes, bids0, bids1)
+        key1 = game.information_key(1, prizes, bids0, bids1)
         for c0 in sorted(cards - set(bids0)):
             t0 = seqs0.index[key0, c0]
             for c1 in sorted(cards - set(bids1)):

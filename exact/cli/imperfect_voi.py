@@ -1,0 +1,78 @@
+"""gops imperfect value-of-information N: what seeing the opponent's bids is worth in
+imperfect-information Goofspiel (exact.imperfect.value_of_information), exactly, and how
+the first moves of the equilibria differ.  ``exact/cli/__init__.py`` adds the command to
+the ``gops imperfect`` group."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
+from exact.imperfect.game import IMPERFECT_ORDERS
+from exact.imperfect.value_of_information import Mix, value_of_information
+
+
+def _mix(mix: Mix) -> str:
+    return " ".join(f"{c}:{p}" for c, p in sorted(mix.items()) if p)
+
+
+@click.command("value-of-information")
+@click.argument("n", type=INTEGER)
+@click.option(
+    "--order",
+    type=click.Choice(IMPERFECT_ORDERS),
+    default="random",
+    show_default=True,
+    help="Prize order (OpenSpiel's points_order).",
+)
+@click.option(
+    "--objective",
+    type=OBJECTIVE,
+    default="points",
+    show_default=True,
+    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
+    "win: win_loss.",
+)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+@one_line_errors
+def value_of_information_command(n: int, order: str, objective, as_json: bool, quiet: bool):
+    """The value of seeing the opponent's bids: the exact value of the game in which one
+    player sees the opponent's past bids and the other only who won each round, minus
+    the value of OpenSpiel's goofspiel(imp_info=True), both by the sequence-form LP made
+    exact; and each equilibrium's first move against the perfect-information one.
+    """
+
+    def progress(message: str) -> None:
+        if not quiet:
+            click.echo(f"gops: {message}", err=True)
+
+    result = value_of_information(n, order, objective, progress)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    values = result.values
+    click.echo(
+        f"{n}-card goofspiel, {order} order, {result.game.objective.name} "
+        f"({result.to_json()['units']})"
+    )
+    click.echo(f"imp_info (nobody sees the bids): value {values['imp_info']}")
+    click.echo(f"player 0 sees the bids: value {values['p0-sees-bids']}")
+    click.echo(f"player 1 sees the bids: value {values['p1-sees-bids']}")
+    same = "the same on both sides" if result.symmetric else "NOT the same on both sides"
+    click.echo(
+        f"value of seeing the bids: {result.value_of_seeing} "
+        f"(= {float(result.value_of_seeing):.6f}; seeing player's value {same})"
+    )
+    click.echo("first moves (total variation distance from the perfect-information mix):")
+    for move in result.first_moves:
+        d = move.distances()
+        click.echo(f"  upcard {move.upcard}: perfect information {_mix(move.perfect)}")
+        for name, mix in (
+            ("imp_info", move.imp_info),
+            ("seeing", move.seeing),
+            ("blind", move.blind),
+        ):
+            click.echo(f"    {name:<9}{_mix(mix)}  (distance {d[name]})")
