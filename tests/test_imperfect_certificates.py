@@ -22,7 +22,8 @@ from click.testing import CliRunner
 from certificates import check
 from certificates.imperfect.rules import best_response, sequence_form
 from exact.cli import main
-from exact.imperfect.certificate import certificate_objects, write_certificate
+from exact.errors import GopsInputError
+from exact.imperfect.certificate import certificate_objects, certify, write_certificate
 from exact.imperfect.exact_lp import solve
 from exact.imperfect.game import ImperfectGame
 
@@ -438,3 +439,12 @@ def test_certify_command_refuses_sizes_beyond_exact_reach(tmp_path, args, messag
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_certify_refuses_a_game_where_a_player_sees_the_bids(tmp_path):
+    """The checker knows OpenSpiel's imp_info game only; another information model would
+    be written under its name, so it is refused before anything is written."""
+    game = ImperfectGame.parse(2, "descending", "points", "p0-sees-bids")
+    with pytest.raises(GopsInputError, match="imp_info game only"):
+        certify(game, tmp_path / "c.cert")
+    assert not (tmp_path / "c.cert").exists()
