@@ -494,9 +494,8 @@ class ReadCheck:
             f"read from the store {self.root}: the values of level {self.k} it reads "
             f"({self.items:,} kernel items) were re-derived here from level {self.k - 1} "
             "and agree "
-            f"(largest bound {self.needed:.1e}, within the radius {self.radius:.1e}); "
-            + rest
-            + self._device_words()
+            f"(largest bound {self.needed:.1e}, within the {'' if self.devices else 'stored '}"
+            f"radius {self.radius:.1e}); " + rest + self._device_words()
         )
 
     def json(self) -> dict:
