@@ -24,15 +24,18 @@ from exact.declarations import solve
 n, exact, cert = int(sys.argv[1]), sys.argv[2] == "exact", sys.argv[3] or None
 sol = solve(n, exact=exact, certificate=cert)
 st = sol.stats
-print(json.dumps({
+row = {
     "value": str(sol.value), "radius": sol.radius, "seconds": sol.seconds,
     "positions": sum(sol.positions.values()), "games": sol.games_solved,
-    "earliest": st.earliest_declaration,
-    "declare_by_round": [float(p) for p in st.declare_by_round],
-    "expected_score": float(st.expected_score),
-    "expected_score_exact": str(st.expected_score) if exact else None,
     "records": sol.certificate_records,
-}))
+}
+if st is not None:
+    row |= {
+        "earliest": st.earliest_declaration,
+        "declare_by_round": [float(p) for p in st.declare_by_round],
+        "expected_score": float(st.expected_score),
+    }
+print(json.dumps(row))
 """
 
 

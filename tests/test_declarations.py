@@ -333,6 +333,8 @@ def test_bad_input_is_one_line():
         solve(7, exact=True)
     with pytest.raises(GopsInputError, match="exact"):
         solve(3, certificate="x.cert")
+    with pytest.raises(GopsInputError, match="exact=True"):
+        solve(3).expected_score  # noqa: B018 - the property raises
     with pytest.raises(GopsInputError, match="as many cards"):
         position_of({1, 2}, {1}, {1, 2})
 

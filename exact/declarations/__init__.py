@@ -31,15 +31,16 @@ __all__ = ["DeclarationsSolution", "solve"]
 class DeclarationsSolution:
     """A solved declarations game.  ``value``: player 0's expected score minus player 1's
     at the start (exact, or float within ``radius``); ``stats``: the computed
-    equilibrium's declarations and scores (exact in exact arithmetic; in float, a float
-    computation over the float strategies, with no bound); ``positions``: positions
-    solved, by family; ``certificate_records``: records written, if a certificate was."""
+    equilibrium's declarations and scores, exact (None in float: the float strategies
+    are another, inexact equilibrium, and their statistics would carry no bound);
+    ``positions``: positions solved, by family; ``certificate_records``: records
+    written, if a certificate was."""
 
     n: int
     exact: bool
     value: object
     radius: float
-    stats: PathStats
+    stats: PathStats | None
     positions: dict
     games_solved: int
     seconds: float
@@ -49,12 +50,17 @@ class DeclarationsSolution:
     @property
     def earliest_declaration(self) -> int | None:
         """The first round in which the computed equilibrium declares (None: never)."""
-        return self.stats.earliest_declaration
+        return self._stats().earliest_declaration
 
     @property
     def expected_score(self):
         """The winner's expected score under the computed equilibrium (0 for a draw)."""
-        return self.stats.expected_score
+        return self._stats().expected_score
+
+    def _stats(self) -> PathStats:
+        if self.stats is None:
+            raise GopsInputError("the equilibrium's declarations and scores need exact=True")
+        return self.stats
 
 
 def solve(n: int, exact: bool = False, certificate=None) -> DeclarationsSolution:
@@ -66,7 +72,7 @@ def solve(n: int, exact: bool = False, certificate=None) -> DeclarationsSolution
         raise GopsInputError("a declarations certificate needs the exact solve")
     start = time.perf_counter()
     tables = solve_tables(n, exact)
-    stats = path_stats(tables)
+    stats = path_stats(tables) if exact else None
     seconds = time.perf_counter() - start
     records = write_certificate(tables, certificate) if certificate is not None else None
     value, radius = tables.values["open"][full_position(n).key()]
