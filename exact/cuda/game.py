@@ -21,21 +21,31 @@ quotient directed, the sums of the weights bracketed both ways), so no rounding 
 needed; the bound is max(v - lo, hi - v) rounded up, plus eps max|A_ij| + 2^-1074 (one
 rounding of each entry, as the CPU bound also covers).  NaN (no bound) for a NaN
 anywhere, an infinite sum, or weights that sum to zero.  The CPU's polish of
-near-degenerate games (re-solving on the supports) is not ported: such a game keeps the
-simplex's larger, still rigorous, bound.
+near-degenerate games is ported (:func:`certified_game`, as
+:func:`exact.kernels.bounds.certified_game`): a game whose bound exceeds the CPU's polish
+threshold (1 + POLISH_ABOVE rounding margins of the CPU's analysis) is offered the
+re-solves of both strategies on their supports and, if still above it, the strategies of
+the transposed game -A^T and their re-solves; each player's best guarantee is kept and
+the midpoint of [lo, hi] becomes the value if that bound is smaller.  Any probability
+vectors and any value are valid inputs to the bound, so the polish needs no proof; without
+it a few games in 10^5 (near-degenerate ones, where the simplex stops early) keep a much
+larger bound (on an H200, 0.24 at N = 13 instead of 5.9e-12).
 """
 
 from __future__ import annotations
 
 import math
 
-from numba import cuda, float64
+from numba import cuda, float64, int32
 
 from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
+from exact.kernels.bounds import POLISH_ABOVE, TINY
 
 #: Largest game (as exact.kernels.stack.KMAX) and the side of the scratch arrays.
 KMAX = 16
 SCRATCH = KMAX + 1
+#: Columns of a support system's augmented matrix (z_S, w, right-hand side).
+_SYSTEM_COLS = KMAX + 2
 EPS = 2.0**-53
 #: The smallest positive float64: covers an entry's rounding in the subnormal range.
 SUBNORMAL = 5e-324
@@ -312,14 +322,159 @@ def enclosure(A, k, x, y):
 
 
 @cuda.jit(device=True)
-def game_bound(A, k, x, y, v):
-    """A rigorous bound on |v - w(A*)| for every A* within eps |A_ij| of A (module
-    docstring), from any strategies x, y; NaN when there is none."""
-    lo, hi, a = enclosure(A, k, x, y)
+def _bound_from(v, lo, hi, a):
+    """max(v - lo, hi - v) rounded up plus one rounding of each entry; NaN if none."""
     gap = max(add_ru(v, -lo), add_ru(hi, -v))
     if gap != gap:
         return math.nan
     return add_ru(add_ru(gap, mul_ru(EPS, a)), SUBNORMAL)
+
+
+@cuda.jit(device=True)
+def game_bound(A, k, x, y, v):
+    """A rigorous bound on |v - w(A*)| for every A* within eps |A_ij| of A (module
+    docstring), from any strategies x, y; NaN when there is none."""
+    lo, hi, a = enclosure(A, k, x, y)
+    return _bound_from(v, lo, hi, a)
+
+
+@cuda.jit(device=True)
+def _polish_limit(k, a):
+    """The CPU's threshold: (1 + POLISH_ABOVE) * bounds.rounding_margin(k, a)."""
+    gamma = k * EPS / (1.0 - k * EPS)
+    return (1.0 + POLISH_ABOVE) * (10.0 * gamma * a + TINY)
+
+
+@cuda.jit(device=True)
+def _copy(src, dst, k):
+    for i in range(k):
+        dst[i] = src[i]
+
+
+@cuda.jit(device=True)
+def support_solve(A, k, x, y, columns, out):
+    """bounds.support_solve: one player's strategy re-solved on its support from the
+    other's support (Gaussian elimination with partial pivoting); True if it succeeded,
+    ``out[:k]`` then holds it (clamped at 0)."""
+    S = cuda.local.array(KMAX, dtype=int32)
+    Tt = cuda.local.array(KMAX, dtype=int32)
+    M = cuda.local.array((SCRATCH, _SYSTEM_COLS), dtype=float64)
+    z = cuda.local.array(SCRATCH, dtype=float64)
+    s = 0
+    t = 0
+    for i in range(k):
+        if (y[i] if columns else x[i]) > 0.0:
+            S[s] = i
+            s += 1
+        if (x[i] if columns else y[i]) > 0.0:
+            Tt[t] = i
+            t += 1
+    if t < s or s == 0:
+        return False
+    for e in range(t + 1):
+        for c in range(s + 2):
+            M[e, c] = 0.0
+    for e in range(t):
+        for c in range(s):
+            M[e, c] = A[Tt[e], S[c]] if columns else A[S[c], Tt[e]]
+        M[e, s] = -1.0
+    for c in range(s):
+        M[t, c] = 1.0
+    M[t, s + 1] = 1.0
+    n = s + 1
+    for c in range(n):
+        best = c
+        for r in range(c + 1, t + 1):
+            if abs(M[r, c]) > abs(M[best, c]):
+                best = r
+        if not abs(M[best, c]) > 0.0:
+            return False
+        for j in range(s + 2):
+            tmp = M[c, j]
+            M[c, j] = M[best, j]
+            M[best, j] = tmp
+        for r in range(c + 1, t + 1):
+            f = M[r, c] / M[c, c]
+            for j in range(c, s + 2):
+                M[r, j] -= f * M[c, j]
+    for c in range(n - 1, -1, -1):
+        acc = M[c, s + 1]
+        for j in range(c + 1, n):
+            acc -= M[c, j] * z[j]
+        z[c] = acc / M[c, c]
+    for i in range(k):
+        out[i] = 0.0
+    for c in range(s):
+        out[S[c]] = max(z[c], 0.0)
+    return True
+
+
+@cuda.jit(device=True)
+def _keep_better(A, k, bx, by, cx, cy, ends):
+    """bounds._keep_better: bx := cx if cx guarantees more than ends[0], by := cy if cy
+    concedes less than ends[1]; ends follows."""
+    lo, hi, _ = enclosure(A, k, cx, cy)
+    if lo > ends[0]:
+        ends[0] = lo
+        _copy(cx, bx, k)
+    if hi < ends[1]:
+        ends[1] = hi
+        _copy(cy, by, k)
+
+
+@cuda.jit(device=True)
+def _polish(A, k, x, y, bx, by, ends):
+    """bounds._polish: offer _keep_better the re-solves of x and y on their supports."""
+    zx = cuda.local.array(KMAX, dtype=float64)
+    zy = cuda.local.array(KMAX, dtype=float64)
+    _copy(x, zx, k)
+    _copy(y, zy, k)
+    support_solve(A, k, x, y, False, zx)  # zx unchanged where it fails
+    support_solve(A, k, x, y, True, zy)
+    _keep_better(A, k, bx, by, zx, zy, ends)
+
+
+@cuda.jit(device=True)
+def certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax):
+    """(value, bound) of a solved game, polished as bounds.certified_game (module
+    docstring); x and y are replaced by the strategies of a smaller bound."""
+    lo, hi, a = enclosure(A, k, x, y)
+    e = _bound_from(v, lo, hi, a)
+    if not e > _polish_limit(k, a):
+        return v, e  # small, or NaN (refused by the callers)
+    return _polished(A, k, x, y, v, lo, hi, a, e, T, P, R, rowlab, collab, cmax)
+
+
+@cuda.jit(device=True)
+def _polished(A, k, x, y, v, lo, hi, a, e, T, P, R, rowlab, collab, cmax):
+    """bounds._polished, with the simplex's scratch (free again) for the transposed game."""
+    bx = cuda.local.array(KMAX, dtype=float64)
+    by = cuda.local.array(KMAX, dtype=float64)
+    ends = cuda.local.array(2, dtype=float64)
+    _copy(x, bx, k)
+    _copy(y, by, k)
+    ends[0] = lo
+    ends[1] = hi
+    _polish(A, k, x, y, bx, by, ends)
+    w = ends[0] + 0.5 * (ends[1] - ends[0])
+    if _bound_from(w, ends[0], ends[1], a) > _polish_limit(k, a):
+        B = cuda.local.array((KMAX, KMAX), dtype=float64)
+        tx = cuda.local.array(KMAX, dtype=float64)
+        ty = cuda.local.array(KMAX, dtype=float64)
+        for i in range(k):
+            for j in range(k):
+                B[j, i] = -A[i, j]
+        vt = solve_game(B, k, tx, ty, T, P, R, rowlab, collab, cmax)
+        if vt == vt:  # not NaN
+            _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
+            _polish(A, k, ty, tx, bx, by, ends)
+        w = ends[0] + 0.5 * (ends[1] - ends[0])
+    f = _bound_from(w, ends[0], ends[1], a)
+    if not f < e:
+        return v, e
+    _copy(bx, x, k)
+    _copy(by, y, k)
+    return w, f
 
 
 @cuda.jit
@@ -360,3 +515,21 @@ def solve_games(games, ks, xs, ys, vs, bounds):
         v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)
         vs[g] = v
         bounds[g] = game_bound(A, k, xs[g], ys[g], v)
+
+
+@cuda.jit
+def solve_certified_games(games, ks, xs, ys, vs, bounds):
+    """As :func:`solve_games`, each game then polished and bounded by
+    :func:`certified_game` (what the level kernels do): one thread per game."""
+    g = cuda.grid(1)
+    if g < games.shape[0]:
+        T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
+        P = cuda.local.array(SCRATCH, dtype=float64)
+        R = cuda.local.array(SCRATCH, dtype=float64)
+        rowlab = cuda.local.array(SCRATCH, dtype=float64)
+        collab = cuda.local.array(SCRATCH, dtype=float64)
+        cmax = cuda.local.array(SCRATCH, dtype=float64)
+        A = games[g]
+        k = ks[g]
+        v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)
+        vs[g], bounds[g] = certified_game(A, k, xs[g], ys[g], v, T, P, R, rowlab, collab, cmax)

@@ -3,7 +3,8 @@
 An item is what it is on the CPU (:mod:`exact.kernels.points`, :mod:`exact.kernels.win`):
 a prize set r and a solved pattern p.  Its thread builds the matrix of each upcard its
 prize order turns up from the level below (device memory), solves it
-(:func:`exact.cuda.game.solve_game`), bounds it (:func:`exact.cuda.game.game_bound`) and
+(:func:`exact.cuda.game.solve_game`), bounds it (:func:`exact.cuda.game.certified_game`,
+polishing a near-degenerate game as the CPU does) and
 combines the games by the rules of :mod:`exact.kernels.combine` (the mean, the one known
 upcard, or the chooser's max or min; the mean's rounding bound 3 gamma_k max |f_u|).
 A points item writes one value; a win item every undecided reachable lead of its column,
@@ -20,7 +21,7 @@ import math
 
 from numba import cuda, float64
 
-from exact.cuda.game import EPS, KMAX, SCRATCH, game_bound, solve_game
+from exact.cuda.game import EPS, KMAX, SCRATCH, certified_game, solve_game
 from exact.kernels.combine import (
     ASCENDING,
     CONTROLLED_BY_ME,
@@ -127,7 +128,7 @@ def points_items(
                     u * sign[p, i, j] + child_mirror[q, i, j] * below[rc, child_column[q, i, j]]
                 )
         v = solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax)
-        e = game_bound(A, k, x, y, v)
+        v, e = certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax)
         acc, err, big = _fold(order, acc, err, big, v, e)
     value, e = _finish(order, acc, err, big, k, radius_below)
     out[r - row0, own_column[p]] = value
@@ -161,7 +162,7 @@ def _lead_value(A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, lead):
                     else:
                         A[i, j] = -below[rc, below_column[c], offb - lc]
         v = solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax)
-        e = game_bound(A, k, x, y, v)
+        v, e = certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax)
         acc, err, big = _fold(order, acc, err, big, v, e)
     v, e = _finish(order, acc, err, big, k, rb)
     return min(1.0, max(-1.0, v)), e
