@@ -276,7 +276,8 @@ def solves(
         g_root, g_radius = root(gpu)
         report(
             f"{objective} N={n}: GPU {g_time:.2f} s (runs {[round(t, 2) for t in g_times]}), "
-            f"root {g_root!r}, largest radius {g_radius:.3g}",
+            f"root {g_root!r}, largest radius {g_radius:.3g}; by level "
+            + " ".join(f"{r:.1e}" for r in gpu.radii),
             table="solve",
             objective=objective,
             n=n,
@@ -285,6 +286,7 @@ def solves(
             runs=g_times,
             root=g_root,
             radius=g_radius,
+            radii=list(gpu.radii),
         )
         if n in gpu_only:
             del gpu
