@@ -26,9 +26,15 @@ from exact.imperfect.exact_lp import best_response_value
 from exact.imperfect.exact_lp import solve as solve_lp
 from exact.imperfect.game import TIE, ImperfectGame
 from exact.imperfect.sequence_form import sequence_form
-from exact.imperfect.value_of_information import total_variation, value_of_information
+from exact.imperfect.value_of_information import (
+    total_variation,
+    value_bounds,
+    value_of_information,
+)
 
 MODELS = ("imp_info", "p0-sees-bids", "p1-sees-bids", "both-see-bids")
+#: How wide the float LP's proven interval may be at N = 4 (HiGHS solves to about 1e-9).
+BOUND_WIDTH = Fraction(1, 10**8)
 
 
 def test_a_seeing_players_string_shows_the_opponents_bids():
@@ -214,16 +220,22 @@ def test_both_seeing_is_the_perfect_information_game(n, order, objective):
 # -- the value of seeing ---------------------------------------------------------------
 
 
-def test_seeing_helps_either_player_alike():
-    result = value_of_information(4, "descending", "points")
+def test_seeing_helps_either_player_alike_and_the_bounds_hold():
+    """At N = 4 ascending seeing is worth something: the value is not 0 on either side,
+    so the symmetry is a real check; the float bounds enclose each exact value."""
+    result = value_of_information(4, "ascending", "points")
     values = result.values
     assert values["imp_info"] == 0  # the players are symmetric
     assert values["p0-sees-bids"] >= values["imp_info"] >= values["p1-sees-bids"]
     assert result.symmetric and values["p1-sees-bids"] == -values["p0-sees-bids"]
     assert result.value_of_seeing == values["p0-sees-bids"]
     for move in result.first_moves:
-        assert move.upcard == 4
+        assert move.upcard == 1
         assert sum(move.perfect.values()) == sum(move.seeing.values()) == 1
+    for model, value in values.items():
+        lower, upper = value_bounds(ImperfectGame.parse(4, "ascending", "points", model))
+        assert lower <= value <= upper
+        assert upper - lower < BOUND_WIDTH
 
 
 def test_total_variation_by_hand():
@@ -247,3 +259,9 @@ def test_cli_json_and_refusal():
     )
     assert refused.exit_code == 2
     assert len(refused.stderr.strip().splitlines()) == 1 and "306,187" in refused.stderr
+    bounded = runner.invoke(
+        main, ["imperfect", "value-of-information", "3", "--bounds", "--json", "--quiet"]
+    )
+    assert bounded.exit_code == 0, bounded.output
+    for lower, upper in json.loads(bounded.stdout)["values"].values():
+        assert Fraction(lower) <= 0 <= Fraction(upper)  # every 3-card random value is 0

@@ -5,13 +5,19 @@ the ``gops imperfect`` group."""
 
 from __future__ import annotations
 
+import decimal
 import json
+from fractions import Fraction
 
 import click
 
 from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
 from exact.imperfect.game import IMPERFECT_ORDERS
-from exact.imperfect.value_of_information import Mix, value_of_information
+from exact.imperfect.value_of_information import (
+    Mix,
+    value_of_information,
+    value_of_information_bounds,
+)
 
 
 def _mix(mix: Mix) -> str:
@@ -35,10 +41,18 @@ def _mix(mix: Mix) -> str:
     help="points: OpenSpiel's returns_type point_difference (half the point difference); "
     "win: win_loss.",
 )
+@click.option(
+    "--bounds",
+    is_flag=True,
+    help="Proven intervals from the float LP's equilibrium (exact best responses) instead "
+    "of exact values: seconds instead of minutes; no first moves.",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @one_line_errors
-def value_of_information_command(n: int, order: str, objective, as_json: bool, quiet: bool):
+def value_of_information_command(
+    n: int, order: str, objective, bounds: bool, as_json: bool, quiet: bool
+):
     """The value of seeing the opponent's bids: the exact value of the game in which one
     player sees the opponent's past bids and the other only who won each round, minus
     the value of OpenSpiel's goofspiel(imp_info=True), both by the sequence-form LP made
@@ -49,6 +63,9 @@ def value_of_information_command(n: int, order: str, objective, as_json: bool, q
         if not quiet:
             click.echo(f"gops: {message}", err=True)
 
+    if bounds:
+        _print_bounds(value_of_information_bounds(n, order, objective, progress), as_json)
+        return
     result = value_of_information(n, order, objective, progress)
     if as_json:
         click.echo(json.dumps(result.to_json()))
@@ -64,7 +81,7 @@ def value_of_information_command(n: int, order: str, objective, as_json: bool, q
     same = "the same on both sides" if result.symmetric else "NOT the same on both sides"
     click.echo(
         f"value of seeing the bids: {result.value_of_seeing} "
-        f"(= {float(result.value_of_seeing):.6f}; seeing player's value {same})"
+        f"(about {float(result.value_of_seeing):.6f}; seeing player's value {same})"
     )
     click.echo("first moves (total variation distance from the perfect-information mix):")
     for move in result.first_moves:
@@ -76,3 +93,32 @@ def value_of_information_command(n: int, order: str, objective, as_json: bool, q
             ("blind", move.blind),
         ):
             click.echo(f"    {name:<9}{_mix(mix)}  (distance {d[name]})")
+
+
+def _print_bounds(data: dict, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        f"{data['n']}-card goofspiel, {data['order']} order, {data['objective']}: "
+        "proven intervals (float LP, exact best responses)"
+    )
+    for name, (lo, hi) in data["values"].items():
+        click.echo(f"{name}: value in [{_down(lo)}, {_up(hi)}]")
+    lo, hi = data["value_of_seeing"]
+    click.echo(f"value of seeing the bids: in [{_down(lo)}, {_up(hi)}]")
+
+
+def _decimal(value: str, rounding: str) -> str:
+    """The exact "p/q" ``value`` as a 12-digit decimal rounded toward ``rounding``."""
+    exact = Fraction(value)
+    context = decimal.Context(prec=12, rounding=rounding)
+    return str(context.divide(decimal.Decimal(exact.numerator), decimal.Decimal(exact.denominator)))
+
+
+def _down(value: str) -> str:
+    return _decimal(value, decimal.ROUND_FLOOR)
+
+
+def _up(value: str) -> str:
+    return _decimal(value, decimal.ROUND_CEILING)

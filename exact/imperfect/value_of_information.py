@@ -17,6 +17,13 @@ and so is the symmetric imp_info game:
   value for the same player; the imp_info value is 0 by the players' symmetry, and is
   solved rather than assumed.
 
+Where the exact step takes too long, :func:`value_bounds` proves an interval instead:
+HiGHS's float equilibrium plans, turned into behaviour strategies (negative entries
+dropped, each decision's probabilities divided by their sum, every float read at its
+exact binary value), are exact strategies; the best-response values against them
+(:func:`~exact.imperfect.exact_lp.best_response_value`, exact rationals) bound the value
+from below (what player 0's strategy guarantees) and above (what player 1's concedes).
+
 Seeing can only help: the seeing player can ignore what it sees, so the seeing player's
 value is at least the imp_info value (each an exact number, compared exactly).
 
@@ -38,9 +45,16 @@ from fractions import Fraction
 
 from exact.dp.solve import solve as solve_perfect
 from exact.errors import GopsInputError
-from exact.imperfect.exact_lp import Equilibrium
+from exact.imperfect.exact_lp import (
+    Equilibrium,
+    best_response_value,
+    float_vertex,
+    lp_rows,
+    transpose,
+)
 from exact.imperfect.exact_lp import solve as solve_lp
 from exact.imperfect.game import ImperfectGame
+from exact.imperfect.sequence_form import PlayerSequences, sequence_form
 
 __all__ = [
     "MODELS",
@@ -49,7 +63,9 @@ __all__ = [
     "ValueOfInformation",
     "first_mix",
     "total_variation",
+    "value_bounds",
     "value_of_information",
+    "value_of_information_bounds",
 ]
 
 #: The information models solved: the symmetric game and the seeing player on each side.
@@ -219,3 +235,66 @@ def value_of_information(
         for u in sorted(perfect)  # the first prizes the order can turn up
     )
     return ValueOfInformation(game, values, equilibria, moves, seconds)
+
+
+def float_behaviour_plan(seqs: PlayerSequences, z) -> list[Fraction]:
+    """The exact realization plan of the behaviour strategy read off a float plan ``z``:
+    at each decision, max(z, 0) of its bids divided by their sum (uniform where the sum
+    is 0), each probability the float's exact value; reach multiplied down the tree."""
+    plan = [Fraction(0)] * seqs.size
+    plan[0] = Fraction(1)
+    for k, decision in enumerate(seqs.decisions):
+        first, width = seqs.first[k], len(decision.legal)
+        weights = [Fraction(max(float(z[first + j]), 0.0)) for j in range(width)]
+        total = sum(weights, Fraction(0))
+        for j in range(width):
+            p = weights[j] / total if total else Fraction(1, width)
+            plan[first + j] = plan[seqs.parents[k]] * p
+    return plan
+
+
+def value_bounds(game: ImperfectGame) -> tuple[Fraction, Fraction]:
+    """(lower, upper), exact rationals with lower <= value of ``game`` <= upper, from
+    HiGHS's float equilibrium (module docstring)."""
+    form = sequence_form(game)
+    seqs0, seqs1 = form.players
+    plans = []
+    for payoff, own, other in ((form.payoff, seqs0, seqs1), (transpose(form.payoff), seqs1, seqs0)):
+        ub, _, eq, e = lp_rows(payoff, own, other)
+        _, f = other.constraints()
+        z, _ = float_vertex(ub, eq, e, own.size, len(f), f)
+        plans.append(float_behaviour_plan(own, z[: own.size]))
+    lower = best_response_value(form, plans[0], 1)  # what player 0's strategy guarantees
+    upper = best_response_value(form, plans[1], 0)  # the most player 1's concedes
+    return lower, upper
+
+
+def value_of_information_bounds(n, order="random", objective="points", progress=None) -> dict:
+    """The proven intervals (:func:`value_bounds`) of the three games' values and of the
+    value of seeing the bids, as JSON (exact endpoints as "p/q", floats rounded outward
+    in the text only by the caller)."""
+    game = ImperfectGame.parse(n, order, objective)
+    check_size(game)
+    bounds, seconds = {}, {}
+    for model in MODELS:
+        if progress is not None:
+            progress(f"bounding the {model} game's value")
+        start = time.perf_counter()
+        bounds[model] = value_bounds(ImperfectGame.parse(n, order, objective, model))
+        seconds[model] = round(time.perf_counter() - start, 3)
+    seeing = (
+        bounds["p0-sees-bids"][0] - bounds["imp_info"][1],
+        bounds["p0-sees-bids"][1] - bounds["imp_info"][0],
+    )
+    return {
+        "n": game.n,
+        "order": game.order.name,
+        "objective": game.objective.name,
+        "values": {k: [str(lo), str(hi)] for k, (lo, hi) in bounds.items()},
+        "values_float": {k: [float(lo), float(hi)] for k, (lo, hi) in bounds.items()},
+        "value_of_seeing": [str(seeing[0]), str(seeing[1])],
+        "value_of_seeing_float": [float(seeing[0]), float(seeing[1])],
+        "method": "HiGHS's float equilibrium as exact behaviour strategies; the exact "
+        "best-response values against them bound each value (lower, upper)",
+        "seconds": seconds,
+    }
