@@ -251,6 +251,8 @@ def root(sol) -> tuple[float, float]:
     return float(sol.value(deck, deck, deck)), max(sol.radii)
 
 
+#: The largest N solved on the CPU too (--cpu-max-n).
+CPU_MAX_N = [99]
 #: (N, seconds) of the GPU solves so far, by objective (the projections' data).
 GPU_TIMES: dict[str, list[tuple[int, float]]] = {}
 
@@ -288,7 +290,9 @@ def solves(
             radius=g_radius,
             radii=list(gpu.radii),
         )
-        if n in gpu_only:
+        if n in gpu_only or n > CPU_MAX_N[0]:
+            if n > CPU_MAX_N[0]:
+                report(f"{objective} N={n}: CPU not run (--cpu-max-n {CPU_MAX_N[0]})")
             del gpu
             continue
         projected = None
@@ -460,6 +464,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--cpu-max-n", type=int, default=99, help="no CPU solve above this N")
     parser.add_argument("--store-n", type=int, default=11, help="N of the GPU store (0: none)")
     parser.add_argument("--frontier-n", type=int, default=0, help="N of a frontier store")
     parser.add_argument("--keep-from", type=int, default=11, help="its --keep-from K")
@@ -470,6 +475,7 @@ def main() -> None:
     parser.add_argument("--skip-check", action="store_true")
     args = parser.parse_args()
     report = Report(args.out)
+    CPU_MAX_N[0] = args.cpu_max_n
     machine(report)
     # The CPU level kernels' first compile (one process per objective, into numba's cache)
     # while the GPU kernels compile here.
