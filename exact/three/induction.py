@@ -34,7 +34,7 @@ from exact.three.canonical import Key, canonical, twins
 from exact.three.rules import ThreeGame, round_points, top_shares
 from exact.three.stage import StageSolution, solve_stage
 
-__all__ = ["ThreeSolution", "solve_game"]
+__all__ = ["PlayStatistics", "ThreeSolution", "play_statistics", "solve_game"]
 
 
 @dataclass
@@ -44,7 +44,8 @@ class ThreeSolution:
     game: ThreeGame
     values: dict = field(default_factory=dict)  # Key -> np.ndarray (3,)
     stages: dict = field(default_factory=dict)  # (Key, upcard) -> StageSolution
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall clock
+    cpu_seconds: float = 0.0  # this process's CPU time
     peak_rss_bytes: int = 0
     methods: dict = field(default_factory=dict)  # method -> count of stages
 
@@ -151,7 +152,7 @@ class _Solver:
 def solve_game(game: ThreeGame) -> ThreeSolution:
     """Solve ``game`` from its start (every reachable canonical position)."""
     sol = ThreeSolution(game)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
     try:
@@ -159,8 +160,54 @@ def solve_game(game: ThreeGame) -> ThreeSolution:
     finally:
         sys.setrecursionlimit(limit)
     sol.seconds = time.perf_counter() - start
+    sol.cpu_seconds = time.process_time() - cpu
     sol.peak_rss_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return sol
+
+
+@dataclass(frozen=True)
+class PlayStatistics:
+    """What equilibrium play looks like, round by round (all seats pooled)."""
+
+    entropy_bits: tuple[float, ...]  # the mean Shannon entropy of a player's mix, by round
+    tie_for_high: tuple[float, ...]  # P(two or three players tie for the high bid), by round
+    three_way_tie: tuple[float, ...]  # P(all three bid alike), by round
+
+
+def play_statistics(sol: ThreeSolution) -> PlayStatistics:
+    """Forward over the canonical positions that equilibrium play reaches, with their
+    probabilities: the mixes' entropy and the ties, by round."""
+    game, n = sol.game, sol.game.n
+    solver = _Solver(game, sol)
+    mass = {sol.root: 1.0}
+    ent, tie, three = [0.0] * n, [0.0] * n, [0.0] * n
+    for r in range(n):
+        nxt: dict = {}
+        for key, m in mass.items():
+            hands, prizes, units = key
+            ups = game.next_prizes(prizes)
+            rest_of = {u: tuple(p for p in prizes if p != u) for u in ups}
+            for u in ups:
+                w = m / len(ups)
+                st = sol.stages[(key, u)]
+                ent[r] += w * sum(entropy_bits(x) for x in st.mixes) / 3
+                for a in product(*(np.flatnonzero(x > 0) for x in st.mixes)):
+                    q = w * float(np.prod([st.mixes[i][a[i]] for i in range(3)]))
+                    bids = tuple(hands[i][a[i]] for i in range(3))
+                    top = sum(b == max(bids) for b in bids)
+                    tie[r] += q * (top > 1)
+                    three[r] += q * (top == 3)
+                    won = solver.share(bids)
+                    child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
+                    cunits = (
+                        tuple(units[i] + int(2 * u * won[i]) for i in range(3))
+                        if game.top
+                        else (0, 0, 0)
+                    )
+                    ckey, _ = canonical(child, rest_of[u], cunits)
+                    nxt[ckey] = nxt.get(ckey, 0.0) + q
+        mass = nxt
+    return PlayStatistics(tuple(ent), tuple(tie), tuple(three))
 
 
 def entropy_bits(mix: np.ndarray) -> float:
