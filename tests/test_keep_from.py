@@ -113,6 +113,10 @@ def test_verify_rederives_the_kept_levels_given_the_lowest(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"verified levels 3..6 of {root} (N=6 points) given level 3")
     assert "levels 0..2 were dropped (--keep-from 3)" in result.output
+    result = CliRunner().invoke(main, ["verify", str(root), "--sample", "5", "--quiet"])
+    assert result.exit_code == 0 and result.output.startswith("spot-checked: ")
+    assert "level 3 taken as stored (the levels below it were dropped" in result.output
+    assert "chance of at most 100" not in result.output  # level 3 is no sample's
     result = CliRunner().invoke(main, ["verify", str(root), "--levels", "1-2"])
     assert result.exit_code == 2 and "level 1 was dropped" in result.output
     # An edit of a kept level above K is found (its checksum made to match).
@@ -156,6 +160,10 @@ def test_a_file_left_below_the_frontier_is_deleted_by_the_next_run(tmp_path):
             "drop --cluster",
         ),
         (["solve", "5", "--store", "KEPT", "--keep-from", "3"], "was made keeping --keep-from 2"),
+        (
+            ["solve", "5", "--store", "KEPT", "--cluster", "local:1"],
+            "it is solved here, drop --cluster",
+        ),
         (["table", "4", "--store", "KEPT"], "holds N=5"),
         (
             [

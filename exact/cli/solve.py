@@ -210,6 +210,11 @@ def solve_store(
         on_repair=report_repair,
         keep_from=keep_from,
     )
+    if cluster is not None and store.keep_from:
+        raise GopsInputError(
+            f"{store_dir} keeps levels {store.keep_from}..{game.n} only (--keep-from): "
+            "it is solved here, drop --cluster"
+        )
     est = estimate(game)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:

@@ -199,18 +199,33 @@ def summary(verdict: StoreVerdict) -> str:
         return proved_summary(verdict, what)
     if verdict.sample is not None:
         items = sum(c.items for c in verdict.checked)
-        escape, k = max((escape_chance(c.total, c.items), c.k) for c in verdict.checked)
+        escape, k = max(
+            ((escape_chance(c.total, c.items), c.k) for c in verdict.checked if not c.premise),
+            default=(0.0, 0),
+        )
         chance = (
             f"a single edited item escapes this sample with a chance of at most {escape:.1%} "
             f"(level {k})"
             if escape
             else "every item was re-derived (the levels are small)"
         )
+        radii = (
+            "within their bounds plus the device's radii (levels made by "
+            f"{', '.join(verdict.devices)})"
+            if verdict.proved_mode
+            else "and no radius is understated"
+        )
         return (
             f"spot-checked: {items:,} random items of levels {checked[0]}..{checked[-1]} "
             f"of {verdict.root} ({what}) and every value the rules fix agree with their "
-            f"re-derivation and no radius is understated; {chance}; not a proof: "
+            f"re-derivation {radii}; {chance}; not a proof: "
             "`gops verify` without --sample re-derives every item"
+            + (
+                f"; level {verdict.keep_from} taken as stored (the levels below it were "
+                f"dropped, --keep-from {verdict.keep_from})"
+                if verdict.keep_from
+                else ""
+            )
         )
     if verdict.complete:
         return (
