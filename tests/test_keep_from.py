@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from exact.cli import main
+from exact.dp.preflight import estimate
 from exact.dp.store import Store, file_sha256, solve_into_store
 from exact.dp.verify import verify_store
 from exact.game.spec import GameSpec
@@ -191,3 +192,14 @@ def test_frontier_refusals_are_one_line(tmp_path, args, words):
     assert result.exit_code == 2, result.output
     assert words in result.output and len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "new").exists()
+
+
+def test_the_estimate_states_the_disk_a_frontier_solve_peaks_at(full):
+    """The pre-flight's disk for --keep-from 3 at N = 6: the most bytes of level data at
+    once, from the full store's levels (while level k is built: the kept levels below it,
+    level k - 1 and level k)."""
+    sizes = [full["points"].load_level(k).nbytes for k in range(7)]  # the data, no header
+    peak = max(sum(sizes[j] for j in set(range(3, k)) | {k - 1, k} if j >= 0) for k in range(7))
+    assert peak < sum(sizes)
+    assert estimate(GameSpec.parse(6), keep_from=3).disk_bytes == peak
+    assert estimate(GameSpec.parse(6)).disk_bytes == sum(sizes)

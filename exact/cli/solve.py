@@ -215,7 +215,7 @@ def solve_store(
             f"{store_dir} keeps levels {store.keep_from}..{game.n} only (--keep-from): "
             "it is solved here, drop --cluster"
         )
-    est = estimate(game)
+    est = estimate(game, keep_from=store.keep_from)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
         where = "this machine" if cluster is None else "one machine like this one"

@@ -64,12 +64,14 @@ class Estimate:
     disk_bytes: int
     cores: int
     minimum_bytes: float = 0.0  # CACHE_FRACTION of the pair, plus the process
+    keep_from: int = 0  # the frontier mode's K: disk_bytes is then the peak of the solve
 
     def describe(self) -> str:
+        kept = f" at most (levels {self.keep_from}..{self.n} kept)" if self.keep_from else ""
         return (
             f"about {format_duration(self.seconds)} on {self.cores} cores, "
             f"{self.memory_bytes / GIB:.1f} GiB of memory (at least "
-            f"{self.minimum_bytes / GIB:.1f}), {_bytes(self.disk_bytes)} of disk"
+            f"{self.minimum_bytes / GIB:.1f}), {_bytes(self.disk_bytes)} of disk{kept}"
         )
 
 
@@ -185,8 +187,24 @@ def tables_bytes(game: GameSpec) -> int:
     return levels + child_columns
 
 
-def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
-    """The :class:`Estimate` of ``gops solve N --store`` (module docstring)."""
+def frontier_disk_bytes(sizes: list[int], keep_from: int) -> int:
+    """The most bytes of level files on disk at once in a solve that keeps the levels
+    ``keep_from``..N only (level j < K deleted once level j + 1 is complete): while level
+    k is built, the kept levels below it, level k - 1 and level k itself.
+
+    >>> frontier_disk_bytes([1, 10, 100, 10, 1], 3), frontier_disk_bytes([1, 10, 100, 10, 1], 0)
+    (110, 122)
+    """
+    peak = 0
+    for k in range(len(sizes)):
+        held = set(range(keep_from, k)) | {k - 1, k} - {-1}
+        peak = max(peak, sum(sizes[j] for j in held))
+    return peak
+
+
+def estimate(game: GameSpec, cores: int | None = None, keep_from: int | None = None) -> Estimate:
+    """The :class:`Estimate` of ``gops solve N --store`` (module docstring); with
+    ``keep_from`` K, of ``--keep-from K``: its disk the peak of :func:`frontier_disk_bytes`."""
     n = game.n
     cores = cores or os.cpu_count() or 1
     sizes = [level_bytes(game, k) for k in range(n + 1)]
@@ -199,9 +217,10 @@ def estimate(game: GameSpec, cores: int | None = None) -> Estimate:
         game.objective.name,
         seconds,
         pair + process,
-        sum(sizes),
+        frontier_disk_bytes(sizes, keep_from) if keep_from else sum(sizes),
         cores,
         CACHE_FRACTION * pair + process,
+        keep_from or 0,
     )
 
 
