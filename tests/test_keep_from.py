@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import exact
 from exact.cli import main
 from exact.dp.preflight import estimate
 from exact.dp.store import Store, file_sha256, solve_into_store
 from exact.dp.verify import verify_store
+from exact.errors import GopsInputError
 from exact.game.spec import GameSpec
 
 
@@ -203,3 +205,19 @@ def test_the_estimate_states_the_disk_a_frontier_solve_peaks_at(full):
     assert peak < sum(sizes)
     assert estimate(GameSpec.parse(6), keep_from=3).disk_bytes == peak
     assert estimate(GameSpec.parse(6)).disk_bytes == sum(sizes)
+
+
+def test_the_api_solves_into_a_frontier_store_and_refuses_what_a_store_cannot_hold(tmp_path):
+    sol = exact.solve(5, store=tmp_path / "s", keep_from=3)
+    assert _files(tmp_path / "s") == [3, 4, 5] and sol.store == tmp_path / "s"
+    root = {1, 2, 3, 4, 5}
+    assert sol.value(root, root, root) == exact.solve(5).value(root, root, root)
+    for kwargs in [
+        {"arithmetic": "rational", "store": tmp_path / "r"},
+        {"handicap": 2, "objective": "win", "store": tmp_path / "r"},
+        {"keep_from": 2},
+        {"keep_from": 5, "store": tmp_path / "r"},
+    ]:
+        with pytest.raises(GopsInputError):
+            exact.solve(5, **kwargs)
+    assert not (tmp_path / "r").exists()
