@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import msgpack
 import numpy as np
@@ -326,6 +327,22 @@ def test_the_equilibrium_declares_only_when_sure():
                 assert t.stages["lead1"][key][idx].value == -1
                 declaring += 1
     assert declaring > 100
+
+
+@pytest.mark.slow
+def test_the_six_card_numbers_of_the_docs():
+    """docs/declarations.md quotes the N = 6 statistics outside cog (a minute to compute):
+    recomputed here, rounded as shown."""
+    page = (Path(__file__).parent.parent / "docs" / "declarations.md").read_text()
+    st = solve(6, exact=True).stats
+    rounds = ", ".join(
+        f"{r}: {float(p):.4f}" for r, p in enumerate(st.declare_by_round, 1) if r > 2 and p
+    )
+    shown = " ".join(page.split())
+    assert st.earliest_declaration == 2
+    assert f"in round 2 with probability {float(st.declare_by_round[1]):.4f}, {rounds}," in shown
+    assert f"expected score is {float(st.expected_score):.4f};" in shown
+    assert f"drawn with probability {float(st.score_distribution[0]):.4f}." in shown
 
 
 def test_bad_input_is_one_line():
