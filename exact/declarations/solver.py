@@ -52,6 +52,7 @@ from exact.declarations.rules import (
     sign,
 )
 from exact.dp.exact_game import solve_saddle_or_lp
+from exact.errors import SolverError
 from exact.kernels.bounds import value_error
 from exact.kernels.matrix_game import solve_game
 
@@ -145,7 +146,7 @@ class _Float:
         v, x, y = solve_game(A)
         e = float(value_error(A, k, x, y, v))
         if not e == e:
-            raise ArithmeticError(f"no proven bound for a {k} x {k} game")
+            raise SolverError(f"no proven bound for a {k} x {k} game")
         return v, (tuple(x), tuple(y), v), (e + max(max(r) for r in radii)) * (1 + 4 * EPS)
 
     @staticmethod
