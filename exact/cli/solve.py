@@ -135,7 +135,7 @@ def solve(
     print_summary(sol, sol.stats, jit, lead)
 
 
-def print_summary(sol, st, jit, lead=None, store_dir=None, kept=()) -> None:
+def print_summary(sol, st, jit, lead=None, store_dir=None, kept=(), keep_from=0) -> None:
     """gops solve's summary of a float solution: the game, what was solved, its time,
     memory and certified radius, and the value at the start (``lead``: the lead there,
     for an objective with a lead)."""
@@ -143,7 +143,10 @@ def print_summary(sol, st, jit, lead=None, store_dir=None, kept=()) -> None:
     named = "" if order is RANDOM else f" order={order.name}"
     click.echo(f"N={sol.n} objective={rules.name}{named} arithmetic=float")
     if store_dir is not None:
-        click.echo(f"store: {store_dir} (complete; `exact.load` or --store reads it)")
+        frontier = (
+            f", levels {keep_from}..{sol.n} kept: --keep-from {keep_from}" if keep_from else ""
+        )
+        click.echo(f"store: {store_dir} (complete{frontier}; `exact.load` or --store reads it)")
     click.echo(f"{rules.subgames_words}: {st.subgames:,}")
     click.echo(
         f"matrix games solved: {st.matrix_games:,} ({rules.skipped_words(order.antisymmetric)})"
@@ -248,7 +251,7 @@ def solve_store(
         seconds=time.perf_counter() - t0,
         peak_memory_bytes=peak_memory_bytes(),
     )
-    print_summary(sol, st, jit, 0 if game.has_lead else None, store_dir, kept)
+    print_summary(sol, st, jit, 0 if game.has_lead else None, store_dir, kept, store.keep_from)
 
 
 def resume_line(store: Store, est, cluster: bool) -> str | None:
