@@ -74,8 +74,8 @@ MODELS = ("imp_info", "p0-sees-bids", "p1-sees-bids")
 #: the seeing player's sequences: 8,506 at N = 5 descending, 938,026 at N = 5 random).
 VOI_MAX_N = {"descending": 5, "ascending": 5, "random": 4}
 VOI_BEYOND = {
-    "random": "N = 5 has 938,026 sequences for the seeing player and up to 1,728,000 "
-    "payoff entries; its exact basis system would not fit in memory",
+    "random": "N = 5 has 938,026 sequences and 456,505 decisions for the seeing player: "
+    "the exact step's dense basis matrix alone would need about 1.5 TiB",
     "descending": "N = 6 has 306,187 sequences for the seeing player",
     "ascending": "N = 6 has 306,187 sequences for the seeing player",
 }
