@@ -6,7 +6,7 @@ seeing the bids (exact.imperfect.value_of_information), against independent refe
   pure strategies, each defined here from what the responder sees (N = 3, fixed orders);
 - with both players seeing the bids the game is the perfect-information game: every
   history that the LP's equilibrium reaches has the continuation value that exact.solve
-  (rational) gives that position (N = 3 every order, N = 4 descending);
+  (rational) gives that position (N = 3 every order, N = 4 fixed orders);
 - seeing can only help, and it helps either player alike (N = 4 descending).
 """
 
@@ -192,6 +192,7 @@ def continuation_values(state, policy, reach, found):
         (3, "ascending", "win"),
         (4, "descending", "points"),
         (4, "descending", "win"),
+        (4, "ascending", "points"),
     ],
 )
 def test_both_seeing_is_the_perfect_information_game(n, order, objective):
