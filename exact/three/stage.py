@@ -18,7 +18,10 @@ solves the indifference equations
 to float precision.  Two shortcuts give the same profile without tracing: a one-bid player
 has no choice, and a game that iterated elimination of strictly dominated bids (by a margin
 of :data:`DOMINANCE_MARGIN`) reduces to one profile has that profile as its only
-equilibrium, hence as the limit of every branch.  Players with identical positions
+equilibrium, hence as the limit of every branch.  Where no trace of the branch reaches
+its end (our continuation lost it and pygambit's left the symmetric profiles), the stage is
+marked ``fallback``: pygambit's end made symmetric and polished, an equilibrium (its
+regret is reported) but not necessarily the branch's limit.  Players with identical positions
 (``twins``) get identical mixes, as the logit branch of a symmetric game is symmetric.
 
 Invariant: every returned profile has its stage regret (each player's best gain by
@@ -47,6 +50,8 @@ DOMINANCE_MARGIN = 1e-9
 #: off-support weight falls exponentially along the branch, or like 1/lambda where the
 #: limit is degenerate).
 SUPPORT_CUTS = (1e-7, 1e-5, 1e-3, 1e-2, 3e-2)
+#: Payoff gaps (relative to the payoff range) within which a bid joins the support.
+SUPPORT_GAPS = (0.0, 1e-7, 1e-5)
 #: The stage regret at which the polish is accepted (float rounding of the tensor sums).
 POLISHED = 1e-13
 #: pygambit's stopping regret for the trace.  In a degenerate stage (a continuum of
@@ -63,6 +68,7 @@ TWIN_MATCH = 1e-6
 #: Where the symmetric trace stops (regret relative to the payoff range; on the branch the
 #: regret falls like 1/lambda, and the polish finishes the limit).
 SYMMETRIC_TRACE_REGRET = 1e-6
+SYMMETRIC_TRACE_TARGETS = (SYMMETRIC_TRACE_REGRET, 1e-8, 1e-9)
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ class StageSolution:
     mixes: tuple[np.ndarray, np.ndarray, np.ndarray]
     values: np.ndarray
     regret: float
-    method: str  # "forced", "dominance" or "logit"
+    method: str  # "forced", "dominance", "logit" or "fallback" (module docstring)
 
 
 def payoffs_against(A: np.ndarray, mixes) -> list[np.ndarray]:
@@ -131,30 +137,45 @@ def _trace(A: np.ndarray) -> tuple:
     return tuple(np.array([float(eq[s]) for s in player.strategies]) for player in game.players)
 
 
-def _class_payoffs(A: np.ndarray, classes: list[int], sig: list[np.ndarray]):
-    """U_c(a) for each class's first player, and dU_c(a)/dsigma_m(b) (through every
+class _Branch:
+    """The game of a symmetric trace: each class's representative player and its payoff
+    tensor with axes (own bid, first opponent's, second opponent's)."""
+
+    def __init__(self, A: np.ndarray, classes: list[int]):
+        self.classes = classes
+        self.reps = [classes.index(c) for c in range(max(classes) + 1)]
+        self.sizes = [A.shape[1 + i] for i in self.reps]
+        self.off = np.cumsum([0] + self.sizes)
+        self.opponents = [[p for p in range(3) if p != i] for i in self.reps]
+        self.tensors = [
+            np.ascontiguousarray(np.moveaxis(A[i], (i, j, m), (0, 1, 2)))
+            for i, (j, m) in zip(self.reps, self.opponents)
+        ]
+        self.swapped = [np.ascontiguousarray(T.transpose(0, 2, 1)) for T in self.tensors]
+
+
+def _class_payoffs(br: _Branch, sig: list[np.ndarray]):
+    """U_c(a) for each class's representative, and dU_c(a)/dsigma_m(b) (through every
     opponent of class m)."""
-    reps = [classes.index(c) for c in range(max(classes) + 1)]
-    s = [sig[classes[i]] for i in range(3)]
+    s = [sig[br.classes[p]] for p in range(3)]
     U, D = [], []
-    for i in reps:
-        j, m = [p for p in range(3) if p != i]
-        Ai = np.moveaxis(A[i], (i, j, m), (0, 1, 2))  # axes (a_i, a_j, a_m)
-        U.append(np.einsum("abc,b,c->a", Ai, s[j], s[m]))
-        row = [np.zeros((A.shape[1 + i], len(x))) for x in sig]
-        row[classes[j]] += np.einsum("abc,c->ab", Ai, s[m])
-        row[classes[m]] += np.einsum("abc,b->ac", Ai, s[j])
+    for c, (j, m) in enumerate(br.opponents):
+        dj = br.tensors[c] @ s[m]  # (a, b): the second opponent summed out
+        dm = br.swapped[c] @ s[j]  # (a, c): the first opponent summed out
+        U.append(dj @ s[j])
+        row = [np.zeros((br.sizes[c], len(x))) for x in sig]
+        row[br.classes[j]] += dj
+        row[br.classes[m]] += dm
         D.append(row)
     return U, D
 
 
-def _homotopy(A, classes, x, lam):
+def _homotopy(br: _Branch, x, lam):
     """H(x, lam) = 0 on the logit branch (x: log-probabilities per class) and its Jacobian
     with respect to (x, lam)."""
-    sizes = [A.shape[1 + classes.index(c)] for c in range(max(classes) + 1)]
-    off = np.cumsum([0] + sizes)
+    sizes, off = br.sizes, br.off
     sig = [np.exp(x[off[c] : off[c + 1]]) for c in range(len(sizes))]
-    U, D = _class_payoffs(A, classes, sig)
+    U, D = _class_payoffs(br, sig)
     n = off[-1]
     H = np.zeros(n)
     J = np.zeros((n, n + 1))
@@ -163,13 +184,13 @@ def _homotopy(A, classes, x, lam):
         # x_c(a) - x_c(0) - lam (U_c(a) - U_c(0)) = 0, a >= 1;  sum_a exp(x_c(a)) = 1
         H[r0 : r0 + k - 1] = x[r0 + 1 : r0 + k] - x[r0] - lam * (U[c][1:] - U[c][0])
         H[r0 + k - 1] = sig[c].sum() - 1.0
-        for a in range(1, k):
-            J[r0 + a - 1, r0 + a] += 1.0
-            J[r0 + a - 1, r0] -= 1.0
-            for m in range(len(sizes)):
-                dU = (D[c][m][a] - D[c][m][0]) * sig[m]  # d/dx = d/dsigma * sigma
-                J[r0 + a - 1, off[m] : off[m + 1]] -= lam * dU
-            J[r0 + a - 1, n] = -(U[c][a] - U[c][0])
+        rows = slice(r0, r0 + k - 1)
+        J[rows, r0 + 1 : r0 + k] += np.eye(k - 1)
+        J[rows, r0] -= 1.0
+        for m in range(len(sizes)):
+            dU = (D[c][m][1:] - D[c][m][0]) * sig[m]  # d/dx = d/dsigma * sigma
+            J[rows, off[m] : off[m + 1]] -= lam * dU
+        J[rows, n] = -(U[c][1:] - U[c][0])
         J[r0 + k - 1, r0 : r0 + k] = sig[c]
     return H, J, sig
 
@@ -183,41 +204,44 @@ def _tangent(J: np.ndarray, previous) -> np.ndarray:
     return t if t @ previous >= 0 else -t
 
 
-def _corrected(B, classes, z):
+def _corrected(br: _Branch, z):
     """Newton's corrector (minimum-norm steps) back onto H = 0, or None."""
     for _ in range(8):
-        Hz, Jz, _ = _homotopy(B, classes, z[:-1], z[-1])
+        Hz, Jz, _ = _homotopy(br, z[:-1], z[-1])
         dz = np.linalg.lstsq(Jz, -Hz, rcond=None)[0]
         z = z + dz
         if not np.isfinite(z).all():
             return None
         if np.abs(dz).max() < 1e-10:
             break
-    if z[-1] < 0 or np.abs(_homotopy(B, classes, z[:-1], z[-1])[0]).max() > 1e-8:
+    if z[-1] < 0 or np.abs(_homotopy(br, z[:-1], z[-1])[0]).max() > 1e-8:
         return None
     return z
 
 
-def _symmetric_trace(A: np.ndarray, classes: list[int]) -> tuple:
+def _symmetric_trace(
+    A: np.ndarray, classes: list[int], target: float = SYMMETRIC_TRACE_REGRET
+) -> tuple:
     """The logit branch within the profiles where players of one class mix alike: pseudo
     arc-length continuation of H(x, lam) = 0 from the centroid at lam = 0 (the method of
     Turocy 2005: tangent predictor, Newton corrector, adaptive step), until the profile's
-    regret is below SYMMETRIC_TRACE_REGRET."""
+    regret (relative to the payoff range) is below ``target``."""
     scale = float(A.max() - A.min()) or 1.0
     B = A / scale
-    sizes = [A.shape[1 + classes.index(c)] for c in range(max(classes) + 1)]
+    br = _Branch(B, classes)
+    sizes = br.sizes
     y = np.concatenate([np.full(k, -np.log(k)) for k in sizes] + [np.zeros(1)])
     h, tangent = 0.1, None
     for _ in range(5_000):
-        H, J, sig = _homotopy(B, classes, y[:-1], y[-1])
+        H, J, sig = _homotopy(br, y[:-1], y[-1])
         profile = tuple(sig[c] for c in classes)
-        if y[-1] > 0 and regret(B, profile) < SYMMETRIC_TRACE_REGRET:
+        if y[-1] > 0 and regret(B, profile) < target:
             return profile
         t = _tangent(J, tangent)
         while True:
-            z = _corrected(B, classes, y + h * t)
+            z = _corrected(br, y + h * t)
             if z is not None and np.linalg.norm(z - y - h * t) < 0.1 * h:
-                t_new = _tangent(_homotopy(B, classes, z[:-1], z[-1])[1], t)
+                t_new = _tangent(_homotopy(br, z[:-1], z[-1])[1], t)
                 if t_new @ t > TURN_COSINE:  # a small turn: the same branch, same way
                     break
             h /= 2
@@ -228,54 +252,80 @@ def _symmetric_trace(A: np.ndarray, classes: list[int]) -> tuple:
     raise SolverError("the symmetric logit trace did not converge")
 
 
-def _traced(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple:
-    """pygambit's trace, verified: where it breaks the symmetry of twins, or stops short of
-    an equilibrium (seen on small degenerate stages), our own trace of the same branch."""
-    traced = _trace(A)
+def _traced(A: np.ndarray, twins: list[tuple[int, ...]], target: float) -> tuple:
+    """The branch's end.  Without twins: pygambit's trace, verified (it stopped short of an
+    equilibrium on small degenerate stages), else ours.  With twins: ours, within the
+    symmetric profiles (pygambit's can leave the symmetric branch at a bifurcation); if
+    ours loses the branch, pygambit's where it kept twins alike."""
     scale = float(A.max() - A.min()) or 1.0
-    symmetric = all(
-        np.abs(traced[i] - traced[g[0]]).max() < TWIN_MATCH for g in twins for i in g[1:]
-    )
-    if symmetric and regret(A, traced) < TRACE_ACCEPT * scale:
-        return traced
-    return _symmetric_trace(A, _classes(twins))
+    if not twins:
+        traced = _trace(A)
+        if regret(A, traced) < TRACE_ACCEPT * scale:
+            return traced
+        return _symmetric_trace(A, [0, 1, 2], target)
+    try:
+        return _symmetric_trace(A, _classes(twins), target)
+    except SolverError:
+        traced = _trace(A)
+        symmetric = all(
+            np.abs(traced[i] - traced[g[0]]).max() < TWIN_MATCH for g in twins for i in g[1:]
+        )
+        if symmetric and regret(A, traced) < TRACE_ACCEPT * scale:
+            return traced
+        raise
 
 
-def _newton(A: np.ndarray, start: tuple, support: list[np.ndarray]) -> tuple | None:
-    """Polish ``start`` on ``support``: least-squares Newton on the indifference equations."""
+def _residual(A: np.ndarray, x: np.ndarray, support, offsets, extra=None):
+    """The indifference system at x (mixes on the support; v set to the mixes' values)."""
+    mixes = []
+    for i in range(3):
+        m = np.zeros(A.shape[1 + i])
+        m[support[i]] = x[offsets[i] : offsets[i + 1]]
+        mixes.append(m)
+    us = payoffs_against(A, mixes)
+    v = np.array([us[i][support[i]] @ mixes[i][support[i]] for i in range(3)])
+    return _system(A, mixes, us, support, offsets, v, extra)
+
+
+def _newton(A: np.ndarray, start: tuple, support: list[np.ndarray], extra=None) -> tuple | None:
+    """Polish ``start`` on ``support``: least-squares Newton on the indifference equations,
+    each step halved until the residual falls (a continuum of equilibria makes the system
+    singular, and a full minimum-norm step can leave the simplex)."""
     sizes = [len(s) for s in support]
     offsets = np.cumsum([0] + sizes)
-    x = np.concatenate([start[i][support[i]] for i in range(3)])
-    x = np.concatenate([x, [0.0, 0.0, 0.0]])
-    for _ in range(30):
-        mixes = []
-        for i in range(3):
-            m = np.zeros(A.shape[1 + i])
-            m[support[i]] = x[offsets[i] : offsets[i + 1]]
-            mixes.append(m)
-        if not np.isfinite(x).all():
-            return None
-        us = payoffs_against(A, mixes)
-        x[-3:] = [us[i][support[i]] @ mixes[i][support[i]] for i in range(3)]
-        res, jac = _system(A, mixes, us, support, offsets, x[-3:])
-        if np.abs(res).max() < 1e-15:
+    x = np.concatenate([start[i][support[i]] for i in range(3)] + [np.zeros(3)])
+    res, jac = _residual(A, x, support, offsets, extra)
+    for _ in range(40):
+        norm = np.abs(res).max()
+        if norm < 1e-15:
             break
         step = np.linalg.lstsq(jac, -res, rcond=None)[0]
-        x = x + step
+        for _ in range(30):
+            trial = x + step
+            new_res, new_jac = _residual(A, trial, support, offsets, extra)
+            if np.isfinite(trial).all() and np.abs(new_res).max() < norm:
+                break
+            step = step / 2
+        else:
+            break
+        x, res, jac = trial, new_res, new_jac
     out = []
     for i in range(3):
         m = np.zeros(A.shape[1 + i])
         m[support[i]] = x[offsets[i] : offsets[i + 1]]
-        if m.min() < 0.0:
+        if not np.isfinite(m).all() or m.min() < -1e-12:
             return None
+        m = np.maximum(m, 0.0)
         out.append(m / m.sum())
     return tuple(out)
 
 
-def _system(A, mixes, us, support, offsets, v):
-    """Residuals and Jacobian of the indifference equations (unknowns: mixes, then v)."""
+def _system(A, mixes, us, support, offsets, v, extra=None):
+    """Residuals and Jacobian of the indifference equations (unknowns: mixes, then v); the
+    bids of ``extra`` (off the support) are held indifferent too, at weight 0."""
     n = offsets[-1]
-    rows = sum(len(s) for s in support) + 3
+    equal = [list(support[i]) + list(extra[i] if extra else []) for i in range(3)]
+    rows = sum(len(s) for s in equal) + 3
     res = np.zeros(rows)
     jac = np.zeros((rows, n + 3))
     s0, s1, s2 = mixes
@@ -290,7 +340,7 @@ def _system(A, mixes, us, support, offsets, v):
     }
     r = 0
     for i in range(3):
-        for a in support[i]:
+        for a in equal[i]:
             res[r] = us[i][a] - v[i]
             for j in range(3):
                 if j != i:
@@ -323,24 +373,75 @@ def _symmetrise(mixes: tuple, twins: list[tuple[int, ...]]) -> tuple:
     return tuple(out)
 
 
+def _supports(A: np.ndarray, traced: tuple):
+    """Candidate supports of the limit, as (support, held): the bids a trace weights above
+    a cut, with the bids whose payoff is within a gap of the best either joined to the
+    support or held indifferent at weight 0 (at a degenerate limit a bid whose weight falls
+    like 1/lambda is a best response there, and that equation picks the limit out of a
+    continuum of equilibria)."""
+    scale = float(A.max() - A.min()) or 1.0
+    us = payoffs_against(A, traced)
+    seen = []
+    for cut in SUPPORT_CUTS:
+        for gap in SUPPORT_GAPS:
+            weighted = [np.flatnonzero(m > cut) for m in traced]
+            best = [np.flatnonzero(u >= u.max() - gap * scale) for u in us]
+            joined = [np.union1d(w, b) for w, b in zip(weighted, best)]
+            held = [np.setdiff1d(b, w) for w, b in zip(weighted, best)]
+            for candidate in ((joined, None), (weighted, held)):
+                key = tuple(tuple(x) for part in candidate if part for x in part)
+                if key not in seen and all(len(w) for w in candidate[0]):
+                    seen.append(key)
+                    yield candidate
+
+
 def _polish(A: np.ndarray, traced: tuple, twins) -> tuple:
     """The polished profile nearest the traced one (L1) among those whose stage regret is
-    at most POLISHED, over the supports cut at each of SUPPORT_CUTS (the traced profile
-    itself if none is)."""
-    found = []
-    for cut in SUPPORT_CUTS:
-        support = [np.flatnonzero(m > cut) for m in traced]
-        if any(len(s) == 0 for s in support):
-            continue
-        polished = _newton(A, traced, support)
+    at most POLISHED, over the candidate supports; if none is, the profile of least regret
+    (the traced one included: a nearly singular system can stop a little short)."""
+    found, fallback = [], (regret(A, traced), traced)
+    for support, held in _supports(A, traced):
+        polished = _newton(A, traced, support, held)
         if polished is None:
             continue
         polished = _symmetrise(polished, twins)
-        if regret(A, polished) <= POLISHED:
+        r = regret(A, polished)
+        if r <= POLISHED:
             found.append((sum(np.abs(p - t).sum() for p, t in zip(polished, traced)), polished))
+        elif r < fallback[0]:
+            fallback = (r, polished)
     if not found:
-        return traced
+        return fallback[1]
     return min(found, key=lambda f: f[0])[1]
+
+
+def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
+    """The trace's end polished; where no polish reaches POLISHED, our own trace follows
+    the branch further (each of SYMMETRIC_TRACE_TARGETS) and is polished again (at a
+    degenerate limit the support shows only late).  The profile of least regret wins."""
+    best, best_regret = None, np.inf
+    for attempt, target in enumerate(SYMMETRIC_TRACE_TARGETS):
+        try:
+            if attempt == 0:
+                traced = _traced(A, twins, target)
+            else:
+                traced = _symmetric_trace(A, _classes(twins), target)
+        except SolverError:
+            continue
+        traced = _symmetrise(traced, twins)
+        mixes = _symmetrise(_polish(A, traced, twins), twins)
+        r = regret(A, mixes)
+        if r < best_regret:
+            best, best_regret = mixes, r
+        if best_regret <= POLISHED:
+            break
+    if best is None or best_regret > POLISHED:
+        # Last resort (counted as "fallback"): pygambit's trace made symmetric, polished.
+        traced = _symmetrise(_trace(A), twins)
+        mixes = _symmetrise(_polish(A, traced, twins), twins)
+        if best is None or regret(A, mixes) < best_regret:
+            return mixes, "fallback"
+    return best, "logit"
 
 
 def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSolution:  # type: ignore[assignment]
@@ -354,7 +455,6 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
     elif (profile := _dominance(A)) is not None:
         mixes, method = _pure(A, profile), "dominance"
     else:
-        traced = _symmetrise(_traced(A, list(twins)), list(twins))
-        mixes, method = _symmetrise(_polish(A, traced, list(twins)), list(twins)), "logit"
+        mixes, method = _traced_and_polished(A, list(twins))
     values = np.array([u @ s for u, s in zip(payoffs_against(A, mixes), mixes)])
     return StageSolution(mixes, values, regret(A, mixes), method)
