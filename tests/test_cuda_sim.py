@@ -324,6 +324,13 @@ def test_the_frontier_mode_on_the_device(tmp_path):
     verdict = verify_store(root)
     assert verdict.bad is None and [c.k for c in verdict.checked] == [2, 3, 4, 5]
     assert verdict.checked[0].premise and not verdict.complete
+    # The levels below K in the device's and the host's memory only: the same store.
+    memory = exact.solve(
+        5, "win", device="cuda", store=tmp_path / "m", keep_from=2, below_in_memory=True
+    ).values.store
+    assert _files_of(tmp_path / "m") == [2, 3, 4, 5]
+    for k in range(6):
+        assert memory.sha256(k) == Store.open(root).sha256(k)
 
 
 @simulator
@@ -350,3 +357,7 @@ def test_a_level_begun_on_the_device_is_redone_on_the_cpu(tmp_path):
     assert backends == ["cuda-simulator"] * 3 + ["cpu"] * 3
     verdict = verify_store(root)
     assert verdict.bad is None and verdict.proved_mode
+
+
+def _files_of(root: Path) -> list[int]:
+    return sorted(int(p.stem.split("-")[1]) for p in root.glob("level-*.npy"))

@@ -77,6 +77,43 @@ def test_the_kept_levels_are_the_full_stores_and_every_radius_is_recorded(
     assert answers[0] == answers[1]
 
 
+@pytest.mark.parametrize(("objective", "n", "keep"), [("points", 6, 3), ("win", 5, 2)])
+def test_levels_below_k_built_in_memory_only(tmp_path, full, objective, n, keep):
+    """--below-in-memory: no file below K is ever written, yet every entry is the full
+    store's (the checksum its file would have, the radius), the kept files identical."""
+    reference = full[objective]
+    written = set()
+    game = GameSpec.parse(n, objective)
+    store = Store.for_game(tmp_path / "m", game, keep_from=keep, below_in_memory=True)
+    store.solve(lambda level, done: written.update(_files(store.root)))
+    assert min(written) == keep and _files(store.root) == list(range(keep, n + 1))
+    for k in range(n + 1):
+        assert store.radius(k) == reference.radius(k)
+        assert store.sha256(k) == reference.sha256(k)
+        assert store.is_dropped(k) == (k < keep)
+    for k in range(keep, n + 1):
+        assert file_sha256(store.level_path(k)) == reference.sha256(k)
+    disk = estimate(game, keep_from=keep, below_in_memory=True).disk_bytes
+    assert disk == sum(reference.load_level(k).nbytes for k in range(keep, n + 1))
+
+
+def test_a_solve_in_memory_below_k_stopped_early_starts_again(tmp_path, full):
+    game = GameSpec.parse(6)
+    for stop, unrederived in [(2, []), (3, []), (4, [3])]:
+        root = tmp_path / f"stop{stop}"
+        first = Store.for_game(root, game, chunk_items=40, keep_from=3, below_in_memory=True)
+        with pytest.raises(Interrupt):
+            first.solve(_stop_at(stop))
+        told: list[str] = []
+        store = Store.for_game(root, game, on_repair=lambda k, what, told=told: told.append(what))
+        store.solve()
+        assert _files(root) == [3, 4, 5, 6]
+        for k in range(3, 7):
+            assert file_sha256(store.level_path(k)) == full["points"].sha256(k)
+        assert store.unrederived == unrederived
+        assert any("held in memory only" in t for t in told) == (stop <= 3)
+
+
 def test_a_resume_from_the_frontier_builds_the_same_store(tmp_path, full):
     game = GameSpec.parse(6)
     for stop, unrederived in [(4, [3]), (5, [])]:
@@ -166,6 +203,14 @@ def test_a_file_left_below_the_frontier_is_deleted_by_the_next_run(tmp_path):
         (
             ["solve", "5", "--store", "KEPT", "--cluster", "local:1"],
             "it is solved here, drop --cluster",
+        ),
+        (
+            ["solve", "5", "--store", "S", "--below-in-memory"],
+            "--below-in-memory needs --keep-from",
+        ),
+        (
+            ["solve", "5", "--store", "KEPT", "--keep-from", "2", "--below-in-memory"],
+            "without --below-in-memory",
         ),
         (["table", "4", "--store", "KEPT"], "holds N=5"),
         (

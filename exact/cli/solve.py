@@ -58,6 +58,8 @@ def _solve_n(options: dict) -> int:
         raise GopsInputError("--chunk-items applies to --store only")
     if options["keep_from"] is not None and store_dir is None:
         raise GopsInputError("--keep-from applies to --store only (a solve in memory keeps all)")
+    if options["below_in_memory"] and options["keep_from"] is None:
+        raise GopsInputError("--below-in-memory needs --keep-from K (and --store)")
     if options["keep_from"] is not None and options["cluster"] is not None:
         raise GopsInputError("--keep-from runs here: drop --cluster")
     if options["device"] != "cpu" and options["cluster"] is not None:
@@ -108,6 +110,12 @@ def _solve_n(options: dict) -> int:
     "above it is done (every radius still recorded); the first move needs K <= N - 1.",
 )
 @click.option(
+    "--below-in-memory",
+    is_flag=True,
+    help="With --keep-from K: build the levels below K in memory only, never on disk "
+    "(a solve stopped before level K is stored starts again from level 0).",
+)
+@click.option(
     "--quiet",
     is_flag=True,
     help="No progress: no bar on a terminal, and with --store no line every 10 minutes in a log.",
@@ -122,12 +130,15 @@ def solve(
     chunk_items: int | None,
     cluster: str | None,
     keep_from: int | None,
+    below_in_memory: bool,
     quiet: bool,
     device: str,
 ) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
     if store_dir is not None:
-        return solve_store(game, store_dir, chunk_items, cluster, quiet, device, keep_from)
+        return solve_store(
+            game, store_dir, chunk_items, cluster, quiet, device, keep_from, below_in_memory
+        )
     # --lead L: every lead reachable from a start within |L| solved (the handicap).
     game = check_limits(game.replace(handicap=abs(lead or 0)))
     jit = objective_of(game).warm_up() if device == "cpu" else 0.0  # cuda: compiled lazily
@@ -194,7 +205,14 @@ def print_radius(sol, kept=()) -> None:
 
 
 def solve_store(
-    game: GameSpec, store_dir, chunk_items, cluster, quiet, device="cpu", keep_from=None
+    game: GameSpec,
+    store_dir,
+    chunk_items,
+    cluster,
+    quiet,
+    device="cpu",
+    keep_from=None,
+    below_in_memory=False,
 ):
     """``gops solve N --store DIR [--objective win] [--cluster SPEC] [--device cuda]
     [--keep-from K]``: a pre-flight estimate (refused if this machine cannot hold it),
@@ -212,13 +230,14 @@ def solve_store(
         None if cluster else chunk_items,
         on_repair=report_repair,
         keep_from=keep_from,
+        below_in_memory=below_in_memory,
     )
     if cluster is not None and store.keep_from:
         raise GopsInputError(
             f"{store_dir} keeps levels {store.keep_from}..{game.n} only (--keep-from): "
             "it is solved here, drop --cluster"
         )
-    est = estimate(game, keep_from=store.keep_from)
+    est = estimate(game, keep_from=store.keep_from, below_in_memory=store.below_in_memory)
     check_fits(est, store_dir, cluster=cluster is not None)
     if not quiet:
         where = "this machine" if cluster is None else "one machine like this one"

@@ -202,9 +202,18 @@ def frontier_disk_bytes(sizes: list[int], keep_from: int) -> int:
     return peak
 
 
-def estimate(game: GameSpec, cores: int | None = None, keep_from: int | None = None) -> Estimate:
+def estimate(
+    game: GameSpec,
+    cores: int | None = None,
+    keep_from: int | None = None,
+    below_in_memory: bool = False,
+) -> Estimate:
     """The :class:`Estimate` of ``gops solve N --store`` (module docstring); with
-    ``keep_from`` K, of ``--keep-from K``: its disk the peak of :func:`frontier_disk_bytes`."""
+    ``keep_from`` K, of ``--keep-from K``: its disk the peak of :func:`frontier_disk_bytes`;
+    with ``below_in_memory`` too, the disk levels K..N only, and the levels below K held
+    in the process's own memory (:func:`frontier_memory_bytes`: needed whole, not 70 %)."""
+    if below_in_memory and keep_from:
+        return _in_memory_estimate(game, cores, keep_from)
     n = game.n
     cores = cores or os.cpu_count() or 1
     sizes = [level_bytes(game, k) for k in range(n + 1)]
@@ -221,6 +230,41 @@ def estimate(game: GameSpec, cores: int | None = None, keep_from: int | None = N
         cores,
         CACHE_FRACTION * pair + process,
         keep_from or 0,
+    )
+
+
+def frontier_memory_bytes(sizes: list[int], keep_from: int, cache: float = 1.0) -> float:
+    """The most bytes of levels held at once by a solve that builds the levels below
+    ``keep_from`` K in memory only: while level k < K is built, levels k - 1 and k in the
+    process's memory; while K is built, K - 1 there and K in the page cache; above, a pair
+    of level files in the page cache.  ``cache``: the share of the page cache's part
+    counted (CACHE_FRACTION for the least a machine may hold).
+
+    >>> frontier_memory_bytes([1, 10, 100, 10, 1], 3), frontier_memory_bytes([1, 10, 100, 10, 1], 2)
+    (110.0, 110.0)
+    >>> frontier_memory_bytes([1, 10, 100, 10, 1], 2, cache=0.5)
+    60.0
+    """
+    below = [sizes[k - 1] + sizes[k] for k in range(1, keep_from)]
+    at = sizes[keep_from - 1] + cache * sizes[keep_from]
+    above = [cache * (sizes[k - 1] + sizes[k]) for k in range(keep_from + 1, len(sizes))]
+    return float(max([*below, at, *above]))
+
+
+def _in_memory_estimate(game: GameSpec, cores: int | None, keep_from: int) -> Estimate:
+    """:func:`estimate` of ``--keep-from K --below-in-memory``: the disk levels K..N."""
+    base = estimate(game, cores)
+    sizes = [level_bytes(game, k) for k in range(game.n + 1)]
+    process = BASE_MEMORY + tables_bytes(game)
+    return Estimate(
+        game.n,
+        base.objective,
+        base.seconds,
+        frontier_memory_bytes(sizes, keep_from) + process,
+        sum(sizes[keep_from:]),
+        base.cores,
+        frontier_memory_bytes(sizes, keep_from, CACHE_FRACTION) + process,
+        keep_from,
     )
 
 

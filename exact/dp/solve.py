@@ -123,6 +123,7 @@ def solve(
     device: str = "cpu",
     store=None,
     keep_from: int | None = None,
+    below_in_memory: bool = False,
 ) -> Solution:
     """Solve N-card GOPS: every canonical subgame value, bottom-up.
 
@@ -139,7 +140,8 @@ def solve(
     ``store``: a directory to solve into (:mod:`exact.dp.store`: checkpointed, resumed if
     there, the backend recorded; the real game in float arithmetic, the whole game), the
     Solution then read from it; ``keep_from`` K (with ``store``): keep only the levels
-    K..N on disk (the frontier mode; every radius still recorded).
+    K..N on disk (the frontier mode; every radius still recorded), and with
+    ``below_in_memory`` never write the levels below K.
 
     >>> sol = solve(4)
     >>> abs(sol.value({1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4})) < 1e-12
@@ -161,7 +163,15 @@ def solve(
             "rational arithmetic with store="
         )
     kernel_objective(objective_of(spec), spec, device)  # no GPU: refused before any write
-    return solve_into_store(spec, store, progress, device=device, keep_from=keep_from).solution()
+    sink = solve_into_store(
+        spec,
+        store,
+        progress,
+        device=device,
+        keep_from=keep_from,
+        below_in_memory=below_in_memory,
+    )
+    return sink.solution()
 
 
 def kernel_objective(objective, spec: GameSpec, device: str):

@@ -4,7 +4,8 @@ Layout of a store directory::
 
     manifest.json      {"format": "gops-store", "version": 2, "n": N, "objective": ...,
                         ["order": O,] "arithmetic": "float", "chunk_items": C,
-                        ["keep_from": K,] "writer": {"backend": B[, "device": D]},
+                        ["keep_from": K[, "below_in_memory": true]],
+                        "writer": {"backend": B[, "device": D]},
                         "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k,
                                          "backend": B[, "device": D][, "dropped": true]}}}
     level-K.npy        float64 array of level K: values[prize rank, column] for the
@@ -35,6 +36,11 @@ shape, checksum and radius kept) once level j + 1 is complete.  The manifest say
 solve deletes.  A resume then builds on the stored levels it can still read; a kept level
 whose level below was dropped can no longer be re-derived (its checksum and the values the
 rules fix are still checked).
+
+With ``below_in_memory`` the levels 0..K - 1 are never written: each is built in memory,
+its entry (shape, the SHA-256 its .npy file would have, radius) recorded "dropped" once
+complete, so the disk holds levels K..N only and the memory the largest pair of adjacent
+levels below K.  A solve stopped before level K is complete starts again from level 0.
 
 Version 2 keeps one value of each antisymmetric pair; version 1 (gops before the halved
 layout) kept both and is refused with a line saying how to get a new store.
@@ -71,6 +77,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import os
 import stat
@@ -285,6 +292,7 @@ class Store:
         chunk_items: int = DEFAULT_CHUNK_ITEMS,
         on_repair=None,
         keep_from: int | None = None,
+        below_in_memory: bool = False,
     ):
         """Use :meth:`open` or :meth:`for_game`: ``manifest`` is the store's, already read
         and checked (None: a new store, written by :meth:`create`, keeping the levels from
@@ -298,11 +306,17 @@ class Store:
         #: Whether the store is on disk (its manifest written).
         self.exists = manifest is not None
         self.manifest = (
-            self._fresh_manifest(chunk_items, keep_from) if manifest is None else manifest
+            self._fresh_manifest(chunk_items, keep_from, below_in_memory)
+            if manifest is None
+            else manifest
         )
         self.chunk_items: int = self.manifest["chunk_items"]
         #: The lowest level whose file is kept (0: every level; the frontier mode's K).
         self.keep_from: int = self.manifest.get("keep_from", 0)
+        #: Whether the levels below keep_from are built in memory only, never written.
+        self.below_in_memory: bool = self.manifest.get("below_in_memory") is True
+        #: The last level built in memory only ({k: values}): the level above reads it.
+        self._memory: dict[int, np.ndarray] = {}
         #: The backend of this object's solve ({"backend": ..., ["device": ...]}).
         self.backend: dict = dict(CPU_BACKEND)
         #: The backend of the last solve into the store (whose checkpoint a level's is).
@@ -340,6 +354,7 @@ class Store:
         levels=None,
         on_repair=None,
         keep_from: int | None = None,
+        below_in_memory: bool = False,
     ) -> Store:
         """The store at ``root`` to solve ``game`` into (a float GameSpec without handicap):
         the one there, its manifest read once and checked against the game (N, objective,
@@ -347,11 +362,20 @@ class Store:
         one: ``exists`` False, written by :meth:`create`).  StoreError otherwise; nothing
         is written.  ``chunk_items`` applies to a new store (one there keeps its own);
         ``keep_from`` K (the frontier mode: the levels from K up kept) to a new store, and
-        must be the one recorded by a store there (None: whatever it records)."""
+        must be the one recorded by a store there (None: whatever it records);
+        ``below_in_memory`` (with ``keep_from``): the levels below K never written."""
         check_keep_from(keep_from, game.n)
+        if below_in_memory and keep_from is None:
+            raise GopsInputError("--below-in-memory needs --keep-from K")
         manifest = _existing_manifest(root, game)
         if manifest is not None and keep_from is not None:
             held = manifest.get("keep_from", 0)
+            if (manifest.get("below_in_memory") is True) != below_in_memory:
+                raise StoreError(
+                    f"{root} was made {'with' if not below_in_memory else 'without'} "
+                    "--below-in-memory: rerun without --keep-from to resume it, or solve "
+                    "into a new directory"
+                )
             if held != keep_from:
                 kept = f"--keep-from {held}" if held else "every level"
                 raise StoreError(
@@ -359,7 +383,14 @@ class Store:
                     "without --keep-from to resume it, or solve into a new directory"
                 )
         store = cls(
-            root, game, manifest, levels, chunk_items or DEFAULT_CHUNK_ITEMS, on_repair, keep_from
+            root,
+            game,
+            manifest,
+            levels,
+            chunk_items or DEFAULT_CHUNK_ITEMS,
+            on_repair,
+            keep_from,
+            below_in_memory,
         )
         if manifest is not None:
             store._check_shapes()
@@ -380,7 +411,9 @@ class Store:
 
     # -- manifest ------------------------------------------------------------------------
 
-    def _fresh_manifest(self, chunk_items: int, keep_from: int | None) -> dict:
+    def _fresh_manifest(
+        self, chunk_items: int, keep_from: int | None, below_in_memory: bool = False
+    ) -> dict:
         manifest = {
             "format": FORMAT,
             "version": VERSION,
@@ -392,6 +425,8 @@ class Store:
         manifest = {**manifest, "arithmetic": "float", "chunk_items": chunk_items}
         if keep_from:
             manifest["keep_from"] = keep_from
+        if keep_from and below_in_memory:
+            manifest["below_in_memory"] = True
         return {**manifest, "writer": dict(CPU_BACKEND), "levels": {}}
 
     def create(self) -> None:
@@ -492,6 +527,28 @@ class Store:
             self._save_manifest()
         self._read.pop(k, None)
         self._remove_level_file(k)
+
+    def in_memory(self, k: int) -> bool:
+        """Whether level k is built in memory only (``below_in_memory``, k < K)."""
+        return self.below_in_memory and k < self.keep_from
+
+    def _forget_lost_levels(self) -> None:
+        """Levels built in memory only are lost once a solve stops before the level above
+        them is on disk: the entries of the dropped levels below the first level not
+        complete are forgotten (told to ``on_repair``), so that the solve starts again
+        from level 0."""
+        first = next((k for k in range(self.game.n + 1) if not self.is_complete(k)), None)
+        if first is None or first == 0 or not self.is_dropped(first - 1):
+            return
+        if self.on_repair is not None:
+            self.on_repair(
+                first - 1,
+                f"levels 0..{first - 1} were held in memory only (--below-in-memory) by a "
+                "solve that stopped before they reached the disk; starting again from level 0",
+            )
+        for k in range(first):
+            del self.manifest["levels"][str(k)]
+        self._save_manifest()
 
     def drop_below_frontier(self) -> None:
         """Drop every level below ``keep_from`` whose level above is complete (a crash may
@@ -733,6 +790,7 @@ class Store:
             self.manifest["writer"] = dict(self.backend)
             self._save_manifest()
         self.drop_below_frontier()
+        self._forget_lost_levels()
         _, self.games = solve_float_levels(
             kernels, self.levels, progress, sink=self, chunk_items=self.chunk_items
         )
@@ -764,6 +822,8 @@ class Store:
 
     def below(self, level) -> np.ndarray:
         k = level.k - 1  # a level kept on this resume was checksummed by completed() just now
+        if k in self._memory:
+            return self._memory[k]
         return self.load_level(k, verify=k not in self.kept)
 
     def start(self, level) -> tuple[np.ndarray, int, float]:
@@ -771,6 +831,8 @@ class Store:
         of a resume (:meth:`check_resume`); a checkpoint that does not hash the rows it
         counts is dropped (told to ``on_repair``) and the level started again."""
         k = level.k
+        if self.in_memory(k):
+            return self.objective.empty_level(level), 0, 0.0
         self.check_resume(level)
         arr = self.open_level(level)
         done, radius = self._progress(k)
@@ -801,7 +863,10 @@ class Store:
         stored = self.load_level(k, verify=False, mode="r") if stored is None else stored
         below, radius_below = None, 0.0
         if k > 0 and not stored_only:
-            below, radius_below = self.load_level(k - 1, verify=False), self.radius(k - 1)
+            below = self._memory.get(k - 1)
+            if below is None:
+                below = self.load_level(k - 1, verify=False)
+            radius_below = self.radius(k - 1)
         if self.is_complete(k):
             device = self.backend_of_level(k)["backend"] != "cpu"
             slack = self.radius(k) if device else 0.0
@@ -824,7 +889,7 @@ class Store:
         by :meth:`completed`).  StoreContradicted (exit 1) on the first disagreement: the
         level, the item, both values."""
         k = level.k - 1
-        if k in self.kept and k > 0 and self.is_dropped(k - 1):
+        if k in self.kept and k > 0 and self.is_dropped(k - 1) and k - 1 not in self._memory:
             self.unrederived.append(k)  # its checksum and fixed values were checked
         elif k in self.kept and k > 0:
             rng = np.random.default_rng()  # unseeded: an edit cannot know the sample
@@ -841,13 +906,35 @@ class Store:
             self.kept.append(level.k)
 
     def checkpoint(self, level, out, items: int, radius: float) -> None:
-        self.record_progress(level.k, items, out, radius)
+        if not self.in_memory(level.k):
+            self.record_progress(level.k, items, out, radius)
 
     def finish(self, level, out, radius: float) -> np.ndarray:
+        if self.in_memory(level.k):  # recorded, never written: it is the next level's below
+            self.manifest["levels"][str(level.k)] = {
+                "shape": list(out.shape),
+                "sha256": npy_sha256(out),
+                "radius": radius,
+                **self.backend,
+                "dropped": True,
+            }
+            self._save_manifest()
+            self._memory = {level.k: out}
+            return out
         self.finish_level(level.k, out, radius)
         if 0 < level.k <= self.keep_from:
             self.drop_level(level.k - 1)  # the frontier mode: its radius is recorded
         return self.load_level(level.k, verify=False)
+
+
+def npy_sha256(arr: np.ndarray) -> str:
+    """The SHA-256 of the .npy file that would hold ``arr`` (the header numpy writes, then
+    the data), without writing it: what the manifest records for a level never written."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(arr))
+    digest = hashlib.sha256(header.getvalue())
+    _hash_rows(digest, arr, 0, arr.shape[0])
+    return digest.hexdigest()
 
 
 def _hash_rows(digest, arr: np.ndarray, r0: int, r1: int, rows: int = 1 << 12) -> None:
@@ -1051,6 +1138,10 @@ def _read_manifest(root) -> dict:
     n = manifest["n"]
     if isinstance(n, bool) or not 1 <= n <= MAX_CARDS:
         raise StoreError(f"{path} says N={n}: a store holds 1 to {MAX_CARDS} cards")
+    if manifest.get("below_in_memory", True) is not True or (
+        "below_in_memory" in manifest and "keep_from" not in manifest
+    ):
+        raise StoreError(f"{path} has a malformed below_in_memory: the manifest was edited")
     keep_from = manifest.get("keep_from", 0)
     if isinstance(keep_from, bool) or not isinstance(keep_from, int) or not 0 <= keep_from < n:
         raise StoreError(f"{path} says keep_from={keep_from!r}: not a level below N={n}")
@@ -1078,6 +1169,7 @@ def solve_into_store(
     on_repair=None,
     device: str = "cpu",
     keep_from: int | None = None,
+    below_in_memory: bool = False,
 ) -> Store:
     """Solve the game (a float GameSpec without handicap: a store holds the real game)
     into the store at ``root``, resuming whatever is already there.
@@ -1087,9 +1179,17 @@ def solve_into_store(
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
     returned store's ``games`` counts the matrix games solved by this call.  ``device``:
     where the float kernels run ("cpu" or "cuda"); ``keep_from`` K: keep the files of the
-    levels K..N only (the frontier mode, module docstring).
+    levels K..N only (the frontier mode, module docstring), and with ``below_in_memory``
+    never write the levels below K.
     """
-    store = Store.for_game(root, game, chunk_items, on_repair=on_repair, keep_from=keep_from)
+    store = Store.for_game(
+        root,
+        game,
+        chunk_items,
+        on_repair=on_repair,
+        keep_from=keep_from,
+        below_in_memory=below_in_memory,
+    )
     return store.solve(progress, device)
 
 
