@@ -199,3 +199,16 @@ def test_solve_method_refusals(args, message):
     result = CliRunner().invoke(main, ["imperfect", "solve", *args])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_bad_checkpoint_is_one_line(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not a checkpoint")
+    other = tmp_path / "other.npz"
+    CFRPlus.start(ImperfectGame.parse(3, "descending", "points")).save(other)
+    for path, message in ((bad, "is not a CFR checkpoint"), (other, "is of the game")):
+        result = CliRunner().invoke(
+            main, ["imperfect", "solve", "3", "--method", "cfr", "--checkpoint", str(path)]
+        )
+        assert result.exit_code == 2 and message in result.output
+        assert len(result.output.strip().splitlines()) == 1

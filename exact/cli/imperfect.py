@@ -241,8 +241,9 @@ def solve(
     game = ImperfectGame.parse(n, order, objective)
     _refuse_size(game, method)
     _check_method_options(method, certification, iterations, checkpoint)
-    if policy_out is not None:
-        output_kind(policy_out)  # a folder or a FIFO refused before the solve, not after
+    for path in (policy_out, checkpoint):
+        if path is not None:
+            output_kind(path)  # a folder or a FIFO refused before the solve, not after
     if method == "exact":
         _solve_exact(game, policy_out, as_json)
         return

@@ -32,6 +32,7 @@ checkpoint, written atomically (:mod:`exact.atomic`).
 from __future__ import annotations
 
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -303,7 +304,14 @@ class CFRPlus:
     @classmethod
     def load(cls, game: ImperfectGame, path) -> CFRPlus:
         """The state saved by :meth:`save` for ``game`` (a one-line error otherwise)."""
-        with np.load(Path(path)) as data:
+        try:
+            return cls._load(game, path)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise GopsInputError(f"{path} is not a CFR checkpoint ({exc})") from None
+
+    @classmethod
+    def _load(cls, game: ImperfectGame, path) -> CFRPlus:
+        with np.load(Path(path), allow_pickle=False) as data:
             saved = (int(data["n"]), str(data["order"]), str(data["objective"]))
             wanted = (game.n, game.order.name, game.objective.name)
             if saved != wanted:
