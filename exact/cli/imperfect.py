@@ -1,7 +1,8 @@
 """gops imperfect: imperfect-information Goofspiel (OpenSpiel's goofspiel(imp_info=True)),
 exact.imperfect.  ``gops imperfect nashconv POLICY``: the NashConv of a policy file or of
 a built-in policy, in OpenSpiel's units.  ``gops imperfect solve N``: an exact equilibrium
-by the sequence-form LP, and its value."""
+by the sequence-form LP, and its value; with ``--method lp`` or ``cfr`` an
+epsilon-equilibrium whose epsilon is proven (:mod:`exact.imperfect.certified`)."""
 
 from __future__ import annotations
 
