@@ -201,7 +201,8 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "certification",
     type=click.Choice(("rational", "bound")),
     help="How --method lp/cfr prove their epsilon: the exact rational NashConv, or the "
-    "float NashConv plus its proven error bound [default: rational up to 4 cards].",
+    "float NashConv plus its proven error bound [default: rational up to 6 cards in a "
+    "fixed order, 4 random].",
 )
 @click.option("--iterations", type=INTEGER, help="--method cfr: CFR+ iterations [default: 1000].")
 @click.option(

@@ -60,6 +60,7 @@ __all__ = [
     "Certificate",
     "CertifiedEquilibrium",
     "certify",
+    "default_method",
     "dyadic_rows",
     "float_plans",
     "plan_arrays",
@@ -73,9 +74,10 @@ HIGHS_TOLERANCE = 1e-10
 REFINEMENT_STEPS = 3
 #: The probabilities of a certified policy are integer multiples of 1 / GRID.
 GRID = 2**52
-#: Up to this many cards the epsilon is the exact rational NashConv by default (the
-#: recursion in Fractions takes seconds at N = 4, hours beyond).
-RATIONAL_MAX_N = 4
+#: Up to this many cards (by prize order) the epsilon is by default the exact rational
+#: NashConv: the recursion in Fractions takes 3.5 s on a 6-card fixed-order policy of the
+#: grid, seconds at 4 cards random, and grows about 50x a card.
+RATIONAL_MAX_N = {"descending": 6, "ascending": 6, "random": 4}
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,11 @@ def arrays_policy(game: ImperfectGame, where: Layout, sigmas, name: str) -> Poli
                 (a + 1, Fraction(float(row[a]))) for a in decision.legal
             )
     return Policy(game, name, tables)
+
+
+def default_method(game: ImperfectGame) -> str:
+    """``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``."""
+    return "rational" if game.n <= RATIONAL_MAX_N[game.order.name] else "bound"
 
 
 def certify(
@@ -345,7 +352,7 @@ def solve_certified(
 ) -> CertifiedEquilibrium:
     """A float equilibrium of ``game`` by the sequence-form LP (HiGHS's ``solver``) and a
     proven bound on its NashConv (module docstring); ``method`` is the certification
-    (default ``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``)."""
+    (default :func:`default_method`)."""
     if game.information != IMP_INFO:
         raise GopsInputError("certified equilibria are computed for OpenSpiel's imp_info game")
     tell = progress or (lambda _: None)
@@ -358,7 +365,7 @@ def solve_certified(
     solved = time.perf_counter()
     tell(f"LP solved: {facts['iterations']} simplex, {facts['ipm_iterations']} IPM iterations")
     sigmas = plan_arrays(form, where, (x, y))
-    method = method or ("rational" if game.n <= RATIONAL_MAX_N else "bound")
+    method = method or default_method(game)
     certificate = certify(game, *sigmas, method)
     sizes = {
         "sequences": [form.players[0].size, form.players[1].size],

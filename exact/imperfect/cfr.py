@@ -43,10 +43,10 @@ import numpy as np
 from exact.atomic import atomic_file
 from exact.errors import GopsInputError
 from exact.imperfect.certified import (
-    RATIONAL_MAX_N,
     Certificate,
     CertifiedEquilibrium,
     certify,
+    default_method,
     dyadic_rows,
 )
 from exact.imperfect.fast import PIDX, PMASK, PRIZE, _decode, _rank, _walk
@@ -338,8 +338,8 @@ def solve_cfr(
 ) -> CertifiedEquilibrium:
     """``iterations`` CFR+ iterations on ``game`` (resumed from ``checkpoint`` where that
     file exists, saved to it after), and a proven bound on the average policy's NashConv
-    (``method``: ``rational`` or ``bound``; default rational up to
-    :data:`~exact.imperfect.certified.RATIONAL_MAX_N` cards)."""
+    (``method``: ``rational`` or ``bound``; default
+    :func:`~exact.imperfect.certified.default_method`)."""
     tell = progress or (lambda _: None)
     start = time.perf_counter()
     if checkpoint is not None and Path(checkpoint).exists():
@@ -353,7 +353,7 @@ def solve_cfr(
         state.save(checkpoint)
     solved = time.perf_counter()
     sigmas = state.average()
-    method = method or ("rational" if game.n <= RATIONAL_MAX_N else "bound")
+    method = method or default_method(game)
     certificate = certify(game, *sigmas, method)
     sizes = {"iterations": state.iteration, "table_rows": state.where.rows}
     seconds = {"cfr": solved - start, "certify": certificate.seconds}
