@@ -88,16 +88,29 @@ def _show(x, digits: int = 6, signed: bool = False) -> str:
     "controlled-by-them: bot B (an optimal bot takes its best prize, others "
     "choose uniformly); optimal bots play that order's equilibrium."
 )
+@click.option(
+    "--variant",
+    type=click.Choice(["standard", "three", "three-third"]),
+    default="standard",
+    show_default=True,
+    help="three, three-third: --bots names three bots, seated 0, 1, 2 (equilibrium: the "
+    "three-player equilibrium, N <= 4); each seat's exact expected points.",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @game_options("evaluate")
-def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
+def evaluate(game: GameSpec, bots: str, use_float: bool, variant: str, as_json: bool) -> None:
     """Exact expected point difference and win/draw/loss of bot A against bot B.
 
     Every prize order and every bid of both bots' mixes is enumerated (no sampling).
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.  The optimal
     bot is exact for N <= 6 (minutes at N = 6 against a mixing bot; --float is faster),
     optimal-win for N <= 5, and float64 above; N >= 8 with two mixing bots takes very long.
+    With --variant three or three-third, three bots (equilibrium among them): each seat's
+    exact expected points.
     """
+    if variant != "standard":
+        _evaluate_three(game, bots, use_float, variant, as_json)
+        return
     from exact.analysis.evaluate import evaluate as run_evaluation
     from exact.play.bots import parse_bot_list
     from exact.play.tournament import OPTIMAL_BOTS
@@ -112,6 +125,36 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, as_json: bool) -> None:
         click.echo(json.dumps(_evaluation_json(ev, n, order)))
         return
     _print_evaluation(ev, n, order, [x for x in names if x in OPTIMAL_BOTS])
+
+
+def _evaluate_three(game: GameSpec, bots: str, use_float: bool, variant: str, as_json: bool):
+    """gops evaluate --variant three|three-third: each seat's exact expected points
+    (:func:`exact.play.three.evaluate_three`)."""
+    from exact.play.bots import parse_bot_list
+    from exact.play.three import evaluate_three, three_solution
+
+    if use_float or game.order.name != "random":
+        raise GopsInputError(f"--variant {variant} is evaluated exactly with shuffled prizes")
+    names = parse_bot_list(bots)
+    if len(names) != 3:
+        raise GopsInputError(f"--variant {variant} seats three bots, got {len(names)}")
+    ev = evaluate_three(game.n, variant, names)
+    if as_json:
+        seats = [{"bot": b, "points": fraction_text(p)} for b, p in zip(names, ev.points)]
+        click.echo(json.dumps({"n": ev.n, "variant": variant, "seats": seats}))
+        return
+    click.echo(
+        f"{ev.n}-card GOPS ({variant} variant, three players, shuffled prizes): each seat's "
+        "exact expected points"
+    )
+    for seat, (name, p) in enumerate(zip(names, ev.points)):
+        click.echo(f"  seat {seat}  {name:<12} {_show(p)}")
+    if "equilibrium" in names:
+        value = float(three_solution(ev.n, variant).seat_values()[0])
+        click.echo(
+            "exact for the mixes as stored: the equilibrium's float mixes read as exact "
+            f"rationals, each scaled to sum 1; its own value is {value:.6f} a seat"
+        )
 
 
 def _evaluation_bots(game: GameSpec, names: list[str], use_float: bool) -> list:

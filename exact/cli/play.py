@@ -24,6 +24,7 @@ from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.rules import parse_integer
 from exact.game.spec import GameSpec
+from exact.play.three import EQUILIBRIUM_MAX_N, HEURISTIC
 
 
 def _play_n(options: dict) -> int:
@@ -68,9 +69,10 @@ def _play_help() -> str:
     in the twelve variant, N <= {table["play", "--variant dummy"].high} with the dummy), up to
     {table["play", "--store"].high} from --store.  With --objective win, --lead L gives you a
     head start of L points (the computer, if L < 0), and the computer plays the game solved
-    for every lead within |L|.  In the three-player variants the two computer players are
-    bots (no equilibrium is computed for three players).  Type a card number to bid; the
-    last round plays itself.  End of input or "q" quits.
+    for every lead within |L|.  In the three-player variants the two computer players play
+    the three-player equilibrium (solved on the fly for N <= {EQUILIBRIUM_MAX_N}; beyond, the
+    heuristic bots {HEURISTIC[0]} and {HEURISTIC[1]}, said so), or the bots of --opponents.
+    Type a card number to bid; the last round plays itself.  End of input or "q" quits.
     """
 
 
@@ -89,7 +91,9 @@ def _play_help() -> str:
 @click.option(
     "--opponents",
     default=None,
-    help="The two bots of a three-player variant [default: upcard+1,upcard].",
+    help="The two bots of a three-player variant (equilibrium, or the heuristic bots) "
+    f"[default: equilibrium,equilibrium for N <= {EQUILIBRIUM_MAX_N}, else "
+    f"{','.join(HEURISTIC)}].",
 )
 @click.option(
     "--store",
@@ -140,7 +144,7 @@ def play(
                 "(a store holds the game from an even start)"
             )
         game = game.replace(handicap=abs(lead))  # every lead reachable from the head start
-    computers = _computers(game, rules, opponents, store)
+    computers, note = _computers(game, rules, opponents, store)
     board = Game(n, computers, rules, game.order.name, seed, declarations, lead=lead or 0)
     # Labels: in lists of the round ("short") and as the subject of a sentence.
     if rules.players == 2:
@@ -148,6 +152,8 @@ def play(
     else:
         short = subject = ["you", "computer 1", "computer 2"]
     _introduce(board, computers, variant, game.has_lead, lead, declarations)
+    if note:
+        click.echo(note)
     won: list[list[str]] = [[] for _ in short]
     while not board.over:
         rnd = board.round
@@ -341,21 +347,17 @@ def _ask_prize(choices: list[int]) -> int | None:
 
 
 def _computers(game: GameSpec, rules, opponents: str | None, store: str | None):
-    """The computer players (their options checked by :func:`_play_n`): one optimal bot
-    (solved with a progress bar, or read from a store), or the two bots of a three-player
-    variant."""
-    from exact.play.bots import make_bot, parse_bot_list
-    from exact.play.tournament import OPTIMAL_BOTS
+    """The computer players (their options checked by :func:`_play_n`) and a note to show:
+    one optimal bot (solved with a progress bar, or read from a store), or the two of a
+    three-player variant (:func:`exact.play.three.computer_players`: the equilibrium where
+    it is solved, else the heuristic bots, said so by the note)."""
+    from exact.play.bots import parse_bot_list
+    from exact.play.three import computer_players
 
     if rules.players == 2:
-        return [_computer(game, rules.name, store)]
-    names = parse_bot_list(opponents or "upcard+1,upcard")
-    if len(names) != 2:
-        raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
-    for x in names:
-        if x in OPTIMAL_BOTS:
-            raise GopsInputError(f"the {x} bot plays two-player games only")
-    return [make_bot(x, game.n) for x in names]
+        return [_computer(game, rules.name, store)], None
+    names = None if opponents is None else parse_bot_list(opponents)
+    return computer_players(game.n, rules.name, names, on_solve=lambda m: click.echo(m, err=True))
 
 
 def _computer(game: GameSpec, variant: str, store: str | None):

@@ -76,6 +76,7 @@ __all__ = [
     "FixedRuleBot",
     "OptimalBot",
     "RandomBot",
+    "THREE_PLAYER_BOTS",
     "VariantOptimalBot",
     "WinOptimalBot",
     "bot_for",
@@ -418,6 +419,12 @@ BOTS: dict[str, Callable[..., Bot]] = {
 }
 
 
+#: Bots of the three-player variants only (:mod:`exact.play.three` builds them): names
+#: :func:`parse_bot_list` accepts, outside :data:`BOTS` (whose list the two-player
+#: commands show).
+THREE_PLAYER_BOTS = ("equilibrium",)
+
+
 def register_bot(name: str, factory: Callable[..., Bot]) -> None:
     """Add a bot to the registry: ``factory(n, **options)`` returns a :class:`Bot`."""
     if not name or "," in name:
@@ -436,16 +443,21 @@ def make_bot(name: str, n: int, **options) -> Bot:
     "float"; default rational for n <= 6, float above).
     """
     factory = BOTS.get(name)
+    if name in THREE_PLAYER_BOTS:
+        raise GopsInputError(
+            f"the {name} bot plays the three-player variants only (three, three-third)"
+        )
     if factory is None:
         raise GopsInputError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
     return factory(n, **options)
 
 
 def parse_bot_list(text: str, at_least: int = 1) -> list[str]:
-    """Split ``"optimal,random"`` into known bot names; one-line GopsInputError otherwise."""
+    """Split ``"optimal,random"`` into known bot names (those of :data:`BOTS` and
+    :data:`THREE_PLAYER_BOTS`); one-line GopsInputError otherwise."""
     names = [t.strip() for t in text.split(",")]
     for name in names:
-        if name not in BOTS:
+        if name not in BOTS and name not in THREE_PLAYER_BOTS:
             raise GopsInputError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
     if len(names) < at_least:
         raise GopsInputError(f"give at least {at_least} bots, got {len(names)}")

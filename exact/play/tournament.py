@@ -14,6 +14,8 @@ of the dummy variant make the differences half-integers.
 The three-player variants ``three`` and ``three-third`` are played by
 :func:`three_player_tournament`: every triple of bots, seats rotating, each bot's wins
 (strictly the most points) with Wilson intervals, games with a shared top, mean points.
+There the ``equilibrium`` bot plays the variant's three-player equilibrium
+(:mod:`exact.play.three`, solved for N <= EQUILIBRIUM_MAX_N).
 
 Reproducible: the games of a pair draw the prize orders and every bid from one
 ``random.Random`` seeded by (seed, n, the pair's positions and names), so the same seed
@@ -42,7 +44,8 @@ from exact.limits import (
     VARIANT_MAX_N,
     check_n,
 )
-from exact.play.bots import Bot, make_bot
+from exact.play.bots import THREE_PLAYER_BOTS, Bot, make_bot
+from exact.play.three import EQUILIBRIUM_MAX_N, make_three_bot
 
 __all__ = [
     "PairResult",
@@ -129,6 +132,12 @@ def check_tournament_options(
             raise GopsInputError(
                 f"a three-player tournament needs at least 3 bots, got {len(names)}"
             )
+        if any(x in THREE_PLAYER_BOTS for x in names):
+            check_n(n, EQUILIBRIUM_MAX_N, what=" with the equilibrium bot (solved on the fly)")
+    elif any(x in THREE_PLAYER_BOTS for x in names):
+        raise GopsInputError(
+            "the equilibrium bot plays the three-player variants only (three, three-third)"
+        )
     if variant != "standard" and "optimal-win" in names:
         raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
     if any(x in OPTIMAL_BOTS for x in names):
@@ -252,7 +261,7 @@ def three_player_tournament(
     n = check_tournament_options(n, names, games, variant)
     if variant not in THREE_PLAYER_VARIANTS:
         raise GopsInputError(f"{variant!r} is not a three-player variant")
-    bots = [make_bot(x, n) for x in names]
+    bots = [make_three_bot(x, n, variant) for x in names]
     results = []
     for trio in combinations(range(len(names)), 3):
         tag = ":".join(f"{i}:{names[i]}" for i in trio)

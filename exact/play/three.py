@@ -1,0 +1,237 @@
+"""Three-player GOPS against the equilibrium: a computer player that plays it, and the
+exact expected points of any bots seated together.
+
+:class:`EquilibriumBot` samples the subgame-perfect equilibrium of :mod:`exact.three`
+(each stage's equilibrium the limit of the logit principal branch, McKelvey & Palfrey
+1995; backward induction over the public positions, bids revealed each round) of the
+points objective with shuffled prizes, under the variant's tie rule
+(:data:`TIE_RULE_OF`: ``three`` splits a two-way tie for the high bid, ``three-third``
+gives it to the third player).  The solution is solved once per (N, tie rule) and kept
+in this process (:func:`three_solution`); beyond :data:`EQUILIBRIUM_MAX_N` it is not
+solved on the fly, and :func:`computer_players` hands out the heuristic bots
+:data:`HEURISTIC` instead, with a note saying so.
+
+:func:`evaluate_three` is the exact expected points of each seat when three bots play:
+the recursion over the public positions (three hands, the prizes left)
+
+    V(H, P) = (1/|P|) sum_{u in P} sum_a  p_0(a_0) p_1(a_1) p_2(a_2) (r(u, a) + V(H - a, P - u))
+
+with r the round's points by the tie rule (:func:`exact.game.variants.resolve_round`) and
+p_i seat i's mix at (H, P, u), in exact rationals.  An equilibrium mix is a float array:
+it is read as the exact rational of each stored float, scaled by their exact sum, so the
+answer is exact for the policy as stored (the policy the certified NashConv of
+:func:`exact.three.certify` judges).  Bots whose mix reads the points
+(``uses_lead = True``) are refused: the memo keys on hands and prizes only.
+
+Two cards, ``highest`` against two ``lowest``: the first prize (1.5 on average) to the
+2 of ``highest``, the second split by the two 2s of the others:
+
+>>> evaluate_three(2, "three", ["highest", "lowest", "lowest"]).points
+(Fraction(3, 2), Fraction(3, 4), Fraction(3, 4))
+>>> make_three_bot("optimal", 3, "three")
+Traceback (most recent call last):
+...
+exact.errors.GopsInputError: the optimal bot plays two-player games only
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+import exact.three
+from exact.errors import GopsInputError
+from exact.game.variants import VariantPosition, get_variant, resolve_round
+from exact.limits import check_n
+from exact.play.bots import BOTS, THREE_PLAYER_BOTS, Bot, make_bot
+from exact.three import ThreeSolution
+
+__all__ = [
+    "EQUILIBRIUM_MAX_N",
+    "HEURISTIC",
+    "TIE_RULE_OF",
+    "EquilibriumBot",
+    "ThreeEvaluation",
+    "computer_players",
+    "evaluate_three",
+    "make_three_bot",
+    "three_solution",
+]
+
+#: The tie rule of each three-player variant of :mod:`exact.game.variants`.
+TIE_RULE_OF = {"three": "split", "three-third": "third"}
+#: The largest N whose equilibrium is solved on the fly (in this process, once per tie
+#: rule): N = 4 takes about 13 s of CPU on one core, N = 5 several minutes (CHANGELOG.md).
+EQUILIBRIUM_MAX_N = 4
+#: The computer players beyond EQUILIBRIUM_MAX_N (those of ``gops play`` before the
+#: equilibrium was solved).
+HEURISTIC = ("upcard+1", "upcard")
+
+_SOLUTIONS: dict[tuple[int, str], ThreeSolution] = {}
+
+
+def _tie_rule(variant: str) -> str:
+    try:
+        return TIE_RULE_OF[variant]
+    except KeyError:
+        raise GopsInputError(
+            f"{variant!r} is not a three-player variant (choose from {', '.join(TIE_RULE_OF)})"
+        ) from None
+
+
+def three_solution(
+    n: int, variant: str, on_solve: Callable[[str], None] | None = None
+) -> ThreeSolution:
+    """The equilibrium of the n-card three-player ``variant`` (points, shuffled prizes),
+    solved once and cached; ``on_solve(message)`` is told before and after a solve."""
+    rule = _tie_rule(variant)
+    n = check_n(n, EQUILIBRIUM_MAX_N, what=" for the three-player equilibrium (solved on the fly)")
+    if (n, rule) not in _SOLUTIONS:
+        if on_solve is not None:
+            on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule} ...")
+        start = time.perf_counter()
+        _SOLUTIONS[n, rule] = exact.three.solve(n, rule, "points", "random")
+        if on_solve is not None:
+            on_solve(f"solved in {time.perf_counter() - start:.1f} s")
+    return _SOLUTIONS[n, rule]
+
+
+class EquilibriumBot(Bot):
+    """Samples the three-player equilibrium of a :class:`~exact.three.ThreeSolution`
+    (points objective) at a :class:`~exact.game.variants.VariantPosition`.  Float mixes:
+    negative rounding noise is set to 0 and each mix renormalised."""
+
+    name = "equilibrium"
+    exact = False
+    uses_lead = False
+
+    def __init__(self, solution: ThreeSolution):
+        if solution.game.objective != "points" or solution.game.order != "random":
+            raise GopsInputError("the equilibrium bot plays the points objective, shuffled prizes")
+        self.solution = solution
+        self._cache: dict = {}
+
+    def mix(self, position, player):
+        if position.n != self.solution.game.n or len(position.hands) != 3:
+            raise GopsInputError(
+                f"the equilibrium bot was built for three players and N={self.solution.game.n}"
+            )
+        hands = tuple(tuple(sorted(h)) for h in position.hands)
+        key = (hands, tuple(sorted(position.deck)), position.upcard)
+        mixes = self._cache.get(key)
+        if mixes is None:
+            raw = self.solution.mixes(hands, key[1], (0, 0, 0), position.upcard)
+            mixes = self._cache[key] = tuple(_clean(h, m) for h, m in zip(hands, raw))
+        return mixes[player]
+
+
+def _clean(hand: tuple[int, ...], mix) -> dict[int, float]:
+    clipped = [max(float(p), 0.0) for p in mix]
+    total = sum(clipped)
+    return {c: p / total for c, p in zip(hand, clipped)}
+
+
+def make_three_bot(name: str, n: int, variant: str) -> Bot:
+    """The bot ``name`` of the n-card three-player ``variant``: ``equilibrium`` (solved
+    here, N <= EQUILIBRIUM_MAX_N) or a heuristic bot of :data:`exact.play.bots.BOTS`."""
+    if name in THREE_PLAYER_BOTS:
+        return EquilibriumBot(three_solution(n, variant))
+    if name in ("optimal", "optimal-win"):
+        raise GopsInputError(f"the {name} bot plays two-player games only")
+    if name not in BOTS:
+        choices = [*THREE_PLAYER_BOTS, *(x for x in BOTS if x not in ("optimal", "optimal-win"))]
+        raise GopsInputError(f"unknown bot {name!r} (choose from {', '.join(choices)})")
+    return make_bot(name, n)
+
+
+def computer_players(
+    n: int,
+    variant: str,
+    names: Sequence[str] | None = None,
+    on_solve: Callable[[str], None] | None = None,
+) -> tuple[list[Bot], str | None]:
+    """The two computer players of a three-player game, and a note when the heuristic
+    stands in for the equilibrium.  ``names``: the two bots asked for; by default the
+    equilibrium up to EQUILIBRIUM_MAX_N, the :data:`HEURISTIC` bots beyond."""
+    _tie_rule(variant)
+    note = None
+    if names is None:
+        if n <= EQUILIBRIUM_MAX_N:
+            three_solution(n, variant, on_solve)
+            names = ("equilibrium", "equilibrium")
+        else:
+            names = HEURISTIC
+            note = (
+                f"The three-player equilibrium is solved for N <= {EQUILIBRIUM_MAX_N} only: "
+                f"the computers play the heuristic bots {HEURISTIC[0]} and {HEURISTIC[1]}."
+            )
+    elif len(names) != 2:
+        raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
+    elif "equilibrium" in names:
+        three_solution(n, variant, on_solve)
+    return [make_three_bot(x, n, variant) for x in names], note
+
+
+@dataclass(frozen=True)
+class ThreeEvaluation:
+    """Each seat's exact expected points when three bots play (seat 0 first)."""
+
+    n: int
+    variant: str
+    bots: tuple[str, str, str]
+    points: tuple[Fraction, Fraction, Fraction]
+    positions: int  # public positions (hands, prizes left) evaluated
+
+
+def evaluate_three(n: int, variant: str, bots: Sequence[str | Bot]) -> ThreeEvaluation:
+    """The exact expected points of each seat, ``bots`` seated 0, 1, 2 (names or
+    :class:`~exact.play.bots.Bot` objects), by the recursion of the module docstring."""
+    rules = get_variant(variant)
+    _tie_rule(variant)
+    n = check_n(n, what=" for an exact three-player evaluation")
+    if len(bots) != 3:
+        raise GopsInputError(f"a three-player evaluation seats three bots, got {len(bots)}")
+    made = [make_three_bot(b, n, variant) if isinstance(b, str) else b for b in bots]
+    for b in made:
+        if b.uses_lead:
+            raise GopsInputError(f"the {b.name} bot reads the points: not evaluated exactly")
+    memo: dict = {}
+
+    def value(hands, deck) -> tuple[Fraction, ...]:
+        if not deck:
+            return (Fraction(0),) * 3
+        done = memo.get((hands, deck))
+        if done is not None:
+            return done
+        total = [Fraction(0)] * 3
+        for u in sorted(deck):
+            # Bots read hands[player], the deck and the upcard: a VariantPosition serves
+            # (as in play_variant), though Bot.mix is typed for the two-player Position.
+            pos: Any = VariantPosition(rules, n, hands, deck, u, (Fraction(0),) * 3)
+            mixes = [_exact_mix(b.mix(pos, i)) for i, b in enumerate(made)]
+            for a in product(*(m.items() for m in mixes)):
+                bids = tuple(c for c, _ in a)
+                q = a[0][1] * a[1][1] * a[2][1]
+                won = resolve_round(u, bids, rules.tie_rule)
+                kid = value(tuple(h - {b} for h, b in zip(hands, bids)), deck - {u})
+                for i in range(3):
+                    total[i] += q * (won[i] + kid[i])
+        out = memo[hands, deck] = tuple(t / len(deck) for t in total)
+        return out
+
+    full = frozenset(range(1, n + 1))
+    points = value((full, full, full), full)
+    names = tuple(b.name for b in made)
+    return ThreeEvaluation(n, variant, names, points, len(memo))  # type: ignore[arg-type]
+
+
+def _exact_mix(mix: dict) -> dict[int, Fraction]:
+    """A mix as exact rationals summing to 1: each probability's exact value (a float's
+    too), scaled by their exact sum; zero entries dropped."""
+    exact_mix = {c: Fraction(p) for c, p in mix.items() if p > 0}
+    total = sum(exact_mix.values())
+    return {c: p / total for c, p in exact_mix.items()}
