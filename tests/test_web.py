@@ -922,8 +922,8 @@ def test_a_bad_variant_game_is_400_with_the_clis_one_line(client, params, cli):
         assert r.status_code == 400 and "\n" not in want
         error = r.json()["error"]
         assert error == want if not isinstance(cli, str) else error.startswith(want)
-    r = client.get("/api/game/new", params={"n": 4, "variant": "three"})
-    assert r.status_code == 400 and r.json()["error"].startswith("unknown variant 'three'")
+    r = client.get("/api/game/new", params={"n": 4, "variant": "four"})
+    assert r.status_code == 400 and r.json()["error"].startswith("unknown variant 'four'")
 
 
 def test_a_head_start_counts_and_the_computer_plays_for_it(client):

@@ -9,13 +9,21 @@ game's random seed draws the computer's bids), the move played and the new game 
 (the mirror of yours: who chooses the prizes is swapped), or of the two-player variant;
 a finished standard game adds ``review``, each of your bids against the equilibrium
 (:meth:`exact.play.engine.Game.review`).
+
+The three-player variants (``variant=three`` or ``three-third``) are played against two
+computers (:func:`exact.play.three.computer_players`: the three-player equilibrium where
+it is solved, else the heuristic bots, said so by ``note``), answered by
+:func:`three_player_json`; their state is n, seed, variant and your bids.
 """
 
 from __future__ import annotations
 
+from exact.errors import GopsInputError
+from exact.limits import TOURNAMENT_MAX_N, check_n
 from exact.play.bots import Bot, VariantOptimalBot, bot_for
 from exact.play.engine import Game
-from exact.web.game_json import game_json
+from exact.play.three import TIE_RULE_OF, computer_players
+from exact.web.game_json import game_json, points_json
 from exact.web.query import (
     cards,
     game_query,
@@ -29,6 +37,12 @@ from exact.web.solutions import request_solution
 
 def _game(request, bid: bool = False, prize: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
+    if request.query_params.get("variant") in TIE_RULE_OF:
+        if prize:
+            raise GopsInputError(
+                "the prizes of a three-player game are shuffled: no prize to choose"
+            )
+        return _three_player_game(request, bid)
     game, lead = game_query(request, with_order=True)
     variant = game_variant(request, game)
     if lead:  # a head start: the computer plays the game solved for it (every lead)
@@ -60,6 +74,94 @@ def _game(request, bid: bool = False, prize: bool = False) -> dict:
     if board.over and variant == "standard":  # the review (the standard game only):
         out["review"] = _review(board.review(request_solution(request, game)))
     return out
+
+
+def _three_player_game(request, bid: bool) -> dict:
+    """A three-player game (points, shuffled prizes), replayed with its new ``bid``."""
+    params = request.query_params
+    n = check_n(integer(request, "n"), TOURNAMENT_MAX_N, what=" for a three-player game")
+    if params.get("objective", "points") != "points" or params.get("order", "random") != "random":
+        raise GopsInputError("the three-player variants are played for points with shuffled prizes")
+    if params.get("lead") is not None or params.get("prizes"):
+        raise GopsInputError("a three-player game takes no lead and no prizes")
+    variant = params["variant"]
+    bids = list(cards(request, "bids", required=False))
+    if bid:
+        bids.append(required_integer(request, "bid"))
+    computers, note = computer_players(n, variant)
+    board = Game(n, computers, variant=variant, seed=integer(request, "seed", required=False))
+    board.replay(bids)
+    return three_player_json(board, bids, note)
+
+
+#: The players of a three-player game, as the page names them.
+THREE_NAMES = ("you", "computer 1", "computer 2")
+
+
+def three_player_json(game: Game, bids: list[int], note: str | None) -> dict:
+    """A three-player game as the page draws it: the two-player game's keys (``computer``
+    is computer 1) plus computer 2's (``computer2``), the points of every round, who
+    plays (``computers``) and ``note`` (the heuristic standing in, or null)."""
+
+    def who(scorers) -> str:
+        return " and ".join(THREE_NAMES[i] for i in scorers) or "nobody"
+
+    over = game.awaiting == "over"
+    state = {"n": game.n, "seed": game.seed, "variant": game.rules.name}
+    return {
+        "n": game.n,
+        "players": 3,
+        "objective": "points",
+        "order": "random",
+        "order_text": game.order.description,
+        "seed": game.seed,
+        "variant": game.rules.name,
+        "variant_text": THREE_TEXT[game.rules.name],
+        "review_text": "no review: the review covers the two-player standard game only",
+        "computers": [bot.name for bot in game.computers],
+        "note": note,
+        "round": game.round,
+        "rounds": game.rounds,
+        "awaiting": game.awaiting,
+        "chooser": None,
+        "choices": [],
+        "upcard": game.upcard,
+        "prizes_left": sorted(game.position.deck),
+        "prizes_to_come": sorted(game.position.deck - {game.upcard}),
+        "won": {
+            name: [r.prize for r in game.history if r.scorers == [i]]
+            for i, name in enumerate(("you", "computer", "computer2"))
+        },
+        "your_cards": game.legal_bids(),
+        "computer_cards": sorted(game.position.hands[1]),
+        "computer2_cards": sorted(game.position.hands[2]),
+        "score": dict(zip(("you", "computer", "computer2"), (points_json(p) for p in game.points))),
+        "history": [
+            {
+                "round": r.number,
+                "prize": r.prize,
+                "you": r.bids[0],
+                "computer": r.bids[1],
+                "computer2": r.bids[2],
+                "winner": who(r.scorers),
+                "points": dict(zip(THREE_NAMES, (points_json(p) for p in r.points))),
+                "mix": {str(c): float(p) for c, p in sorted(r.mixes[0].items())},
+                "mix2": {str(c): float(p) for c, p in sorted(r.mixes[1].items())},
+            }
+            for r in game.history
+        ],
+        "winner": (who([game.winner]) if game.winner is not None else "nobody") if over else None,
+        "state": state | {"bids": ",".join(map(str, bids))},
+    }
+
+
+#: The rules of each three-player variant, as the page states them (gops play's).
+THREE_TEXT = {
+    "three": "Three players: a tie for the high bid splits the prize between the two tied "
+    "players; a three-way tie discards it.",
+    "three-third": "Three players: a two-way tie for the high bid gives the prize to the "
+    "third player; a three-way tie discards it.",
+}
 
 
 def _review(review: list[dict]) -> dict:

@@ -605,11 +605,26 @@ function drawPlay() {
   const over = game.awaiting === "over";
   const orderName = [...$("order").options].find((o) => o.value === game.order)?.text || game.order;
   const variantName = game.variant ? `, variant: ${[...$("variant").options].find((o) => o.value === game.variant)?.text || game.variant}` : "";
-  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, prize order: ${orderName}${variantName}`;
+  const computers = game.computers ? `; computers: ${game.computers.join(" and ")}` : "";
+  $("play-what").textContent = `N = ${game.n}, ${game.objective} objective, prize order: ${orderName}${variantName}${computers}`;
   $("variant-rules").hidden = !game.variant_text;
   $("variant-rules").textContent = game.variant_text || "";
   const dummy = game.variant === "dummy";
   document.querySelectorAll(".dummy-fact").forEach((e) => { e.hidden = !dummy; });
+  const three = game.players === 3;  // you against computer 1 and computer 2
+  const them = three ? "computer 1" : "computer";
+  $("them-name").textContent = them;
+  $("them-head").textContent = them;
+  $("their-cards-name").textContent = `${them}'s cards`;
+  document.querySelectorAll(".second-fact").forEach((e) => { e.hidden = !three; });
+  $("second-head").hidden = !three;
+  $("second-score").hidden = !three;
+  if (three) {
+    $("score-second").textContent = game.score.computer2;
+    $("second-cards").textContent = cardList(game.computer2_cards);
+  }
+  $("play-note").hidden = !game.note;
+  $("play-note").textContent = game.note || "";
   $("dummy-head").hidden = !dummy;
   $("dummy-score").hidden = !dummy;
   if (dummy) {
@@ -663,11 +678,15 @@ function drawPlay() {
   };
   $("history").querySelector("tbody").innerHTML = game.history.map((r) =>
     `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer}</td>` +
+    (three ? `<td>${r.computer2}</td>` : "") +
     (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}</td></tr>`).join("");
   $("reveal").disabled = game.history.length === 0;
-  const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie.", dummy: "the dummy has the most." };
+  const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie.", dummy: "the dummy has the most.",
+    "computer 1": "computer 1 wins.", "computer 2": "computer 2 wins." };
+  if (three) verdict.nobody = "a tie for the most points.";
   $("outcome").textContent = over
-    ? `Game over: you ${game.score.you}, computer ${game.score.computer}` +
+    ? `Game over: you ${game.score.you}, ${them} ${game.score.computer}` +
+      (three ? `, computer 2 ${game.score.computer2}` : "") +
       (dummy ? `, dummy ${game.score.dummy}` : "") + `: ${verdict[game.winner]}` : "";
   const left = over && game.leftover != null;
   $("leftover").hidden = !left;
