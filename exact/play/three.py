@@ -36,6 +36,7 @@ exact.errors.GopsInputError: the optimal bot plays two-player games only
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -72,6 +73,9 @@ EQUILIBRIUM_MAX_N = 4
 HEURISTIC = ("upcard+1", "upcard")
 
 _SOLUTIONS: dict[tuple[int, str], ThreeSolution] = {}
+#: One solve at a time (the web page's requests run in threads): a second request for
+#: the same game waits for the first's solution instead of solving it again.
+_SOLVING = threading.Lock()
 
 
 def _tie_rule(variant: str) -> str:
@@ -90,14 +94,15 @@ def three_solution(
     solved once and cached; ``on_solve(message)`` is told before and after a solve."""
     rule = _tie_rule(variant)
     n = check_n(n, EQUILIBRIUM_MAX_N, what=" for the three-player equilibrium (solved on the fly)")
-    if (n, rule) not in _SOLUTIONS:
-        if on_solve is not None:
-            on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule} ...")
-        start = time.perf_counter()
-        _SOLUTIONS[n, rule] = exact.three.solve(n, rule, "points", "random")
-        if on_solve is not None:
-            on_solve(f"solved in {time.perf_counter() - start:.1f} s")
-    return _SOLUTIONS[n, rule]
+    with _SOLVING:
+        if (n, rule) not in _SOLUTIONS:
+            if on_solve is not None:
+                on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule} ...")
+            start = time.perf_counter()
+            _SOLUTIONS[n, rule] = exact.three.solve(n, rule, "points", "random")
+            if on_solve is not None:
+                on_solve(f"solved in {time.perf_counter() - start:.1f} s")
+        return _SOLUTIONS[n, rule]
 
 
 class EquilibriumBot(Bot):
