@@ -248,3 +248,5 @@ def test_the_equilibrium_in_a_tournament():
         check_tournament_options(3, ["equilibrium", "random"], 10)
     with pytest.raises(GopsInputError, match="with the equilibrium bot"):
         check_tournament_options(5, ["equilibrium", "random", "lowest"], 10, "three")
+    two = CliRunner().invoke(main, ["evaluate", "3", "--bots", "equilibrium,random"])
+    assert two.exit_code == 2 and "three-player variants only" in two.output
