@@ -27,7 +27,8 @@ their answers with :mod:`exact.views`.
     GET /api/game/new?n[&objective&lead&order&seed&variant]
                                                     a game against the equilibrium (lead:
                                                     your head start, win objective;
-                                                    variant: standard, twelve or dummy,
+                                                    variant: standard, twelve, dummy,
+                                                    three or three-third,
                                                     points and the random order only)
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
     GET /api/game/prize?<state>&prize               your choice of the next prize
