@@ -31,6 +31,8 @@ deviating, in float) reported; the whole game's NashConv is certified elsewhere
 
 from __future__ import annotations
 
+import resource
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +63,8 @@ TRACE_REGRET = 1e-10
 #: Successive tangents of the symmetric trace must agree this well (cosine), else the
 #: step is halved: a larger turn may have jumped to another part of the curve.
 TURN_COSINE = 0.95
+#: Memory a pygambit trace may take beyond the process's present size (bytes).
+TRACE_MEMORY = 1 << 30
 #: The largest regret (relative to the payoff range) of a pygambit trace we accept.
 TRACE_ACCEPT = 1e-5
 #: How close twins' traced mixes must be for pygambit's trace to count as symmetric.
@@ -123,6 +127,29 @@ def _pure(A: np.ndarray, profile) -> tuple:
     return tuple(np.eye(A.shape[1 + i])[profile[i]] for i in range(3))
 
 
+@contextmanager
+def _memory_cap(extra: int):
+    """The process's address space capped at its present size plus ``extra`` bytes while
+    the block runs (Linux; elsewhere no cap): pygambit's trace of a degenerate stage can
+    grow its path without bound (std::bad_alloc past 3.5 GiB at N = 5), and a capped one
+    fails with MemoryError instead, which the caller answers with our own trace."""
+    try:
+        with open("/proc/self/statm") as fh:
+            size = int(fh.read().split()[0]) * resource.getpagesize()
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        yield
+        return
+    cap = size + extra
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def _trace(A: np.ndarray) -> tuple:
     """The logit branch's limit as pygambit traces it."""
     if gbt is None:
@@ -130,7 +157,8 @@ def _trace(A: np.ndarray) -> tuple:
             "three-player equilibria need pygambit: pip install 'gops-exact[three]'"
         )
     game = gbt.Game.from_arrays(A[0], A[1], A[2])
-    result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
+    with _memory_cap(TRACE_MEMORY):
+        result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
     if not result.equilibria:
         raise SolverError("pygambit's logit trace returned no equilibrium")
     eq = result.equilibria[0]
@@ -259,14 +287,20 @@ def _traced(A: np.ndarray, twins: list[tuple[int, ...]], target: float) -> tuple
     ours loses the branch, pygambit's where it kept twins alike."""
     scale = float(A.max() - A.min()) or 1.0
     if not twins:
-        traced = _trace(A)
+        try:
+            traced = _trace(A)
+        except MemoryError:  # a runaway trace (see _memory_cap): ours instead
+            return _symmetric_trace(A, [0, 1, 2], target)
         if regret(A, traced) < TRACE_ACCEPT * scale:
             return traced
         return _symmetric_trace(A, [0, 1, 2], target)
     try:
         return _symmetric_trace(A, _classes(twins), target)
     except SolverError:
-        traced = _trace(A)
+        try:
+            traced = _trace(A)
+        except MemoryError:
+            raise SolverError("neither trace reached the branch's end") from None
         symmetric = all(
             np.abs(traced[i] - traced[g[0]]).max() < TWIN_MATCH for g in twins for i in g[1:]
         )
@@ -437,7 +471,12 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
             break
     if best is None or best_regret > POLISHED:
         # Last resort (counted as "fallback"): pygambit's trace made symmetric, polished.
-        traced = _symmetrise(_trace(A), twins)
+        try:
+            traced = _symmetrise(_trace(A), twins)
+        except MemoryError:
+            if best is None:
+                raise SolverError("no trace reached the logit branch's end") from None
+            return best, "logit"
         mixes = _symmetrise(_polish(A, traced, twins), twins)
         if best is None or regret(A, mixes) < best_regret:
             return mixes, "fallback"
