@@ -156,13 +156,26 @@ def _trace(A: np.ndarray) -> tuple:
         raise GopsInputError(
             "three-player equilibria need pygambit: pip install 'gops-exact[three]'"
         )
-    game = gbt.Game.from_arrays(A[0], A[1], A[2])
+    # pygambit 17 builds a table game with StrategicGame.from_arrays and returns one
+    # ``equilibrium``; 16.7 had Game.from_arrays and a list ``equilibria``.
+    game = getattr(gbt, "StrategicGame", gbt.Game).from_arrays(A[0], A[1], A[2])
     with _memory_cap(TRACE_MEMORY):
         result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
-    if not result.equilibria:
+    found = getattr(result, "equilibria", None)
+    if found is None:
+        found = [result.equilibrium] if getattr(result, "equilibrium", None) is not None else []
+    if not found:
         raise SolverError("pygambit's logit trace returned no equilibrium")
-    eq = result.equilibria[0]
-    return tuple(np.array([float(eq[s]) for s in player.strategies]) for player in game.players)
+    eq = found[0]
+    return tuple(_mix(eq, player) for player in game.players)
+
+
+def _mix(eq, player) -> np.ndarray:
+    """One player's mix of a pygambit profile, in strategy order (16.7: Player objects and
+    eq[strategy]; 17: player labels and eq[label] as (label, probability) pairs)."""
+    if hasattr(player, "strategies"):
+        return np.array([float(eq[s]) for s in player.strategies])
+    return np.array([float(prob) for _, prob in eq[player]])
 
 
 class _Branch:
