@@ -38,6 +38,8 @@ DURATION = re.compile(r"\b\d+(?:\.\d+)?(?= ?(?:s|ms|min|minutes|seconds|h)\b)")
 #: Sizes that depend on the process (memory), not on the game.
 MEMORY = re.compile(r"\b\d+(?:\.\d+)? (?=MiB|GiB)")
 #: The pre-flight estimate scales by the cores of the machine it runs on.
+#: The pre-flight's floor of memory, "(at least 1.0)" (GiB; the process's size in it).
+AT_LEAST = re.compile(r"\(at least [0-9.]+\)")
 CORES = re.compile(r"\b\d+(?= cores\b)")
 #: A whole command may take at most this long (the slowest example takes about 30 s).
 TIMEOUT_S = 300
@@ -66,9 +68,13 @@ def mask(text: str, memory: bool = False) -> str:
     'about … min on … cores'
     >>> mask("peak memory: 168 MiB; N=14 needs 6.0 GiB", memory=True)
     'peak memory: … MiB; N=14 needs … GiB'
+    >>> mask("1.0 GiB of memory (at least 1.0)", memory=True)
+    '… GiB of memory (at least …)'
     """
     text = CORES.sub("…", DURATION.sub("…", text))
-    return MEMORY.sub("… ", text) if memory else text
+    if not memory:
+        return text
+    return AT_LEAST.sub("(at least …)", MEMORY.sub("… ", text))
 
 
 def run(command: str, stdin: str | None = None, expect: int = 0) -> str:
