@@ -36,6 +36,7 @@ from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, ob
 from exact.game.orders import ORDERS
 from exact.game.rules import parse_cards, parse_integer
 from exact.game.spec import GameSpec
+from exact.imperfect.game import IMPERFECT_ORDERS
 from exact.kernels.points import level_items
 from exact.play.bots import solution_for
 from exact.views import strategy_json
@@ -637,3 +638,24 @@ def print_certified_strategy(game, mine, theirs, given: str | None = None) -> No
             f"  {who} exact mix: "
             + "  ".join(f"{c}: {interval_text(*iv)}" for c, iv in zip(sorted(cards), box))
         )
+
+
+def imperfect_game_options(command):
+    """The options that name an imperfect-information game (`gops imperfect ...`), OpenSpiel's
+    parameters: the prize order and the
+    returns type."""
+    command = click.option(
+        "--objective",
+        type=OBJECTIVE,
+        default="points",
+        show_default=True,
+        help="points: OpenSpiel's returns_type point_difference (half the point difference); "
+        "win: win_loss.",
+    )(command)
+    return click.option(
+        "--order",
+        type=click.Choice(IMPERFECT_ORDERS),
+        default="random",
+        show_default=True,
+        help="Prize order (OpenSpiel's points_order).",
+    )(command)

@@ -12,12 +12,12 @@ import time
 import click
 
 from exact.atomic import atomic_file, output_kind
-from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
+from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
 from exact.errors import GopsInputError
 from exact.imperfect.certified import round_up, solve_certified
 from exact.imperfect.cfr import solve_cfr
 from exact.imperfect.exact_lp import solve as solve_equilibrium
-from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
+from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
 from exact.imperfect.policy import load_policy_file, uniform_policy
 
@@ -59,26 +59,6 @@ def _check_size(game: ImperfectGame) -> None:
         )
 
 
-def game_options(command):
-    """The options that name the game, OpenSpiel's parameters: the prize order and the
-    returns type."""
-    command = click.option(
-        "--objective",
-        type=OBJECTIVE,
-        default="points",
-        show_default=True,
-        help="points: OpenSpiel's returns_type point_difference (half the point difference); "
-        "win: win_loss.",
-    )(command)
-    return click.option(
-        "--order",
-        type=click.Choice(IMPERFECT_ORDERS),
-        default="random",
-        show_default=True,
-        help="Prize order (OpenSpiel's points_order).",
-    )(command)
-
-
 @click.group()
 def imperfect() -> None:
     """Imperfect-information Goofspiel, as OpenSpiel's goofspiel(imp_info=True)."""
@@ -87,7 +67,7 @@ def imperfect() -> None:
 @imperfect.command()
 @click.argument("policy_source", metavar="POLICY")
 @click.option("--n", "n", type=INTEGER, required=True, help="Cards per player.")
-@game_options
+@imperfect_game_options
 @click.option(
     "--rational", is_flag=True, help="Exact rationals instead of floats with an error bound."
 )
@@ -187,7 +167,7 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
 
 @imperfect.command()
 @click.argument("n", type=INTEGER)
-@game_options
+@imperfect_game_options
 @click.option(
     "--method",
     type=click.Choice(METHODS),

@@ -12,29 +12,15 @@ import os
 import click
 
 from exact.atomic import output_kind
-from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
+from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
 from exact.errors import GopsInputError
 from exact.imperfect.certificate import certify as write_imperfect_certificate
-from exact.imperfect.game import IMPERFECT_ORDERS, ImperfectGame
+from exact.imperfect.game import ImperfectGame
 
 
 @click.command()
 @click.argument("n", type=INTEGER)
-@click.option(
-    "--order",
-    type=click.Choice(IMPERFECT_ORDERS),
-    default="random",
-    show_default=True,
-    help="Prize order (OpenSpiel's points_order).",
-)
-@click.option(
-    "--objective",
-    type=OBJECTIVE,
-    default="points",
-    show_default=True,
-    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
-    "win: win_loss.",
-)
+@imperfect_game_options
 @click.option(
     "--out",
     "out",

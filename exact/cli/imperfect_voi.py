@@ -11,8 +11,7 @@ from fractions import Fraction
 
 import click
 
-from exact.cli.common import INTEGER, OBJECTIVE, one_line_errors
-from exact.imperfect.game import IMPERFECT_ORDERS
+from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
 from exact.imperfect.value_of_information import (
     Mix,
     value_of_information,
@@ -26,21 +25,7 @@ def _mix(mix: Mix) -> str:
 
 @click.command("value-of-information")
 @click.argument("n", type=INTEGER)
-@click.option(
-    "--order",
-    type=click.Choice(IMPERFECT_ORDERS),
-    default="random",
-    show_default=True,
-    help="Prize order (OpenSpiel's points_order).",
-)
-@click.option(
-    "--objective",
-    type=OBJECTIVE,
-    default="points",
-    show_default=True,
-    help="points: OpenSpiel's returns_type point_difference (half the point difference); "
-    "win: win_loss.",
-)
+@imperfect_game_options
 @click.option(
     "--bounds",
     is_flag=True,
