@@ -498,23 +498,33 @@ def bound_games(games, ks, xs, ys, vs, out):
         out[g] = game_bound(games[g], ks[g], xs[g], ys[g], vs[g])
 
 
+@cuda.jit(device=True)
+def _solve_one(games, ks, xs, ys, vs, bounds, g, polish):
+    """Game g of a batch into vs[g], xs[g], ys[g] and its bound into bounds[g]: the simplex,
+    then either :func:`certified_game` (``polish``) or the plain :func:`game_bound`."""
+    T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
+    P = cuda.local.array(SCRATCH, dtype=float64)
+    R = cuda.local.array(SCRATCH, dtype=float64)
+    rowlab = cuda.local.array(SCRATCH, dtype=float64)
+    collab = cuda.local.array(SCRATCH, dtype=float64)
+    cmax = cuda.local.array(SCRATCH, dtype=float64)
+    A = games[g]
+    k = ks[g]
+    v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)
+    if polish:
+        vs[g], bounds[g] = certified_game(A, k, xs[g], ys[g], v, T, P, R, rowlab, collab, cmax)
+    else:
+        vs[g] = v
+        bounds[g] = game_bound(A, k, xs[g], ys[g], v)
+
+
 @cuda.jit
 def solve_games(games, ks, xs, ys, vs, bounds):
     """Solve game g (``games[g, :k, :k]``) into vs[g], xs[g], ys[g] and its bound into
     bounds[g]: one thread per game."""
     g = cuda.grid(1)
     if g < games.shape[0]:
-        T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
-        P = cuda.local.array(SCRATCH, dtype=float64)
-        R = cuda.local.array(SCRATCH, dtype=float64)
-        rowlab = cuda.local.array(SCRATCH, dtype=float64)
-        collab = cuda.local.array(SCRATCH, dtype=float64)
-        cmax = cuda.local.array(SCRATCH, dtype=float64)
-        A = games[g]
-        k = ks[g]
-        v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)
-        vs[g] = v
-        bounds[g] = game_bound(A, k, xs[g], ys[g], v)
+        _solve_one(games, ks, xs, ys, vs, bounds, g, False)
 
 
 @cuda.jit
@@ -523,13 +533,4 @@ def solve_certified_games(games, ks, xs, ys, vs, bounds):
     :func:`certified_game` (what the level kernels do): one thread per game."""
     g = cuda.grid(1)
     if g < games.shape[0]:
-        T = cuda.local.array((SCRATCH, SCRATCH), dtype=float64)
-        P = cuda.local.array(SCRATCH, dtype=float64)
-        R = cuda.local.array(SCRATCH, dtype=float64)
-        rowlab = cuda.local.array(SCRATCH, dtype=float64)
-        collab = cuda.local.array(SCRATCH, dtype=float64)
-        cmax = cuda.local.array(SCRATCH, dtype=float64)
-        A = games[g]
-        k = ks[g]
-        v = solve_game(A, k, xs[g], ys[g], T, P, R, rowlab, collab, cmax)
-        vs[g], bounds[g] = certified_game(A, k, xs[g], ys[g], v, T, P, R, rowlab, collab, cmax)
+        _solve_one(games, ks, xs, ys, vs, bounds, g, True)
