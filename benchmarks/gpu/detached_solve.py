@@ -48,6 +48,8 @@ def job_script(args, job: Path) -> str:
         solve += ["--keep-from", str(args.keep_from)]
     if args.below_in_memory:
         solve += ["--below-in-memory"]
+    if args.chunk_items is not None:
+        solve += ["--chunk-items", str(args.chunk_items)]
     table = ["table", str(args.n), "--store", str(args.store), "--certified", *common]
     q = " ".join
     cli = f"{py} -m exact.cli"
@@ -171,6 +173,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, required=True, help="watch this long at most")
     parser.add_argument("--keep-from", type=int)
     parser.add_argument("--below-in-memory", action="store_true")
+    parser.add_argument("--chunk-items", type=int, help="items per kernel launch and checkpoint")
     parser.add_argument("--objective", default="points")
     parser.add_argument("--device", default="cuda")
     args = parser.parse_args()
