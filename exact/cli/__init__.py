@@ -39,9 +39,9 @@ def main():
 
 declarations.route(solve.solve)  # gops solve N --variant declarations
 for command in (
-    three.with_three_players(solve.solve),  # gops solve N --players 3
-    solve.table,
-    solve.strategy,
+    three.with_three_players(solve.solve, three.solve_three),  # gops solve N --players 3
+    three.with_three_players(solve.table, three.table_three),
+    three.with_three_players(solve.strategy, three.strategy_three),
     certify.certify,
     certify.check,
     certify.reproduce,

@@ -1,48 +1,70 @@
-"""``gops solve N --players 3``: three-player GOPS solved, its NashConv certified.
+"""``gops solve|table|strategy --players 3``: three-player GOPS solved, its NashConv certified.
 
-:func:`with_three_players` gives the two-player ``gops solve`` command a route: a command
-line naming ``--players 3`` is parsed and run by :data:`solve_three` instead (``--players
-2`` is the two-player command itself).  Registered by :mod:`exact.cli`.
+:func:`with_three_players` gives a two-player command (``gops solve``, ``gops table``,
+``gops strategy``) a route: a command line naming ``--players 3`` is parsed and run by its
+three-player form (:data:`solve_three`, :data:`table_three`, :data:`strategy_three`)
+instead (``--players 2`` is the two-player command itself).  Registered by
+:mod:`exact.cli`.  Every three-player answer states the proven NashConv bound of the
+solution it comes from, and fails (exit 2, after the answer) when it is not below
+:data:`EPSILON`.
 """
 
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import click
 
 from exact.atomic import atomic_file
-from exact.cli.common import INTEGER, NumberArgumentsCommand, one_line_errors
-from exact.errors import SolverError
+from exact.cli.common import INTEGER, NumberArgumentsCommand, card_list, one_line_errors
+from exact.errors import GopsInputError, SolverError
+from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
 from exact.three.openspiel import policy_json
-from exact.three.rules import OBJECTIVES, ORDERS, TIE_RULES
+from exact.three.rules import OBJECTIVES, ORDERS, TIE_RULES, ThreeGame
+from exact.three.tables import FirstMoveTable, ThreeStrategy, check_position, first_move_table
+from exact.three.tables import strategy as three_strategy
 
 #: The NashConv every reported three-player equilibrium is proven below.
 EPSILON = 1e-9
 
 
+def game_options(command):
+    """The options every three-player command takes: --players 3, the tie rule, the
+    objective, the prize order and --json."""
+    for option in reversed(
+        [
+            click.option(
+                "--players", type=click.Choice(["3"]), required=True, help="3: three players."
+            ),
+            click.option(
+                "--tie-rule",
+                type=click.Choice(TIE_RULES),
+                default="split",
+                show_default=True,
+                help="A tie for the high bid: split (the tied share it), third (a two-way "
+                "tie gives it to the third player), discard (OpenSpiel: any tie discards it).",
+            ),
+            click.option(
+                "--objective",
+                type=click.Choice(OBJECTIVES),
+                default="points",
+                show_default=True,
+                help="points: each player's expected points; top: the chance of finishing "
+                "on top (a tie at the top shares the win equally).",
+            ),
+            click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True),
+            click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
 @click.command("solve", cls=NumberArgumentsCommand)
 @click.argument("n", type=INTEGER)
-@click.option("--players", type=click.Choice(["3"]), required=True, help="3: three players.")
-@click.option(
-    "--tie-rule",
-    type=click.Choice(TIE_RULES),
-    default="split",
-    show_default=True,
-    help="A tie for the high bid: split (the tied share it), third (a two-way tie gives it "
-    "to the third player), discard (OpenSpiel: any tie discards it).",
-)
-@click.option(
-    "--objective",
-    type=click.Choice(OBJECTIVES),
-    default="points",
-    show_default=True,
-    help="points: each player's expected points; top: the chance of finishing on top "
-    "(a tie at the top shares the win equally).",
-)
-@click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@game_options
 @click.option(
     "--policy-out",
     type=click.Path(dir_okay=False),
@@ -64,8 +86,7 @@ def solve_three(n, players, tie_rule, objective, order, as_json, policy_out) -> 
         click.echo(json.dumps(out))
     else:
         print_summary(sol, out)
-    if report.bound > EPSILON:  # shown above, then said as a failure (exit 2)
-        raise SolverError(f"the proven NashConv bound {report.bound:.3g} is not below {EPSILON:g}")
+    _fail_unless_certified(report)  # shown above, then said as a failure (exit 2)
 
 
 def first_move(sol: ThreeSolution) -> dict[str, dict[str, float]]:
@@ -118,6 +139,134 @@ def print_summary(sol: ThreeSolution, out: dict) -> None:
         click.echo(f"{u:>6} " + "".join(f"{mix[str(b)]:7.3f}" for b in hand))
 
 
+def _fail_unless_certified(report) -> None:
+    """After an answer is shown: exit 2 when its solution's bound is not below EPSILON."""
+    if report.bound > EPSILON:
+        raise SolverError(f"the proven NashConv bound {report.bound:.3g} is not below {EPSILON:g}")
+
+
+def _nashconv_line(report) -> str:
+    verdict = "below" if report.bound <= EPSILON else "NOT below"
+    return (
+        f"NashConv of this equilibrium in the whole game <= {report.bound:.3g} "
+        f"(proven; {verdict} epsilon {EPSILON:g})"
+    )
+
+
+def _what(sol: ThreeSolution) -> str:
+    return "expected points" if sol.game.objective == "points" else "chance of finishing on top"
+
+
+@click.command("table", cls=NumberArgumentsCommand)
+@click.argument("n", type=INTEGER)
+@game_options
+@one_line_errors
+def table_three(n, players, tie_rule, objective, order, as_json) -> None:
+    """The first-move table of N-card three-player GOPS (rows = bids, columns = upcards;
+    the three seats mix alike), each seat's value, and the proven NashConv of the
+    equilibrium it comes from."""
+    sol = solve(n, tie_rule, objective, order)
+    fm = first_move_table(sol, certify(sol))
+    if as_json:
+        click.echo(json.dumps(fm.to_json(EPSILON)))
+    else:
+        print_table(fm)
+    _fail_unless_certified(fm.report)
+
+
+def print_table(fm: FirstMoveTable) -> None:
+    sol = fm.solution
+    click.echo(f"First move of {sol.game.describe()}: P(bid | upcard), every seat alike")
+    ups = list(fm.table)
+    click.echo("bid\\up" + "".join(f"{u:>8}" for u in ups))
+    for b in range(1, sol.game.n + 1):
+        click.echo(f"{b:>6} " + "".join(f"{fm.table[u][b]:8.4f}" for u in ups))
+    click.echo(f"each seat's {_what(sol)} once the upcard is turned:")
+    for seat in range(3):
+        click.echo(f"seat {seat} " + "".join(f"{fm.upcard_values[u][seat]:8.4f}" for u in ups))
+    click.echo(
+        f"each seat's {_what(sol)} at the start: " + ", ".join(f"{v:.6f}" for v in fm.seat_values)
+    )
+    click.echo(_nashconv_line(fm.report))
+
+
+def _three_hands(ctx, param, value):
+    """click callback: three card lists, "2,4 1,3 3,4", or exit 2 with one line."""
+    if any(v.startswith("-") for v in value):
+        raise click.BadParameter("three card lists, one per seat, e.g. --hands 2,4 1,3 3,4")
+    try:
+        return tuple(parse_cards(v) for v in value)
+    except GopsInputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _points(ctx, param, value):
+    """click callback: "0,1.5,2" (or 3/2) into three Fractions, or exit 2 with one line."""
+    if value is None:
+        return None
+    try:
+        return tuple(Fraction(t) for t in value.split(","))
+    except (ValueError, ZeroDivisionError):
+        raise click.BadParameter(f"{value!r} is not three numbers such as 0,1.5,2") from None
+
+
+@click.command("strategy", cls=NumberArgumentsCommand)
+@game_options
+@click.option(
+    "--hands",
+    nargs=3,
+    required=True,
+    callback=_three_hands,
+    help="The three hands, seats 0 1 2, e.g. --hands 2,4 1,3 3,4.",
+)
+@click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")
+@click.option("--upcard", required=True, type=INTEGER, help="The prize turned up.")
+@click.option(
+    "--points",
+    default=None,
+    callback=_points,
+    help="The points so far of seats 0 1 2, e.g. 0,1.5,2 (--objective top only).",
+)
+@click.option(
+    "--n", "n", type=INTEGER, default=None, help="Cards per suit (default: largest card seen)."
+)
+@one_line_errors
+def strategy_three(players, tie_rule, objective, order, as_json, hands, deck, upcard, points, n):
+    """The equilibrium mixes of all three players at any position once the upcard is
+    turned, from the N-card three-player equilibrium (solved whole: N <= 5)."""
+    if n is None:
+        n = max([upcard, *deck, *(c for h in hands for c in h)])
+    game = ThreeGame.parse(n, tie_rule, objective, order)
+    if points is not None and not game.top:
+        raise GopsInputError("--points applies to --objective top only")
+    check_position(game, hands, deck, upcard, points)  # before the solve
+    sol = solve(game.n, tie_rule, objective, order)
+    st = three_strategy(sol, hands, deck, upcard, points, report=certify(sol))
+    if as_json:
+        click.echo(json.dumps(st.to_json(EPSILON)))
+    else:
+        print_strategy(st)
+    _fail_unless_certified(st.report)
+
+
+def print_strategy(st: ThreeStrategy) -> None:
+    sol = st.solution
+    click.echo(sol.game.describe())
+    at = f"upcard {st.upcard}, prizes left {{{','.join(str(p) for p in st.prizes)}}}"
+    if sol.game.top:
+        at += ", points so far " + ", ".join(str(p) for p in st.points)
+    click.echo(at)
+    for seat in range(3):
+        mix = "  ".join(f"{c}: {p:.6f}" for c, p in st.mixes[seat].items())
+        click.echo(f"seat {seat}: {mix}   value {st.values[seat]:.6f}")
+    click.echo(
+        f"value: the seat's {_what(sol)}"
+        + (" from here, this round included" if not sol.game.top else "")
+    )
+    click.echo(f"stage regret {st.stage_regret:.1e} (float)")
+    click.echo(_nashconv_line(st.report))
+
+
 def _players(args: list[str]) -> str | None:
     """The value of --players on a command line (None if absent)."""
     for i, arg in enumerate(args):
@@ -143,23 +292,31 @@ def _without_players_two(args: list[str]) -> list[str]:
     return out
 
 
-def with_three_players(two_player: click.Command) -> click.Command:
-    """``two_player`` (gops solve) routed to :data:`solve_three` by ``--players 3``."""
+#: The three-player form of each routed command, and the line its two-player help gets.
+_ROUTES = {
+    "solve": "gops solve N --players 3 --tie-rule split|third|discard",
+    "table": "gops table N --players 3 --tie-rule split|third|discard",
+    "strategy": "gops strategy --players 3 --hands A B C --deck D --upcard U",
+}
+
+
+def with_three_players(two_player: click.Command, three_player: click.Command) -> click.Command:
+    """``two_player`` (gops solve, table or strategy) routed to ``three_player`` by
+    ``--players 3``; its help names the three-player form in one line."""
 
     class Routed(type(two_player)):  # type: ignore[misc]
         def make_context(self, info_name, args, parent=None, **extra):
             players = _players(args)
             if players not in (None, "2"):
-                return solve_three.make_context(info_name, args, parent=parent, **extra)
+                return three_player.make_context(info_name, args, parent=parent, **extra)
             return super().make_context(
                 info_name, _without_players_two(args), parent=parent, **extra
             )
 
     routed = Routed.__new__(Routed)
     routed.__dict__.update(two_player.__dict__)
+    name = three_player.name or ""
     routed.epilog = (
-        (two_player.epilog or "")
-        + "\n\nThree players: gops solve N --players 3 --tie-rule split|third|discard "
-        "(gops solve --players 3 --help)."
-    )
+        two_player.epilog or ""
+    ) + f"\n\nThree players: {_ROUTES[name]} (gops {name} --players 3 --help)."
     return routed

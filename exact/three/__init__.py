@@ -4,7 +4,9 @@ A sibling of the two-player solver, on top of :mod:`exact.game`: the game
 (:mod:`~exact.three.rules`), canonical positions (:mod:`~exact.three.canonical`), the
 stage equilibrium chosen by the logit principal branch (:mod:`~exact.three.stage`),
 backward induction (:mod:`~exact.three.solve`), the independent certified NashConv
-(:mod:`~exact.three.nashconv`) and the OpenSpiel policy file (:mod:`~exact.three.openspiel`).
+(:mod:`~exact.three.nashconv`), the OpenSpiel policy file (:mod:`~exact.three.openspiel`),
+the first-move table and the mixes at any position (:mod:`~exact.three.tables`) and the
+two-player equilibrium's exact loss in the three-player game (:mod:`~exact.three.twoplayer`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,22 @@ from __future__ import annotations
 from exact.three.induction import ThreeSolution, solve_game
 from exact.three.nashconv import NashConvReport, nashconv
 from exact.three.rules import ThreeGame
+from exact.three.tables import FirstMoveTable, ThreeStrategy, first_move_table, strategy
+from exact.three.twoplayer import TwoPlayerLoss, two_player_loss
 
-__all__ = ["NashConvReport", "ThreeGame", "ThreeSolution", "certify", "solve"]
+__all__ = [
+    "FirstMoveTable",
+    "NashConvReport",
+    "ThreeGame",
+    "ThreeSolution",
+    "ThreeStrategy",
+    "TwoPlayerLoss",
+    "certify",
+    "first_move_table",
+    "solve",
+    "strategy",
+    "two_player_loss",
+]
 
 
 def solve(
