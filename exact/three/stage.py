@@ -22,7 +22,10 @@ equilibrium, hence as the limit of every branch.  Where no trace of the branch r
 its end (our continuation lost it and pygambit's left the symmetric profiles), the stage is
 marked ``fallback``: pygambit's end made symmetric and polished, an equilibrium (its
 regret is reported) but not necessarily the branch's limit.  Players with identical positions
-(``twins``) get identical mixes, as the logit branch of a symmetric game is symmetric.
+(``twins``), or whom swapping leaves every payoff unchanged, get identical mixes, as the
+logit branch of a symmetric game is symmetric; their branch is traced within the symmetric
+profiles by our own pseudo-arc-length continuation (compiled with numba), oriented by the
+sign of det([J; t]) as in Allgower & Georg 1990, so that it passes turning points.
 
 Invariant: every returned profile has its stage regret (each player's best gain by
 deviating, in float) reported; the whole game's NashConv is certified elsewhere
@@ -35,6 +38,7 @@ import resource
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from exact.errors import GopsInputError, SolverError
@@ -73,6 +77,11 @@ TWIN_MATCH = 1e-6
 #: regret falls like 1/lambda, and the polish finishes the limit).
 SYMMETRIC_TRACE_REGRET = 1e-6
 SYMMETRIC_TRACE_TARGETS = (SYMMETRIC_TRACE_REGRET, 1e-8, 1e-9)
+#: Two players are twins of the payoffs when swapping them changes no payoff by more than
+#: this (relative to the payoff range): float rounding of equal continuation values.
+SYMMETRY_TOL = 1e-12
+#: The most predictor-corrector steps of one symmetric trace.
+TRACE_STEPS = 5_000
 
 
 @dataclass(frozen=True)
@@ -195,69 +204,146 @@ class _Branch:
         self.swapped = [np.ascontiguousarray(T.transpose(0, 2, 1)) for T in self.tensors]
 
 
-def _class_payoffs(br: _Branch, sig: list[np.ndarray]):
-    """U_c(a) for each class's representative, and dU_c(a)/dsigma_m(b) (through every
-    opponent of class m)."""
-    s = [sig[br.classes[p]] for p in range(3)]
-    U, D = [], []
-    for c, (j, m) in enumerate(br.opponents):
-        dj = br.tensors[c] @ s[m]  # (a, b): the second opponent summed out
-        dm = br.swapped[c] @ s[j]  # (a, c): the first opponent summed out
-        U.append(dj @ s[j])
-        row = [np.zeros((br.sizes[c], len(x))) for x in sig]
-        row[br.classes[j]] += dj
-        row[br.classes[m]] += dm
-        D.append(row)
-    return U, D
-
-
-def _homotopy(br: _Branch, x, lam):
-    """H(x, lam) = 0 on the logit branch (x: log-probabilities per class) and its Jacobian
-    with respect to (x, lam)."""
-    sizes, off = br.sizes, br.off
-    sig = [np.exp(x[off[c] : off[c + 1]]) for c in range(len(sizes))]
-    U, D = _class_payoffs(br, sig)
-    n = off[-1]
+@numba.njit(cache=True)
+def _nb_homotopy(T, sizes, off, opp, x, lam):
+    """H, J and the mixes (see _homotopy): T[c] is class c's tensor (own, opp 1, opp 2),
+    opp[c] the classes of its two opponents."""
+    C = sizes.shape[0]
+    n = off[C]
+    sig = np.exp(x)
     H = np.zeros(n)
     J = np.zeros((n, n + 1))
-    for c, k in enumerate(sizes):
+    for c in range(C):
+        k = sizes[c]
+        cj, cm = opp[c, 0], opp[c, 1]
+        kj, km = sizes[cj], sizes[cm]
+        sj = sig[off[cj] : off[cj] + kj]
+        sm = sig[off[cm] : off[cm] + km]
+        dj = np.zeros((k, kj))
+        dm = np.zeros((k, km))
+        for a in range(k):
+            for b in range(kj):
+                for e in range(km):
+                    t = T[c, a, b, e]
+                    dj[a, b] += t * sm[e]
+                    dm[a, e] += t * sj[b]
+        U = np.zeros(k)
+        for a in range(k):
+            for b in range(kj):
+                U[a] += dj[a, b] * sj[b]
         r0 = off[c]
-        # x_c(a) - x_c(0) - lam (U_c(a) - U_c(0)) = 0, a >= 1;  sum_a exp(x_c(a)) = 1
-        H[r0 : r0 + k - 1] = x[r0 + 1 : r0 + k] - x[r0] - lam * (U[c][1:] - U[c][0])
-        H[r0 + k - 1] = sig[c].sum() - 1.0
-        rows = slice(r0, r0 + k - 1)
-        J[rows, r0 + 1 : r0 + k] += np.eye(k - 1)
-        J[rows, r0] -= 1.0
-        for m in range(len(sizes)):
-            dU = (D[c][m][1:] - D[c][m][0]) * sig[m]  # d/dx = d/dsigma * sigma
-            J[rows, off[m] : off[m + 1]] -= lam * dU
-        J[rows, n] = -(U[c][1:] - U[c][0])
-        J[r0 + k - 1, r0 : r0 + k] = sig[c]
+        for a in range(1, k):
+            row = r0 + a - 1
+            H[row] = x[r0 + a] - x[r0] - lam * (U[a] - U[0])
+            J[row, r0 + a] += 1.0
+            J[row, r0] -= 1.0
+            for b in range(kj):
+                J[row, off[cj] + b] -= lam * (dj[a, b] - dj[0, b]) * sj[b]
+            for e in range(km):
+                J[row, off[cm] + e] -= lam * (dm[a, e] - dm[0, e]) * sm[e]
+            J[row, n] = -(U[a] - U[0])
+        total = 0.0
+        for a in range(k):
+            total += sig[r0 + a]
+            J[r0 + k - 1, r0 + a] = sig[r0 + a]
+        H[r0 + k - 1] = total - 1.0
     return H, J, sig
 
 
-def _tangent(J: np.ndarray, previous) -> np.ndarray:
-    """The unit null vector of the n x (n + 1) Jacobian, oriented along ``previous``
-    (at the start: lambda increasing)."""
-    t = np.linalg.svd(J)[2][-1]
-    if previous is None:
-        return t if t[-1] > 0 else -t
-    return t if t @ previous >= 0 else -t
+@numba.njit(cache=True)
+def _nb_tangent(J, orientation):
+    """The unit null vector t of the n x (n + 1) Jacobian with sign det([J; t]) equal to
+    ``orientation`` (Allgower & Georg 1990, sec 2.1: that sign is constant along a regular
+    branch, through its turning points too); ``orientation`` 0: lambda increasing."""
+    t = np.linalg.svd(J)[2][-1].copy()
+    n = J.shape[0]
+    M = np.empty((n + 1, n + 1))
+    M[:n] = J
+    M[n] = t
+    sign = 1.0 if np.linalg.det(M) >= 0 else -1.0
+    if orientation == 0:
+        if t[-1] < 0:
+            t = -t
+            sign = -sign
+        return t, sign
+    if sign != orientation:
+        t = -t
+    return t, orientation
 
 
-def _corrected(br: _Branch, z):
-    """Newton's corrector (minimum-norm steps) back onto H = 0, or None."""
+@numba.njit(cache=True)
+def _nb_corrected(T, sizes, off, opp, z):
+    """Newton's corrector (minimum-norm steps); ok False where it failed."""
+    n = z.shape[0] - 1
     for _ in range(8):
-        Hz, Jz, _ = _homotopy(br, z[:-1], z[-1])
-        dz = np.linalg.lstsq(Jz, -Hz, rcond=None)[0]
+        if z[:n].max() > 1.0 or not np.isfinite(z).all():
+            return z, False
+        H, J, _ = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])
+        dz = np.linalg.lstsq(J, -H)[0]
         z = z + dz
         if not np.isfinite(z).all():
-            return None
+            return z, False
         if np.abs(dz).max() < 1e-10:
             break
-    if z[-1] < 0 or np.abs(_homotopy(br, z[:-1], z[-1])[0]).max() > 1e-8:
-        return None
-    return z
+    if z[n] < 0 or z[:n].max() > 1.0:
+        return z, False
+    H = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])[0]
+    return z, np.abs(H).max() <= 1e-8
+
+
+@numba.njit(cache=True)
+def _nb_regret(B, s0, s1, s2):
+    k0, k1, k2 = s0.shape[0], s1.shape[0], s2.shape[0]
+    u0 = np.zeros(k0)
+    u1 = np.zeros(k1)
+    u2 = np.zeros(k2)
+    for a in range(k0):
+        for b in range(k1):
+            for c in range(k2):
+                u0[a] += B[0, a, b, c] * s1[b] * s2[c]
+                u1[b] += B[1, a, b, c] * s0[a] * s2[c]
+                u2[c] += B[2, a, b, c] * s0[a] * s1[b]
+    return max(u0.max() - u0 @ s0, u1.max() - u1 @ s1, u2.max() - u2 @ s2)
+
+
+@numba.njit(cache=True)
+def _nb_trace(B, T, sizes, off, opp, classes, target, turn, max_steps):
+    """The pseudo-arc-length trace of _symmetric_trace; returns (status, y): status 0 the
+    target regret reached, 1 the branch lost, 2 out of steps."""
+    C = sizes.shape[0]
+    n = off[C]
+    y = np.zeros(n + 1)
+    for c in range(C):
+        for a in range(sizes[c]):
+            y[off[c] + a] = -np.log(sizes[c])
+    h = 0.1
+    orientation = 0.0
+    for _ in range(max_steps):
+        H, J, sig = _nb_homotopy(T, sizes, off, opp, y[:n], y[n])
+        if y[n] > 0:
+            c0, c1, c2 = classes[0], classes[1], classes[2]
+            r = _nb_regret(
+                B,
+                sig[off[c0] : off[c0] + sizes[c0]],
+                sig[off[c1] : off[c1] + sizes[c1]],
+                sig[off[c2] : off[c2] + sizes[c2]],
+            )
+            if r < target:
+                return 0, y
+        t, orientation = _nb_tangent(J, orientation)
+        while True:
+            pred = y + h * t
+            z, ok = _nb_corrected(T, sizes, off, opp, pred)
+            if ok and np.linalg.norm(z - pred) < 0.1 * h:
+                J_new = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])[1]
+                if np.dot(_nb_tangent(J_new, orientation)[0], t) > turn:
+                    break
+            h /= 2
+            if h < 1e-12:
+                return 1, y
+        y = z
+        h = min(h * 1.5, 1.0 + 0.2 * y[n])
+    return 2, y
 
 
 def _symmetric_trace(
@@ -266,31 +352,36 @@ def _symmetric_trace(
     """The logit branch within the profiles where players of one class mix alike: pseudo
     arc-length continuation of H(x, lam) = 0 from the centroid at lam = 0 (the method of
     Turocy 2005: tangent predictor, Newton corrector, adaptive step), until the profile's
-    regret (relative to the payoff range) is below ``target``."""
+    regret (relative to the payoff range) is below ``target``.  H, with x the
+    log-probabilities of each class's representative and U_c its payoffs, is
+
+        x_c(a) - x_c(0) - lam (U_c(a) - U_c(0)) = 0  (a >= 1),   sum_a exp(x_c(a)) = 1.
+    """
     scale = float(A.max() - A.min()) or 1.0
-    B = A / scale
+    B = np.ascontiguousarray(A / scale, dtype=np.float64)
     br = _Branch(B, classes)
-    sizes = br.sizes
-    y = np.concatenate([np.full(k, -np.log(k)) for k in sizes] + [np.zeros(1)])
-    h, tangent = 0.1, None
-    for _ in range(5_000):
-        H, J, sig = _homotopy(br, y[:-1], y[-1])
-        profile = tuple(sig[c] for c in classes)
-        if y[-1] > 0 and regret(B, profile) < target:
-            return profile
-        t = _tangent(J, tangent)
-        while True:
-            z = _corrected(br, y + h * t)
-            if z is not None and np.linalg.norm(z - y - h * t) < 0.1 * h:
-                t_new = _tangent(_homotopy(br, z[:-1], z[-1])[1], t)
-                if t_new @ t > TURN_COSINE:  # a small turn: the same branch, same way
-                    break
-            h /= 2
-            if h < 1e-12:
-                raise SolverError("the symmetric logit trace lost its branch")
-        y, tangent = z, t
-        h = min(h * 1.5, 1.0 + 0.2 * y[-1])
-    raise SolverError("the symmetric logit trace did not converge")
+    size = max(br.sizes)
+    T = np.zeros((len(br.reps), size, size, size))
+    for c, t in enumerate(br.tensors):
+        T[c, : t.shape[0], : t.shape[1], : t.shape[2]] = t
+    opp = np.array([[classes[j], classes[m]] for j, m in br.opponents], dtype=np.int64)
+    status, y = _nb_trace(
+        B,
+        T,
+        np.array(br.sizes, dtype=np.int64),
+        np.array(br.off, dtype=np.int64),
+        opp,
+        np.array(classes, dtype=np.int64),
+        target,
+        TURN_COSINE,
+        TRACE_STEPS,
+    )
+    if status == 1:
+        raise SolverError("the symmetric logit trace lost its branch")
+    if status == 2:
+        raise SolverError("the symmetric logit trace did not converge")
+    sig = np.exp(y[:-1])
+    return tuple(sig[br.off[c] : br.off[c + 1]].copy() for c in classes)
 
 
 def _traced(A: np.ndarray, twins: list[tuple[int, ...]], target: float) -> tuple:
@@ -323,24 +414,24 @@ def _traced(A: np.ndarray, twins: list[tuple[int, ...]], target: float) -> tuple
 
 
 def _residual(A: np.ndarray, x: np.ndarray, support, offsets, extra=None):
-    """The indifference system at x (mixes on the support; v set to the mixes' values)."""
+    """The indifference system at x (the mixes on the support, stacked)."""
     mixes = []
     for i in range(3):
         m = np.zeros(A.shape[1 + i])
         m[support[i]] = x[offsets[i] : offsets[i + 1]]
         mixes.append(m)
-    us = payoffs_against(A, mixes)
-    v = np.array([us[i][support[i]] @ mixes[i][support[i]] for i in range(3)])
-    return _system(A, mixes, us, support, offsets, v, extra)
+    return _system(A, mixes, payoffs_against(A, mixes), support, offsets, extra)
 
 
 def _newton(A: np.ndarray, start: tuple, support: list[np.ndarray], extra=None) -> tuple | None:
     """Polish ``start`` on ``support``: least-squares Newton on the indifference equations,
     each step halved until the residual falls (a continuum of equilibria makes the system
-    singular, and a full minimum-norm step can leave the simplex)."""
+    singular, and a full minimum-norm step can leave the simplex).  The unknowns are the
+    mixes alone, so a minimum-norm step leaves alone the mixes the equations do not fix
+    (an indifferent player's keeps the traced weights)."""
     sizes = [len(s) for s in support]
     offsets = np.cumsum([0] + sizes)
-    x = np.concatenate([start[i][support[i]] for i in range(3)] + [np.zeros(3)])
+    x = np.concatenate([start[i][support[i]] for i in range(3)])
     res, jac = _residual(A, x, support, offsets, extra)
     for _ in range(40):
         norm = np.abs(res).max()
@@ -367,14 +458,15 @@ def _newton(A: np.ndarray, start: tuple, support: list[np.ndarray], extra=None) 
     return tuple(out)
 
 
-def _system(A, mixes, us, support, offsets, v, extra=None):
-    """Residuals and Jacobian of the indifference equations (unknowns: mixes, then v); the
-    bids of ``extra`` (off the support) are held indifferent too, at weight 0."""
+def _system(A, mixes, us, support, offsets, extra=None):
+    """Residuals and Jacobian of the indifference equations u_i(a) - u_i(r_i) = 0 (r_i the
+    first bid of i's support, a the rest of it) and sum_a s_i(a) = 1; the bids of
+    ``extra`` (off the support) are held indifferent too, at weight 0."""
     n = offsets[-1]
-    equal = [list(support[i]) + list(extra[i] if extra else []) for i in range(3)]
+    equal = [list(support[i][1:]) + list(extra[i] if extra else []) for i in range(3)]
     rows = sum(len(s) for s in equal) + 3
     res = np.zeros(rows)
-    jac = np.zeros((rows, n + 3))
+    jac = np.zeros((rows, n))
     s0, s1, s2 = mixes
     # d u_i(a) / d s_j(b): the tensor contracted with the third player's mix.
     d = {
@@ -387,12 +479,14 @@ def _system(A, mixes, us, support, offsets, v, extra=None):
     }
     r = 0
     for i in range(3):
+        ref = support[i][0]
         for a in equal[i]:
-            res[r] = us[i][a] - v[i]
+            res[r] = us[i][a] - us[i][ref]
             for j in range(3):
                 if j != i:
-                    jac[r, offsets[j] : offsets[j + 1]] = d[(i, j)][a, support[j]]
-            jac[r, n + i] = -1.0
+                    jac[r, offsets[j] : offsets[j + 1]] = (d[(i, j)][a] - d[(i, j)][ref])[
+                        support[j]
+                    ]
             r += 1
     for i in range(3):
         res[r] = mixes[i][support[i]].sum() - 1.0
@@ -409,6 +503,33 @@ def _classes(twins: list[tuple[int, ...]]) -> list[int]:
             label[i] = group[0]
     names = sorted(set(label))
     return [names.index(x) for x in label]
+
+
+#: The axes of a player's payoff tensor after swapping two players' bids.
+_SWAPS = {(0, 1): (1, 0, 2), (0, 2): (2, 1, 0), (1, 2): (0, 2, 1)}
+
+
+def _payoff_twins(A: np.ndarray, twins: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """``twins`` joined by the pairs of players whom swapping leaves the game unchanged
+    (within SYMMETRY_TOL): positions with different hands can still be payoff-identical,
+    and the logit branch of a game symmetric under a swap is symmetric under it (the
+    branch starts at the centroid and is unique until it bifurcates, which it does exactly
+    there, into the asymmetric branches)."""
+    scale = float(A.max() - A.min()) or 1.0
+    label = _classes(twins)
+    for (i, j), axes in _SWAPS.items():
+        if label[i] == label[j] or A.shape[1 + i] != A.shape[1 + j]:
+            continue
+        p = [0, 1, 2]
+        p[i], p[j] = j, i
+        if all(
+            np.abs(A[p[q]].transpose(axes) - A[q]).max() <= SYMMETRY_TOL * scale for q in range(3)
+        ):
+            label = [label[i] if x == label[j] else x for x in label]
+    groups: dict[int, list[int]] = {}
+    for player, c in enumerate(label):
+        groups.setdefault(c, []).append(player)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
 
 
 def _symmetrise(mixes: tuple, twins: list[tuple[int, ...]]) -> tuple:
@@ -486,7 +607,7 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
         # Last resort (counted as "fallback"): pygambit's trace made symmetric, polished.
         try:
             traced = _symmetrise(_trace(A), twins)
-        except MemoryError:
+        except (MemoryError, SolverError):
             if best is None:
                 raise SolverError("no trace reached the logit branch's end") from None
             return best, "logit"
@@ -507,6 +628,6 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
     elif (profile := _dominance(A)) is not None:
         mixes, method = _pure(A, profile), "dominance"
     else:
-        mixes, method = _traced_and_polished(A, list(twins))
+        mixes, method = _traced_and_polished(A, _payoff_twins(A, list(twins)))
     values = np.array([u @ s for u, s in zip(payoffs_against(A, mixes), mixes)])
     return StageSolution(mixes, values, regret(A, mixes), method)
