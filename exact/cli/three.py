@@ -176,7 +176,8 @@ def table_three(n, players, tie_rule, objective, order, as_json) -> None:
 
 def print_table(fm: FirstMoveTable) -> None:
     sol = fm.solution
-    click.echo(f"First move of {sol.game.describe()}: P(bid | upcard), every seat alike")
+    click.echo(sol.game.describe())
+    click.echo("first move, P(bid | upcard), every seat alike:")
     ups = list(fm.table)
     click.echo("bid\\up" + "".join(f"{u:>8}" for u in ups))
     for b in range(1, sol.game.n + 1):
