@@ -163,6 +163,18 @@ def test_loss_invariants_three_cards(solved, rule):
     assert r.loss > 0  # at 3 cards the two-player equilibrium loses under every rule
     assert all(g > 0 for g in r.exploitability)
     assert r.best_response_value == r.deviation.best[0]  # B_0 reads sigma*_-0 only
+    assert all(abs(v - Fraction(w)) <= TOL for v, w in zip(r.equilibrium.values, report.values))
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_loss_under_a_fixed_order_agrees_with_certify(order):
+    """The prize order reaches both walks and the two-player solve alike."""
+    sol = three.solve(3, "split", "points", order)
+    report = three.certify(sol)
+    r = three.two_player_loss(sol)
+    assert abs(r.equilibrium_value - Fraction(report.values[0])) <= TOL
+    assert abs(sum(r.equilibrium.gains) - Fraction(report.estimate)) <= TOL
+    assert r.loss >= -Fraction(report.bound)
 
 
 def test_two_player_loss_refuses_top(solved):
