@@ -132,6 +132,39 @@ def test_levels_equal_the_cpu_kernels_within_the_radii(n, objective):
 
 
 @simulator
+@pytest.mark.parametrize("objective", list(_objectives()), ids=repr)
+@pytest.mark.parametrize("chunk", [40, 100])
+def test_the_host_cores_beside_the_device_keep_both_copies_equal(chunk, objective):
+    """--device cuda+cpu: each chunk's last rows solved by the CPU kernels while the device
+    solves the rest; the next level reads the device's copy, so a row of the host's not
+    copied there, or a device row copied back over the host's, shows in the levels above."""
+    from exact.cuda.driver import DeviceObjective  # noqa: PLC0415 - after the simulator is set
+
+    levels = build_levels(5)
+    both = DeviceObjective(objective, host_cores=True)
+    mixed, mixed_games = solve_float_levels(both, levels, chunk_items=chunk)
+    cpu, cpu_games = solve_float_levels(objective, levels)
+    assert mixed_games == cpu_games
+    assert both.items["device"] > 0 and both.items["host"] > 0
+    assert 0.0 < both.host_share <= 0.5
+    for k, (g, c) in enumerate(zip(mixed.values, cpu.values, strict=True)):
+        assert np.array_equal(np.isnan(g), np.isnan(c))
+        known = ~np.isnan(c)
+        assert np.all(np.abs(g[known] - c[known]) <= mixed.radii[k] + cpu.radii[k])
+
+
+@simulator
+def test_a_store_made_by_the_device_and_the_host_cores_is_accepted_by_verify(tmp_path):
+    root = tmp_path / "s"
+    args = ["solve", "5", "--device", "cuda+cpu", "--store", str(root), "--chunk-items", "9"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert Store.open(root).backend_of_level(5)["backend"] == "cuda-simulator"
+    verdict = verify_store(root)
+    assert verdict.bad is None and verdict.proved_mode
+
+
+@simulator
 def test_exact_solve_on_the_device_is_within_its_radius_of_the_exact_values():
     gpu = exact.solve(4, device="cuda")
     rational = exact.solve(4, arithmetic="rational")

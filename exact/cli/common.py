@@ -408,15 +408,15 @@ def lead_option():
 
 
 def device_option(command):
-    """--device cpu|cuda of gops solve and table: where the float kernels run (exact.cuda;
-    without a CUDA GPU, one line and exit 2)."""
+    """--device cpu|cuda|cuda+cpu of gops solve and table: where the float kernels run
+    (exact.cuda; without a CUDA GPU, one line and exit 2)."""
     return click.option(
         "--device",
         type=click.Choice(dp_solve.DEVICES),
         default="cpu",
         show_default=True,
-        help="Where the float kernels run: the CPU cores, or a CUDA GPU (pip install "
-        "'gops-exact[cuda]').",
+        help="Where the float kernels run: the CPU cores, a CUDA GPU (pip install "
+        "'gops-exact[cuda]'), or both (each chunk split by their measured speeds).",
     )(command)
 
 

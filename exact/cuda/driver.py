@@ -10,11 +10,21 @@ copy of each level (what the sink keeps, what a Solution reads) gets the rows ea
 wrote after the chunk.  The level's tables (patterns, child columns, signs, prize tables)
 are copied to the device once per level.
 
+With ``host_cores`` (``--device cuda+cpu``) each chunk is split at a row of the level:
+the GPU's kernel is launched on the first part and, while it runs, the wrapped objective's
+own CPU kernels solve the rest on the host's cores; the rows each side wrote are then
+copied to the other, so that the host and device copies of the level stay equal.  The
+host's share follows the two sides' measured speeds (items per second of the chunk
+before).  Every value is certified by the kernel that wrote it (both bounds are
+rigorous), the chunk's bound is the larger.
+
 ``require_gpu`` refuses, in one line, a machine without a CUDA GPU unless numba's
 simulator is on (``NUMBA_ENABLE_CUDASIM=1``, set before numba.cuda is imported).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from numba import cuda
@@ -28,6 +38,11 @@ from exact.kernels.combine import mirrored
 
 #: Items per kernel launch (a progress update and a copy of the level to the host each).
 DEVICE_CHUNK_ITEMS = 1 << 22
+
+#: With host_cores: the host's share of a chunk's items before any chunk was timed, and
+#: the most it is given (the GPU is the faster side on every level measured).
+HOST_SHARE_START = 0.1
+HOST_SHARE_MAX = 0.5
 
 
 def require_gpu() -> None:
@@ -52,8 +67,11 @@ class DeviceObjective:
 
     chunk_items = DEVICE_CHUNK_ITEMS
 
-    def __init__(self, objective):
+    def __init__(self, objective, host_cores: bool = False):
         self.objective = objective
+        self.host_cores = host_cores
+        self.host_share = HOST_SHARE_START if host_cores else 0.0
+        self.items = {"device": 0, "host": 0}  # kernel items each side solved
         self._arrays: list = []  # [(host array, device array)] of the last level or two
         self._tables: tuple = (None, None)  # (level, its device tables)
 
@@ -61,7 +79,8 @@ class DeviceObjective:
         return getattr(self.objective, name)
 
     def __repr__(self) -> str:
-        return f"DeviceObjective({self.objective!r})"
+        host = ", host_cores=True" if self.host_cores else ""
+        return f"DeviceObjective({self.objective!r}{host})"
 
     def _resident(self, host: np.ndarray):
         """The device copy of a level's array, copied there the first time it is seen."""
@@ -108,9 +127,54 @@ class DeviceObjective:
         return tuple(cuda.to_device(np.ascontiguousarray(a)) for a in arrays)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
-        """exact.dp.objective.Objective.solve_chunk, on the device."""
+        """exact.dp.objective.Objective.solve_chunk, on the device (and with host_cores,
+        the chunk's last rows on the host's cores at the same time)."""
         if stop <= start:
             return 0, 0.0
+        per_row = self._level_tables(level)[0].shape[0]  # the level's items of a prize set
+        split = self._split(start, stop, per_row)
+        t0 = time.perf_counter()
+        launched = self._launch(level, below, out, start, split, radius_below, row0)
+        host_games, host_bound = 0, 0.0
+        if split < stop:
+            host_games, host_bound = self.objective.solve_chunk(
+                level, below, out, split, stop, radius_below, row0
+            )
+        t_host = time.perf_counter() - t0
+        games, bound = self._collect(launched, out, start, split, per_row, row0)
+        t_all = time.perf_counter() - t0
+        if split < stop:  # the host's rows to the device (a row the GPU began is whole there)
+            d_out = self._resident(out)
+            lo = split // per_row - row0
+            hi = (stop - 1) // per_row - row0 + 1
+            d_out[lo:hi].copy_to_device(np.ascontiguousarray(out[lo:hi]))
+            self._rebalance(split - start, t_all, stop - split, t_host)
+        self.items["device"] += split - start
+        self.items["host"] += stop - split
+        return games + host_games, max(bound, host_bound)
+
+    def _split(self, start, stop, per_row) -> int:
+        """Where the host's part of items start..stop-1 begins: the first item of a row,
+        about host_share of the items from the end (stop: none)."""
+        if not self.host_share:
+            return stop
+        want = stop - int(self.host_share * (stop - start))
+        split = -(-want // per_row) * per_row  # rounded up to a row's first item
+        return split if start < split < stop else stop
+
+    def _rebalance(self, device_items, t_device, host_items, t_host) -> None:
+        """The host's next share from this chunk's speeds (the device's time is the whole
+        chunk's: it is waited for last), halfway from the last share."""
+        if device_items <= 0 or host_items <= 0 or t_device <= 0 or t_host <= 0:
+            return
+        device_rate, host_rate = device_items / t_device, host_items / t_host
+        share = host_rate / (host_rate + device_rate)
+        self.host_share = min(HOST_SHARE_MAX, 0.5 * (self.host_share + share))
+
+    def _launch(self, level, below, out, start, stop, radius_below, row0):
+        """Launch the kernel on items start..stop-1 (asynchronous); what _collect needs."""
+        if stop <= start:
+            return None
         d_below = self._resident(below)
         d_out = self._resident(out)
         tables = self._level_tables(level)
@@ -124,34 +188,40 @@ class DeviceObjective:
             off = win_kernel.lead_offset(level.n, level.k, self.objective.handicap)
             g = (level.k, child, sign, prize_child, prize_card, d_below, *tables[8:])
             g = (*g, offb, float(radius_below), order)
-            per_row = patterns.shape[0]
             win_items[blocks, THREADS](
                 start, stop, patterns, swap, own, limits, g, d_out, row0, off, games, radius
             )
-            solved = int(games.copy_to_host().sum())
-        else:
-            canon, column, mirror, sign, prize_child, prize_card, own = tables
-            per_row = canon.shape[0]
-            points_items[blocks, THREADS](
-                start,
-                stop,
-                level.k,
-                canon,
-                column,
-                mirror,
-                sign,
-                prize_child,
-                prize_card,
-                d_below,
-                float(radius_below),
-                order,
-                own,
-                d_out,
-                row0,
-                radius,
-            )
-            solved = (stop - start) * len(self.objective.order.upcard_indices(level.k))
-        # Only the rows items start..stop-1 wrote (item t writes row t // per_row - row0).
+            return d_out, radius, games
+        canon, column, mirror, sign, prize_child, prize_card, own = tables
+        points_items[blocks, THREADS](
+            start,
+            stop,
+            level.k,
+            canon,
+            column,
+            mirror,
+            sign,
+            prize_child,
+            prize_card,
+            d_below,
+            float(radius_below),
+            order,
+            own,
+            d_out,
+            row0,
+            radius,
+        )
+        solved = (stop - start) * len(self.objective.order.upcard_indices(level.k))
+        return d_out, radius, solved
+
+    @staticmethod
+    def _collect(launched, out, start, stop, per_row, row0):
+        """Wait for the kernel; copy back only the rows items start..stop-1 wrote (item t
+        writes row t // per_row - row0); (games, bound)."""
+        if launched is None:
+            return 0, 0.0
+        d_out, radius, games = launched
+        solved = games if isinstance(games, int) else int(games.copy_to_host().sum())
         lo = start // per_row - row0
         hi = (stop - 1) // per_row - row0 + 1
         d_out[lo:hi].copy_to_host(out[lo:hi])

@@ -25,8 +25,9 @@ from flint import fmpq
 from exact.dp.objective import Objective
 from exact.errors import GopsInputError, SolverError
 
-#: Where the float kernels can run: the CPU cores, or a CUDA GPU (exact.cuda).
-DEVICES = ("cpu", "cuda")
+#: Where the float kernels can run: the CPU cores, a CUDA GPU (exact.cuda), or both (each
+#: chunk split between them by their measured speeds: exact.cuda.driver).
+DEVICES = ("cpu", "cuda", "cuda+cpu")
 #: The backends a level can be written by: the CPU kernels, a CUDA GPU, numba's simulator.
 BACKENDS = ("cpu", "cuda", "cuda-simulator")
 
@@ -49,7 +50,7 @@ def device_objective(objective: Objective, device: str, exact_arithmetic: bool =
             "pip install 'gops-exact[cuda]'"
         ) from None
     driver.require_gpu()
-    return driver.DeviceObjective(objective)
+    return driver.DeviceObjective(objective, host_cores=device == "cuda+cpu")
 
 
 def backend_of(device: str) -> dict:

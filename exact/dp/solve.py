@@ -135,8 +135,9 @@ def solve(
     (default 0: the real game); ``order``: who orders the prizes (:mod:`exact.game.orders`:
     "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; for
     either objective and either arithmetic); ``device``: where the float kernels run,
-    "cpu" (the default) or "cuda" (a CUDA GPU through numba, :mod:`exact.cuda`; float
-    arithmetic only; without a GPU a one-line GopsInputError "no CUDA GPU found");
+    "cpu" (the default), "cuda" (a CUDA GPU through numba, :mod:`exact.cuda`; float
+    arithmetic only; without a GPU a one-line GopsInputError "no CUDA GPU found") or
+    "cuda+cpu" (the GPU and the CPU cores together, each chunk split between them);
     ``store``: a directory to solve into (:mod:`exact.dp.store`: checkpointed, resumed if
     there, the backend recorded; the real game in float arithmetic, the whole game), the
     Solution then read from it; ``keep_from`` K (with ``store``): keep only the levels

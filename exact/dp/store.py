@@ -21,7 +21,8 @@ Layout of a store directory::
                        (:mod:`exact.dp.cluster`)
 
 ``backend`` names what computed a level: "cpu" (the CPU kernels), "cuda" (a CUDA GPU,
-:mod:`exact.cuda`; ``device`` its name) or "cuda-simulator" (numba's CUDA simulator); an
+:mod:`exact.cuda`; ``device`` its name; with ``--device cuda+cpu`` some of its rows were
+solved by the CPU kernels beside it) or "cuda-simulator" (numba's CUDA simulator); an
 entry without one was written by the CPU kernels of a gops before backends were recorded.
 ``writer`` is the backend of the last solve into the store: a level in progress is its,
 and a solve on another backend restarts that level, so that one backend writes each level.
@@ -779,7 +780,7 @@ class Store:
 
     def solve(self, progress=None, device: str = "cpu") -> Store:
         """Solve the game into the store (written first: :meth:`create`), resuming whatever is
-        already there, its float kernels on ``device`` ("cpu" or "cuda",
+        already there, its float kernels on ``device`` (one of DEVICES,
         :func:`exact.dp.drivers.device_objective`); ``games`` then counts the matrix games
         solved (see :func:`solve_into_store`)."""
         kernels = device_objective(self.objective, device)
@@ -1178,9 +1179,9 @@ def solve_into_store(
     items found already done on resume).  A completed level is verified before it is
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
     returned store's ``games`` counts the matrix games solved by this call.  ``device``:
-    where the float kernels run ("cpu" or "cuda"); ``keep_from`` K: keep the files of the
-    levels K..N only (the frontier mode, module docstring), and with ``below_in_memory``
-    never write the levels below K.
+    where the float kernels run (one of exact.dp.drivers.DEVICES); ``keep_from`` K: keep
+    the files of the levels K..N only (the frontier mode, module docstring), and with
+    ``below_in_memory`` never write the levels below K.
     """
     store = Store.for_game(
         root,
