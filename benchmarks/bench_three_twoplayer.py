@@ -54,7 +54,7 @@ def row(n: int, rule: str) -> dict:
         "seat0_exact_nashconv_term": show(r.best_response_value - r.equilibrium_value),
         "loss_at_least_minus_bound": r.loss >= -Fraction(report.bound),
         "positions_walked": r.deviation.positions,
-        "loss_denominator_digits": len(str(r.loss.denominator)),
+        "loss_denominator_bits": r.loss.denominator.bit_length(),
         "solve_cpu_s": round(solve_s, 2),
         "certify_cpu_s": round(certify_s, 2),
         "walk_cpu_s": round(walk_s, 2),
