@@ -76,10 +76,15 @@ TWIN_MATCH = 1e-6
 #: Where the symmetric trace stops (regret relative to the payoff range; on the branch the
 #: regret falls like 1/lambda, and the polish finishes the limit).
 SYMMETRIC_TRACE_REGRET = 1e-6
-SYMMETRIC_TRACE_TARGETS = (SYMMETRIC_TRACE_REGRET, 1e-8, 1e-9)
+#: The regrets (relative to the payoff range) at which the trace's points are kept: the
+#: last two give the extrapolated limit (:func:`_extrapolated`).
+TRACE_TARGETS = (1e-6, 1e-7, 1e-8, 1e-9)
 #: Two players are twins of the payoffs when swapping them changes no payoff by more than
 #: this (relative to the payoff range): float rounding of equal continuation values.
 SYMMETRY_TOL = 1e-12
+#: The trace crosses a bifurcation point (its tangent reversed by the orientation) only
+#: at steps shorter than this (arc length).
+FLIP_STEP = 1e-3
 #: The most predictor-corrector steps of one symmetric trace.
 TRACE_STEPS = 5_000
 
@@ -253,8 +258,10 @@ def _nb_homotopy(T, sizes, off, opp, x, lam):
 @numba.njit(cache=True)
 def _nb_tangent(J, orientation):
     """The unit null vector t of the n x (n + 1) Jacobian with sign det([J; t]) equal to
-    ``orientation`` (Allgower & Georg 1990, sec 2.1: that sign is constant along a regular
-    branch, through its turning points too); ``orientation`` 0: lambda increasing."""
+    ``orientation`` (Allgower & Georg 1990, sec 2.1 and 8.1: that sign is constant along a
+    regular branch, through its turning points too, and changes at a simple bifurcation
+    point, where the trace keeps its direction and flips the orientation); ``orientation``
+    0: lambda increasing."""
     t = np.linalg.svd(J)[2][-1].copy()
     n = J.shape[0]
     M = np.empty((n + 1, n + 1))
@@ -293,6 +300,11 @@ def _nb_corrected(T, sizes, off, opp, z):
 
 @numba.njit(cache=True)
 def _nb_regret(B, s0, s1, s2):
+    """The regret of the profile (each mix scaled to sum 1: the corrector leaves the sums
+    within 1e-8 of it)."""
+    s0 = s0 / s0.sum()
+    s1 = s1 / s1.sum()
+    s2 = s2 / s2.sum()
     k0, k1, k2 = s0.shape[0], s1.shape[0], s2.shape[0]
     u0 = np.zeros(k0)
     u1 = np.zeros(k1)
@@ -307,17 +319,22 @@ def _nb_regret(B, s0, s1, s2):
 
 
 @numba.njit(cache=True)
-def _nb_trace(B, T, sizes, off, opp, classes, target, turn, max_steps):
-    """The pseudo-arc-length trace of _symmetric_trace; returns (status, y): status 0 the
-    target regret reached, 1 the branch lost, 2 out of steps."""
+def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, max_steps):
+    """The pseudo-arc-length trace of :func:`_trace_points`: returns (status, reached, ys,
+    flips), ys[t] the first point whose regret is below targets[t] (descending), for the
+    first ``reached`` targets; status 0 all reached, 1 the branch lost, 2 out of steps;
+    flips the bifurcation points crossed."""
     C = sizes.shape[0]
     n = off[C]
+    ys = np.zeros((targets.shape[0], n + 1))
+    reached = 0
     y = np.zeros(n + 1)
     for c in range(C):
         for a in range(sizes[c]):
             y[off[c] + a] = -np.log(sizes[c])
     h = 0.1
     orientation = 0.0
+    flips = 0
     for _ in range(max_steps):
         H, J, sig = _nb_homotopy(T, sizes, off, opp, y[:n], y[n])
         if y[n] > 0:
@@ -328,35 +345,45 @@ def _nb_trace(B, T, sizes, off, opp, classes, target, turn, max_steps):
                 sig[off[c1] : off[c1] + sizes[c1]],
                 sig[off[c2] : off[c2] + sizes[c2]],
             )
-            if r < target:
-                return 0, y
+            while reached < targets.shape[0] and r < targets[reached]:
+                ys[reached] = y
+                reached += 1
+            if reached == targets.shape[0]:
+                return 0, reached, ys, flips
         t, orientation = _nb_tangent(J, orientation)
         while True:
             pred = y + h * t
             z, ok = _nb_corrected(T, sizes, off, opp, pred)
             if ok and np.linalg.norm(z - pred) < 0.1 * h:
                 J_new = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])[1]
-                if np.dot(_nb_tangent(J_new, orientation)[0], t) > turn:
+                turned = np.dot(_nb_tangent(J_new, orientation)[0], t)
+                if turned > turn:
+                    break
+                if turned < -turn and h < flip_step:
+                    # det([J; t]) changes sign however short the step: a bifurcation
+                    # point crossed (a long step can land on another part of the curve)
+                    orientation = -orientation
+                    flips += 1
                     break
             h /= 2
             if h < 1e-12:
-                return 1, y
+                return 1, reached, ys, flips
         y = z
         h = min(h * 1.5, 1.0 + 0.2 * y[n])
-    return 2, y
+    return 2, reached, ys, flips
 
 
-def _symmetric_trace(
-    A: np.ndarray, classes: list[int], target: float = SYMMETRIC_TRACE_REGRET
-) -> tuple:
+def _trace_points(A: np.ndarray, classes: list[int], targets) -> list[tuple[float, tuple]]:
     """The logit branch within the profiles where players of one class mix alike: pseudo
     arc-length continuation of H(x, lam) = 0 from the centroid at lam = 0 (the method of
-    Turocy 2005: tangent predictor, Newton corrector, adaptive step), until the profile's
-    regret (relative to the payoff range) is below ``target``.  H, with x the
+    Turocy 2005: tangent predictor, Newton corrector, adaptive step).  H, with x the
     log-probabilities of each class's representative and U_c its payoffs, is
 
         x_c(a) - x_c(0) - lam (U_c(a) - U_c(0)) = 0  (a >= 1),   sum_a exp(x_c(a)) = 1.
-    """
+
+    Returns (lam, profile) at the first point whose regret (relative to the payoff range)
+    is below each of ``targets`` (descending), for the targets reached before the trace
+    ends; raises SolverError if it reached none."""
     scale = float(A.max() - A.min()) or 1.0
     B = np.ascontiguousarray(A / scale, dtype=np.float64)
     br = _Branch(B, classes)
@@ -365,52 +392,49 @@ def _symmetric_trace(
     for c, t in enumerate(br.tensors):
         T[c, : t.shape[0], : t.shape[1], : t.shape[2]] = t
     opp = np.array([[classes[j], classes[m]] for j, m in br.opponents], dtype=np.int64)
-    status, y = _nb_trace(
+    status, reached, ys, _ = _nb_trace(
         B,
         T,
         np.array(br.sizes, dtype=np.int64),
         np.array(br.off, dtype=np.int64),
         opp,
         np.array(classes, dtype=np.int64),
-        target,
+        np.array(targets, dtype=np.float64),
         TURN_COSINE,
+        FLIP_STEP,
         TRACE_STEPS,
     )
-    if status == 1:
-        raise SolverError("the symmetric logit trace lost its branch")
-    if status == 2:
-        raise SolverError("the symmetric logit trace did not converge")
-    sig = np.exp(y[:-1])
-    return tuple(sig[br.off[c] : br.off[c + 1]].copy() for c in classes)
+    if reached == 0:
+        what = "lost its branch" if status == 1 else "did not converge"
+        raise SolverError(f"the symmetric logit trace {what}")
+    out = []
+    for y in ys[:reached]:
+        sig = np.exp(y[:-1])
+        out.append((float(y[-1]), tuple(sig[br.off[c] : br.off[c + 1]].copy() for c in classes)))
+    return out
 
 
-def _traced(A: np.ndarray, twins: list[tuple[int, ...]], target: float) -> tuple:
-    """The branch's end.  Without twins: pygambit's trace, verified (it stopped short of an
-    equilibrium on small degenerate stages), else ours.  With twins: ours, within the
-    symmetric profiles (pygambit's can leave the symmetric branch at a bifurcation); if
-    ours loses the branch, pygambit's where it kept twins alike."""
-    scale = float(A.max() - A.min()) or 1.0
-    if not twins:
-        try:
-            traced = _trace(A)
-        except MemoryError:  # a runaway trace (see _memory_cap): ours instead
-            return _symmetric_trace(A, [0, 1, 2], target)
-        if regret(A, traced) < TRACE_ACCEPT * scale:
-            return traced
-        return _symmetric_trace(A, [0, 1, 2], target)
-    try:
-        return _symmetric_trace(A, _classes(twins), target)
-    except SolverError:
-        try:
-            traced = _trace(A)
-        except MemoryError:
-            raise SolverError("neither trace reached the branch's end") from None
-        symmetric = all(
-            np.abs(traced[i] - traced[g[0]]).max() < TWIN_MATCH for g in twins for i in g[1:]
-        )
-        if symmetric and regret(A, traced) < TRACE_ACCEPT * scale:
-            return traced
-        raise
+def _symmetric_trace(
+    A: np.ndarray, classes: list[int], target: float = SYMMETRIC_TRACE_REGRET
+) -> tuple:
+    """The profile of :func:`_trace_points` at one target regret."""
+    return _trace_points(A, classes, [target])[0][1]
+
+
+def _extrapolated(points: list[tuple[float, tuple]]) -> tuple:
+    """The branch's limit estimated from its last two traced points: near a limit where a
+    weight vanishes like 1/lam (a degenerate limit) the profile is p* + c / lam +
+    O(1 / lam^2), and p* = p2 + (p2 - p1) lam1 / (lam2 - lam1) removes the c / lam term
+    (Richardson extrapolation); weights it makes negative (those vanishing exponentially)
+    are set to 0."""
+    (lam1, p1), (lam2, p2) = points[-2], points[-1]
+    if not lam2 > lam1 > 0:
+        return p2
+    out = []
+    for a, b in zip(p1, p2):
+        m = np.maximum(b + (b - a) * (lam1 / (lam2 - lam1)), 0.0)
+        out.append(m / m.sum() if m.sum() > 0 else b)
+    return tuple(out)
 
 
 def _residual(A: np.ndarray, x: np.ndarray, support, offsets, extra=None):
@@ -584,36 +608,42 @@ def _polish(A: np.ndarray, traced: tuple, twins) -> tuple:
 
 
 def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
-    """The trace's end polished; where no polish reaches POLISHED, our own trace follows
-    the branch further (each of SYMMETRIC_TRACE_TARGETS) and is polished again (at a
-    degenerate limit the support shows only late).  The profile of least regret wins."""
+    """The branch's limit: our trace (within the symmetric profiles where there are twins)
+    to each of TRACE_TARGETS, its limit extrapolated (:func:`_extrapolated`) and polished;
+    if that polish does not reach POLISHED, the last traced point polished.  Where our
+    trace fails, pygambit's (verified: it returned non-equilibria on small degenerate
+    stages, and kept twins alike, else it left the symmetric branch).  The profile of
+    least regret wins; a stage that only pygambit's asymmetric end solves is ``fallback``."""
+    scale = float(A.max() - A.min()) or 1.0
+    try:
+        points = _trace_points(A, _classes(twins), TRACE_TARGETS)
+    except SolverError:
+        points = []
+    starts = ([_extrapolated(points)] if len(points) > 1 else []) + [p for _, p in points[-1:]]
     best, best_regret = None, np.inf
-    for attempt, target in enumerate(SYMMETRIC_TRACE_TARGETS):
-        try:
-            if attempt == 0:
-                traced = _traced(A, twins, target)
-            else:
-                traced = _symmetric_trace(A, _classes(twins), target)
-        except SolverError:
-            continue
-        traced = _symmetrise(traced, twins)
-        mixes = _symmetrise(_polish(A, traced, twins), twins)
+    for start in starts:
+        mixes = _symmetrise(_polish(A, _symmetrise(start, twins), twins), twins)
         r = regret(A, mixes)
         if r < best_regret:
             best, best_regret = mixes, r
         if best_regret <= POLISHED:
-            break
-    if best is None or best_regret > POLISHED:
-        # Last resort (counted as "fallback"): pygambit's trace made symmetric, polished.
-        try:
-            traced = _symmetrise(_trace(A), twins)
-        except (MemoryError, SolverError):
-            if best is None:
-                raise SolverError("no trace reached the logit branch's end") from None
             return best, "logit"
-        mixes = _symmetrise(_polish(A, traced, twins), twins)
-        if best is None or regret(A, mixes) < best_regret:
-            return mixes, "fallback"
+    try:
+        traced = _trace(A)
+    except (MemoryError, SolverError):
+        traced = None
+    if traced is not None and regret(A, traced) < TRACE_ACCEPT * scale:
+        symmetric = all(
+            np.abs(traced[i] - traced[g[0]]).max() < TWIN_MATCH for g in twins for i in g[1:]
+        )
+        mixes = _symmetrise(_polish(A, _symmetrise(traced, twins), twins), twins)
+        r = regret(A, mixes)
+        if r < best_regret:
+            best, best_regret = mixes, r
+            if not symmetric:
+                return best, "fallback"
+    if best is None:
+        raise SolverError("no trace reached the logit branch's end")
     return best, "logit"
 
 
