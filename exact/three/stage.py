@@ -620,14 +620,15 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
     except SolverError:
         points = []
     starts = ([_extrapolated(points)] if len(points) > 1 else []) + [p for _, p in points[-1:]]
-    best, best_regret = None, np.inf
+    best: tuple | None = None
+    best_regret = np.inf
     for start in starts:
         mixes = _symmetrise(_polish(A, _symmetrise(start, twins), twins), twins)
         r = regret(A, mixes)
         if r < best_regret:
             best, best_regret = mixes, r
-        if best_regret <= POLISHED:
-            return best, "logit"
+        if r <= POLISHED:
+            return mixes, "logit"
     try:
         traced = _trace(A)
     except (MemoryError, SolverError):
