@@ -39,6 +39,8 @@ from exact.three.stage import solve_stage
 TOL = 1e-12
 #: The NashConv every solution must be proven below.
 EPSILON = 1e-9
+#: A polished stage's regret: float rounding of its payoff sums.
+POLISHED_REGRET = 1e-13
 
 
 def high_probability(rule: str, u: int, w: int) -> float:
@@ -274,3 +276,45 @@ def test_own_trace_follows_pygambit_s_branch():
     ours, theirs = _symmetric_trace(A, [0, 1, 2]), _trace(A)
     for a, b in zip(ours, theirs):
         assert a == pytest.approx(b, abs=1e-4)  # both stop at a regret near 1e-6
+
+
+def test_four_cards_discard_certified(solved):
+    """OpenSpiel's rule at 4 cards has near-degenerate stages (limits where a weight
+    vanishes like 1/lambda): every stage polished to float precision, the whole game's
+    NashConv proven below epsilon."""
+    sol = solved(4, "discard")
+    assert sol.max_stage_regret <= POLISHED_REGRET
+    assert three.certify(sol).bound <= EPSILON
+
+
+def test_extrapolated_limit_of_a_one_over_lambda_branch():
+    """p(lam) = p* + c / lam (a weight vanishing like 1/lambda): two points give p*; a weight
+    vanishing exponentially is set to 0."""
+    from exact.three.stage import _extrapolated
+
+    star = [np.array([0.0, 0.25, 0.75]), np.array([0.5, 0.5, 0.0])]
+    c = [np.array([2.0, -1.0, -1.0]), np.array([0.0, 0.0, 0.0])]
+
+    def point(lam):
+        mixes = [s + d / lam for s, d in zip(star, c)]
+        mixes[1] = np.array([0.5 - np.exp(-lam / 2e4), 0.5, np.exp(-lam / 2e4)])
+        return lam, (mixes[0], mixes[1], mixes[0])
+
+    limit = _extrapolated([point(1e6), point(1e7)])
+    assert limit[0] == pytest.approx(star[0], abs=TOL)
+    assert limit[1] == pytest.approx(star[1], abs=TOL)
+
+
+def test_payoff_symmetric_players_are_traced_alike():
+    """Players 0 and 1 of a game invariant under swapping them (not declared twins) get
+    equal mixes; a generic game has no such pair."""
+    from exact.three.stage import _payoff_twins
+
+    rng = np.random.default_rng(3)
+    A = rng.random((3, 3, 3, 3))
+    assert _payoff_twins(A, []) == []
+    S = (A + A[[1, 0, 2]].transpose(0, 2, 1, 3)) / 2  # symmetric under 0 <-> 1
+    assert _payoff_twins(S, []) == [(0, 1)]
+    st = solve_stage(S)
+    assert np.array_equal(st.mixes[0], st.mixes[1])
+    assert st.regret <= POLISHED_REGRET

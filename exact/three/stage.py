@@ -86,7 +86,7 @@ SYMMETRY_TOL = 1e-12
 #: at steps shorter than this (arc length).
 FLIP_STEP = 1e-3
 #: The most predictor-corrector steps of one symmetric trace.
-TRACE_STEPS = 5_000
+TRACE_STEPS = 1_000
 
 
 @dataclass(frozen=True)
@@ -573,18 +573,23 @@ def _supports(A: np.ndarray, traced: tuple):
     continuum of equilibria)."""
     scale = float(A.max() - A.min()) or 1.0
     us = payoffs_against(A, traced)
-    seen = []
+    seen = set()
     for cut in SUPPORT_CUTS:
+        weighted = [tuple(np.flatnonzero(m > cut).tolist()) for m in traced]
+        if not all(weighted):
+            continue
         for gap in SUPPORT_GAPS:
-            weighted = [np.flatnonzero(m > cut) for m in traced]
-            best = [np.flatnonzero(u >= u.max() - gap * scale) for u in us]
-            joined = [np.union1d(w, b) for w, b in zip(weighted, best)]
-            held = [np.setdiff1d(b, w) for w, b in zip(weighted, best)]
-            for candidate in ((joined, None), (weighted, held)):
-                key = tuple(tuple(x) for part in candidate if part for x in part)
-                if key not in seen and all(len(w) for w in candidate[0]):
-                    seen.append(key)
-                    yield candidate
+            best = [set(np.flatnonzero(u >= u.max() - gap * scale).tolist()) for u in us]
+            joined = [tuple(sorted(b.union(w))) for w, b in zip(weighted, best)]
+            held = [tuple(sorted(b.difference(w))) for w, b in zip(weighted, best)]
+            for support, extra in ((joined, None), (weighted, held if any(held) else None)):
+                key = (tuple(support), tuple(extra) if extra else None)
+                if key not in seen:
+                    seen.add(key)
+                    yield (
+                        [np.array(x, dtype=np.int64) for x in support],
+                        [np.array(x, dtype=np.int64) for x in extra] if extra else None,
+                    )
 
 
 def _polish(A: np.ndarray, traced: tuple, twins) -> tuple:
@@ -631,7 +636,7 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
             return mixes, "logit"
     try:
         traced = _trace(A)
-    except (MemoryError, SolverError):
+    except (MemoryError, RuntimeError, SolverError):  # bad_alloc comes as RuntimeError
         traced = None
     if traced is not None and regret(A, traced) < TRACE_ACCEPT * scale:
         symmetric = all(
