@@ -6,26 +6,31 @@ games have many equilibria, often irrational; the one chosen is defined as
 
     the limit, as lambda -> infinity, of the principal branch of the logit quantal-response
     correspondence (McKelvey & Palfrey 1995), the branch that starts at the uniform profile
-    at lambda = 0, traced by pygambit's ``logit_solve`` (Turocy 2005),
+    at lambda = 0,
 
-then polished: on the support the traced limit reaches, Newton's method (least squares
-steps, so that payoff-equivalent bids keep the equal weights the logit branch gives them)
-solves the indifference equations
+traced by our pseudo-arc-length continuation (the method of Turocy 2005, compiled with
+numba; pygambit's ``logit_solve`` traces the same branch and is the fallback where ours
+fails), oriented by the sign of det([J; t]) (Allgower & Georg 1990), so that it passes
+turning points; where that sign changes (a simple bifurcation point: in degenerate stages
+the branch can cross another) the trace keeps its direction.  The trace records its points
+at relative regrets 1e-6 ... 1e-9; the limit is extrapolated from the last two (near a
+degenerate limit a weight vanishes like 1/lambda, and the 1/lambda term is removed), then
+polished: on a support read off the extrapolated point, Newton's method (least-squares
+steps, the mixes alone the unknowns, so that the weights the equations leave free keep
+the branch's values) solves the indifference equations
 
-    sum_{a_-i} A[i, a, a_-i] prod_{j != i} s_j(a_j) = v_i   (a in the support of i),
+    sum_{a_-i} A[i, a, a_-i] prod_{j != i} s_j(a_j) equal over the support of i,
     sum_a s_i(a) = 1,
 
 to float precision.  Two shortcuts give the same profile without tracing: a one-bid player
 has no choice, and a game that iterated elimination of strictly dominated bids (by a margin
 of :data:`DOMINANCE_MARGIN`) reduces to one profile has that profile as its only
-equilibrium, hence as the limit of every branch.  Where no trace of the branch reaches
-its end (our continuation lost it and pygambit's left the symmetric profiles), the stage is
-marked ``fallback``: pygambit's end made symmetric and polished, an equilibrium (its
-regret is reported) but not necessarily the branch's limit.  Players with identical positions
+equilibrium, hence as the limit of every branch.  Players with identical positions
 (``twins``), or whom swapping leaves every payoff unchanged, get identical mixes, as the
-logit branch of a symmetric game is symmetric; their branch is traced within the symmetric
-profiles by our own pseudo-arc-length continuation (compiled with numba), oriented by the
-sign of det([J; t]) as in Allgower & Georg 1990, so that it passes turning points.
+logit branch of a symmetric game is symmetric: their branch is traced within the symmetric
+profiles.  Where no trace finishes but pygambit's left the symmetric profiles, the stage is
+marked ``fallback``: that end made symmetric and polished, an equilibrium (its regret is
+reported) but not necessarily the branch's limit.
 
 Invariant: every returned profile has its stage regret (each player's best gain by
 deviating, in float) reported; the whole game's NashConv is certified elsewhere
