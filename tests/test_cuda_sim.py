@@ -154,6 +154,23 @@ def test_the_host_cores_beside_the_device_keep_both_copies_equal(chunk, objectiv
 
 
 @simulator
+def test_a_level_the_store_maps_again_to_read_is_not_copied_to_the_device_again(tmp_path):
+    from exact.cuda.driver import DeviceObjective  # noqa: PLC0415 - after the simulator is set
+
+    device = DeviceObjective(PointsObjective())
+    path, other = tmp_path / "level-3.npy", tmp_path / "level-2.npy"
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(4, 5))
+    out[:] = np.arange(20.0).reshape(4, 5)
+    written = device._resident(out)
+    out.flush()
+    assert device._resident(np.load(path, mmap_mode="c")) is written  # read as the below
+    np.save(other, np.zeros((4, 5)))
+    assert device._resident(np.load(other, mmap_mode="c")) is not written  # another file
+    rewritten = np.lib.format.open_memmap(path, mode="r+")  # written again: copied again
+    assert device._resident(rewritten) is not written
+
+
+@simulator
 def test_a_store_made_by_the_device_and_the_host_cores_is_accepted_by_verify(tmp_path):
     root = tmp_path / "s"
     args = ["solve", "5", "--device", "cuda+cpu", "--store", str(root), "--chunk-items", "9"]

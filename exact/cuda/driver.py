@@ -61,6 +61,19 @@ def backend() -> str:
     return "cuda-simulator" if SIMULATED else "cuda"
 
 
+def _reads_the_file_of(host: np.ndarray, written: np.ndarray) -> bool:
+    """Whether ``host`` maps, to read, the file that ``written`` (a writable map) filled."""
+    name = getattr(host, "filename", None)
+    return (
+        name is not None
+        and getattr(host, "mode", None) in ("r", "c")
+        and getattr(written, "mode", None) == "r+"
+        and name == getattr(written, "filename", None)
+        and host.shape == written.shape
+        and host.dtype == written.dtype
+    )
+
+
 class DeviceObjective:
     """An objective (exact.dp.objective.Objective) whose float chunks run on the device;
     every other attribute is the wrapped objective's."""
@@ -83,9 +96,14 @@ class DeviceObjective:
         return f"DeviceObjective({self.objective!r}{host})"
 
     def _resident(self, host: np.ndarray):
-        """The device copy of a level's array, copied there the first time it is seen."""
-        for h, d in self._arrays:
+        """The device copy of a level's array, copied there the first time it is seen.  A
+        level a store has just written and maps again to read (as the next level's below)
+        is the array the device wrote: the same file, mapped read-only or copy-on-write."""
+        for i, (h, d) in enumerate(self._arrays):
             if h is host:
+                return d
+            if _reads_the_file_of(host, h):
+                self._arrays[i] = (host, d)
                 return d
         d = cuda.to_device(np.ascontiguousarray(host))
         self._arrays = self._arrays[-1:] + [(host, d)]  # the level below and this one
