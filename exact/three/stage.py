@@ -73,7 +73,12 @@ TRACE_REGRET = 1e-10
 #: step is halved: a larger turn may have jumped to another part of the curve.
 TURN_COSINE = 0.95
 #: Memory a pygambit trace may take beyond the process's present size (bytes).
-TRACE_MEMORY = 1 << 30
+TRACE_MEMORY = 1 << 28
+#: A polished end of our trace with a regret (relative to the payoff range) at most this
+#: is kept without asking pygambit: near-degenerate stages (payoff ties broken by float
+#: noise) stop a little above POLISHED, and pygambit's trace of them is the slow kind
+#: (a second or more, growing its path to the memory cap).
+NEAR_POLISHED = 1e-10
 #: The largest regret (relative to the payoff range) of a pygambit trace we accept.
 TRACE_ACCEPT = 1e-5
 #: How close twins' traced mixes must be for pygambit's trace to count as symmetric.
@@ -90,6 +95,9 @@ SYMMETRY_TOL = 1e-12
 #: The trace crosses a bifurcation point (its tangent reversed by the orientation) only
 #: at steps shorter than this (arc length).
 FLIP_STEP = 1e-3
+#: A step (arc length) is at most 1 + STEP_GROWTH * lambda: far along the branch it is
+#: nearly straight (x falls linearly in lambda) and lambda may grow geometrically.
+STEP_GROWTH = 0.2
 #: The most predictor-corrector steps of one symmetric trace.
 TRACE_STEPS = 1_000
 
@@ -324,7 +332,7 @@ def _nb_regret(B, s0, s1, s2):
 
 
 @numba.njit(cache=True)
-def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, max_steps):
+def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, max_steps):
     """The pseudo-arc-length trace of :func:`_trace_points`: returns (status, reached, ys,
     flips), ys[t] the first point whose regret is below targets[t] (descending), for the
     first ``reached`` targets; status 0 all reached, 1 the branch lost, 2 out of steps;
@@ -374,7 +382,7 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, max_step
             if h < 1e-12:
                 return 1, reached, ys, flips
         y = z
-        h = min(h * 1.5, 1.0 + 0.2 * y[n])
+        h = min(h * 1.5, 1.0 + growth * y[n])
     return 2, reached, ys, flips
 
 
@@ -407,6 +415,7 @@ def _trace_points(A: np.ndarray, classes: list[int], targets) -> list[tuple[floa
         np.array(targets, dtype=np.float64),
         TURN_COSINE,
         FLIP_STEP,
+        STEP_GROWTH,
         TRACE_STEPS,
     )
     if reached == 0:
@@ -639,6 +648,8 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
             best, best_regret = mixes, r
         if r <= POLISHED:
             return mixes, "logit"
+    if best is not None and best_regret <= NEAR_POLISHED * scale:
+        return best, "logit"
     try:
         traced = _trace(A)
     except (MemoryError, RuntimeError, SolverError):  # bad_alloc comes as RuntimeError
