@@ -269,14 +269,22 @@ def _nb_homotopy(T, sizes, off, opp, x, lam):
 
 
 @numba.njit(cache=True)
-def _nb_tangent(J, orientation):
+def _nb_tangent(J, orientation, prev):
     """The unit null vector t of the n x (n + 1) Jacobian with sign det([J; t]) equal to
     ``orientation`` (Allgower & Georg 1990, sec 2.1 and 8.1: that sign is constant along a
     regular branch, through its turning points too, and changes at a simple bifurcation
     point, where the trace keeps its direction and flips the orientation); ``orientation``
-    0: lambda increasing."""
-    t = np.linalg.svd(J)[2][-1].copy()
+    0: lambda increasing.  ``prev``, the last tangent, is projected on the null space
+    (with J of full rank n that is the null vector up to its sign and length)."""
     n = J.shape[0]
+    e = np.zeros(n + 1)
+    e[n] = 1.0
+    if orientation != 0:
+        e = prev
+    # e minus its part in the row space of J (J^T = Q R): the null vector
+    Q = np.linalg.qr(np.ascontiguousarray(J.T))[0]
+    t = e - Q @ (e @ Q)
+    t = t / np.sqrt(np.dot(t, t))
     M = np.empty((n + 1, n + 1))
     M[:n] = J
     M[n] = t
@@ -299,7 +307,9 @@ def _nb_corrected(T, sizes, off, opp, z):
         if z[:n].max() > 1.0 or not np.isfinite(z).all():
             return z, False
         H, J, _ = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])
-        dz = np.linalg.lstsq(J, -H)[0]
+        # the minimum-norm step: J^T = Q R, dz = -Q R^-T H
+        Q, R = np.linalg.qr(np.ascontiguousarray(J.T))
+        dz = -(Q @ np.linalg.solve(np.ascontiguousarray(R.T), H))
         z = z + dz
         if not np.isfinite(z).all():
             return z, False
@@ -348,6 +358,7 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, 
     h = 0.1
     orientation = 0.0
     flips = 0
+    t = np.zeros(n + 1)
     for _ in range(max_steps):
         H, J, sig = _nb_homotopy(T, sizes, off, opp, y[:n], y[n])
         if y[n] > 0:
@@ -363,13 +374,13 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, 
                 reached += 1
             if reached == targets.shape[0]:
                 return 0, reached, ys, flips
-        t, orientation = _nb_tangent(J, orientation)
+        t, orientation = _nb_tangent(J, orientation, t)
         while True:
             pred = y + h * t
             z, ok = _nb_corrected(T, sizes, off, opp, pred)
             if ok and np.linalg.norm(z - pred) < 0.1 * h:
                 J_new = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])[1]
-                turned = np.dot(_nb_tangent(J_new, orientation)[0], t)
+                turned = np.dot(_nb_tangent(J_new, orientation, t)[0], t)
                 if turned > turn:
                     break
                 if turned < -turn and h < flip_step:
@@ -405,19 +416,22 @@ def _trace_points(A: np.ndarray, classes: list[int], targets) -> list[tuple[floa
     for c, t in enumerate(br.tensors):
         T[c, : t.shape[0], : t.shape[1], : t.shape[2]] = t
     opp = np.array([[classes[j], classes[m]] for j, m in br.opponents], dtype=np.int64)
-    status, reached, ys, _ = _nb_trace(
-        B,
-        T,
-        np.array(br.sizes, dtype=np.int64),
-        np.array(br.off, dtype=np.int64),
-        opp,
-        np.array(classes, dtype=np.int64),
-        np.array(targets, dtype=np.float64),
-        TURN_COSINE,
-        FLIP_STEP,
-        STEP_GROWTH,
-        TRACE_STEPS,
-    )
+    try:
+        status, reached, ys, _ = _nb_trace(
+            B,
+            T,
+            np.array(br.sizes, dtype=np.int64),
+            np.array(br.off, dtype=np.int64),
+            opp,
+            np.array(classes, dtype=np.int64),
+            np.array(targets, dtype=np.float64),
+            TURN_COSINE,
+            FLIP_STEP,
+            STEP_GROWTH,
+            TRACE_STEPS,
+        )
+    except np.linalg.LinAlgError:  # a singular R: the trace is lost
+        raise SolverError("the symmetric logit trace lost its branch") from None
     if reached == 0:
         what = "lost its branch" if status == 1 else "did not converge"
         raise SolverError(f"the symmetric logit trace {what}")
