@@ -51,10 +51,10 @@ OBJECTIVES = ("points", "top")
 #: Who orders the prizes: chance (each remaining prize equally likely next), or the
 #: smallest / the largest remaining prize next (OpenSpiel's ``points_order``).
 ORDERS = ("random", "ascending", "descending")
-#: The largest N accepted.  N = 4 solves in under a minute of CPU in about 280 MiB; an
-#: N = 5 solve grew past 3.7 GiB of memory inside its stages before finishing, and each
-#: further card multiplies the stage games by about 12 (benchmarks/bench_three.py).
-THREE_MAX_N = 5
+#: The largest N accepted.  N = 5 solves in about a minute and a half of CPU, N = 6 (73,590
+#: stage games) in tens of minutes; each further card multiplies the stage games by about
+#: 12 (benchmarks/bench_three.py, docs/three-players.md).
+THREE_MAX_N = 6
 
 
 def _named(value: object, names: tuple[str, ...], what: str) -> str:
