@@ -72,6 +72,9 @@ TRACE_REGRET = 1e-10
 #: Successive tangents of the symmetric trace must agree this well (cosine), else the
 #: step is halved: a larger turn may have jumped to another part of the curve.
 TURN_COSINE = 0.95
+#: The same for a second trace where the first reached no target regret (a degenerate
+#: stage, its branch crossing bifurcations: one N = 5 third-rule stage of 6,255).
+TURN_RETRY = 0.99
 #: Memory a pygambit trace may take beyond the process's present size (bytes).
 TRACE_MEMORY = 1 << 28
 #: A polished end of our trace with a regret (relative to the payoff range) at most this
@@ -282,7 +285,7 @@ def _nb_tangent(J, orientation, prev):
     if orientation != 0:
         e = prev
     # e minus its part in the row space of J (J^T = Q R): the null vector
-    Q = np.linalg.qr(np.ascontiguousarray(J.T))[0]
+    Q = np.ascontiguousarray(np.linalg.qr(np.ascontiguousarray(J.T))[0])
     t = e - Q @ (e @ Q)
     t = t / np.sqrt(np.dot(t, t))
     M = np.empty((n + 1, n + 1))
@@ -309,6 +312,7 @@ def _nb_corrected(T, sizes, off, opp, z):
         H, J, _ = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])
         # the minimum-norm step: J^T = Q R, dz = -Q R^-T H
         Q, R = np.linalg.qr(np.ascontiguousarray(J.T))
+        Q = np.ascontiguousarray(Q)
         dz = -(Q @ np.linalg.solve(np.ascontiguousarray(R.T), H))
         z = z + dz
         if not np.isfinite(z).all():
@@ -397,7 +401,9 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, 
     return 2, reached, ys, flips
 
 
-def _trace_points(A: np.ndarray, classes: list[int], targets) -> list[tuple[float, tuple]]:
+def _trace_points(
+    A: np.ndarray, classes: list[int], targets, turn: float = TURN_COSINE
+) -> list[tuple[float, tuple]]:
     """The logit branch within the profiles where players of one class mix alike: pseudo
     arc-length continuation of H(x, lam) = 0 from the centroid at lam = 0 (the method of
     Turocy 2005: tangent predictor, Newton corrector, adaptive step).  H, with x the
@@ -425,7 +431,7 @@ def _trace_points(A: np.ndarray, classes: list[int], targets) -> list[tuple[floa
             opp,
             np.array(classes, dtype=np.int64),
             np.array(targets, dtype=np.float64),
-            TURN_COSINE,
+            turn,
             FLIP_STEP,
             STEP_GROWTH,
             TRACE_STEPS,
@@ -648,10 +654,13 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
     stages, and kept twins alike, else it left the symmetric branch).  The profile of
     least regret wins; a stage that only pygambit's asymmetric end solves is ``fallback``."""
     scale = float(A.max() - A.min()) or 1.0
-    try:
-        points = _trace_points(A, _classes(twins), TRACE_TARGETS)
-    except SolverError:
-        points = []
+    points: list = []
+    for turn in (TURN_COSINE, TURN_RETRY):  # finer steps where the first trace got nowhere
+        try:
+            points = _trace_points(A, _classes(twins), TRACE_TARGETS, turn)
+            break
+        except SolverError:
+            continue
     starts = ([_extrapolated(points)] if len(points) > 1 else []) + [p for _, p in points[-1:]]
     best: tuple | None = None
     best_regret = np.inf
@@ -678,8 +687,9 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
             best, best_regret = mixes, r
             if not symmetric:
                 return best, "fallback"
-    if best is None:
-        raise SolverError("no trace reached the logit branch's end")
+    if best is None:  # no trace got anywhere: the uniform profile polished, flagged
+        uniform = tuple(np.full(k, 1.0 / k) for k in A.shape[1:])
+        return _symmetrise(_polish(A, uniform, twins), twins), "fallback"
     return best, "logit"
 
 
