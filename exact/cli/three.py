@@ -234,7 +234,7 @@ def _points(ctx, param, value):
 @one_line_errors
 def strategy_three(players, tie_rule, objective, order, as_json, hands, deck, upcard, points, n):
     """The equilibrium mixes of all three players at any position once the upcard is
-    turned, from the N-card three-player equilibrium (solved whole: N <= 5)."""
+    turned, from the N-card three-player equilibrium (the whole game is solved first)."""
     if n is None:
         n = max([upcard, *deck, *(c for h in hands for c in h)])
     game = ThreeGame.parse(n, tie_rule, objective, order)
