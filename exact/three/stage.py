@@ -39,6 +39,7 @@ deviating, in float) reported; the whole game's NashConv is certified elsewhere
 
 from __future__ import annotations
 
+import ctypes
 import resource
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -180,6 +181,14 @@ def _memory_cap(extra: int):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+def _trim() -> None:
+    """Hand freed heap memory back to the system (glibc's malloc_trim; elsewhere nothing)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _trace(A: np.ndarray) -> tuple:
     """The logit branch's limit as pygambit traces it."""
     if gbt is None:
@@ -189,8 +198,12 @@ def _trace(A: np.ndarray) -> tuple:
     # pygambit 17 builds a table game with StrategicGame.from_arrays and returns one
     # ``equilibrium``; 16.7 had Game.from_arrays and a list ``equilibria``.
     game = getattr(gbt, "StrategicGame", gbt.Game).from_arrays(A[0], A[1], A[2])
-    with _memory_cap(TRACE_MEMORY):
-        result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
+    try:
+        with _memory_cap(TRACE_MEMORY):
+            result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
+    except (MemoryError, RuntimeError):
+        _trim()  # the trace's freed path stays in the heap: the next cap would stack on it
+        raise
     found = getattr(result, "equilibria", None)
     if found is None:
         found = [result.equilibrium] if getattr(result, "equilibrium", None) is not None else []
