@@ -1,7 +1,7 @@
 """Three-player GOPS: solve, certify and describe, by N, tie rule and objective.
 
     nice -n 10 python benchmarks/bench_three.py 4 [--rules split,third,discard]
-        [--objectives points,top] [--json OUT]
+        [--objectives points,top] [--json OUT] [--progress STAGES]
 
 Prints one row per game: canonical positions, stage games (by how each was solved),
 solve and NashConv CPU and wall seconds (the machine is shared: CPU seconds are the
@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import sys
 import time
 
 import exact.three as three
+import exact.three.induction as induction
 from exact.three.induction import play_statistics
 
 
@@ -55,13 +57,33 @@ def row(n: int, rule: str, objective: str) -> dict:
     }
 
 
+def report_progress(every: int) -> None:
+    """Print (to stderr) the stage games solved and the CPU seconds every ``every`` stages."""
+    solve_stage, done = induction.solve_stage, [0]
+
+    def counted(A, twins=()):
+        done[0] += 1
+        if done[0] % every == 0:
+            print(
+                f"progress: {done[0]} stages, {time.process_time():.0f} s CPU",
+                file=sys.stderr,
+                flush=True,
+            )
+        return solve_stage(A, twins)
+
+    induction.solve_stage = counted  # type: ignore[assignment]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("n", type=int)
     ap.add_argument("--rules", default="split,third,discard")
     ap.add_argument("--objectives", default="points")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--progress", type=int, default=0, help="report every this many stages")
     args = ap.parse_args()
+    if args.progress:
+        report_progress(args.progress)
     rows = []
     for objective in args.objectives.split(","):
         for rule in args.rules.split(","):
