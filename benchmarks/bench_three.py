@@ -71,7 +71,7 @@ def report_progress(every: int) -> None:
             )
         return solve_stage(A, twins)
 
-    induction.solve_stage = counted  # type: ignore[assignment]
+    induction.solve_stage = counted
 
 
 def main() -> None:
