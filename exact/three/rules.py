@@ -51,9 +51,9 @@ OBJECTIVES = ("points", "top")
 #: Who orders the prizes: chance (each remaining prize equally likely next), or the
 #: smallest / the largest remaining prize next (OpenSpiel's ``points_order``).
 ORDERS = ("random", "ascending", "descending")
-#: The largest N accepted.  N = 5 solves in about a minute and a half of CPU, N = 6 (73,590
-#: stage games) in tens of minutes; each further card multiplies the stage games by about
-#: 12 (benchmarks/bench_three.py, docs/three-players.md).
+#: The largest N accepted.  N = 5 solves in about a minute of CPU; N = 6 (73,590 stage
+#: games) takes more than 45 minutes of CPU per rule; each further card multiplies the
+#: stage games by about 12 (benchmarks/bench_three.py, docs/three-players.md).
 THREE_MAX_N = 6
 
 
