@@ -23,6 +23,16 @@ from exact.web.app import create_app
 from exact.web.cache import solution_bytes
 from exact.web.solutions import solve_size
 
+
+@pytest.fixture(autouse=True)
+def _no_logging_handlers_on_the_runners_stream(monkeypatch):
+    """uvicorn's Config binds logging handlers to sys.stderr, which CliRunner replaces and
+    closes: later tests of the same worker would log to a closed file."""
+    import uvicorn.config  # noqa: PLC0415
+
+    monkeypatch.setattr(uvicorn.config.Config, "configure_logging", lambda self: None)
+
+
 testclient = pytest.importorskip("starlette.testclient")
 MIB = 2**20
 
