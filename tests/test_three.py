@@ -21,6 +21,7 @@ import json
 import math
 from fractions import Fraction
 from itertools import permutations
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,6 +42,7 @@ TOL = 1e-12
 EPSILON = 1e-9
 #: A polished stage's regret: float rounding of its payoff sums.
 POLISHED_REGRET = 1e-13
+DATA = Path(__file__).parent / "data"
 
 
 def high_probability(rule: str, u: int, w: int) -> float:
@@ -318,3 +320,49 @@ def test_payoff_symmetric_players_are_traced_alike():
     st = solve_stage(S)
     assert np.array_equal(st.mixes[0], st.mixes[1])
     assert st.regret <= POLISHED_REGRET
+
+
+def test_a_stage_whose_trace_is_lost_gets_the_nearest_equilibrium():
+    """A 4 x 4 x 4 stage of the 5-card third-rule game (players 0 and 1 twins) on which
+    every trace loses its branch: the stage still ends at a symmetric equilibrium (its
+    regret at float precision), flagged ``fallback``."""
+    data = np.load(DATA / "three_stage_lost_trace.npz")
+    twins = [tuple(int(p) for p in g) for g in data["twins"]]
+    st = solve_stage(data["A"], twins)
+    assert st.method == "fallback"
+    assert st.regret <= POLISHED_REGRET
+    assert np.array_equal(st.mixes[0], st.mixes[1])
+
+
+def test_support_enumeration_picks_the_equilibrium_nearest_the_point():
+    """Three players each paid 1 when all bid alike, else 0: both pure coordinations are
+    equilibria; from a point leaning to bid 0 (or 1) the enumeration returns that one."""
+    from exact.three.stage import _nearest_support_equilibrium
+
+    A = np.zeros((3, 2, 2, 2))
+    A[:, 0, 0, 0] = A[:, 1, 1, 1] = 1.0
+    for lean, bid in ((0.8, 0), (0.2, 1)):
+        near = (np.array([lean, 1 - lean]),) * 3
+        found = _nearest_support_equilibrium(A, [(0, 1, 2)], near)
+        assert all(np.array_equal(m, np.eye(2)[bid]) for m in found)
+
+
+def test_cli_progress_lines_count_the_stage_games(monkeypatch):
+    """In a log (stderr not a terminal) a line every PROGRESS_SECONDS (0 here: one a
+    stage) counts the stage games solved; the last count is the summary's total; --quiet
+    prints none."""
+    import re
+
+    import exact.cli.three as cli_three
+
+    monkeypatch.setattr(cli_three, "PROGRESS_SECONDS", 0.0)
+    args = ["solve", "3", "--players", "3", "--tie-rule", "third"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    line = re.compile(r"gops: three players N=3 third points at \S+ \S+ UTC: (\d+) stage games")
+    counts = [int(m.group(1)) for m in line.finditer(result.stderr)]
+    stages = re.search(r"stage games (.*)", result.stdout).group(1)
+    total = sum(int(part.split()[-1]) for part in stages.split(", "))
+    assert counts == list(range(1, total + 1))
+    quiet = CliRunner().invoke(main, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""

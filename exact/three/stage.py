@@ -30,7 +30,10 @@ equilibrium, hence as the limit of every branch.  Players with identical positio
 logit branch of a symmetric game is symmetric: their branch is traced within the symmetric
 profiles.  Where no trace finishes but pygambit's left the symmetric profiles, the stage is
 marked ``fallback``: that end made symmetric and polished, an equilibrium (its regret is
-reported) but not necessarily the branch's limit.
+reported) but not necessarily the branch's limit.  Where no trace ends near an equilibrium
+at all (our trace loses its branch at a bifurcation, pygambit's returns nothing), the
+stage's equilibrium is the one nearest (L1) the last point our trace reached, among those
+that support enumeration finds (:func:`_nearest_support_equilibrium`), also ``fallback``.
 
 Invariant: every returned profile has its stage regret (each player's best gain by
 deviating, in float) reported; the whole game's NashConv is certified elsewhere
@@ -43,6 +46,7 @@ import ctypes
 import resource
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import combinations, product
 
 import numba
 import numpy as np
@@ -104,6 +108,9 @@ FLIP_STEP = 1e-3
 STEP_GROWTH = 0.2
 #: The most predictor-corrector steps of one symmetric trace.
 TRACE_STEPS = 1_000
+#: The most support combinations tried where no trace ends at an equilibrium (every one
+#: of a 4 x 4 x 4 stage without twins: 15^3).
+SUPPORT_ENUMERATION = 4_000
 
 
 @dataclass(frozen=True)
@@ -361,9 +368,9 @@ def _nb_regret(B, s0, s1, s2):
 @numba.njit(cache=True)
 def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, max_steps):
     """The pseudo-arc-length trace of :func:`_trace_points`: returns (status, reached, ys,
-    flips), ys[t] the first point whose regret is below targets[t] (descending), for the
+    flips, y), ys[t] the first point whose regret is below targets[t] (descending), for the
     first ``reached`` targets; status 0 all reached, 1 the branch lost, 2 out of steps;
-    flips the bifurcation points crossed."""
+    flips the bifurcation points crossed; y the last point reached."""
     C = sizes.shape[0]
     n = off[C]
     ys = np.zeros((targets.shape[0], n + 1))
@@ -390,7 +397,7 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, 
                 ys[reached] = y
                 reached += 1
             if reached == targets.shape[0]:
-                return 0, reached, ys, flips
+                return 0, reached, ys, flips, y
         t, orientation = _nb_tangent(J, orientation, t)
         while True:
             pred = y + h * t
@@ -408,10 +415,18 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, 
                     break
             h /= 2
             if h < 1e-12:
-                return 1, reached, ys, flips
+                return 1, reached, ys, flips, y
         y = z
         h = min(h * 1.5, 1.0 + growth * y[n])
-    return 2, reached, ys, flips
+    return 2, reached, ys, flips, y
+
+
+class _TraceLost(SolverError):
+    """The symmetric trace reached no target; ``last`` is the last profile it reached."""
+
+    def __init__(self, message: str, last: tuple | None):
+        super().__init__(message)
+        self.last = last
 
 
 def _trace_points(
@@ -426,7 +441,7 @@ def _trace_points(
 
     Returns (lam, profile) at the first point whose regret (relative to the payoff range)
     is below each of ``targets`` (descending), for the targets reached before the trace
-    ends; raises SolverError if it reached none."""
+    ends; raises _TraceLost (with the last profile reached) if it reached none."""
     scale = float(A.max() - A.min()) or 1.0
     B = np.ascontiguousarray(A / scale, dtype=np.float64)
     br = _Branch(B, classes)
@@ -436,7 +451,7 @@ def _trace_points(
         T[c, : t.shape[0], : t.shape[1], : t.shape[2]] = t
     opp = np.array([[classes[j], classes[m]] for j, m in br.opponents], dtype=np.int64)
     try:
-        status, reached, ys, _ = _nb_trace(
+        status, reached, ys, _, last = _nb_trace(
             B,
             T,
             np.array(br.sizes, dtype=np.int64),
@@ -450,15 +465,16 @@ def _trace_points(
             TRACE_STEPS,
         )
     except np.linalg.LinAlgError:  # a singular R: the trace is lost
-        raise SolverError("the symmetric logit trace lost its branch") from None
+        raise _TraceLost("the symmetric logit trace lost its branch", None) from None
+
+    def profile(y):
+        sig = np.exp(y[:-1])
+        return tuple(sig[br.off[c] : br.off[c + 1]].copy() for c in classes)
+
     if reached == 0:
         what = "lost its branch" if status == 1 else "did not converge"
-        raise SolverError(f"the symmetric logit trace {what}")
-    out = []
-    for y in ys[:reached]:
-        sig = np.exp(y[:-1])
-        out.append((float(y[-1]), tuple(sig[br.off[c] : br.off[c + 1]].copy() for c in classes)))
-    return out
+        raise _TraceLost(f"the symmetric logit trace {what}", profile(last))
+    return [(float(y[-1]), profile(y)) for y in ys[:reached]]
 
 
 def _symmetric_trace(
@@ -659,6 +675,52 @@ def _polish(A: np.ndarray, traced: tuple, twins) -> tuple:
     return min(found, key=lambda f: f[0])[1]
 
 
+def _nearest_support_equilibrium(A: np.ndarray, twins, near: tuple) -> tuple | None:
+    """Among the equilibria found by support enumeration, the one nearest (L1) ``near``.
+
+    Each combination of supports (twins sharing one), in order of the distance of its
+    uniform profile from ``near``, at most SUPPORT_ENUMERATION of them, is solved by
+    :func:`_newton` from ``near`` restricted to it and from its uniform profile; a profile
+    with stage regret at most POLISHED is an equilibrium (as every support of a
+    nondegenerate game is tried, some equilibrium's is: Nash's theorem, the symmetric
+    form of it where there are twins).  None if none was found."""
+    classes = _classes(twins)
+    owner = [classes.index(c) for c in range(max(classes) + 1)]
+    subsets = [
+        [np.array(c) for r in range(1, k + 1) for c in combinations(range(k), r)]
+        for k in (A.shape[1 + i] for i in owner)
+    ]
+
+    def uniform(support, i):
+        m = np.zeros(A.shape[1 + i])
+        m[support] = 1.0 / len(support)
+        return m
+
+    combos = []
+    for chosen in product(*subsets):
+        support = [chosen[c] for c in classes]
+        start = tuple(uniform(support[i], i) for i in range(3))
+        combos.append((sum(np.abs(s - t).sum() for s, t in zip(start, near)), support, start))
+    combos.sort(key=lambda c: c[0])
+    best, best_distance = None, np.inf
+    for _, support, start in combos[:SUPPORT_ENUMERATION]:
+        restricted = []
+        for i in range(3):
+            m = np.zeros(A.shape[1 + i])
+            m[support[i]] = near[i][support[i]]
+            restricted.append(m / m.sum() if m.sum() > 0 else start[i])
+        for origin in (tuple(restricted), start):
+            found = _newton(A, origin, support)
+            if found is None:
+                continue
+            found = _symmetrise(found, twins)
+            if regret(A, found) <= POLISHED:
+                distance = sum(np.abs(s - t).sum() for s, t in zip(found, near))
+                if distance < best_distance:
+                    best, best_distance = found, distance
+    return best
+
+
 def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
     """The branch's limit: our trace (within the symmetric profiles where there are twins)
     to each of TRACE_TARGETS, its limit extrapolated (:func:`_extrapolated`) and polished;
@@ -668,12 +730,14 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
     least regret wins; a stage that only pygambit's asymmetric end solves is ``fallback``."""
     scale = float(A.max() - A.min()) or 1.0
     points: list = []
+    last = None  # the last profile a trace reached
     for turn in (TURN_COSINE, TURN_RETRY):  # finer steps where the first trace got nowhere
         try:
             points = _trace_points(A, _classes(twins), TRACE_TARGETS, turn)
+            last = points[-1][1]
             break
-        except SolverError:
-            continue
+        except _TraceLost as lost:
+            last = lost.last if lost.last is not None else last
     starts = ([_extrapolated(points)] if len(points) > 1 else []) + [p for _, p in points[-1:]]
     best: tuple | None = None
     best_regret = np.inf
@@ -698,12 +762,19 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
         r = regret(A, mixes)
         if r < best_regret:
             best, best_regret = mixes, r
-            if not symmetric:
+            if not symmetric and r <= TRACE_ACCEPT * scale:
                 return best, "fallback"
-    if best is None:  # no trace got anywhere: the uniform profile polished, flagged
+    if best is not None and best_regret <= TRACE_ACCEPT * scale:
+        return best, "logit"
+    # No trace ends at an equilibrium: the equilibrium nearest the trace's last point.
+    near = last if last is not None else tuple(np.full(k, 1.0 / k) for k in A.shape[1:])
+    found = _nearest_support_equilibrium(A, twins, near)
+    if found is not None:
+        return found, "fallback"
+    if best is None:  # nothing found: the uniform profile polished, flagged
         uniform = tuple(np.full(k, 1.0 / k) for k in A.shape[1:])
         return _symmetrise(_polish(A, uniform, twins), twins), "fallback"
-    return best, "logit"
+    return best, "fallback"
 
 
 def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSolution:  # type: ignore[assignment]
