@@ -21,12 +21,11 @@ import sys
 import time
 
 import exact.three as three
-import exact.three.induction as induction
 from exact.three.induction import play_statistics
 
 
-def row(n: int, rule: str, objective: str) -> dict:
-    sol = three.solve(n, rule, objective)
+def row(n: int, rule: str, objective: str, progress=None) -> dict:
+    sol = three.solve(n, rule, objective, progress=progress)
     start, wall = time.process_time(), time.perf_counter()
     report = three.certify(sol)
     nc_seconds, nc_wall = time.process_time() - start, time.perf_counter() - wall
@@ -57,21 +56,21 @@ def row(n: int, rule: str, objective: str) -> dict:
     }
 
 
-def report_progress(every: int) -> None:
-    """Print (to stderr) the stage games solved and the CPU seconds every ``every`` stages."""
-    solve_stage, done = induction.solve_stage, [0]
+def progress_every(every: int):
+    """A progress callback printing (to stderr) the stage games solved and the CPU seconds
+    every ``every`` stages (None for no progress)."""
+    if not every:
+        return None
 
-    def counted(A, twins=()):
-        done[0] += 1
-        if done[0] % every == 0:
+    def progress(done: int) -> None:
+        if done % every == 0:
             print(
-                f"progress: {done[0]} stages, {time.process_time():.0f} s CPU",
+                f"progress: {done} stages, {time.process_time():.0f} s CPU",
                 file=sys.stderr,
                 flush=True,
             )
-        return solve_stage(A, twins)
 
-    induction.solve_stage = counted
+    return progress
 
 
 def main() -> None:
@@ -82,12 +81,10 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--progress", type=int, default=0, help="report every this many stages")
     args = ap.parse_args()
-    if args.progress:
-        report_progress(args.progress)
     rows = []
     for objective in args.objectives.split(","):
         for rule in args.rules.split(","):
-            r = row(args.n, rule, objective)
+            r = row(args.n, rule, objective, progress_every(args.progress))
             rows.append(r)
             print(json.dumps(r), flush=True)
             if args.json:

@@ -34,11 +34,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Durations in the output: "1.66 s", "14.1 minutes", "(0.3 s", "42 min".
-#: A solve's progress line on a log (exact.cli.common.ProgressLines): written only when a
-#: run outlasts its interval, as a first kernel compile on a loaded machine can, so it is
-#: left out of the outputs shown, as durations are masked.
+#: A solve's progress line on a log (exact.cli.common.ProgressLines, and the three-player
+#: solve's, exact.cli.three.solve_with_progress): written only when a run outlasts its
+#: interval, as a first kernel compile on a loaded machine can, so it is left out of the
+#: outputs shown, as durations are masked.
 PROGRESS_LINE = re.compile(
-    r"^gops: level \d+/\d+ (?:done )?at \d{4}-\d\d-\d\d \d\d:\d\d UTC: .*\n?", re.M
+    r"^gops: (?:level \d+/\d+ (?:done )?|three players .*?)at \d{4}-\d\d-\d\d \d\d:\d\d UTC: .*\n?",
+    re.M,
 )
 DURATION = re.compile(r"\b\d+(?:\.\d+)?(?= ?(?:s|ms|min|minutes|seconds|h)\b)")
 #: Sizes that depend on the process (memory), not on the game.

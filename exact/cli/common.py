@@ -140,7 +140,7 @@ class ProgressLines:
     ):
 
         self.game = game
-        self.wall = wall or _utc_now  # the time of day each line is stamped with
+        self.wall = wall or utc_now  # the time of day each line is stamped with
         self.enabled = enabled and not sys.stderr.isatty()
         self.every = every
         self.clock = clock or time.monotonic
@@ -188,8 +188,8 @@ class ProgressLines:
         self.last, self.spoken = now, True
 
 
-def _utc_now():
-
+def utc_now():
+    """The time of day, UTC (progress lines are stamped with it)."""
     return datetime.datetime.now(datetime.timezone.utc)
 
 

@@ -12,12 +12,21 @@ solution it comes from, and fails (exit 2, after the answer) when it is not belo
 from __future__ import annotations
 
 import json
+import sys
+import time
 from fractions import Fraction
 
 import click
+from tqdm import tqdm
 
 from exact.atomic import atomic_file
-from exact.cli.common import INTEGER, NumberArgumentsCommand, card_list, one_line_errors
+from exact.cli.common import (
+    INTEGER,
+    NumberArgumentsCommand,
+    card_list,
+    one_line_errors,
+    utc_now,
+)
 from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
@@ -28,6 +37,8 @@ from exact.three.tables import strategy as three_strategy
 
 #: The NashConv every reported three-player equilibrium is proven below.
 EPSILON = 1e-9
+#: Seconds between two progress lines of a solve whose stderr is not a terminal.
+PROGRESS_SECONDS = 60.0
 
 
 def game_options(command):
@@ -56,6 +67,12 @@ def game_options(command):
             ),
             click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True),
             click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+            click.option(
+                "--quiet",
+                is_flag=True,
+                help="No progress (a count of stage games on a terminal, a line a minute "
+                "in a log).",
+            ),
         ]
     ):
         command = option(command)
@@ -72,10 +89,10 @@ def game_options(command):
     help="Write the equilibrium as an OpenSpiel policy (JSON; --tie-rule discard).",
 )
 @one_line_errors
-def solve_three(n, players, tie_rule, objective, order, as_json, policy_out) -> None:
+def solve_three(n, players, tie_rule, objective, order, as_json, quiet, policy_out) -> None:
     """Solve N-card three-player GOPS: the logit-limit subgame-perfect equilibrium, with
     its NashConv in the whole game proven below 1e-9."""
-    sol = solve(n, tie_rule, objective, order)
+    sol = solve_with_progress(ThreeGame.parse(n, tie_rule, objective, order), quiet)
     if policy_out is not None:
         table = policy_json(sol)
         with atomic_file(policy_out, "w") as fh:
@@ -87,6 +104,39 @@ def solve_three(n, players, tie_rule, objective, order, as_json, policy_out) -> 
     else:
         print_summary(sol, out)
     _fail_unless_certified(report)  # shown above, then said as a failure (exit 2)
+
+
+def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
+    """``game`` solved, with progress unless ``quiet``: the stage games solved so far on a
+    terminal (after 2 s), else a line on stderr every PROGRESS_SECONDS (the time of day,
+    the count and the seconds so far; a short solve prints nothing)."""
+    bar = tqdm(
+        unit=" stage games",
+        desc=f"three players N={game.n} {game.tie_rule}",
+        delay=2,
+        file=sys.stderr,
+        leave=False,
+        disable=quiet or not sys.stderr.isatty(),
+    )
+    start = last = time.monotonic()
+
+    def progress(done: int) -> None:
+        nonlocal last
+        bar.update(1)
+        if quiet or sys.stderr.isatty() or time.monotonic() - last < PROGRESS_SECONDS:
+            return
+        last = time.monotonic()
+        click.echo(
+            f"gops: three players N={game.n} {game.tie_rule} {game.objective} at "
+            f"{utc_now():%Y-%m-%d %H:%M} UTC: {done:,} stage games solved in "
+            f"{last - start:.0f} s",
+            err=True,
+        )
+
+    try:
+        return solve(game.n, game.tie_rule, game.objective, game.order, progress)
+    finally:
+        bar.close()
 
 
 def first_move(sol: ThreeSolution) -> dict[str, dict[str, float]]:
@@ -161,11 +211,11 @@ def _what(sol: ThreeSolution) -> str:
 @click.argument("n", type=INTEGER)
 @game_options
 @one_line_errors
-def table_three(n, players, tie_rule, objective, order, as_json) -> None:
+def table_three(n, players, tie_rule, objective, order, as_json, quiet) -> None:
     """The first-move table of N-card three-player GOPS (rows = bids, columns = upcards;
     the three seats mix alike), each seat's value, and the proven NashConv of the
     equilibrium it comes from."""
-    sol = solve(n, tie_rule, objective, order)
+    sol = solve_with_progress(ThreeGame.parse(n, tie_rule, objective, order), quiet)
     fm = first_move_table(sol, certify(sol))
     if as_json:
         click.echo(json.dumps(fm.to_json(EPSILON)))
@@ -232,7 +282,9 @@ def _points(ctx, param, value):
     "--n", "n", type=INTEGER, default=None, help="Cards per suit (default: largest card seen)."
 )
 @one_line_errors
-def strategy_three(players, tie_rule, objective, order, as_json, hands, deck, upcard, points, n):
+def strategy_three(
+    players, tie_rule, objective, order, as_json, quiet, hands, deck, upcard, points, n
+):
     """The equilibrium mixes of all three players at any position once the upcard is
     turned, from the N-card three-player equilibrium (the whole game is solved first)."""
     if n is None:
@@ -241,7 +293,7 @@ def strategy_three(players, tie_rule, objective, order, as_json, hands, deck, up
     if points is not None and not game.top:
         raise GopsInputError("--points applies to --objective top only")
     check_position(game, hands, deck, upcard, points)  # before the solve
-    sol = solve(game.n, tie_rule, objective, order)
+    sol = solve_with_progress(game, quiet)
     st = three_strategy(sol, hands, deck, upcard, points, report=certify(sol))
     if as_json:
         click.echo(json.dumps(st.to_json(EPSILON)))

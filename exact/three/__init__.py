@@ -33,10 +33,15 @@ __all__ = [
 
 
 def solve(
-    n: int, tie_rule: str = "split", objective: str = "points", order: str = "random"
+    n: int,
+    tie_rule: str = "split",
+    objective: str = "points",
+    order: str = "random",
+    progress=None,
 ) -> ThreeSolution:
-    """The chosen subgame-perfect equilibrium of n-card three-player GOPS (float)."""
-    return solve_game(ThreeGame.parse(n, tie_rule, objective, order))
+    """The chosen subgame-perfect equilibrium of n-card three-player GOPS (float);
+    ``progress``, if given, is called with the stage games solved so far after each."""
+    return solve_game(ThreeGame.parse(n, tie_rule, objective, order), progress)
 
 
 def certify(solution: ThreeSolution) -> NashConvReport:

@@ -95,10 +95,12 @@ class ThreeSolution:
 
 
 class _Solver:
-    def __init__(self, game: ThreeGame, solution: ThreeSolution):
+    def __init__(self, game: ThreeGame, solution: ThreeSolution, progress=None):
         self.game = game
         self.sol = solution
         self.shares: dict = {}
+        self.progress = progress  # called with the stage games solved so far
+        self.solved = 0
 
     def share(self, bids) -> tuple[Fraction, ...]:
         try:
@@ -146,17 +148,21 @@ class _Solver:
         st = solve_stage(A, twins(key))
         self.sol.stages[(key, u)] = st
         self.sol.methods[st.method] = self.sol.methods.get(st.method, 0) + 1
+        self.solved += 1
+        if self.progress is not None:
+            self.progress(self.solved)
         return st
 
 
-def solve_game(game: ThreeGame) -> ThreeSolution:
-    """Solve ``game`` from its start (every reachable canonical position)."""
+def solve_game(game: ThreeGame, progress=None) -> ThreeSolution:
+    """Solve ``game`` from its start (every reachable canonical position); ``progress``,
+    if given, is called with the number of stage games solved after each one."""
     sol = ThreeSolution(game)
     start, cpu = time.perf_counter(), time.process_time()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
     try:
-        _Solver(game, sol).value(sol.root)
+        _Solver(game, sol, progress).value(sol.root)
     finally:
         sys.setrecursionlimit(limit)
     sol.seconds = time.perf_counter() - start
