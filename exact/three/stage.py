@@ -681,9 +681,10 @@ def _nearest_support_equilibrium(A: np.ndarray, twins, near: tuple) -> tuple | N
     Each combination of supports (twins sharing one), in order of the distance of its
     uniform profile from ``near``, at most SUPPORT_ENUMERATION of them, is solved by
     :func:`_newton` from ``near`` restricted to it and from its uniform profile; a profile
-    with stage regret at most POLISHED is an equilibrium (as every support of a
-    nondegenerate game is tried, some equilibrium's is: Nash's theorem, the symmetric
-    form of it where there are twins).  None if none was found."""
+    with stage regret at most POLISHED is an equilibrium.  Where every combination is
+    tried, one is the support of an equilibrium (Nash's theorem, in its symmetric form
+    where there are twins), but Newton's method need not reach it: None if no equilibrium
+    was found."""
     classes = _classes(twins)
     owner = [classes.index(c) for c in range(max(classes) + 1)]
     subsets = [
