@@ -22,8 +22,10 @@ from click.testing import CliRunner
 from exact.cli import main
 from exact.errors import GopsInputError
 
-#: A hung reader is killed after this many seconds (a FIFO with no writer blocks forever).
-HANG_S = 10
+#: A hung reader is killed after this many seconds (a FIFO with no writer blocks forever);
+#: a process that only starts Python and imports the CLI took over 10 s on a 2-core
+#: machine running four solves beside the tests.
+HANG_S = 30
 NOT_REGULAR = "is not a regular file"
 
 
