@@ -111,6 +111,13 @@ TRACE_STEPS = 1_000
 #: The most support combinations tried where no trace ends at an equilibrium (every one
 #: of a 4 x 4 x 4 stage without twins: 15^3).
 SUPPORT_ENUMERATION = 4_000
+#: A traced and polished stage with a larger regret (payoff units) is offered the first
+#: equilibrium support enumeration finds near it (:func:`_refined`): the whole game's
+#: NashConv sums such regrets weighted by how likely play reaches them, and must stay
+#: below 1e-9.
+REFINE_ABOVE = 1e-9
+#: The most support combinations tried to refine one stage.
+REFINE_SUPPORTS = 300
 
 
 @dataclass(frozen=True)
@@ -675,51 +682,69 @@ def _polish(A: np.ndarray, traced: tuple, twins) -> tuple:
     return min(found, key=lambda f: f[0])[1]
 
 
-def _nearest_support_equilibrium(A: np.ndarray, twins, near: tuple) -> tuple | None:
-    """Among the equilibria found by support enumeration, the one nearest (L1) ``near``.
+def _support_equilibria(A: np.ndarray, twins, near: tuple, limit: int):
+    """The equilibria that support enumeration finds, in the order of their supports.
 
-    Each combination of supports (twins sharing one), in order of the distance of its
-    uniform profile from ``near``, at most SUPPORT_ENUMERATION of them, is solved by
-    :func:`_newton` from ``near`` restricted to it and from its uniform profile; a profile
-    with stage regret at most POLISHED is an equilibrium.  Where every combination is
-    tried, one is the support of an equilibrium (Nash's theorem, in its symmetric form
-    where there are twins), but Newton's method need not reach it: None if no equilibrium
-    was found."""
+    Each combination of supports (twins sharing one), in order of the weight of ``near``
+    off it, then of its size, at most ``limit`` of them, is solved by :func:`_newton` from
+    ``near`` restricted to it and from its uniform profile; a profile with stage regret at
+    most POLISHED is an equilibrium, yielded.  Where every combination is tried, one is the
+    support of an equilibrium (Nash's theorem, in its symmetric form where there are
+    twins), but Newton's method need not reach it."""
     classes = _classes(twins)
     owner = [classes.index(c) for c in range(max(classes) + 1)]
     subsets = [
         [np.array(c) for r in range(1, k + 1) for c in combinations(range(k), r)]
         for k in (A.shape[1 + i] for i in owner)
     ]
-
-    def uniform(support, i):
-        m = np.zeros(A.shape[1 + i])
-        m[support] = 1.0 / len(support)
-        return m
-
     combos = []
     for chosen in product(*subsets):
         support = [chosen[c] for c in classes]
-        start = tuple(uniform(support[i], i) for i in range(3))
-        combos.append((sum(np.abs(s - t).sum() for s, t in zip(start, near)), support, start))
-    combos.sort(key=lambda c: c[0])
-    best, best_distance = None, np.inf
-    for _, support, start in combos[:SUPPORT_ENUMERATION]:
-        restricted = []
+        off = sum(near[i].sum() - near[i][support[i]].sum() for i in range(3))
+        combos.append((off, sum(len(x) for x in support), len(combos), support))
+    combos.sort(key=lambda c: c[:3])
+    for *_, support in combos[:limit]:
+        restricted, uniform = [], []
         for i in range(3):
             m = np.zeros(A.shape[1 + i])
-            m[support[i]] = near[i][support[i]]
-            restricted.append(m / m.sum() if m.sum() > 0 else start[i])
-        for origin in (tuple(restricted), start):
+            m[support[i]] = 1.0 / len(support[i])
+            uniform.append(m)
+            w = np.zeros(A.shape[1 + i])
+            w[support[i]] = near[i][support[i]]
+            restricted.append(w / w.sum() if w.sum() > 0 else m)
+        for origin in (tuple(restricted), tuple(uniform)):
             found = _newton(A, origin, support)
             if found is None:
                 continue
             found = _symmetrise(found, twins)
             if regret(A, found) <= POLISHED:
-                distance = sum(np.abs(s - t).sum() for s, t in zip(found, near))
-                if distance < best_distance:
-                    best, best_distance = found, distance
+                yield found
+
+
+def _nearest_support_equilibrium(
+    A: np.ndarray, twins, near: tuple, limit: int = SUPPORT_ENUMERATION
+) -> tuple | None:
+    """Among the equilibria of :func:`_support_equilibria` (at most ``limit`` supports),
+    the one nearest (L1) ``near``; None if none was found."""
+    best, best_distance = None, np.inf
+    for found in _support_equilibria(A, twins, near, limit):
+        distance = sum(np.abs(s - t).sum() for s, t in zip(found, near))
+        if distance < best_distance:
+            best, best_distance = found, distance
     return best
+
+
+def _refined(A: np.ndarray, twins, mixes: tuple) -> tuple:
+    """``mixes`` if its stage regret is at most REFINE_ABOVE, else the equilibrium nearest
+    it among those of :func:`_support_equilibria` (at most REFINE_SUPPORTS supports), if
+    any.  A near-degenerate stage's indifference system is nearly singular (at a 4 x 4 x 4
+    stage of the 6-card third game, two singular values 2e-8 of 8): its polish can stop at
+    a regret the whole game's NashConv feels, and no equilibrium need lie near the branch's
+    estimated limit (there, the nearest found was 0.4-1.1 away in L1)."""
+    if regret(A, mixes) <= REFINE_ABOVE:
+        return mixes
+    found = _nearest_support_equilibrium(A, twins, mixes, REFINE_SUPPORTS)
+    return mixes if found is None else found
 
 
 def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
@@ -789,6 +814,8 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
     elif (profile := _dominance(A)) is not None:
         mixes, method = _pure(A, profile), "dominance"
     else:
-        mixes, method = _traced_and_polished(A, _payoff_twins(A, list(twins)))
+        groups = _payoff_twins(A, list(twins))
+        mixes, method = _traced_and_polished(A, groups)
+        mixes = _refined(A, groups, mixes)
     values = np.array([u @ s for u, s in zip(payoffs_against(A, mixes), mixes)])
     return StageSolution(mixes, values, regret(A, mixes), method)
