@@ -366,3 +366,18 @@ def test_cli_progress_lines_count_the_stage_games(monkeypatch):
     assert counts == list(range(1, total + 1))
     quiet = CliRunner().invoke(main, [*args, "--quiet"])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_near_singular_stage_is_refined_to_an_equilibrium():
+    """A 4 x 4 x 4 stage of the 6-card third-rule game (players 1 and 2 twins) whose
+    polished profile keeps a regret above 1e-9 (its indifference equations nearly
+    singular): the stage ends at an equilibrium, its twins alike."""
+    from exact.three.stage import REFINE_ABOVE, _payoff_twins, _traced_and_polished, regret
+
+    data = np.load(DATA / "three_stage_near_singular.npz")
+    A, twins = data["A"], [tuple(int(p) for p in g) for g in data["twins"]]
+    polished, _ = _traced_and_polished(A, _payoff_twins(A, twins))
+    assert regret(A, polished) > REFINE_ABOVE  # the case: the polish alone stops short
+    st = solve_stage(A, twins)
+    assert st.regret <= POLISHED_REGRET
+    assert np.array_equal(st.mixes[1], st.mixes[2])
