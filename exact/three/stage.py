@@ -700,7 +700,7 @@ def _support_equilibria(A: np.ndarray, twins, near: tuple, limit: int):
         [np.array(c) for r in range(1, k + 1) for c in combinations(range(k), r)]
         for k in (A.shape[1 + i] for i in owner)
     ]
-    combos = []
+    combos: list[tuple] = []
     for chosen in product(*subsets):
         support = [chosen[c] for c in classes]
         off = sum(near[i].sum() - near[i][support[i]].sum() for i in range(3))
