@@ -110,20 +110,21 @@ def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
     """``game`` solved, with progress unless ``quiet``: the stage games solved so far on a
     terminal (after 2 s), else a line on stderr every PROGRESS_SECONDS (the time of day,
     the count and the seconds so far; a short solve prints nothing)."""
+    terminal = sys.stderr.isatty()
     bar = tqdm(
         unit=" stage games",
         desc=f"three players N={game.n} {game.tie_rule}",
         delay=2,
         file=sys.stderr,
         leave=False,
-        disable=quiet or not sys.stderr.isatty(),
+        disable=quiet or not terminal,
     )
     start = last = time.monotonic()
 
     def progress(done: int) -> None:
         nonlocal last
         bar.update(1)
-        if quiet or sys.stderr.isatty() or time.monotonic() - last < PROGRESS_SECONDS:
+        if quiet or terminal or time.monotonic() - last < PROGRESS_SECONDS:
             return
         last = time.monotonic()
         click.echo(

@@ -36,7 +36,7 @@ stage's equilibrium is the one nearest (L1) the last point our trace reached, am
 that support enumeration finds (:func:`_nearest_support_equilibrium`), also ``fallback``.
 A stage whose polish stops above a regret of :data:`REFINE_ABOVE` (a nearly singular
 indifference system) takes the nearest equilibrium support enumeration finds from the
-polished profile (:func:`_refined`).
+polished profile (:func:`solve_stage`).
 
 Invariant: every returned profile has its stage regret (each player's best gain by
 deviating, in float) reported; the whole game's NashConv is certified elsewhere
@@ -114,10 +114,13 @@ TRACE_STEPS = 1_000
 #: The most support combinations tried where no trace ends at an equilibrium (every one
 #: of a 4 x 4 x 4 stage without twins: 15^3).
 SUPPORT_ENUMERATION = 4_000
-#: A traced and polished stage with a larger regret (payoff units) is offered the first
-#: equilibrium support enumeration finds near it (:func:`_refined`): the whole game's
-#: NashConv sums such regrets weighted by how likely play reaches them, and must stay
-#: below 1e-9.
+#: A traced and polished stage with a larger regret (payoff units) takes the equilibrium
+#: nearest it among those support enumeration finds (:func:`solve_stage`): the whole
+#: game's NashConv sums such regrets weighted by how likely play reaches them, and must
+#: stay below 1e-9.  A near-degenerate stage's indifference system is nearly singular (at
+#: a 4 x 4 x 4 stage of the 6-card third game, two singular values 2e-8 of 8), so its
+#: polish can stop above it, and no equilibrium need lie near the branch's estimated limit
+#: (there, the nearest found was 0.4-1.1 away in L1).
 REFINE_ABOVE = 1e-9
 #: The most support combinations tried to refine one stage.
 REFINE_SUPPORTS = 300
@@ -737,19 +740,6 @@ def _nearest_support_equilibrium(
     return best
 
 
-def _refined(A: np.ndarray, twins, mixes: tuple) -> tuple:
-    """``mixes`` if its stage regret is at most REFINE_ABOVE, else the equilibrium nearest
-    it among those of :func:`_support_equilibria` (at most REFINE_SUPPORTS supports), if
-    any.  A near-degenerate stage's indifference system is nearly singular (at a 4 x 4 x 4
-    stage of the 6-card third game, two singular values 2e-8 of 8): its polish can stop at
-    a regret the whole game's NashConv feels, and no equilibrium need lie near the branch's
-    estimated limit (there, the nearest found was 0.4-1.1 away in L1)."""
-    if regret(A, mixes) <= REFINE_ABOVE:
-        return mixes
-    found = _nearest_support_equilibrium(A, twins, mixes, REFINE_SUPPORTS)
-    return mixes if found is None else found
-
-
 def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
     """The branch's limit: our trace (within the symmetric profiles where there are twins)
     to each of TRACE_TARGETS, its limit extrapolated (:func:`_extrapolated`) and polished;
@@ -796,12 +786,11 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
     if best is not None and best_regret <= TRACE_ACCEPT * scale:
         return best, "logit"
     # No trace ends at an equilibrium: the equilibrium nearest the trace's last point.
-    near = last if last is not None else tuple(np.full(k, 1.0 / k) for k in A.shape[1:])
-    found = _nearest_support_equilibrium(A, twins, near)
+    uniform = tuple(np.full(k, 1.0 / k) for k in A.shape[1:])
+    found = _nearest_support_equilibrium(A, twins, uniform if last is None else last)
     if found is not None:
         return found, "fallback"
     if best is None:  # nothing found: the uniform profile polished, flagged
-        uniform = tuple(np.full(k, 1.0 / k) for k in A.shape[1:])
         return _symmetrise(_polish(A, uniform, twins), twins), "fallback"
     return best, "fallback"
 
@@ -819,6 +808,15 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
     else:
         groups = _payoff_twins(A, list(twins))
         mixes, method = _traced_and_polished(A, groups)
-        mixes = _refined(A, groups, mixes)
+        r = regret(A, mixes)
+        if r > REFINE_ABOVE:  # a near-singular polish: the nearest equilibrium found
+            found = _nearest_support_equilibrium(A, groups, mixes, REFINE_SUPPORTS)
+            if found is not None:
+                mixes, r = found, regret(A, found)
+        return _solution(A, mixes, r, method)
+    return _solution(A, mixes, regret(A, mixes), method)
+
+
+def _solution(A: np.ndarray, mixes: tuple, r: float, method: str) -> StageSolution:
     values = np.array([u @ s for u, s in zip(payoffs_against(A, mixes), mixes)])
-    return StageSolution(mixes, values, regret(A, mixes), method)
+    return StageSolution(mixes, values, r, method)
