@@ -100,6 +100,15 @@ SYMMETRIC_TRACE_REGRET = 1e-6
 #: The regrets (relative to the payoff range) at which the trace's points are kept: the
 #: last two give the extrapolated limit (:func:`_extrapolated`).
 TRACE_TARGETS = (1e-6, 1e-7, 1e-8, 1e-9)
+#: The targets of a second, longer trace of a stage whose polish stopped above
+#: :data:`REFINE_ABOVE`: where payoffs differ by ~1e-6 of their range (near-equal
+#: continuation values) the branch still moves far beyond lambda ~ 1e9 (a 4 x 4 x 4 stage
+#: of the 6-card third game: one weight 0.35 at regret 1e-8, 1.0 at 1e-10).
+DEEP_TARGETS = TRACE_TARGETS + (1e-10, 1e-11, 1e-12)
+#: The corrector accepts a point where |H| <= max(1e-8, CORRECTOR_NOISE * lambda): H holds
+#: lambda (U(a) - U(0)) with the payoffs scaled to range 1, whose rounding grows like
+#: lambda; a fixed tolerance loses every branch near lambda ~ 1e8.
+CORRECTOR_NOISE = 1e-14
 #: Two players are twins of the payoffs when swapping them changes no payoff by more than
 #: this (relative to the payoff range): float rounding of equal continuation values.
 SYMMETRY_TOL = 1e-12
@@ -114,14 +123,15 @@ TRACE_STEPS = 1_000
 #: The most support combinations tried where no trace ends at an equilibrium (every one
 #: of a 4 x 4 x 4 stage without twins: 15^3).
 SUPPORT_ENUMERATION = 4_000
-#: A traced and polished stage with a larger regret (payoff units) takes the equilibrium
+#: A traced and polished stage with a larger regret (payoff units) is traced again to
+#: :data:`DEEP_TARGETS`, and if that polish too stops above it, takes the equilibrium
 #: nearest it among those support enumeration finds (:func:`solve_stage`): the whole
-#: game's NashConv sums such regrets weighted by how likely play reaches them, and must
-#: stay below 1e-9.  A near-degenerate stage's indifference system is nearly singular (at
-#: a 4 x 4 x 4 stage of the 6-card third game, two singular values 2e-8 of 8), so its
-#: polish can stop above it, and no equilibrium need lie near the branch's estimated limit
-#: (there, the nearest found was 0.4-1.1 away in L1).
-REFINE_ABOVE = 1e-9
+#: game's NashConv sums stage regrets weighted by how likely play reaches them, and must
+#: stay below 1e-9.  In a near-degenerate stage (payoffs a few 1e-6 apart) the branch is
+#: still far from its limit at the first trace's last target: its polish stops at a regret
+#: of 1e-10 to 1e-7 on a nearly singular indifference system, and the limit lies 0.01-1.6
+#: away in L1 (the 6-card games: some 200 stages of 73,590).
+REFINE_ABOVE = 1e-11
 #: The most support combinations tried to refine one stage.
 REFINE_SUPPORTS = 300
 
@@ -336,8 +346,9 @@ def _nb_tangent(J, orientation, prev):
 
 
 @numba.njit(cache=True)
-def _nb_corrected(T, sizes, off, opp, z):
-    """Newton's corrector (minimum-norm steps); ok False where it failed."""
+def _nb_corrected(T, sizes, off, opp, z, noise):
+    """Newton's corrector (minimum-norm steps); ok False where it failed (``noise``:
+    :data:`CORRECTOR_NOISE`)."""
     n = z.shape[0] - 1
     for _ in range(8):
         if z[:n].max() > 1.0 or not np.isfinite(z).all():
@@ -355,7 +366,7 @@ def _nb_corrected(T, sizes, off, opp, z):
     if z[n] < 0 or z[:n].max() > 1.0:
         return z, False
     H = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])[0]
-    return z, np.abs(H).max() <= 1e-8
+    return z, np.abs(H).max() <= max(1e-8, noise * z[n])
 
 
 @numba.njit(cache=True)
@@ -379,7 +390,7 @@ def _nb_regret(B, s0, s1, s2):
 
 
 @numba.njit(cache=True)
-def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, max_steps):
+def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, max_steps, noise):
     """The pseudo-arc-length trace of :func:`_trace_points`: returns (status, reached, ys,
     flips, y), ys[t] the first point whose regret is below targets[t] (descending), for the
     first ``reached`` targets; status 0 all reached, 1 the branch lost, 2 out of steps;
@@ -414,7 +425,7 @@ def _nb_trace(B, T, sizes, off, opp, classes, targets, turn, flip_step, growth, 
         t, orientation = _nb_tangent(J, orientation, t)
         while True:
             pred = y + h * t
-            z, ok = _nb_corrected(T, sizes, off, opp, pred)
+            z, ok = _nb_corrected(T, sizes, off, opp, pred, noise)
             if ok and np.linalg.norm(z - pred) < 0.1 * h:
                 J_new = _nb_homotopy(T, sizes, off, opp, z[:n], z[n])[1]
                 turned = np.dot(_nb_tangent(J_new, orientation, t)[0], t)
@@ -476,6 +487,7 @@ def _trace_points(
             FLIP_STEP,
             STEP_GROWTH,
             TRACE_STEPS,
+            CORRECTOR_NOISE,
         )
     except np.linalg.LinAlgError:  # a singular R: the trace is lost
         raise _TraceLost("the symmetric logit trace lost its branch", None) from None
@@ -740,9 +752,11 @@ def _nearest_support_equilibrium(
     return best
 
 
-def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
+def _traced_and_polished(
+    A: np.ndarray, twins: list[tuple[int, ...]], targets=TRACE_TARGETS
+) -> tuple[tuple, str]:
     """The branch's limit: our trace (within the symmetric profiles where there are twins)
-    to each of TRACE_TARGETS, its limit extrapolated (:func:`_extrapolated`) and polished;
+    to each of ``targets``, its limit extrapolated (:func:`_extrapolated`) and polished;
     if that polish does not reach POLISHED, the last traced point polished.  Where our
     trace fails, pygambit's (verified: it returned non-equilibria on small degenerate
     stages, and kept twins alike, else it left the symmetric branch).  The profile of
@@ -752,7 +766,7 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
     last = None  # the last profile a trace reached
     for turn in (TURN_COSINE, TURN_RETRY):  # finer steps where the first trace got nowhere
         try:
-            points = _trace_points(A, _classes(twins), TRACE_TARGETS, turn)
+            points = _trace_points(A, _classes(twins), targets, turn)
             last = points[-1][1]
             break
         except _TraceLost as lost:
@@ -809,7 +823,11 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
         groups = _payoff_twins(A, list(twins))
         mixes, method = _traced_and_polished(A, groups)
         r = regret(A, mixes)
-        if r > REFINE_ABOVE:  # a near-singular polish: the nearest equilibrium found
+        if r > REFINE_ABOVE:  # a near-degenerate stage: the branch traced further
+            deep, deep_method = _traced_and_polished(A, groups, DEEP_TARGETS)
+            if (deep_regret := regret(A, deep)) < r:
+                mixes, method, r = deep, deep_method, deep_regret
+        if r > REFINE_ABOVE:  # still: the nearest equilibrium support enumeration finds
             found = _nearest_support_equilibrium(A, groups, mixes, REFINE_SUPPORTS)
             if found is not None:
                 mixes, r = found, regret(A, found)
