@@ -381,3 +381,25 @@ def test_a_near_singular_stage_is_refined_to_an_equilibrium():
     st = solve_stage(A, twins)
     assert st.regret <= POLISHED_REGRET
     assert np.array_equal(st.mixes[1], st.mixes[2])
+
+
+def test_a_near_degenerate_stage_is_traced_on_to_its_branch_limit():
+    """A 4 x 4 x 4 stage of the 6-card third-rule game whose payoffs differ by about 1e-6
+    (near-equal continuation values): where the first trace stops (regret 1e-9 of the
+    payoff range) the branch is still moving, and the polish stops at a regret near 1e-8;
+    traced on to DEEP_TARGETS the stage ends at the branch's limit, an equilibrium in which
+    player 0 bids its lowest card, on the traced branch (within 1e-9 of its point at
+    lambda above 1e11) and 0.7 away (L1) from where the first trace stopped."""
+    from exact.three.stage import DEEP_TARGETS, _trace_points, _traced_and_polished, regret
+
+    A = np.load(DATA / "three_stage_deep_limit.npz")["A"]
+    first, _ = _traced_and_polished(A, [])
+    assert regret(A, first) > 1e-9
+    st = solve_stage(A, [])
+    assert st.method == "logit"
+    assert st.regret <= POLISHED_REGRET
+    assert np.array_equal(st.mixes[0], [1.0, 0.0, 0.0, 0.0])
+    lam, point = _trace_points(A, [0, 1, 2], DEEP_TARGETS)[-1]
+    assert lam > 1e11
+    assert max(np.abs(p - m).max() for p, m in zip(point, st.mixes)) < 1e-9
+    assert sum(np.abs(p - m).sum() for p, m in zip(first, st.mixes)) > 0.5
