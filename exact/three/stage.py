@@ -46,6 +46,7 @@ deviating, in float) reported; the whole game's NashConv is certified elsewhere
 from __future__ import annotations
 
 import ctypes
+import heapq
 import resource
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -715,13 +716,14 @@ def _support_equilibria(A: np.ndarray, twins, near: tuple, limit: int):
         [np.array(c) for r in range(1, k + 1) for c in combinations(range(k), r)]
         for k in (A.shape[1 + i] for i in owner)
     ]
-    combos: list[tuple] = []
-    for chosen in product(*subsets):
-        support = [chosen[c] for c in classes]
-        off = sum(near[i].sum() - near[i][support[i]].sum() for i in range(3))
-        combos.append((off, sum(len(x) for x in support), len(combos), support))
-    combos.sort(key=lambda c: c[:3])
-    for *_, support in combos[:limit]:
+
+    def keyed():
+        for index, chosen in enumerate(product(*subsets)):
+            support = [chosen[c] for c in classes]
+            off = sum(near[i].sum() - near[i][support[i]].sum() for i in range(3))
+            yield (off, sum(len(x) for x in support), index), support
+
+    for _, support in heapq.nsmallest(limit, keyed(), key=lambda c: c[0]):
         restricted, uniform = [], []
         for i in range(3):
             m = np.zeros(A.shape[1 + i])
