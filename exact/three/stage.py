@@ -34,9 +34,11 @@ reported) but not necessarily the branch's limit.  Where no trace ends near an e
 at all (our trace loses its branch at a bifurcation, pygambit's returns nothing), the
 stage's equilibrium is the one nearest (L1) the last point our trace reached, among those
 that support enumeration finds (:func:`_nearest_support_equilibrium`), also ``fallback``.
-A stage whose polish stops above a regret of :data:`REFINE_ABOVE` (a nearly singular
-indifference system) takes the nearest equilibrium support enumeration finds from the
-polished profile (:func:`solve_stage`).
+A stage whose polish stops above a regret of :data:`REFINE_ABOVE` (a near-degenerate
+stage, whose branch still moves beyond the trace's last target) is traced on to
+:data:`DEEP_TARGETS` and polished again; if that polish too stops above it, the stage takes
+the nearest equilibrium support enumeration finds from the polished profile
+(:func:`solve_stage`).
 
 Invariant: every returned profile has its stage regret (each player's best gain by
 deviating, in float) reported; the whole game's NashConv is certified elsewhere
