@@ -34,10 +34,10 @@ reported) but not necessarily the branch's limit.  Where no trace ends near an e
 at all (our trace loses its branch at a bifurcation, pygambit's returns nothing), the
 stage's equilibrium is the one nearest (L1) the last point our trace reached, among those
 that support enumeration finds (:func:`_nearest_support_equilibrium`), also ``fallback``.
-A stage whose polish stops above a regret of :data:`REFINE_ABOVE` (a near-degenerate
+A stage whose polish stops above a regret of :data:`DEEP_ABOVE` (a near-degenerate
 stage, whose branch still moves beyond the trace's last target) is traced on to
-:data:`DEEP_TARGETS` and polished again; if that polish too stops above it, the stage takes
-the nearest equilibrium support enumeration finds from the polished profile
+:data:`DEEP_TARGETS` and polished again; a stage still above :data:`REFINE_ABOVE` takes the
+nearest equilibrium support enumeration finds from the polished profile
 (:func:`solve_stage`).
 
 Invariant: every returned profile has its stage regret (each player's best gain by
@@ -104,7 +104,7 @@ SYMMETRIC_TRACE_REGRET = 1e-6
 #: last two give the extrapolated limit (:func:`_extrapolated`).
 TRACE_TARGETS = (1e-6, 1e-7, 1e-8, 1e-9)
 #: The targets of a second, longer trace of a stage whose polish stopped above
-#: :data:`REFINE_ABOVE`: where payoffs differ by ~1e-6 of their range (near-equal
+#: :data:`DEEP_ABOVE`: where payoffs differ by ~1e-6 of their range (near-equal
 #: continuation values) the branch still moves far beyond lambda ~ 1e9 (a 4 x 4 x 4 stage
 #: of the 6-card third game: one weight 0.35 at regret 1e-8, 1.0 at 1e-10).
 DEEP_TARGETS = TRACE_TARGETS + (1e-10, 1e-11, 1e-12)
@@ -123,19 +123,22 @@ FLIP_STEP = 1e-3
 STEP_GROWTH = 0.2
 #: The most predictor-corrector steps of one symmetric trace.
 TRACE_STEPS = 1_000
-#: The most support combinations tried where no trace ends at an equilibrium (every one
-#: of a 4 x 4 x 4 stage without twins: 15^3).
+#: The most support combinations tried where no trace ends at an equilibrium, or where
+#: REFINE_SUPPORTS found none (every one of a 4 x 4 x 4 stage without twins: 15^3).
 SUPPORT_ENUMERATION = 4_000
-#: A traced and polished stage with a larger regret (payoff units) is traced again to
-#: :data:`DEEP_TARGETS`, and if that polish too stops above it, takes the equilibrium
-#: nearest it among those support enumeration finds (:func:`solve_stage`): the whole
-#: game's NashConv sums stage regrets weighted by how likely play reaches them, and must
-#: stay below 1e-9.  In a near-degenerate stage (payoffs a few 1e-6 apart) the branch is
-#: still far from its limit at the first trace's last target: its polish stops at a regret
-#: of 1e-10 to 1e-7 on a nearly singular indifference system, and the limit lies 0.01-1.6
-#: away in L1 (the 6-card games: some 200 stages of 73,590).
-REFINE_ABOVE = 1e-11
-#: The most support combinations tried to refine one stage.
+#: A traced and polished stage with a larger regret (payoff units) is traced again, to
+#: :data:`DEEP_TARGETS`.  In a near-degenerate stage (payoffs a few 1e-6 apart) the branch
+#: is still far from its limit at the first trace's last target: its polish stops at a
+#: regret of 1e-10 to 1e-7 on a nearly singular indifference system, and the limit lies
+#: 0.01-1.6 away in L1 (the 6-card games: some 200 stages of 73,590).
+DEEP_ABOVE = 1e-11
+#: A stage whose regret is still larger (payoff units) takes the equilibrium nearest it
+#: among those support enumeration finds (:func:`solve_stage`): the whole game's NashConv
+#: sums stage regrets weighted by how likely play reaches them, and must stay below 1e-9.
+#: (The nearest can be 0.5-3 away in L1: below this regret the branch's approximate limit
+#: is kept rather than exchanged for a distant equilibrium.)
+REFINE_ABOVE = 1e-9
+#: The most support combinations tried first to refine one stage (then SUPPORT_ENUMERATION).
 REFINE_SUPPORTS = 300
 
 
@@ -756,18 +759,16 @@ def _nearest_support_equilibrium(
     return best
 
 
-def _traced_and_polished(
-    A: np.ndarray, twins: list[tuple[int, ...]], targets=TRACE_TARGETS
-) -> tuple[tuple, str]:
-    """The branch's limit: our trace (within the symmetric profiles where there are twins)
-    to each of ``targets``, its limit extrapolated (:func:`_extrapolated`) and polished;
-    if that polish does not reach POLISHED, the last traced point polished.  Where our
-    trace fails, pygambit's (verified: it returned non-equilibria on small degenerate
-    stages, and kept twins alike, else it left the symmetric branch).  The profile of
-    least regret wins; a stage that only pygambit's asymmetric end solves is ``fallback``."""
-    scale = float(A.max() - A.min()) or 1.0
+def _our_limit(
+    A: np.ndarray, twins: list[tuple[int, ...]], targets
+) -> tuple[tuple | None, float, tuple | None]:
+    """Our trace (within the symmetric profiles where there are twins) to each of
+    ``targets``, its limit extrapolated (:func:`_extrapolated`) and polished; if that
+    polish does not reach POLISHED, the last traced point polished.  Returns the polished
+    profile of least regret (None where the trace reached no target), its regret, and the
+    last profile the trace reached."""
     points: list = []
-    last = None  # the last profile a trace reached
+    last = None
     for turn in (TURN_COSINE, TURN_RETRY):  # finer steps where the first trace got nowhere
         try:
             points = _trace_points(A, _classes(twins), targets, turn)
@@ -784,7 +785,19 @@ def _traced_and_polished(
         if r < best_regret:
             best, best_regret = mixes, r
         if r <= POLISHED:
-            return mixes, "logit"
+            break
+    return best, best_regret, last
+
+
+def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[tuple, str]:
+    """The branch's limit by :func:`_our_limit` to TRACE_TARGETS.  Where our trace fails,
+    pygambit's (verified: it returned non-equilibria on small degenerate stages, and kept
+    twins alike, else it left the symmetric branch).  The profile of least regret wins; a
+    stage that only pygambit's asymmetric end solves is ``fallback``."""
+    scale = float(A.max() - A.min()) or 1.0
+    best, best_regret, last = _our_limit(A, twins, TRACE_TARGETS)
+    if best is not None and best_regret <= POLISHED:
+        return best, "logit"
     if best is not None and best_regret <= NEAR_POLISHED * scale:
         return best, "logit"
     try:
@@ -827,12 +840,15 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
         groups = _payoff_twins(A, list(twins))
         mixes, method = _traced_and_polished(A, groups)
         r = regret(A, mixes)
-        if r > REFINE_ABOVE:  # a near-degenerate stage: the branch traced further
-            deep, deep_method = _traced_and_polished(A, groups, DEEP_TARGETS)
-            if (deep_regret := regret(A, deep)) < r:
-                mixes, method, r = deep, deep_method, deep_regret
-        if r > REFINE_ABOVE:  # still: the nearest equilibrium support enumeration finds
-            found = _nearest_support_equilibrium(A, groups, mixes, REFINE_SUPPORTS)
+        if r > DEEP_ABOVE:  # a near-degenerate stage: the branch traced further
+            deep, deep_regret, _ = _our_limit(A, groups, DEEP_TARGETS)
+            if deep is not None and deep_regret < r:
+                mixes, r = deep, deep_regret
+        for limit in (REFINE_SUPPORTS, SUPPORT_ENUMERATION):
+            if r <= REFINE_ABOVE:
+                break
+            # still: the nearest equilibrium support enumeration finds
+            found = _nearest_support_equilibrium(A, groups, mixes, limit)
             if found is not None:
                 mixes, r = found, regret(A, found)
         return _solution(A, mixes, r, method)
