@@ -403,3 +403,25 @@ def test_a_near_degenerate_stage_is_traced_on_to_its_branch_limit():
     assert lam > 1e11
     assert max(np.abs(p - m).max() for p, m in zip(point, st.mixes)) < 1e-9
     assert sum(np.abs(p - m).sum() for p, m in zip(first, st.mixes)) > 0.5
+
+
+@pytest.mark.slow
+def test_a_stage_whose_traces_stop_short_takes_the_nearest_enumerated_equilibrium():
+    """A 4 x 4 x 4 stage of the 6-card discard-rule game on which our trace stops at lambda
+    ~ 5e6 with regret 1.3e-6, even traced on: the first REFINE_SUPPORTS supports hold no
+    equilibrium, so the stage takes the nearest among those SUPPORT_ENUMERATION finds (about
+    half a minute of CPU), an equilibrium."""
+    from exact.three.stage import (
+        DEEP_TARGETS,
+        REFINE_ABOVE,
+        REFINE_SUPPORTS,
+        _nearest_support_equilibrium,
+        _our_limit,
+    )
+
+    A = np.load(DATA / "three_stage_lost_deep.npz")["A"]
+    deep, deep_regret, _ = _our_limit(A, [], DEEP_TARGETS)
+    assert deep_regret > REFINE_ABOVE  # the case
+    assert _nearest_support_equilibrium(A, [], deep, REFINE_SUPPORTS) is None
+    st = solve_stage(A, [])
+    assert st.regret <= POLISHED_REGRET
