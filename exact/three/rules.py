@@ -51,8 +51,8 @@ OBJECTIVES = ("points", "top")
 #: Who orders the prizes: chance (each remaining prize equally likely next), or the
 #: smallest / the largest remaining prize next (OpenSpiel's ``points_order``).
 ORDERS = ("random", "ascending", "descending")
-#: The largest N accepted.  N = 5 solves in about a minute of CPU; N = 6 (73,590 stage
-#: games) in 35-55 minutes of CPU per rule and up to 7 GiB; each further card multiplies
+#: The largest N accepted.  N = 5 solves in under a minute of CPU; N = 6 (73,590 stage
+#: games) in 15-40 minutes of CPU per rule and up to 4.5 GiB; each further card multiplies
 #: the stage games by about 12 (benchmarks/bench_three.py, docs/three-players.md).
 THREE_MAX_N = 6
 
