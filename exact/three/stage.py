@@ -246,7 +246,7 @@ def _trace(A: np.ndarray) -> tuple:
     if not found:
         raise SolverError("pygambit's logit trace returned no equilibrium")
     eq = found[0]
-    return tuple(_mix(eq, player) for player in game.players)
+    return tuple(_normalised(_mix(eq, player)) for player in game.players)
 
 
 def _mix(eq, player) -> np.ndarray:
@@ -498,9 +498,9 @@ def _trace_points(
     except np.linalg.LinAlgError:  # a singular R: the trace is lost
         raise _TraceLost("the symmetric logit trace lost its branch", None) from None
 
-    def profile(y):
+    def profile(y):  # each mix scaled to sum 1 (the corrector leaves the sums near it)
         sig = np.exp(y[:-1])
-        return tuple(sig[br.off[c] : br.off[c + 1]].copy() for c in classes)
+        return tuple(_normalised(sig[br.off[c] : br.off[c + 1]]) for c in classes)
 
     if reached == 0:
         what = "lost its branch" if status == 1 else "did not converge"
@@ -851,10 +851,18 @@ def solve_stage(A: np.ndarray, twins: list[tuple[int, ...]] = ()) -> StageSoluti
             found = _nearest_support_equilibrium(A, groups, mixes, limit)
             if found is not None:
                 mixes, r = found, regret(A, found)
-        return _solution(A, mixes, r, method)
-    return _solution(A, mixes, regret(A, mixes), method)
+    return _solution(A, mixes, method)
 
 
-def _solution(A: np.ndarray, mixes: tuple, r: float, method: str) -> StageSolution:
+def _normalised(mix: np.ndarray) -> np.ndarray:
+    return mix / mix.sum()
+
+
+def _solution(A: np.ndarray, mixes: tuple, method: str) -> StageSolution:
+    """The stage's solution: each mix scaled to sum 1 (as the certificate reads it), its
+    regret and values computed from those (a mix summing to 1 + 1e-7 makes the regret of
+    its unscaled form read up to 1e-7 too low, even negative)."""
+    mixes = tuple(_normalised(np.asarray(m, dtype=float)) for m in mixes)
+    r = regret(A, mixes)
     values = np.array([u @ s for u, s in zip(payoffs_against(A, mixes), mixes)])
     return StageSolution(mixes, values, r, method)
