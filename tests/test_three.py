@@ -289,6 +289,18 @@ def test_four_cards_discard_certified(solved):
     assert three.certify(sol).bound <= EPSILON
 
 
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+def test_every_stage_mix_sums_to_one_and_its_regret_is_not_below_rounding(solved, rule):
+    """The certificate reads each mix scaled by its sum; a stored mix summing to 1 + 1e-7
+    made its stage regret read 1e-7 too low (negative) in the 6-card third game, hiding a
+    regret of 4.6e-7.  Every stage of the 4-card games: sums within 4 ulp of 1, and no
+    regret below minus the rounding of its payoff sums."""
+    sol = solved(4, rule)
+    for st in sol.stages.values():
+        assert all(abs(m.sum() - 1.0) <= 4 * np.finfo(float).eps for m in st.mixes)
+        assert st.regret >= -POLISHED_REGRET
+
+
 def test_extrapolated_limit_of_a_one_over_lambda_branch():
     """p(lam) = p* + c / lam (a weight vanishing like 1/lambda): two points give p*; a weight
     vanishing exponentially is set to 0."""
@@ -399,7 +411,10 @@ def test_a_near_degenerate_stage_is_traced_on_to_its_branch_limit():
     assert st.method == "logit"
     assert st.regret <= POLISHED_REGRET
     assert np.array_equal(st.mixes[0], [1.0, 0.0, 0.0, 0.0])
-    lam, point = _trace_points(A, [0, 1, 2], DEEP_TARGETS)[-1]
+    points = _trace_points(A, [0, 1, 2], DEEP_TARGETS)
+    # the corrector leaves a sum within 1e-14 lambda of 1; the points are scaled to 1
+    assert all(abs(m.sum() - 1.0) <= 4 * np.finfo(float).eps for _, p in points for m in p)
+    lam, point = points[-1]
     assert lam > 1e11
     assert max(np.abs(p - m).max() for p, m in zip(point, st.mixes)) < 1e-9
     assert sum(np.abs(p - m).sum() for p, m in zip(first, st.mixes)) > 0.5
