@@ -571,8 +571,7 @@ def _newton(A: np.ndarray, start: tuple, support: list[np.ndarray], extra=None) 
         m[support[i]] = x[offsets[i] : offsets[i + 1]]
         if not np.isfinite(m).all() or m.min() < -1e-12:
             return None
-        m = np.maximum(m, 0.0)
-        out.append(m / m.sum())
+        out.append(_normalised(np.maximum(m, 0.0)))
     return tuple(out)
 
 
@@ -796,9 +795,7 @@ def _traced_and_polished(A: np.ndarray, twins: list[tuple[int, ...]]) -> tuple[t
     stage that only pygambit's asymmetric end solves is ``fallback``."""
     scale = float(A.max() - A.min()) or 1.0
     best, best_regret, last = _our_limit(A, twins, TRACE_TARGETS)
-    if best is not None and best_regret <= POLISHED:
-        return best, "logit"
-    if best is not None and best_regret <= NEAR_POLISHED * scale:
+    if best is not None and best_regret <= max(POLISHED, NEAR_POLISHED * scale):
         return best, "logit"
     try:
         traced = _trace(A)
