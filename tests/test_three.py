@@ -346,6 +346,38 @@ def test_a_stage_whose_trace_is_lost_gets_the_nearest_equilibrium():
     assert np.array_equal(st.mixes[0], st.mixes[1])
 
 
+def test_a_crawling_pygambit_trace_is_stopped_near_its_limit(monkeypatch):
+    """A 4 x 4 x 4 stage of the 6-card split game on which pygambit's corrector crawls
+    (124,000 path points uncapped): the trace stops at GAMBIT_POINTS, far along the branch
+    (lambda > 1e7) with a regret already below 1e-9 of the payoff range, and the stage
+    still ends at an equilibrium of the logit branch within REFINE_ABOVE."""
+    import pygambit as gbt
+
+    from exact.three import stage
+
+    A = np.load(DATA / "three_stage_gambit_crawl.npz")["A"]
+    lams: list[float] = []
+    real = gbt.nash.logit_solve
+
+    def counted(game, **options):
+        forward = options["event_callback"]
+
+        def point(event):
+            lams.append(event.qre.lam)
+            forward(event)
+
+        return real(game, **{**options, "event_callback": point})
+
+    monkeypatch.setattr(gbt.nash, "logit_solve", counted)
+    traced = stage._trace(A)
+    assert len(lams) == stage.GAMBIT_POINTS
+    assert lams[-1] > 1e7
+    assert stage.regret(A, traced) < 1e-9 * (A.max() - A.min())
+    st = solve_stage(A)
+    assert st.method == "logit"
+    assert st.regret <= stage.REFINE_ABOVE
+
+
 def test_support_enumeration_picks_the_equilibrium_nearest_the_point():
     """Three players each paid 1 when all bid alike, else 0: both pure coordinations are
     equilibria; from a point leaning to bid 0 (or 1) the enumeration returns that one."""

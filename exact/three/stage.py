@@ -30,7 +30,9 @@ equilibrium, hence as the limit of every branch.  Players with identical positio
 logit branch of a symmetric game is symmetric: their branch is traced within the symmetric
 profiles.  Where no trace finishes but pygambit's left the symmetric profiles, the stage is
 marked ``fallback``: that end made symmetric and polished, an equilibrium (its regret is
-reported) but not necessarily the branch's limit.  Where no trace ends near an equilibrium
+reported) but not necessarily the branch's limit.  pygambit's trace is stopped at
+:data:`GAMBIT_POINTS` path points (where its corrector crawls, near lambda ~ 1e8) and its
+last point taken as its end.  Where no trace ends near an equilibrium
 at all (our trace loses its branch at a bifurcation, pygambit's returns nothing), the
 stage's equilibrium is the one nearest (L1) the last point our trace reached, among those
 that support enumeration finds (:func:`_nearest_support_equilibrium`), also ``fallback``.
@@ -86,6 +88,11 @@ TURN_COSINE = 0.95
 #: The same for a second trace where the first reached no target regret (a degenerate
 #: stage, its branch crossing bifurcations: one N = 5 third-rule stage of 6,255).
 TURN_RETRY = 0.99
+#: The most path points of one pygambit trace.  Its ordinary traces take 200-500; in a
+#: near-degenerate stage its corrector crawls near lambda ~ 1e8 (124,000 points and 7 s
+#: for one 4 x 4 x 4 stage of the 6-card split game, its regret barely moving: 4.8e-9 at
+#: point 1,000, 3.3e-9 at the end).  A capped trace's last point is polished instead.
+GAMBIT_POINTS = 5_000
 #: Memory a pygambit trace may take beyond the process's present size (bytes).
 TRACE_MEMORY = 1 << 28
 #: A polished end of our trace with a regret (relative to the payoff range) at most this
@@ -225,36 +232,45 @@ def _trim() -> None:
         pass
 
 
+class _Capped(Exception):
+    """Raised from pygambit's path callback to stop a trace at GAMBIT_POINTS."""
+
+
 def _trace(A: np.ndarray) -> tuple:
-    """The logit branch's limit as pygambit traces it."""
+    """The logit branch's limit as pygambit traces it; a trace that reaches GAMBIT_POINTS
+    path points is stopped there and its last point returned."""
     if gbt is None:
         raise GopsInputError(
             "three-player equilibria need pygambit: pip install 'gops-exact[three]'"
         )
-    # pygambit 17 builds a table game with StrategicGame.from_arrays and returns one
-    # ``equilibrium``; 16.7 had Game.from_arrays and a list ``equilibria``.
-    game = getattr(gbt, "StrategicGame", gbt.Game).from_arrays(A[0], A[1], A[2])
+    game = gbt.StrategicGame.from_arrays(A[0], A[1], A[2])
+    players = list(game.players)
+    seen, last = 0, None
+
+    def point(event) -> None:
+        nonlocal seen, last
+        seen, last = seen + 1, event.qre.profile
+        if seen >= GAMBIT_POINTS:
+            raise _Capped
+
     try:
         with _memory_cap(TRACE_MEMORY):
-            result = gbt.nash.logit_solve(game, use_strategic=True, maxregret=TRACE_REGRET)
+            result = gbt.nash.logit_solve(
+                game, use_strategic=True, maxregret=TRACE_REGRET, event_callback=point
+            )
     except (MemoryError, RuntimeError):
         _trim()  # the trace's freed path stays in the heap: the next cap would stack on it
-        raise
-    found = getattr(result, "equilibria", None)
-    if found is None:
-        found = [result.equilibrium] if getattr(result, "equilibrium", None) is not None else []
-    if not found:
+        if seen < GAMBIT_POINTS:
+            raise
+        return tuple(_normalised(_mix(last, p)) for p in players)
+    if result.equilibrium is None:
         raise SolverError("pygambit's logit trace returned no equilibrium")
-    eq = found[0]
-    return tuple(_normalised(_mix(eq, player)) for player in game.players)
+    return tuple(_normalised(_mix(result.equilibrium, p)) for p in players)
 
 
-def _mix(eq, player) -> np.ndarray:
-    """One player's mix of a pygambit profile, in strategy order (16.7: Player objects and
-    eq[strategy]; 17: player labels and eq[label] as (label, probability) pairs)."""
-    if hasattr(player, "strategies"):
-        return np.array([float(eq[s]) for s in player.strategies])
-    return np.array([float(prob) for _, prob in eq[player]])
+def _mix(profile, player) -> np.ndarray:
+    """One player's mix of a pygambit profile, in strategy order."""
+    return np.array([float(prob) for _, prob in profile[player]])
 
 
 class _Branch:
