@@ -346,6 +346,35 @@ def test_a_stage_whose_trace_is_lost_gets_the_nearest_equilibrium():
     assert np.array_equal(st.mixes[0], st.mixes[1])
 
 
+def test_pygambit_crosses_a_bifurcation_where_our_trace_is_lost(monkeypatch):
+    """A 4 x 4 x 4 stage of the 6-card third game whose branch our tracer loses: pygambit's
+    trace reports a bifurcation (and its symmetry-breaking perturbations) on the way, and
+    its end, polished, is the stage's equilibrium (method ``logit``)."""
+    import pygambit as gbt
+
+    from exact.three import stage
+
+    A = np.load(DATA / "three_stage_gambit_bifurcation.npz")["A"]
+    assert stage._our_limit(A, [], stage.TRACE_TARGETS)[0] is None
+    events: list[str] = []
+    real = gbt.nash.logit_solve
+
+    def recorded(game, **options):
+        forward = options["event_callback"]
+
+        def event(e):
+            events.append(type(e).__name__)
+            forward(e)
+
+        return real(game, **{**options, "event_callback": event})
+
+    monkeypatch.setattr(gbt.nash, "logit_solve", recorded)
+    st = solve_stage(A)
+    assert "LogitBifurcationEvent" in events
+    assert st.method == "logit"
+    assert st.regret <= POLISHED_REGRET
+
+
 def test_a_crawling_pygambit_trace_is_stopped_near_its_limit(monkeypatch):
     """A 4 x 4 x 4 stage of the 6-card split game on which pygambit's corrector crawls
     (124,000 path points uncapped): the trace stops at GAMBIT_POINTS, far along the branch

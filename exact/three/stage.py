@@ -247,11 +247,12 @@ def _trace(A: np.ndarray) -> tuple:
     players = list(game.players)
     seen, last = 0, None
 
-    def point(event) -> None:
+    def point(event) -> None:  # bifurcation and perturbation events pass by
         nonlocal seen, last
-        seen, last = seen + 1, event.qre.profile
-        if seen >= GAMBIT_POINTS:
-            raise _Capped
+        if isinstance(event, gbt.LogitPathEvent):
+            seen, last = seen + 1, event.qre.profile
+            if seen >= GAMBIT_POINTS:
+                raise _Capped
 
     try:
         with _memory_cap(TRACE_MEMORY):
