@@ -52,8 +52,9 @@ OBJECTIVES = ("points", "top")
 #: smallest / the largest remaining prize next (OpenSpiel's ``points_order``).
 ORDERS = ("random", "ascending", "descending")
 #: The largest N accepted.  N = 5 solves in under a minute of CPU; N = 6 (73,590 stage
-#: games) in 15-40 minutes of CPU per rule and up to 4.5 GiB; each further card multiplies
-#: the stage games by about 12 (benchmarks/bench_three.py, docs/three-players.md).
+#: games) in 8-13 minutes of CPU per rule and under 500 MiB; N = 7 (917,616 stage games)
+#: is projected at 2-4 hours, not measured (benchmarks/bench_three.py,
+#: docs/three-players.md).
 THREE_MAX_N = 6
 
 
