@@ -259,7 +259,7 @@ def _trace(A: np.ndarray) -> tuple:
             result = gbt.nash.logit_solve(
                 game, use_strategic=True, maxregret=TRACE_REGRET, event_callback=point
             )
-    except (MemoryError, RuntimeError):
+    except (MemoryError, RuntimeError, _Capped):  # pygambit 17 wraps _Capped in RuntimeError
         _trim()  # the trace's freed path stays in the heap: the next cap would stack on it
         if seen < GAMBIT_POINTS:
             raise
