@@ -441,6 +441,15 @@ def browser():
     driver.quit()
 
 
+def load(browser, url: str) -> None:
+    """``url`` loaded afresh: from a blank page, so that a link differing from the page
+    shown only in its hash is a full load (``get`` alone would only change the hash), with
+    no ``refresh`` to race the page's own navigation (Chromium under load aborted one:
+    "aborted by navigation")."""
+    browser.get("about:blank")
+    browser.get(url)
+
+
 #: Console errors a test may cause on purpose: an API answer of HTTP 400 (bad input,
 #: shown on the page) is logged by the browser as a failed resource.
 EXPECTED_CONSOLE = ("/api/position", "/api/strategy", "/api/table", "/api/game/")
@@ -535,8 +544,7 @@ def test_page_shows_the_mix_the_api_returns(page_server, browser, client):
 def test_play_a_whole_4_card_game_by_clicking(page_server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#play?n=4&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=4&objective=points")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
     click_bids(browser, 3, lambda buttons: buttons[0])  # the fourth card plays itself
@@ -562,8 +570,7 @@ def test_play_a_whole_twelve_round_game_by_clicking(page_server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    browser.get(f"{page_server}/#play?n=5&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=5&objective=points")
     wait_for(browser, lambda d: d.find_element(By.ID, "variant").is_displayed())
     menu = Select(browser.find_element(By.ID, "variant"))
     dummy = browser.find_element(By.CSS_SELECTOR, '#variant option[value="dummy"]')
@@ -603,8 +610,8 @@ def test_play_a_whole_twelve_round_game_by_clicking(page_server, browser):
 def test_an_impossible_position_shows_the_one_line_error(page_server, browser, client):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#explore?n=5&objective=points&mine=1,2&theirs=3&deck=1,2&upcard=1")
-    browser.refresh()
+    link = "#explore?n=5&objective=points&mine=1,2&theirs=3&deck=1,2&upcard=1"
+    load(browser, f"{page_server}/{link}")
     error = wait_for(browser, lambda d: d.find_element(By.ID, "error").text)
     api = client.get("/api/strategy", params=BAD[1][0]).json()["error"]
     assert error == api and not error.startswith("gops")  # the line, not the CLI prefix
@@ -614,8 +621,7 @@ def test_an_impossible_position_shows_the_one_line_error(page_server, browser, c
 def test_first_move_heatmap_beside_the_papers_table_1(page_server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#first?n=5&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=5&objective=points")
     cell = wait_for(
         browser,
         lambda d: d.find_elements(
@@ -1274,8 +1280,7 @@ def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, sl
         wait_until(
             lambda: [s for s in solves_under_way(api) if s["n"] == 8 and s["state"] == "solving"]
         )
-        browser.get(f"{page_server}/#first?n=7&objective=points")
-        browser.refresh()
+        load(browser, f"{page_server}/#first?n=7&objective=points")
         text = shown_progress(browser, "queued")
         assert text.startswith("N = 7, points objective: queued (position 1), waiting behind")
         assert "the solve of N = 8, points objective: level" in text
@@ -1295,8 +1300,7 @@ def test_the_page_says_a_solve_is_queued_and_cancels_it(page_server, browser, sl
 def test_the_page_shows_a_long_solve_and_cancels_it(page_server, browser, slow_solves):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#first?n=7&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=7&objective=points")
     text = shown_progress(browser)
     assert "N = 7, points objective" in text
     browser.save_screenshot(str(ARTIFACTS / "progress.png"))
@@ -1316,8 +1320,7 @@ def test_the_page_cancels_a_variants_solve_and_no_other(
     from selenium.webdriver.common.by import By
 
     api = f"{page_server}/api"
-    browser.get(f"{page_server}/#play?n=7&objective=points&variant=twelve")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=7&objective=points&variant=twelve")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
     text = shown_progress(browser, "twelve")
@@ -1347,8 +1350,7 @@ def test_a_link_beyond_this_server_is_kept_and_says_what_it_needs(page_server, b
     from selenium.webdriver.common.by import By
 
     link = "#explore?n=13&objective=points&mine=1,2&theirs=3,4&deck=12,13&upcard=13"
-    browser.get(f"{page_server}/{link}")
-    browser.refresh()
+    load(browser, f"{page_server}/{link}")
     notice = wait_for(browser, lambda d: d.find_element(By.ID, "notice").text)
     assert "N = 13" in notice and "gops serve --store DIR" in notice
     assert "gops solve 13 --store DIR" in notice
@@ -1386,8 +1388,7 @@ def test_a_link_beyond_the_on_the_fly_limit_is_answered_by_a_store(store_server,
     url, app, n = store_server
     query = {"n": n, "mine": "1,2", "theirs": "3,4", "deck": f"{n - 1},{n}", "upcard": n}
     link = "#explore?" + "&".join(f"{k}={v}" for k, v in {"objective": "points", **query}.items())
-    browser.get(f"{url}/{link}")
-    browser.refresh()
+    load(browser, f"{url}/{link}")
     shown = wait_for(
         browser,
         lambda d: (
@@ -1426,8 +1427,7 @@ def test_the_certificates_reason_names_cards():
 def explore(browser, page_server, hash_):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/{hash_}")
-    browser.refresh()
+    load(browser, f"{page_server}/{hash_}")
     wait_for(
         browser,
         lambda d: (
@@ -1497,8 +1497,7 @@ def test_a_pure_bid_keeps_its_label_and_a_zero_value_shows_no_sign(page_server, 
 def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#first?n=5&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=5&objective=points")
     cell = wait_for(
         browser,
         lambda d: d.find_elements(
@@ -1508,8 +1507,7 @@ def test_first_move_zero_is_white_and_a_lead_is_in_the_title(page_server, browse
     assert cell.text == "0"
     assert cell.value_of_css_property("background-color") == "rgba(255, 255, 255, 1)"
     assert "P(bid | upcard)" in browser.find_element(By.ID, "first-legend").text
-    browser.get(f"{page_server}/#first?n=5&objective=win&lead=3")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=5&objective=win&lead=3")
     title = wait_for(
         browser,
         lambda d: (
@@ -1593,8 +1591,7 @@ def test_changing_n_mid_game_starts_the_new_game(page_server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    browser.get(f"{page_server}/#play?n=4&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=4&objective=points")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
     wait_for(browser, lambda d: "N = 4" in d.find_element(By.ID, "play-what").text)
@@ -1609,8 +1606,7 @@ def test_play_by_keyboard_with_facts_and_the_review(page_server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    browser.get(f"{page_server}/#play?n=4&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=4&objective=points")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     browser.find_element(By.ID, "new-game").click()
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button"))
@@ -1651,8 +1647,7 @@ def test_phone_width_has_no_horizontal_scroll(page_server, browser, hash_):
 
     browser.set_window_size(390, 844)
     try:
-        browser.get(f"{page_server}/{hash_}")
-        browser.refresh()
+        load(browser, f"{page_server}/{hash_}")
         if hash_.startswith("#explore"):
             wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mine-cards button"))
             browser.find_element(By.ID, "solve").click()
@@ -1740,8 +1735,7 @@ def test_play_choosing_the_prizes_with_a_head_start(page_server, browser):
     starts at the head start."""
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#play?n=4&objective=win&lead=3&order=controlled-by-me")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=4&objective=win&lead=3&order=controlled-by-me")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     assert browser.find_element(By.ID, "order").get_attribute("value") == "controlled-by-me"
     assert browser.find_element(By.ID, "lead").get_attribute("value") == "3"
@@ -1946,8 +1940,7 @@ def test_the_table_certified_is_what_the_cli_prints(client):
 def test_first_move_n5_is_proved_against_table_1(page_server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#first?n=5&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=5&objective=points")
     note = wait_for(browser, lambda d: d.find_element(By.ID, "paper-note").text)
     assert note == "all 25 entries agree with the certified enclosures of the exact probabilities"
     assert browser.find_element(By.ID, "paper-title").text.endswith("Table 1 (N = 5)")
@@ -1991,8 +1984,7 @@ def test_first_move_marks_the_probabilities_that_range_over_the_optimal_set(page
     each range in its cell's title; N = 4 is unique."""
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#first?n=3&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=3&objective=points")
     note = wait_for(browser, lambda d: d.find_element(By.ID, "first-ranges").text)
     assert "unique in 2 of 3 columns" in note and "upcard 2 " in note and "(exact)" in note
     marked = browser.find_elements(By.CSS_SELECTOR, "#first-table td.ranged")
@@ -2002,8 +1994,7 @@ def test_first_move_marks_the_probabilities_that_range_over_the_optimal_set(page
         "title"
     )
     assert "from 0.0000 to 0.4444" in titles["3", "2"].get_attribute("title")
-    browser.get(f"{page_server}/#first?n=4&objective=points")
-    browser.refresh()
+    load(browser, f"{page_server}/#first?n=4&objective=points")
     wait_for(browser, lambda d: "every column" in d.find_element(By.ID, "first-ranges").text)
     assert browser.find_elements(By.CSS_SELECTOR, "#first-table td.ranged") == []
 
@@ -2052,8 +2043,7 @@ def test_first_move_n13_marks_the_papers_proven_errata(page_server, browser):
     )
     script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stand_in})
     try:
-        browser.get(f"{page_server}/#first?n=13&objective=points")
-        browser.refresh()
+        load(browser, f"{page_server}/#first?n=13&objective=points")
         note = wait_for(browser, lambda d: d.find_element(By.ID, "paper-note").text)
         assert note.startswith("165 of 169 entries agree") and "4 proven errata" in note
         for table in ("paper-table", "first-table"):
@@ -2161,8 +2151,7 @@ def test_explore_turns_up_another_prize_from_the_values_before_it(page_server, b
 def test_a_seed_in_the_address_replays_the_game(page_server, browser, client):
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{page_server}/#play?n=6&objective=points&seed=5")
-    browser.refresh()
+    load(browser, f"{page_server}/#play?n=6&objective=points&seed=5")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
     assert browser.find_element(By.ID, "seed").get_attribute("value") == "5"
     browser.find_element(By.ID, "new-game").click()
