@@ -346,31 +346,38 @@ def test_a_stage_whose_trace_is_lost_gets_the_nearest_equilibrium():
     assert np.array_equal(st.mixes[0], st.mixes[1])
 
 
-def test_pygambit_crosses_a_bifurcation_where_our_trace_is_lost(monkeypatch):
-    """A 4 x 4 x 4 stage of the 6-card third game whose branch our tracer loses: pygambit's
-    trace reports a bifurcation (and its symmetry-breaking perturbations) on the way, and
-    its end, polished, is the stage's equilibrium (method ``logit``)."""
+def gambit_events(monkeypatch) -> list:
+    """Every event pygambit's logit trace reports to the solver's callback, in order (the
+    list fills as traces run)."""
     import pygambit as gbt
 
-    from exact.three import stage
-
-    A = np.load(DATA / "three_stage_gambit_bifurcation.npz")["A"]
-    assert stage._our_limit(A, [], stage.TRACE_TARGETS)[0] is None
-    events: list[str] = []
+    events: list = []
     real = gbt.nash.logit_solve
 
-    def recorded(game, **options):
+    def observed(game, **options):
         forward = options["event_callback"]
 
         def event(e):
-            events.append(type(e).__name__)
+            events.append(e)
             forward(e)
 
         return real(game, **{**options, "event_callback": event})
 
-    monkeypatch.setattr(gbt.nash, "logit_solve", recorded)
+    monkeypatch.setattr(gbt.nash, "logit_solve", observed)
+    return events
+
+
+def test_pygambit_crosses_a_bifurcation_where_our_trace_is_lost(monkeypatch):
+    """A 4 x 4 x 4 stage of the 6-card third game whose branch our tracer loses: pygambit's
+    trace reports a bifurcation (and its symmetry-breaking perturbations) on the way, and
+    its end, polished, is the stage's equilibrium (method ``logit``)."""
+    from exact.three import stage
+
+    A = np.load(DATA / "three_stage_gambit_bifurcation.npz")["A"]
+    assert stage._our_limit(A, [], stage.TRACE_TARGETS)[0] is None
+    events = gambit_events(monkeypatch)
     st = solve_stage(A)
-    assert "LogitBifurcationEvent" in events
+    assert "LogitBifurcationEvent" in {type(e).__name__ for e in events}
     assert st.method == "logit"
     assert st.regret <= POLISHED_REGRET
 
@@ -380,25 +387,12 @@ def test_a_crawling_pygambit_trace_is_stopped_near_its_limit(monkeypatch):
     (124,000 path points uncapped): the trace stops at GAMBIT_POINTS, far along the branch
     (lambda > 1e7) with a regret already below 1e-9 of the payoff range, and the stage
     still ends at an equilibrium of the logit branch within REFINE_ABOVE."""
-    import pygambit as gbt
-
     from exact.three import stage
 
     A = np.load(DATA / "three_stage_gambit_crawl.npz")["A"]
-    lams: list[float] = []
-    real = gbt.nash.logit_solve
-
-    def counted(game, **options):
-        forward = options["event_callback"]
-
-        def point(event):
-            lams.append(event.qre.lam)
-            forward(event)
-
-        return real(game, **{**options, "event_callback": point})
-
-    monkeypatch.setattr(gbt.nash, "logit_solve", counted)
+    events = gambit_events(monkeypatch)
     traced = stage._trace(A)
+    lams = [e.qre.lam for e in events if type(e).__name__ == "LogitPathEvent"]
     assert len(lams) == stage.GAMBIT_POINTS
     assert lams[-1] > 1e7
     assert stage.regret(A, traced) < 1e-9 * (A.max() - A.min())
