@@ -189,7 +189,7 @@ def test_solve_method_lp_command(tmp_path):
         (["8", "--order", "descending", "--method", "cfr"], "N must be at most 7"),
         (["7", "--order", "descending", "--method", "lp"], "use --method cfr"),
         (["6", "--order", "descending"], "--method lp or cfr gives a certified"),
-        (["3", "--method", "cfr", "--iterations", "0"], "--iterations must be at least 1"),
+        (["3", "--method", "cfr", "--iterations", "0"], "--iterations must be between 1 and 100,000,000"),
         (["3", "--method", "lp", "--iterations", "5"], "are for --method cfr"),
         (["3", "--certify", "bound"], "--certify is for --method lp or cfr"),
     ],
@@ -206,7 +206,7 @@ def test_a_bad_checkpoint_is_one_line(tmp_path):
     bad.write_text("not a checkpoint")
     other = tmp_path / "other.npz"
     CFRPlus.start(ImperfectGame.parse(3, "descending", "points")).save(other)
-    for path, message in ((bad, "is not a CFR checkpoint"), (other, "is of the game")):
+    for path, message in ((bad, "is not an .npz archive"), (other, "is of the game")):
         result = CliRunner().invoke(
             main, ["imperfect", "solve", "3", "--method", "cfr", "--checkpoint", str(path)]
         )

@@ -16,6 +16,7 @@ from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
 from exact.errors import GopsInputError
 from exact.imperfect.certified import round_up, solve_certified
 from exact.imperfect.cfr import solve_cfr
+from exact.imperfect.checkpoint import MAX_ITERATIONS
 from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
@@ -188,7 +189,8 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
 @click.option(
     "--checkpoint",
     type=click.Path(dir_okay=False),
-    help="--method cfr: resume from this .npz file if it exists, save to it at the end.",
+    help="--method cfr: resume from this .npz file if it exists (checked whole first); save "
+    "to it every 5 minutes of work and at the end.",
 )
 @click.option(
     "--policy-out",
@@ -263,8 +265,10 @@ def _check_method_options(method, certification, iterations, checkpoint) -> None
         raise GopsInputError("--certify is for --method lp or cfr (exact needs no bound)")
     if method != "cfr" and (iterations is not None or checkpoint is not None):
         raise GopsInputError("--iterations and --checkpoint are for --method cfr")
-    if iterations is not None and iterations < 1:
-        raise GopsInputError(f"--iterations must be at least 1, got {iterations}")
+    if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
+        raise GopsInputError(
+            f"--iterations must be between 1 and {MAX_ITERATIONS:,}, got {iterations}"
+        )
 
 
 def _solve_exact(game: ImperfectGame, policy_out: str | None, as_json: bool) -> None:

@@ -53,13 +53,14 @@ from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
 from exact.imperfect.policy import Policy
 from exact.imperfect.sequence_form import SequenceForm, sequence_form
-from exact.imperfect.tables import Layout, layout
+from exact.imperfect.tables import Layout, layout, legal_rows
 
 __all__ = [
     "GRID",
     "Certificate",
     "CertifiedEquilibrium",
     "certify",
+    "check_policy_rows",
     "default_method",
     "dyadic_rows",
     "float_plans",
@@ -124,11 +125,14 @@ def dyadic_rows(probabilities: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Rows of probabilities on the grid 1/:data:`GRID` that sum to exactly 1 over the
     ``legal`` entries (0 elsewhere): each but the row's largest rounded to the grid, the
     largest the rest (module docstring, step 2).  A row with no positive legal entry
-    becomes uniform first.
+    becomes uniform first.  Non-finite input is refused (a SolverError: the arrays are
+    the solver's own; files are checked where they are read).
 
     >>> dyadic_rows(np.array([[0.1, 0.2, 0.7], [0.0, 0.0, 0.0]]), np.ones((2, 3), bool)).sum(1)
     array([1., 1.])
     """
+    if not np.all(np.isfinite(probabilities)):
+        raise SolverError("a behaviour strategy holds a number that is not finite")
     p = np.where(legal, np.maximum(probabilities, 0.0), 0.0)
     totals = p.sum(axis=1, keepdims=True)
     empty = totals[:, 0] <= 0
@@ -147,37 +151,67 @@ def dyadic_rows(probabilities: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.where(has_legal[:, None], ticks / GRID, 0.0)
 
 
-def _legal_rows(where: Layout, player_rows: dict[int, int]) -> np.ndarray:
-    """legal[row, card - 1] for the reached rows of ``where`` (``player_rows`` maps a
-    row to the bit mask of the cards already bid there)."""
-    legal = np.zeros((where.rows, where.n), dtype=bool)
-    for row, mask in player_rows.items():
-        for card in range(1, where.n + 1):
-            legal[row, card - 1] = not mask & (1 << (card - 1))
-    return legal
+def check_policy_rows(where: Layout, sigmas) -> None:
+    """Refuse (a one-line GopsInputError) table arrays that are not a policy, whatever
+    made them: each player's array float64 of shape (rows, N), and every row a
+    distribution over its legal cards, exactly: entries finite and in [0, 1], 0 at cards
+    already bid, and their sum, in exact arithmetic, 1.  The sum is taken in integers on
+    the grid 1/:data:`GRID` (x * 2^52 is exact in float64), and over Fractions for a row
+    with an entry off the grid.  Every row is checked, reached or not: the certificate's
+    best responses then read only distributions, whichever rows they read.
+    """
+    legal = legal_rows(where)
+    for player, sigma in enumerate(sigmas):
+        name = f"the policy to certify: player {player}'s table"
+        shape = (where.rows, where.n)
+        if not isinstance(sigma, np.ndarray) or sigma.dtype != np.float64 or sigma.shape != shape:
+            found = getattr(sigma, "dtype", type(sigma).__name__), getattr(sigma, "shape", None)
+            raise GopsInputError(f"{name} is not float64 of shape {shape} (found {found})")
+        bad = ~np.isfinite(sigma) | (sigma < 0) | (sigma > 1) | (~legal & (sigma != 0))
+        if bad.any():
+            row = int(np.argwhere(bad)[0][0])
+            raise GopsInputError(
+                f"{name}: row {row} holds {sigma[row].tolist()}, not probabilities of its "
+                "legal cards"
+            )
+        ticks = sigma * GRID
+        on_grid = np.all(ticks == np.floor(ticks), axis=1)
+        sums = np.where(on_grid, ticks.astype(np.int64).sum(axis=1), GRID)
+        off = np.flatnonzero(sums != GRID).tolist()
+        for row in np.flatnonzero(~on_grid).tolist():
+            if _exact_sum(sigma[row]) != 1:
+                off.append(row)
+        if off:
+            row = min(off)
+            gap = _exact_sum(sigma[row]) - 1
+            raise GopsInputError(
+                f"{name}: row {row} sums to 1 {'+-'[gap < 0]} {float(abs(gap)):.3g}, not "
+                f"exactly 1 ({len(off):,} rows do not)"
+            )
+
+
+def _exact_sum(row: np.ndarray) -> Fraction:
+    return sum(map(Fraction, row.tolist()), Fraction(0))
 
 
 def plan_arrays(
     form: SequenceForm, where: Layout, plans: tuple[np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Both players' behaviour strategies of float realization plans, as the tables'
-    ``sigma[row, card - 1]``, on the dyadic grid (module docstring, step 2)."""
+    ``sigma[row, card - 1]``, on the dyadic grid (module docstring, step 2); a row that
+    no decision of the game has (never read) is uniform, so that every row is a
+    distribution (:func:`check_policy_rows`)."""
+    legal = legal_rows(where)
     sigmas = []
     for player, plan in enumerate(plans):
         seqs = form.players[player]
         sigma = np.zeros((where.rows, where.n))
-        masks: dict[int, int] = {}
         for k, decision in enumerate(seqs.decisions):
             row, first = where.row(decision.key), seqs.first[k]
             reach = plan[seqs.parents[k]]
-            masks[row] = sum(1 << (c - 1) for c in decision.key[1])
             for j, action in enumerate(decision.legal):
                 sigma[row, action] = plan[first + j] / reach if reach > 0 else 0.0
-        legal = _legal_rows(where, masks)
-        reached = np.zeros(where.rows, dtype=bool)
-        reached[list(masks)] = True
-        grid = dyadic_rows(sigma, legal)
-        sigmas.append(np.where(reached[:, None], grid, 0.0))
+        sigmas.append(dyadic_rows(sigma, legal))
     return sigmas[0], sigmas[1]
 
 
@@ -203,10 +237,13 @@ def certify(
     game: ImperfectGame, sig0: np.ndarray, sig1: np.ndarray, method: str = "bound"
 ) -> Certificate:
     """A proven upper bound on the NashConv of the table policy (sig0, sig1), whose rows
-    must sum to exactly 1 (as :func:`dyadic_rows` makes them): ``rational`` computes it
-    exactly, ``bound`` in float64 plus the proven error bound (module docstring)."""
+    must be exact distributions (as :func:`dyadic_rows` makes them; anything else is
+    refused by :func:`check_policy_rows` before a number is computed): ``rational``
+    computes it exactly, ``bound`` in float64 plus the proven error bound (module
+    docstring)."""
     start = time.perf_counter()
     where = layout(game)
+    check_policy_rows(where, (sig0, sig1))
     if method == "rational":
         result = nash_conv(game, arrays_policy(game, where, (sig0, sig1), "certified"), "rational")
         value = result.value

@@ -25,14 +25,14 @@ NashConv is then *proven*, not estimated, by :func:`exact.imperfect.certified.ce
 (the policy put on the dyadic grid, the float NashConv plus its a-priori error bound).
 Nothing here is trusted: CFR only proposes the policy.
 
-State (regrets, strategies, averages, iteration) is saved to and resumed from an .npz
-checkpoint, written atomically (:mod:`exact.atomic`).
+State (regrets, strategies, averages, iteration) is saved to and resumed from a checkpoint
+(:mod:`exact.imperfect.checkpoint`: written atomically every :data:`CHECKPOINT_SECONDS`
+of work and at the end; checked whole before a kernel sees it).
 """
 
 from __future__ import annotations
 
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,6 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from exact.atomic import atomic_file
 from exact.errors import GopsInputError
 from exact.imperfect.certified import (
     Certificate,
@@ -48,10 +47,12 @@ from exact.imperfect.certified import (
     certify,
     default_method,
     dyadic_rows,
+    round_up,
 )
+from exact.imperfect.checkpoint import MAX_ITERATIONS, read_checkpoint, write_checkpoint
 from exact.imperfect.fast import PIDX, PMASK, PRIZE, _decode, _rank, _walk
 from exact.imperfect.game import IMP_INFO, ImperfectGame
-from exact.imperfect.tables import Layout, layout
+from exact.imperfect.tables import Layout, layout, legal_rows
 
 #: The variants: (prediction weight, power of t in the average's weight).  cfr+: CFR+
 #: (Tammelin 2014), linear average; pcfr+: predictive CFR+ (Farina, Kroer & Sandholm,
@@ -59,21 +60,7 @@ from exact.imperfect.tables import Layout, layout
 #: quadratic average.
 VARIANTS = {"cfr+": (0.0, 1), "pcfr+": (1.0, 2)}
 
-__all__ = ["VARIANTS", "CFRPlus", "average_policy", "legal_rows", "solve_cfr"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _legal(n, last, order, prize_seqs, own_seqs, offsets, legal):
-    """legal[row, card - 1]: the cards still in hand at each row."""
-    for r in range(last + 1):
-        pow3 = 3**r
-        for pidx in range(prize_seqs[r]):
-            for sidx in range(own_seqs[r]):
-                own = _decode(sidx, r, n)
-                base = offsets[r] + (pidx * own_seqs[r] + sidx) * pow3
-                for widx in range(pow3):
-                    for a in range(1, n + 1):
-                        legal[base + widx, a - 1] = not own & (1 << (a - 1))
+__all__ = ["CHECKPOINT_SECONDS", "VARIANTS", "CFRPlus", "average_policy", "solve_cfr"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -188,15 +175,6 @@ def _update(n, last, order, prize_seqs, own_seqs, offsets, q, sigma, regret, val
     return total
 
 
-def legal_rows(where: Layout) -> np.ndarray:
-    """legal[row, card - 1] of every row of the tables (reached or not)."""
-    a = where.arrays()
-    legal = np.zeros((where.rows, where.n), dtype=np.bool_)
-    _legal(where.n, where.last, where.order, a["prize_sequences"], a["own_sequences"],
-           a["offsets"], legal)  # fmt: skip
-    return legal
-
-
 def average_policy(avg: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """The average strategy S / sum S on the dyadic grid (uniform where S is 0), rows
     summing to exactly 1 (:func:`exact.imperfect.certified.dyadic_rows`)."""
@@ -274,58 +252,85 @@ class CFRPlus:
         """A proven bound on the average policy's NashConv (float NashConv + bound)."""
         return certify(self.game, *self.average(), "bound")
 
-    def run(
-        self,
-        iterations: int,
-        every: int = 0,
-        report: Callable[[CFRPlus], None] | None = None,
-    ) -> None:
-        """``iterations`` more iterations; ``report(self)`` after every ``every``."""
+    def run(self, iterations: int) -> None:
+        """``iterations`` more iterations."""
         for _ in range(iterations):
             self.step()
-            if every and report is not None and self.iteration % every == 0:
-                report(self)
 
     def save(self, path) -> None:
-        """The state as an .npz file, written atomically."""
-        with atomic_file(path, "wb") as fh:
-            np.savez(
-                fh,
-                n=self.game.n,
-                order=self.game.order.name,
-                objective=self.game.objective.name,
-                iteration=self.iteration,
-                variant=self.variant,
-                sigma0=self.sigma[0], sigma1=self.sigma[1],
-                regret0=self.regret[0], regret1=self.regret[1],
-                avg0=self.avg[0], avg1=self.avg[1],
-            )  # fmt: skip
+        """The state as a checkpoint (:mod:`exact.imperfect.checkpoint`), written
+        atomically."""
+        arrays = {f"{name}{player}": getattr(self, attr)[player]
+                  for name, attr in (("sigma", "sigma"), ("regret", "regret"), ("avg", "avg"))
+                  for player in (0, 1)}  # fmt: skip
+        write_checkpoint(path, self.game, self.variant, self.iteration, arrays)
 
     @classmethod
     def load(cls, game: ImperfectGame, path) -> CFRPlus:
-        """The state saved by :meth:`save` for ``game`` (a one-line error otherwise)."""
-        try:
-            return cls._load(game, path)
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-            raise GopsInputError(f"{path} is not a CFR checkpoint ({exc})") from None
+        """The state saved by :meth:`save` for ``game``, every part of it checked
+        (:func:`~exact.imperfect.checkpoint.read_checkpoint`; a one-line GopsInputError
+        otherwise)."""
+        data = read_checkpoint(game, path, VARIANTS)
+        return cls(
+            game,
+            layout(game),
+            [data["sigma0"], data["sigma1"]],
+            [data["regret0"], data["regret1"]],
+            [data["avg0"], data["avg1"]],
+            data["iteration"],
+            data["variant"],
+        )
 
-    @classmethod
-    def _load(cls, game: ImperfectGame, path) -> CFRPlus:
-        with np.load(Path(path), allow_pickle=False) as data:
-            saved = (int(data["n"]), str(data["order"]), str(data["objective"]))
-            wanted = (game.n, game.order.name, game.objective.name)
-            if saved != wanted:
-                raise GopsInputError(f"the checkpoint {path} is of the game {saved}, not {wanted}")
-            state = cls(
-                game,
-                layout(game),
-                [data["sigma0"].copy(), data["sigma1"].copy()],
-                [data["regret0"].copy(), data["regret1"].copy()],
-                [data["avg0"].copy(), data["avg1"].copy()],
-                int(data["iteration"]),
-                str(data["variant"]),
-            )
-        return state
+
+#: A run saves its checkpoint at least this often (seconds of work): a kill loses at most
+#: this much.
+CHECKPOINT_SECONDS = 300.0
+#: A run reports its progress at least this often (seconds), and at every tenth of it.
+PROGRESS_SECONDS = 30.0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _run(
+    state: CFRPlus,
+    iterations: int,
+    checkpoint,
+    tell: Callable[[str], None],
+    checkpoint_seconds: float | None = None,
+) -> None:
+    """``iterations`` more iterations of ``state``, with progress lines (iteration, rate,
+    time left) and, where ``checkpoint`` is a path, the state saved every
+    ``checkpoint_seconds`` (default :data:`CHECKPOINT_SECONDS`) with the proven NashConv
+    bound of its average policy."""
+    if checkpoint_seconds is None:
+        checkpoint_seconds = CHECKPOINT_SECONDS
+    start = last_tell = last_save = time.monotonic()
+    first = state.iteration
+    target = first + iterations
+    tenth = max(1, iterations // 10)
+    for done in range(1, iterations + 1):
+        state.step()
+        now = time.monotonic()
+        per = (now - start) / done
+        if done == 1 and per * iterations > PROGRESS_SECONDS:
+            tell(f"CFR+ iteration {state.iteration} took {per:.2f} s: the {iterations:,} "
+                 f"iterations asked for take about {_duration(per * iterations)}")  # fmt: skip
+        elif done % tenth == 0 or now - last_tell >= PROGRESS_SECONDS:
+            tell(f"CFR+ iteration {state.iteration:,} of {target:,} ({per:.2f} s each, about "
+                 f"{_duration(per * (iterations - done))} left)")  # fmt: skip
+            last_tell = now
+        if checkpoint is not None and done < iterations and now - last_save >= checkpoint_seconds:
+            state.save(checkpoint)
+            proof = state.certify()
+            tell(f"checkpoint {checkpoint} saved at iteration {state.iteration:,}; the average "
+                 f"policy's NashConv <= {round_up(proof.epsilon):.3e} (proven bound)")  # fmt: skip
+            last_save = time.monotonic()
 
 
 def solve_cfr(
@@ -337,18 +342,22 @@ def solve_cfr(
     variant: str = "cfr+",
 ) -> CertifiedEquilibrium:
     """``iterations`` CFR+ iterations on ``game`` (resumed from ``checkpoint`` where that
-    file exists, saved to it after), and a proven bound on the average policy's NashConv
+    file exists, saved to it every :data:`CHECKPOINT_SECONDS` and at the end), and a proven bound on the average policy's NashConv
     (``method``: ``rational`` or ``bound``; default
     :func:`~exact.imperfect.certified.default_method`)."""
     tell = progress or (lambda _: None)
     start = time.perf_counter()
     if checkpoint is not None and Path(checkpoint).exists():
         state = CFRPlus.load(game, checkpoint)
-        tell(f"resumed from {checkpoint} at iteration {state.iteration}")
+        if state.iteration + iterations > MAX_ITERATIONS:
+            raise GopsInputError(
+                f"{iterations:,} more iterations from iteration {state.iteration:,} pass the "
+                f"{MAX_ITERATIONS:,} a checkpoint may count"
+            )
+        tell(f"resumed from {checkpoint} at iteration {state.iteration:,}")
     else:
         state = CFRPlus.start(game, variant)
-    every = max(1, iterations // 10)
-    state.run(iterations, every, lambda s: tell(f"CFR+ iteration {s.iteration}"))
+    _run(state, iterations, checkpoint, tell)
     if checkpoint is not None:
         state.save(checkpoint)
     solved = time.perf_counter()

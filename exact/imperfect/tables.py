@@ -29,14 +29,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from exact.errors import GopsInputError
 from exact.game.orders import RANDOM
+from exact.imperfect.fast import _decode
 from exact.imperfect.game import TIE, ImperfectGame, InfoKey
 from exact.imperfect.policy import Policy
 
-__all__ = ["ORDER_CODES", "TABLE_BYTES_LIMIT", "Layout", "layout", "policy_arrays"]
+__all__ = ["ORDER_CODES", "TABLE_BYTES_LIMIT", "Layout", "layout", "legal_rows", "policy_arrays"]
 
 #: The kernels' code of each prize order.
 ORDER_CODES = {"random": 0, "descending": 1, "ascending": 2}
@@ -163,3 +165,33 @@ def policy_arrays(layout: Layout, policy: Policy) -> tuple[np.ndarray, np.ndarra
             for card, probability in distribution:
                 row[card - 1] = float(probability)
     return sigmas
+
+
+@numba.njit(cache=True, nogil=True)
+def _legal(n, last, order, prize_seqs, own_seqs, offsets, legal):
+    """legal[row, card - 1]: the cards still in hand at each row."""
+    for r in range(last + 1):
+        pow3 = 3**r
+        for pidx in range(prize_seqs[r]):
+            for sidx in range(own_seqs[r]):
+                own = _decode(sidx, r, n)
+                base = offsets[r] + (pidx * own_seqs[r] + sidx) * pow3
+                for widx in range(pow3):
+                    for a in range(1, n + 1):
+                        legal[base + widx, a - 1] = not own & (1 << (a - 1))
+
+
+def legal_rows(where: Layout) -> np.ndarray:
+    """legal[row, card - 1] of every row of the tables (reached or not): the cards still in
+    the hand of the row's own bids.
+
+    >>> legal_rows(layout(ImperfectGame.parse(3, "descending")))[[0, 1, 4]].astype(int)
+    array([[1, 1, 1],
+           [0, 1, 1],
+           [1, 0, 1]])
+    """
+    a = where.arrays()
+    legal = np.zeros((where.rows, where.n), dtype=np.bool_)
+    _legal(where.n, where.last, where.order, a["prize_sequences"], a["own_sequences"],
+           a["offsets"], legal)  # fmt: skip
+    return legal

@@ -1,0 +1,226 @@
+"""CFR+ checkpoints: the state of :class:`exact.imperfect.cfr.CFRPlus` in a file, read back
+only once every part of it is checked against the game it claims to be of.
+
+A checkpoint is a NumPy ``.npz`` archive (``np.savez``) with exactly these members:
+
+- ``format`` (:data:`FORMAT`), ``n``, ``order``, ``objective``: the game;
+- ``variant`` (a key of :data:`exact.imperfect.cfr.VARIANTS`), ``iteration`` (an int64,
+  0 <= iteration <= :data:`MAX_ITERATIONS`);
+- six float64 arrays of the game's tables (:func:`exact.imperfect.tables.layout`), shape
+  (rows, N): ``sigma0``/``sigma1`` the current strategies, ``regret0``/``regret1`` the
+  cumulative regrets, ``avg0``/``avg1`` the average strategy's numerators.
+
+The invariants of a state that CFR+ reaches (:mod:`exact.imperfect.cfr`), checked on
+reading: every number finite; at a card already bid (not legal at the row) every array
+is 0; regrets >= 0 (regret matching+ floors them) and averages >= 0; each strategy row a
+distribution over the legal cards (>= 0, summing to 1 within :data:`SUM_TOLERANCE`).
+
+Reading (:func:`read_checkpoint`) goes in this order, and the first failure is one
+GopsInputError naming the file: a regular file, not empty, a zip archive; its members
+exactly those above (``format`` may be absent in files written before it existed);
+each member's ``.npy`` header (read before its data, so that a forged shape allocates
+nothing) of the dtype and shape the game gives; then the values.  Nothing a kernel
+indexes is taken from the file unchecked: the numba kernels index the tables by the
+layout, without bounds checks.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+
+import numpy as np
+from numpy.lib import format as npy
+
+from exact.atomic import atomic_file
+from exact.errors import GopsInputError
+from exact.imperfect.game import ImperfectGame
+from exact.imperfect.tables import Layout, layout, legal_rows
+
+__all__ = ["FORMAT", "MAX_ITERATIONS", "SUM_TOLERANCE", "read_checkpoint", "write_checkpoint"]
+
+#: The ``format`` member of a checkpoint.
+FORMAT = "gops imperfect CFR+ checkpoint 1"
+#: The most iterations a checkpoint may count (and a run may ask for): 10^8 iterations
+#: of the 3-card game take days; of the 7-card game, years.
+MAX_ITERATIONS = 10**8
+#: How far from 1 a strategy row of a checkpoint may sum (the strategies are computed in
+#: float64 by regret matching; the certified policy is the average, put on an exact grid
+#: by :func:`exact.imperfect.certified.dyadic_rows`, not these rows).
+SUM_TOLERANCE = 1e-9
+#: The arrays of a checkpoint, each of shape (rows, N).
+ARRAYS = ("sigma0", "sigma1", "regret0", "regret1", "avg0", "avg1")
+#: The scalar members: name -> dtype kind (i: integer, U: text).
+SCALARS = {
+    "format": "U",
+    "n": "i",
+    "order": "U",
+    "objective": "U",
+    "variant": "U",
+    "iteration": "i",
+}
+#: The longest text member (characters).
+TEXT_MAX = 64
+#: The largest .npy header read (bytes; np.savez writes about 128).
+HEADER_MAX = 4096
+
+
+def write_checkpoint(path, game: ImperfectGame, variant: str, iteration: int, arrays) -> None:
+    """The state as an .npz file, written atomically (``arrays``: name -> array, the
+    names of :data:`ARRAYS`)."""
+    with atomic_file(path, "wb") as fh:
+        np.savez(
+            fh,
+            format=FORMAT,
+            n=np.int64(game.n),
+            order=game.order.name,
+            objective=game.objective.name,
+            variant=variant,
+            iteration=np.int64(iteration),
+            **{name: arrays[name] for name in ARRAYS},
+        )
+
+
+def read_checkpoint(game: ImperfectGame, path, variants) -> dict:
+    """The checked contents of the checkpoint at ``path`` for ``game`` (module
+    docstring): the six arrays (C-contiguous float64 copies), ``variant`` (one of
+    ``variants``) and ``iteration``; a one-line GopsInputError otherwise."""
+    where = f"the CFR checkpoint {str(path)!r}"
+    _check_file(path, where)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = _members(archive, where)
+            scalars = {name: _scalar(archive, members[name], name, where) for name in SCALARS
+                       if name in members}  # fmt: skip
+            _check_game(game, scalars, variants, where)
+            shape = (layout(game).rows, game.n)
+            arrays = {name: _array(archive, members[name], name, shape, where) for name in ARRAYS}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+        if isinstance(exc, GopsInputError):
+            raise
+        raise GopsInputError(f"{where} is not a readable .npz archive ({exc})") from None
+    _check_values(layout(game), arrays, where)
+    return {**arrays, "variant": scalars["variant"], "iteration": scalars["iteration"]}
+
+
+def _check_file(path, where: str) -> None:
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise GopsInputError(f"cannot read {where}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise GopsInputError(f"{where} is not a regular file")
+    if info.st_size == 0:
+        raise GopsInputError(f"{where} is empty")
+    with open(path, "rb") as fh:
+        if fh.read(4) != b"PK\x03\x04":
+            raise GopsInputError(f"{where} is not an .npz archive (np.savez)")
+
+
+def _members(archive: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
+    """Member name (without .npy) -> its entry; exactly the expected names."""
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        name = info.filename.removesuffix(".npy")
+        if (name not in SCALARS and name not in ARRAYS) or not info.filename.endswith(".npy"):
+            raise GopsInputError(f"{where} has a member {info.filename!r} no checkpoint has")
+        if name in members:
+            raise GopsInputError(f"{where} has the member {info.filename!r} twice")
+        members[name] = info
+    missing = [name for name in (*SCALARS, *ARRAYS) if name not in members and name != "format"]
+    if missing:
+        raise GopsInputError(f"{where} lacks {', '.join(missing)}")
+    return members
+
+
+def _header(fh, name: str, where: str) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype a member's .npy header declares (no data read)."""
+    version = npy.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dtype = npy.read_array_header_1_0(fh, max_header_size=HEADER_MAX)
+    elif version == (2, 0):
+        shape, fortran, dtype = npy.read_array_header_2_0(fh, max_header_size=HEADER_MAX)
+    else:
+        raise GopsInputError(f"{where}: {name} is in .npy format {version}, not 1.0 or 2.0")
+    if fortran:
+        raise GopsInputError(f"{where}: {name} is stored in Fortran order")
+    return shape, dtype
+
+
+def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, where: str, check):
+    """A member's array, once ``check(shape, dtype)`` accepted its header."""
+    with archive.open(info) as fh:
+        check(*_header(fh, name, where))
+    with archive.open(info) as fh:
+        return npy.read_array(fh, allow_pickle=False, max_header_size=HEADER_MAX)
+
+
+def _scalar(archive, info, name: str, where: str):
+    kind = SCALARS[name]
+
+    def check(shape, dtype) -> None:
+        ok = shape == () and dtype.kind == kind and not dtype.hasobject
+        if ok and kind == "U":
+            ok = dtype.itemsize <= 4 * TEXT_MAX
+        if ok and kind == "i":
+            ok = dtype.itemsize <= 8
+        if not ok:
+            what = "an integer" if kind == "i" else f"a text of at most {TEXT_MAX} characters"
+            raise GopsInputError(f"{where}: {name} is not {what} (found {dtype}, shape {shape})")
+
+    value = _read(archive, info, name, where, check)
+    return int(value) if kind == "i" else str(value)
+
+
+def _array(archive, info, name: str, shape: tuple[int, int], where: str) -> np.ndarray:
+    def check(found, dtype) -> None:
+        if dtype != np.dtype("<f8"):
+            raise GopsInputError(f"{where}: {name} is {dtype}, not float64")
+        if found != shape:
+            raise GopsInputError(
+                f"{where}: {name} has shape {found}, not {shape} (the game's tables)"
+            )
+
+    return np.ascontiguousarray(_read(archive, info, name, where, check), dtype=np.float64)
+
+
+def _check_game(game: ImperfectGame, scalars: dict, variants, where: str) -> None:
+    if "format" in scalars and scalars["format"] != FORMAT:
+        raise GopsInputError(f"{where} is of format {scalars['format']!r}, not {FORMAT!r}")
+    saved = (scalars["n"], scalars["order"], scalars["objective"])
+    wanted = (game.n, game.order.name, game.objective.name)
+    if saved != wanted:
+        raise GopsInputError(f"{where} is of the game {saved}, not {wanted}")
+    if scalars["variant"] not in variants:
+        raise GopsInputError(
+            f"{where}: the variant {scalars['variant']!r} is not one of {', '.join(variants)}"
+        )
+    if not 0 <= scalars["iteration"] <= MAX_ITERATIONS:
+        raise GopsInputError(
+            f"{where}: the iteration {scalars['iteration']} is not between 0 and {MAX_ITERATIONS:,}"
+        )
+
+
+def _check_values(where_: Layout, arrays: dict[str, np.ndarray], where: str) -> None:
+    """The invariants of the module docstring."""
+    legal = legal_rows(where_)
+    for name, array in arrays.items():
+        bad = ~np.isfinite(array)
+        if bad.any():
+            raise GopsInputError(f"{where}: {name} holds {_count(bad)} non-finite numbers")
+        if np.any(array[~legal] != 0):
+            raise GopsInputError(f"{where}: {name} is not 0 at cards already bid")
+        if np.any(array < 0):
+            raise GopsInputError(f"{where}: {name} holds {_count(array < 0)} negative numbers")
+        if name.startswith("sigma"):
+            off = np.abs(array.sum(axis=1) - 1) > SUM_TOLERANCE
+            if off.any():
+                raise GopsInputError(
+                    f"{where}: {_count(off)} rows of {name} do not sum to 1 "
+                    f"(within {SUM_TOLERANCE:g})"
+                )
+
+
+def _count(mask: np.ndarray) -> str:
+    return f"{int(mask.sum()):,}"
