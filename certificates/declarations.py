@@ -43,6 +43,15 @@ probability vectors and x^T X e_j >= v >= e_i^T X y for every column j and row i
 Neumann's minimax theorem).  A child must be a record of level k - 1 or valued by the
 rules; the start (open, every card, lead 0) must be a record of level N (valued by the
 rules when N = 1), and the footer's root value is its value.
+
+Limits (exit 2 beyond them, on top of the stream's): |lead| <= N (N + 1) / 2, and every
+Integer of a stage, a record's value and the footer at most the bits a valid certificate
+can hold there, computed from the values it is checked against (:func:`game_limits`,
+:func:`mean_limit`).  Values are unique (the value of a game) and the checker holds them
+reduced, so each limit is a function of the verified level below: a hostile file cannot
+make an integer grow faster than the honest ones may.  The largest honest Integer is
+11,096 bits (N = 6), where the limits reach 184,265 bits.  Messages show numbers
+shortened (:mod:`.text`).
 """
 
 from __future__ import annotations
@@ -50,14 +59,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from math import isqrt
 
-from gmpy2 import mpq
+from gmpy2 import lcm, mpq, mpz
 
 from .decoding import array, integer, keyed_map, rational, small_int, string, vector
 from .errors import InvalidCertificate, UnreadableCertificate, located
 from .minimax import check_probability_vector
 from .stream import ObjectStream
-from .text import brief
+from .text import brief, format_rational, int_text
 
 MAGIC = "GOPS-DECLARATIONS-CERTIFICATE"
 VERSION = 1
@@ -84,7 +94,7 @@ class DeclarationsSummary:
         """The checker's one-line verdict."""
         return (
             f"valid: N={self.n} face-up declarations, {self.records} records, "
-            f"root value {self.root_value}"
+            f"root value {format_rational(self.root_value)}"
         )
 
 
@@ -120,13 +130,87 @@ def rule_value(family: str, key: tuple) -> int | None:
     return None
 
 
-def _q(obj, where: str) -> mpq:
+# What a valid certificate can hold.  A matrix game X (k x k, k <= N) with rational
+# entries: let D be the lcm of the entries' denominators and P = D X, an integer matrix
+# with |P_ij| <= D max|X| < 2^m, m = bits(D) + bits(ceil max|X|).  Shapley & Snow (1950,
+# Theorem 1): for every pair of extreme optimal strategies x, y there is an s x s
+# submatrix S of X (s <= k) with c = 1^T adj(P_S) 1 != 0 and x = 1^T adj(P_S) / c,
+# y = adj(P_S) 1 / c on S's rows and columns (0 elsewhere), v = det(P_S) / (D c).  A
+# cofactor is the determinant of an (s - 1) x (s - 1) integer matrix, at most
+# (s - 1)^((s - 1) / 2) 2^(m (s - 1)) (Hadamard's inequality), so
+#
+#     |c| <= s^2 (s - 1)^((s - 1) / 2) 2^(m (s - 1)) = C.
+#
+# Every x_i has a denominator dividing c, so the common denominator d (the lcm of the
+# reduced x_i's, what the writer writes) divides c and each numerator x_i d <= d: every
+# Integer of x and y has at most bits(C) bits.  The value's reduced denominator divides
+# D c and |v| <= max|X|: v's Integers have at most bits(C) + m bits.  The solver writes
+# extreme strategies (a pure saddle point, or the basic solution of a square system) and
+# reduced values, so an honest certificate always fits; a certificate whose strategies
+# are not extreme, or whose rationals are not reduced, may exceed the limit (exit 2).
+# A face-up round's value is one of its entries; a record's value, the mean of its k
+# stage values t, has a reduced denominator dividing k lcm(den t) and |value| <= max|t|.
+
+
+def _ceil_abs(values) -> mpz:
+    """The least integer at least every |a| (for the bit length of a bound)."""
+    top = max(abs(a) for a in values)
+    return -((-top.numerator) // top.denominator)
+
+
+def game_limits(X: list) -> tuple[int, int]:
+    """(bits of a strategy's Integers, bits of the value's) that a valid certificate can
+    hold for the matrix game ``X`` of reduced rationals (the derivation above).
+
+    >>> game_limits([[mpq(1), mpq(-1)], [mpq(-1), mpq(1)]])
+    (6, 8)
+    """
+    entries = [a for row in X for a in row]
+    k = max(len(X), len(X[0]))
+    d = mpz(1)
+    for a in entries:
+        d = lcm(d, a.denominator)
+    m = d.bit_length() + _ceil_abs(entries).bit_length()
+    head = k * k * (isqrt((k - 1) ** (k - 1)) + 1)  # >= k^2 (k - 1)^((k - 1) / 2)
+    strategy = head.bit_length() + m * (k - 1)
+    return strategy, strategy + m
+
+
+def mean_limit(values: list, k: int) -> int:
+    """Bits of the Integers of the mean of ``values`` (reduced), as a valid certificate
+    writes it (the derivation above).
+
+    >>> mean_limit([mpq(1, 3), mpq(-1, 2)], 2)
+    6
+    """
+    d = mpz(1)
+    for a in values:
+        d = lcm(d, a.denominator)
+    return mpz(k).bit_length() + d.bit_length() + _ceil_abs(values).bit_length()
+
+
+def _within(a, limit: int, where: str) -> None:
+    if a.bit_length() > limit:
+        raise UnreadableCertificate(
+            f"{where}: an Integer of {a.bit_length():,} bits, beyond the {limit:,} bits a "
+            "valid certificate holds there (FORMAT.md, declarations limits)"
+        )
+
+
+def _q(obj, where: str, limit: int) -> mpq:
+    """A Rational whose Integers have at most ``limit`` bits."""
     r = rational(obj, where)
+    _within(r.num, limit, f"{where} numerator")
+    _within(r.den, limit, f"{where} denominator")
     return mpq(r.num, r.den)
 
 
-def _probabilities(obj, k: int, where: str) -> list:
+def _probabilities(obj, k: int, where: str, limit: int) -> list:
+    """A probability vector of ``k`` entries whose Integers have at most ``limit`` bits."""
     vec = vector(obj, where)
+    for i, a in enumerate(vec.nums):
+        _within(a, limit, f"{where}[{i}]")
+    _within(vec.d, limit, f"{where} d")
     check_probability_vector(vec, k, where)
     return [mpq(a, vec.d) for a in vec.nums]
 
@@ -136,11 +220,16 @@ def check_game(X: list, x: list, y: list, v, where: str) -> None:
     for j in range(len(X[0])):
         got = sum(x[i] * X[i][j] for i in range(len(X)))
         if got < v:
-            raise InvalidCertificate(f"{where}: x gets {got} < v = {v} against column {j}")
+            raise InvalidCertificate(
+                f"{where}: x gets {format_rational(got)} < v = {format_rational(v)} "
+                f"against column {j}"
+            )
     for i, row in enumerate(X):
         got = sum(row[j] * y[j] for j in range(len(row)))
         if got > v:
-            raise InvalidCertificate(f"{where}: y concedes {got} > v = {v} on row {i}")
+            raise InvalidCertificate(
+                f"{where}: y concedes {format_rational(got)} > v = {format_rational(v)} on row {i}"
+            )
 
 
 class _Checker:
@@ -164,30 +253,42 @@ class _Checker:
         ]
 
     def stage(self, family: str, key: tuple, u: int, fields: list, k: int):
-        """Checks one upcard's stage; returns its value."""
+        """Checks one upcard's stage; returns its value.  Every Integer is read against
+        the limits of the game it belongs to, computed from the verified level below."""
+        X = self.matrix(family, key, u)
         if family in ("lead0", "lead1"):
-            v = _q(fields[1], "v")
-            X = self.matrix(family, key, u)
+            # The value is an entry: no more bits than the longest entry.
+            longest = max(
+                max(a.numerator.bit_length(), a.denominator.bit_length()) for row in X for a in row
+            )
+            v = _q(fields[1], "v", longest)
             if family == "lead0":
                 want = max(min(row) for row in X)
             else:
                 want = min(max(X[i][j] for i in range(len(X))) for j in range(len(X[0])))
             if v != want:
-                raise InvalidCertificate(f"v = {v}, the face-up round is worth {want}")
+                raise InvalidCertificate(
+                    f"v = {format_rational(v)}, the face-up round is worth {format_rational(want)}"
+                )
             return v
-        x, y = (_probabilities(fields[t], k, name) for t, name in ((1, "x"), (2, "y")))
-        v = _q(fields[3], "v")
-        check_game(self.matrix(family, key, u), x, y, v, "bids")
+        strategy, value = game_limits(X)
+        x, y = (_probabilities(fields[t], k, name, strategy) for t, name in ((1, "x"), (2, "y")))
+        v = _q(fields[3], "v", value)
+        check_game(X, x, y, v, "bids")
         if family == "sim":
             return v
-        dx, dy = (_probabilities(fields[t], 2, name) for t, name in ((4, "dx"), (5, "dy")))
-        dv = _q(fields[6], "dv")
         declared = []
         for other in ("lead1", "lead0", "sim"):
             if (other, key) not in self.current:
                 raise InvalidCertificate(f"no {other} record of this position before it")
             declared.append(k * self.current[other, key][1][_bits(key[2]).index(u - 1)])
-        check_game([[v, declared[0]], [declared[1], declared[2]]], dx, dy, dv, "declare")
+        game = [[v, declared[0]], [declared[1], declared[2]]]
+        strategy, value = game_limits(game)
+        dx, dy = (
+            _probabilities(fields[t], 2, name, strategy) for t, name in ((4, "dx"), (5, "dy"))
+        )
+        dv = _q(fields[6], "dv", value)
+        check_game(game, dx, dy, dv, "declare")
         return dv
 
     def record(self, obj, k: int) -> None:
@@ -198,7 +299,13 @@ class _Checker:
         masks = (
             small_int(fields[t], name) for t, name in ((1, "mine"), (2, "theirs"), (3, "prizes"))
         )
-        key = (*masks, int(integer(fields[4], "lead")))
+        lead, most = integer(fields[4], "lead"), self.n * (self.n + 1) // 2
+        if abs(lead) > most:  # more points than the N cards hold
+            raise UnreadableCertificate(
+                f"level {k}, {family} record: lead {int_text(lead)} is beyond the {most} "
+                f"points of {self.n} cards"
+            )
+        key = (*masks, int(lead))
         with located(f"level {k}, {family} {list(key)}"):
             self._check_key(family, key, k)
             stages = array(fields[6], "stages", k)
@@ -209,9 +316,11 @@ class _Checker:
                     raise InvalidCertificate(f"stage {t} is for upcard {entry[0]}, not {u}")
                 with located(f"upcard {u}"):
                     values.append(self.stage(family, key, u, entry, k))
-            value = _q(fields[5], "value")
+            value = _q(fields[5], "value", mean_limit(values, k))
             if value * k != sum(values):
-                raise InvalidCertificate(f"value {value} is not the mean of its stages")
+                raise InvalidCertificate(
+                    f"value {format_rational(value)} is not the mean of its stages"
+                )
             self.current[family, key] = (value, values)
 
     def _check_key(self, family: str, key: tuple, k: int) -> None:
@@ -262,15 +371,18 @@ def verify_declarations_stream(
     root = (full, full, full, 0)
     if n == 1:
         root_value = mpq(rule_value("open", root))
+        stages = [root_value]
     elif ("open", root) in checker.previous:
-        root_value = checker.previous["open", root][0]
+        root_value, stages = checker.previous["open", root]
     else:
         raise InvalidCertificate("the start has no record")
     footer = keyed_map(stream.next("the footer"), "footer", FOOTER_KEYS)
     if footer["end"] is not True or small_int(footer["records"], "records") != total:
         raise InvalidCertificate(f"footer {brief(footer)} does not close {total} records")
-    if _q(footer["root_value"], "root_value") != root_value:
-        raise InvalidCertificate(f"footer root value differs from the start's {root_value}")
+    if _q(footer["root_value"], "root_value", mean_limit(stages, n)) != root_value:
+        raise InvalidCertificate(
+            f"footer root value differs from the start's {format_rational(root_value)}"
+        )
     stream.expect_end()
     return DeclarationsSummary(
         n, total, Fraction(int(root_value.numerator), int(root_value.denominator))

@@ -484,6 +484,84 @@ def test_a_corrupted_file_is_unreadable(cert4, tmp_path):
     assert run.stdout.startswith("unreadable:") and run.stdout.count("\n") == 1
 
 
+def _integer(a: int):
+    """An Integer as FORMAT.md encodes it: a msgpack int in int64, else a minimal
+    two's-complement big-endian bin."""
+    if -(2**63) <= a < 2**63:
+        return a
+    return a.to_bytes((a if a >= 0 else ~a).bit_length() // 8 + 1, "big", signed=True)
+
+
+def _as_int(obj) -> int:
+    return obj if type(obj) is int else int.from_bytes(obj, "big", signed=True)
+
+
+def test_an_inflated_strategy_is_beyond_what_a_valid_certificate_holds(cert4, tmp_path):
+    """A level-2 strategy scaled by 2^(2^20): the same probabilities, so every inequality
+    still holds, but a 2 x 2 game of values in {-1, 0, 1} has extreme strategies of at
+    most 6 bits (Shapley & Snow 1950, Hadamard's inequality: certificates/declarations.py),
+    so the 1-Mbit Integers are refused (exit 2) before any arithmetic, in one short line."""
+    scale = 1 << (1 << 20)
+
+    def change(objects):
+        rec = objects[_first(objects, "sim")]
+        nums, d = rec[6][0][1]
+        rec[6][0][1] = [[_integer(_as_int(a) * scale) for a in nums], _integer(_as_int(d) * scale)]
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 2, verdict.message
+    assert "an Integer of 1,048,57" in verdict.message and "beyond the 6 bits" in verdict.message
+    assert len(verdict.message) < 300 and "\n" not in verdict.message
+
+
+def test_a_lead_beyond_the_points_of_n_cards_is_one_short_line(cert4, tmp_path):
+    """A 5,001-digit lead: more points than 4 cards hold (10), refused (exit 2) in a line
+    that shows it shortened, not a 5,001-digit message or an error of str()."""
+
+    def change(objects):
+        objects[_first(objects, "sim")][4] = _integer(10**5000)
+
+    verdict = _tamper(cert4, tmp_path, change)
+    assert verdict.code == 2, verdict.message
+    assert "lead ~1e+5000 (about 5,001 digits) is beyond the 10 points of 4 cards" in (
+        verdict.message
+    )
+    assert len(verdict.message) < 200
+
+
+@pytest.fixture(scope="module")
+def cert5(tmp_path_factory):
+    path = tmp_path_factory.mktemp("decl") / "decl5.cert"
+    solve(5, exact=True, certificate=path)
+    return path
+
+
+def test_a_wrong_value_of_many_digits_gets_a_short_verdict(cert5, tmp_path):
+    """The longest record value of the N = 5 certificate (a level-4 mean of 181 bits)
+    raised by 1 / its denominator: not the mean of its stages (exit 1), and the verdict
+    shows it reduced, to 10 significant digits with its digit counts, not in full."""
+    changed = []
+
+    def change(objects):
+        def size(rec):
+            return max(abs(_as_int(a)).bit_length() for a in rec[5])
+
+        rec = max((obj for obj in objects if type(obj) is list), key=size)
+        assert size(rec) == 181
+        num, den = rec[5]
+        rec[5] = [_integer(_as_int(num) + 1), den]
+        changed.append((rec[:5], Fraction(_as_int(num) + 1, _as_int(den))))
+
+    verdict = _tamper(cert5, tmp_path, change)
+    (family, *key), value = changed[0]
+    digits = len(str(abs(value.numerator))), len(str(value.denominator))
+    assert min(digits) > 50
+    assert verdict.code == 1 and verdict.message == (
+        f"invalid: level 4, {family} {key}: value ~{float(value):.10g} "
+        f"({digits[0]}-digit/{digits[1]}-digit fraction) is not the mean of its stages"
+    )
+
+
 def test_the_command_line_checker_accepts_it(cert4):
     run = subprocess.run(
         [sys.executable, "-m", "certificates", str(cert4), "--quiet"],
