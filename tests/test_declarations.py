@@ -8,6 +8,7 @@ scipy's HiGHS; the independent checker; invariants (swapping the players negates
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -596,6 +597,35 @@ def test_gops_solve_variant_declarations_json(tmp_path):
         s * Fraction(p) for s, p in enumerate(got["score_distribution"])
     )
     assert check(cert).ok
+
+
+def test_gops_solve_variant_declarations_overwrites_only_with_force(tmp_path):
+    """The rule of gops certify and gops imperfect certify: an existing certificate FILE
+    is refused (one line, exit 2, before the solve) unless --force."""
+    cert = tmp_path / "c.cert"
+    cert.write_bytes(b"precious")
+    args = ["solve", "3", "--variant", "declarations", "--exact", "--certificate", str(cert)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr == f"gops: error: {cert} exists; pass --force to overwrite it\n"
+    assert cert.read_bytes() == b"precious"
+    forced = CliRunner().invoke(main, [*args, "--force"])
+    assert forced.exit_code == 0, forced.output
+    verdict = check(cert)
+    assert verdict.ok and verdict.n == 3 and verdict.records == 88
+
+
+def test_gops_solve_variant_declarations_certificate_to_stdout():
+    """--certificate -: standard output carries the certificate alone, the report goes to
+    stderr (as gops certify -o - and gops imperfect certify --out - do)."""
+    args = ["solve", "3", "--variant", "declarations", "--exact", "--json", "--certificate", "-"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    objects = list(msgpack.Unpacker(io.BytesIO(result.stdout_bytes), raw=False))
+    assert objects[0]["magic"] == "GOPS-DECLARATIONS-CERTIFICATE" and objects[-1]["end"] is True
+    assert sum(type(obj) is list for obj in objects) == objects[-1]["records"] == 88
+    report = json.loads(result.stderr)
+    assert report["value"] == "0" and report["certificate_records"] == 88
 
 
 @pytest.mark.parametrize(

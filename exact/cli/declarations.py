@@ -1,21 +1,25 @@
-"""``gops solve N --variant declarations [--exact] [--certificate FILE] [--json]``: the
-face-up declarations game (:mod:`exact.declarations`).
+"""``gops solve N --variant declarations [--exact] [--certificate FILE [--force]] [--json]``:
+the face-up declarations game (:mod:`exact.declarations`).
 
 :func:`route` adds the options to ``gops solve`` and sends ``--variant declarations`` here
 (every other run goes to ``gops solve`` unchanged); it is applied once, by
 :mod:`exact.cli`, so that this module and :mod:`exact.cli.solve` never import each other.
 Exact rationals too long to read are printed as an interval of six decimals that contains
-them (outward rounding); the JSON keeps them whole, as "p/q" strings.
+them (outward rounding); the JSON keeps them whole, as "p/q" strings.  An existing
+certificate FILE is overwritten only with --force (as by gops certify); with
+--certificate - the certificate goes to standard output and the report to stderr.
 """
 
 from __future__ import annotations
 
 import json
+import os
 
 import click
 from flint import fmpq
 
 import exact.declarations as declarations
+from exact.atomic import output_kind
 from exact.cli.common import one_line_errors
 from exact.errors import GopsInputError
 
@@ -23,7 +27,7 @@ from exact.errors import GopsInputError
 SHORT_DIGITS = 12
 #: The options of gops solve that --variant declarations accepts (with their defaults,
 #: which every other option must keep).
-ALLOWED = {"n", "quiet", "variant", "exact", "certificate", "as_json"}
+ALLOWED = {"n", "quiet", "variant", "exact", "certificate", "force", "as_json"}
 
 
 def exact_text(q) -> str:
@@ -75,43 +79,59 @@ def _report(sol) -> dict:
     return out
 
 
-def _print(sol, certificate) -> None:
+def _print(sol, certificate, echo) -> None:
     arithmetic = "exact" if sol.exact else "float"
-    click.echo(f"N={sol.n} variant=declarations arithmetic={arithmetic}")
+    echo(f"N={sol.n} variant=declarations arithmetic={arithmetic}")
     words = ", ".join(f"{f} {c:,}" for f, c in sol.positions.items())
-    click.echo(f"positions solved: {sum(sol.positions.values()):,} ({words})")
-    click.echo(f"matrix games solved: {sol.games_solved:,}")
-    click.echo(f"time: {sol.seconds:.2f} s")
+    echo(f"positions solved: {sum(sol.positions.values()):,} ({words})")
+    echo(f"matrix games solved: {sol.games_solved:,}")
+    echo(f"time: {sol.seconds:.2f} s")
     if sol.exact:
-        click.echo(f"value at the start: {sol.value} (player 0's score minus player 1's)")
+        echo(f"value at the start: {sol.value} (player 0's score minus player 1's)")
     else:
-        click.echo(f"value at the start: {sol.value:+.3e}, proven radius {sol.radius:.3e}")
-        click.echo("declarations and scores along the equilibrium: with --exact")
+        echo(f"value at the start: {sol.value:+.3e}, proven radius {sol.radius:.3e}")
+        echo("declarations and scores along the equilibrium: with --exact")
         return
     stats = sol.stats
     when = stats.earliest_declaration
-    click.echo(f"earliest declaration: {'never' if when is None else f'round {when}'}")
+    echo(f"earliest declaration: {'never' if when is None else f'round {when}'}")
     for r, p in enumerate(stats.declare_by_round, 1):
         if p:
-            click.echo(f"  first declaration in round {r}: {exact_text(p)}")
-    click.echo(f"expected score of the winner: {exact_text(stats.expected_score)}")
+            echo(f"  first declaration in round {r}: {exact_text(p)}")
+    echo(f"expected score of the winner: {exact_text(stats.expected_score)}")
     for s, p in enumerate(stats.score_distribution):
         if p:
-            click.echo(f"  score {s}: {exact_text(p)}")
+            echo(f"  score {s}: {exact_text(p)}")
     if certificate is not None:
-        click.echo(
+        target = (
+            "/dev/stdin (pipe it there)" if output_kind(certificate) == "stdout" else certificate
+        )
+        echo(
             f"certificate: {certificate} ({sol.certificate_records:,} records; "
-            f"python -m certificates {certificate} checks it)"
+            f"python -m certificates {target} checks it)"
         )
 
 
+def _certificate_on_stdout(certificate, force: bool) -> bool:
+    """Whether the certificate goes to standard output; checked before the solve: an
+    existing file needs --force, a folder or a FIFO is refused (exact.atomic)."""
+    if certificate is None:
+        return False
+    kind = output_kind(certificate)
+    if (kind == "file" or kind == "new" and os.path.lexists(certificate)) and not force:
+        raise GopsInputError(f"{certificate} exists; pass --force to overwrite it")
+    return kind == "stdout"
+
+
 def _run(options: dict) -> None:
-    """gops solve N --variant declarations, after its options were checked."""
+    """gops solve N --variant declarations, after its options were checked.  The report
+    goes to stderr when the certificate itself takes standard output."""
+    to_stderr = _certificate_on_stdout(options["certificate"], options["force"])
     sol = declarations.solve(options["n"], options["exact"], options["certificate"])
     if options["as_json"]:
-        click.echo(json.dumps(_report(sol), indent=2))
+        click.echo(json.dumps(_report(sol), indent=2), err=to_stderr)
     else:
-        _print(sol, options["certificate"])
+        _print(sol, options["certificate"], lambda line: click.echo(line, err=to_stderr))
 
 
 NEW_OPTIONS = (
@@ -129,7 +149,11 @@ NEW_OPTIONS = (
         ["--certificate"],
         type=click.Path(dir_okay=False),
         default=None,
-        help="With --variant declarations --exact: write its LP-duality certificate to FILE.",
+        help="With --variant declarations --exact: write its LP-duality certificate to FILE "
+        "(atomically; - for stdout, the report then on stderr).",
+    ),
+    click.Option(
+        ["--force"], is_flag=True, help="With --certificate: overwrite FILE if it exists."
     ),
     click.Option(["--json", "as_json"], is_flag=True, help="Print JSON (--variant declarations)."),
 )
@@ -143,9 +167,9 @@ def _given(options: dict) -> set:
 
 
 def route(command: click.Command) -> click.Command:
-    """Add --variant, --exact, --certificate and --json to ``command`` (gops solve) where
-    it lacks them, and run --variant declarations here; anything else runs ``command`` as
-    before, without the options it did not have."""
+    """Add --variant, --exact, --certificate, --force and --json to ``command`` (gops
+    solve) where it lacks them, and run --variant declarations here; anything else runs
+    ``command`` as before, without the options it did not have."""
     original = command.callback
     have = {p.name for p in command.params}
     added = [o for o in NEW_OPTIONS if o.name not in have]
@@ -158,7 +182,7 @@ def route(command: click.Command) -> click.Command:
         if options.get("variant", "standard") != "declarations":
             if given & (added_names - {"variant"}):
                 raise GopsInputError(
-                    "--exact, --certificate and --json apply to --variant declarations"
+                    "--exact, --certificate, --force and --json apply to --variant declarations"
                 )
             rest = {k: v for k, v in options.items() if k not in added_names}
             return original(**rest)
@@ -166,7 +190,8 @@ def route(command: click.Command) -> click.Command:
         if changed:
             flags = ", ".join("--" + k.replace("_", "-") for k in sorted(changed))
             raise GopsInputError(
-                f"--variant declarations takes --exact, --certificate, --json only, not {flags}"
+                f"--variant declarations takes --exact, --certificate, --force, --json only, "
+                f"not {flags}"
             )
         return _run(options)
 
