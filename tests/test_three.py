@@ -264,6 +264,52 @@ def test_cli_bad_input_exit_2(args, tmp_path, monkeypatch):
     assert "Traceback" not in result.output
 
 
+def test_cli_policy_to_stdout_leaves_the_report_to_stderr(solved):
+    """--policy-out - with --json: standard output is the policy alone (one JSON
+    document), the report goes to stderr, as gops imperfect certify --out - does."""
+    args = ["solve", "2", "--players", "3", "--tie-rule", "discard", "--json", "--quiet"]
+    result = CliRunner().invoke(main, [*args, "--policy-out", "-"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)
+    assert table == policy_json(solved(2, "discard"))
+    report = json.loads(result.stderr)
+    assert report["game"]["tie_rule"] == "discard" and report["nashconv"]["certified"] is True
+
+
+THREE_2 = "three-player GOPS, 2 cards, tie rule split, objective points, random prize order"
+
+
+@pytest.mark.parametrize(
+    "players, first_line",
+    [
+        (["--players", "2", "--players", "3"], THREE_2),
+        (["--players", "4", "--players", "3"], THREE_2),
+        (["--players", "3", "--players", "2"], "N=2 objective=points arithmetic=float"),
+        (["--players=3", "--players", "2"], "N=2 objective=points arithmetic=float"),
+        (["--players", "3", "--players=2"], "N=2 objective=points arithmetic=float"),
+    ],
+)
+def test_cli_repeated_players_the_last_wins(players, first_line):
+    """One rule for a repeated --players, click's for every repeated option: the last
+    occurrence is the one taken."""
+    result = CliRunner().invoke(main, ["solve", "2", *players, "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == first_line
+
+
+@pytest.mark.parametrize(
+    "players, message",
+    [
+        (["--players", "3", "--players", "4"], "Invalid value for '--players': '4' is not '3'."),
+        (["--players", "2", "--players"], "Option '--players' requires an argument."),
+    ],
+)
+def test_cli_repeated_players_bad_last_is_one_line(players, message):
+    result = CliRunner().invoke(main, ["solve", "2", "--quiet", *players])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"gops: error: {message}\n"
+
+
 def test_cli_two_players_unchanged():
     result = CliRunner().invoke(main, ["solve", "3", "--players", "2", "--quiet"])
     assert result.exit_code == 0, result.output

@@ -3,7 +3,8 @@
 :func:`with_three_players` gives a two-player command (``gops solve``, ``gops table``,
 ``gops strategy``) a route: a command line naming ``--players 3`` is parsed and run by its
 three-player form (:data:`solve_three`, :data:`table_three`, :data:`strategy_three`)
-instead (``--players 2`` is the two-player command itself).  Registered by
+instead (``--players 2`` is the two-player command itself); a repeated --players counts
+by its last occurrence, as click takes every other repeated option.  Registered by
 :mod:`exact.cli`.  Every three-player answer states the proven NashConv bound of the
 solution it comes from, and fails (exit 2, after the answer) when it is not below
 :data:`EPSILON`.
@@ -19,7 +20,7 @@ from fractions import Fraction
 import click
 from tqdm import tqdm
 
-from exact.atomic import atomic_file
+from exact.atomic import atomic_file, output_kind
 from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
@@ -86,23 +87,31 @@ def game_options(command):
     "--policy-out",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write the equilibrium as an OpenSpiel policy (JSON; --tie-rule discard).",
+    help="Write the equilibrium as an OpenSpiel policy (JSON; --tie-rule discard; - for "
+    "stdout, the report then on stderr).",
 )
 @one_line_errors
 def solve_three(n, players, tie_rule, objective, order, as_json, quiet, policy_out) -> None:
     """Solve N-card three-player GOPS: the logit-limit subgame-perfect equilibrium, with
     its NashConv in the whole game proven below 1e-9."""
-    sol = solve_with_progress(ThreeGame.parse(n, tie_rule, objective, order), quiet)
+    game = ThreeGame.parse(n, tie_rule, objective, order)
+    # The policy may take standard output (--policy-out -): the report then goes to
+    # stderr, so that stdout carries one JSON document.  A folder or a FIFO is refused here,
+    # before the solve.
+    on_stdout = policy_out is not None and output_kind(policy_out) == "stdout"
+    sol = solve_with_progress(game, quiet)
     if policy_out is not None:
         table = policy_json(sol)
         with atomic_file(policy_out, "w") as fh:
             json.dump(table, fh)
+            if on_stdout:
+                fh.write("\n")
     report = certify(sol)
     out = summary_json(sol, report)
     if as_json:
-        click.echo(json.dumps(out))
+        click.echo(json.dumps(out), err=on_stdout)
     else:
-        print_summary(sol, out)
+        print_summary(sol, out, on_stdout)
     _fail_unless_certified(report)  # shown above, then said as a failure (exit 2)
 
 
@@ -170,24 +179,27 @@ def summary_json(sol: ThreeSolution, report) -> dict:
     }
 
 
-def print_summary(sol: ThreeSolution, out: dict) -> None:
+def print_summary(sol: ThreeSolution, out: dict, err: bool = False) -> None:
+    """The summary of a solve, on stdout (stderr with ``err``)."""
+
+    def echo(line: str) -> None:
+        click.echo(line, err=err)
+
     what = "expected points" if sol.game.objective == "points" else "chance of finishing on top"
-    click.echo(sol.game.describe())
-    click.echo(f"each seat's {what}: " + ", ".join(f"{v:.6f}" for v in out["seat_values"]))
+    echo(sol.game.describe())
+    echo(f"each seat's {what}: " + ", ".join(f"{v:.6f}" for v in out["seat_values"]))
     nc = out["nashconv"]
     verdict = "below" if nc["certified"] else "NOT below"
-    click.echo(
-        f"NashConv in the whole game <= {nc['bound']:.3g} (proven; {verdict} epsilon {EPSILON:g})"
-    )
-    click.echo(
+    echo(f"NashConv in the whole game <= {nc['bound']:.3g} (proven; {verdict} epsilon {EPSILON:g})")
+    echo(
         f"canonical positions {out['canonical_positions']}, stage games "
         + ", ".join(f"{m} {c}" for m, c in out["stage_games"].items())
     )
     hand = range(1, sol.game.n + 1)
-    click.echo("first move, P(bid) for each upcard:")
-    click.echo("upcard " + "".join(f"{b:>7}" for b in hand))
+    echo("first move, P(bid) for each upcard:")
+    echo("upcard " + "".join(f"{b:>7}" for b in hand))
     for u, mix in out["first_move"].items():
-        click.echo(f"{u:>6} " + "".join(f"{mix[str(b)]:7.3f}" for b in hand))
+        echo(f"{u:>6} " + "".join(f"{mix[str(b)]:7.3f}" for b in hand))
 
 
 def _fail_unless_certified(report) -> None:
@@ -322,27 +334,27 @@ def print_strategy(st: ThreeStrategy) -> None:
 
 
 def _players(args: list[str]) -> str | None:
-    """The value of --players on a command line (None if absent)."""
+    """The value of --players on a command line: its last occurrence, as click takes a
+    repeated option ("" for a last --players with no value, None if absent)."""
+    found = None
     for i, arg in enumerate(args):
-        if arg == "--players" and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--players="):
-            return arg.split("=", 1)[1]
-    return None
+        if arg == "--players":
+            found = args[i + 1] if i + 1 < len(args) else ""
+        elif arg.startswith("--players="):
+            found = arg.split("=", 1)[1]
+    return found
 
 
-def _without_players_two(args: list[str]) -> list[str]:
+def _without_players(args: list[str]) -> list[str]:
+    """``args`` without any --players option (the two-player command has none)."""
     out, skip = [], False
-    for i, arg in enumerate(args):
+    for arg in args:
         if skip:
             skip = False
-            continue
-        if arg == "--players" and i + 1 < len(args) and args[i + 1] == "2":
+        elif arg == "--players":
             skip = True
-            continue
-        if arg == "--players=2":
-            continue
-        out.append(arg)
+        elif not arg.startswith("--players="):
+            out.append(arg)
     return out
 
 
@@ -363,9 +375,7 @@ def with_three_players(two_player: click.Command, three_player: click.Command) -
             players = _players(args)
             if players not in (None, "2"):
                 return three_player.make_context(info_name, args, parent=parent, **extra)
-            return super().make_context(
-                info_name, _without_players_two(args), parent=parent, **extra
-            )
+            return super().make_context(info_name, _without_players(args), parent=parent, **extra)
 
     routed = Routed.__new__(Routed)
     routed.__dict__.update(two_player.__dict__)
