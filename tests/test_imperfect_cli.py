@@ -1,6 +1,7 @@
 """gops imperfect nashconv: outputs, the JSON's units, one-line errors with exit code 2."""
 
 import json
+from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
@@ -73,6 +74,24 @@ def test_errors_are_one_line_exit_2(args, words):
     assert code == 2
     assert out.startswith("gops: error: ") and words in out
     assert len(out.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("method", ["exact", "lp"])
+def test_solve_policy_to_stdout_leaves_the_report_to_stderr(method):
+    """--policy-out - with --json: standard output is the policy alone (one JSON
+    document), the report goes to stderr, as gops imperfect certify --out - does.  N = 2
+    descending: one decision each, the bid on prize 2, where card 2 (action 1) wins or
+    ties whatever the other bids: both play it for sure."""
+    args = ["imperfect", "solve", "2", "--order", "descending", "--method", method, "--json"]
+    result = CliRunner().invoke(main, [*args, "--policy-out", "-", "--quiet"])
+    assert result.exit_code == 0, result.output
+    policy = json.loads(result.stdout)
+    assert len(policy) == 2
+    assert all(
+        Fraction(str(mix["1"])) == 1 == 1 - Fraction(str(mix["0"])) for mix in policy.values()
+    )
+    report = json.loads(result.stderr)
+    assert report["policy_out"] == "-" and report["n"] == 2 and report["order"] == "descending"
 
 
 def test_progress_lines_once_a_run_takes_a_while(capsys):

@@ -240,8 +240,9 @@ def solve(
         with atomic_file(policy_out, "w") as fh:
             json.dump(found.policy_json(), fh, indent=1, sort_keys=True)
             fh.write("\n")
+    err = _policy_on_stdout(policy_out)
     if as_json:
-        click.echo(json.dumps({**found.to_json(), "policy_out": policy_out}))
+        click.echo(json.dumps({**found.to_json(), "policy_out": policy_out}), err=err)
         return
     proof = found.certificate
     how = (
@@ -252,11 +253,12 @@ def solve(
     click.echo(
         f"{n}-card imperfect-information goofspiel ({order} order, {game.objective.name}): "
         f"an epsilon-equilibrium by {method}, NashConv <= {round_up(proof.epsilon):.3e} "
-        f"(proven: {how})"
+        f"(proven: {how})",
+        err=err,
     )
-    click.echo(f"units: {UNITS[game.objective.name]}; {sum(found.seconds.values()):.2f} s")
+    click.echo(f"units: {UNITS[game.objective.name]}; {sum(found.seconds.values()):.2f} s", err=err)
     if policy_out is not None:
-        click.echo(f"policy written to {policy_out}")
+        click.echo(f"policy written to {policy_out}", err=err)
 
 
 def _check_method_options(method, certification, iterations, checkpoint) -> None:
@@ -278,20 +280,29 @@ def _solve_exact(game: ImperfectGame, policy_out: str | None, as_json: bool) -> 
         with atomic_file(policy_out, "w") as fh:
             json.dump(equilibrium.policy_json(), fh, indent=1, sort_keys=True)
             fh.write("\n")
+    err = _policy_on_stdout(policy_out)
     if as_json:
-        click.echo(json.dumps({**equilibrium.to_json(), "policy_out": policy_out}))
+        click.echo(json.dumps({**equilibrium.to_json(), "policy_out": policy_out}), err=err)
         return
     n, order = game.n, game.order.name
     sizes, seconds = equilibrium.sizes, equilibrium.seconds
     click.echo(
         f"value of {n}-card imperfect-information goofspiel ({order} order, "
         f"{game.objective.name}) to player 0: {equilibrium.value} (exact; verified: zero "
-        "duality gap)"
+        "duality gap)",
+        err=err,
     )
     click.echo(
         f"sequences {sizes['sequences'][0]} + {sizes['sequences'][1]}, payoff nonzeros "
         f"{sizes['payoff_nonzeros']}, equilibrium support {sizes['support'][0]} + "
-        f"{sizes['support'][1]}; {sum(seconds.values()):.2f} s"
+        f"{sizes['support'][1]}; {sum(seconds.values()):.2f} s",
+        err=err,
     )
     if policy_out is not None:
-        click.echo(f"policy written to {policy_out}")
+        click.echo(f"policy written to {policy_out}", err=err)
+
+
+def _policy_on_stdout(policy_out: str | None) -> bool:
+    """Whether the policy took standard output (--policy-out -): the report then goes to
+    stderr, as gops imperfect certify --out - sends it, so that stdout is one document."""
+    return policy_out is not None and output_kind(policy_out) == "stdout"
