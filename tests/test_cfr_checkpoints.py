@@ -28,7 +28,8 @@ from exact.imperfect.cfr import CFRPlus, solve_cfr
 from exact.imperfect.checkpoint import ARRAYS, read_checkpoint
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import nash_conv
-from exact.imperfect.policy import load_policy_file, uniform_policy
+from exact.imperfect.policy import uniform_policy
+from exact.imperfect.policy_file import load_policy_file
 from exact.imperfect.tables import layout, legal_rows
 
 #: The seed of the fuzz test (fixed: the same edits in every run).

@@ -11,12 +11,8 @@ import pytest
 from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import best_response_value, float_error_bound, nash_conv
-from exact.imperfect.policy import (
-    load_policy_file,
-    policy_from_json,
-    policy_from_openspiel,
-    uniform_policy,
-)
+from exact.imperfect.policy import policy_from_openspiel, uniform_policy
+from exact.imperfect.policy_file import load_policy_file, policy_from_json
 from exact.imperfect.tables import layout
 
 pyspiel = pytest.importorskip("pyspiel")

@@ -20,7 +20,8 @@ from exact.imperfect.checkpoint import MAX_ITERATIONS
 from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
-from exact.imperfect.policy import load_policy_file, uniform_policy
+from exact.imperfect.policy import uniform_policy
+from exact.imperfect.policy_file import load_policy_file
 
 #: The built-in policies POLICY may name.
 BUILT_IN = {"uniform": uniform_policy}

@@ -342,9 +342,9 @@ def solve_cfr(
     variant: str = "cfr+",
 ) -> CertifiedEquilibrium:
     """``iterations`` CFR+ iterations on ``game`` (resumed from ``checkpoint`` where that
-    file exists, saved to it every :data:`CHECKPOINT_SECONDS` and at the end), and a proven bound on the average policy's NashConv
-    (``method``: ``rational`` or ``bound``; default
-    :func:`~exact.imperfect.certified.default_method`)."""
+    file exists, saved to it every :data:`CHECKPOINT_SECONDS` and at the end), and a
+    proven bound on the average policy's NashConv (``method``: ``rational`` or ``bound``;
+    default :func:`~exact.imperfect.certified.default_method`)."""
     tell = progress or (lambda _: None)
     start = time.perf_counter()
     if checkpoint is not None and Path(checkpoint).exists():

@@ -4,7 +4,7 @@ A :class:`Policy` maps each decision of each player (an :data:`~exact.imperfect.
 to exact probabilities of its legal bids.  It is built, and checked, at the boundary:
 
 - :func:`uniform_policy`: every legal bid equally likely (exactly 1/k), built on demand;
-- :func:`policy_from_json` / :func:`load_policy_file`: the policy file, a JSON object
+- :mod:`exact.imperfect.policy_file`: the policy file, a JSON object
   {information-state string of OpenSpiel's turn-based goofspiel(imp_info=True):
   {action id as a string (card - 1): probability}}; a probability is a JSON number (a
   float, taken at its exact binary value) or a string "p/q" (exact);
@@ -27,7 +27,6 @@ import json
 import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from pathlib import Path
 
 from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame, InfoKey, InformationState
@@ -35,8 +34,6 @@ from exact.imperfect.game import ImperfectGame, InfoKey, InformationState
 __all__ = [
     "PROBABILITY_TOLERANCE",
     "Policy",
-    "load_policy_file",
-    "policy_from_json",
     "policy_from_openspiel",
     "uniform_policy",
 ]
@@ -50,7 +47,12 @@ Distribution = tuple[tuple[int, Fraction], ...]
 
 class Policy:
     """Both players' probabilities, by decision: ``probabilities(player, key)``.  A table
-    built from a file or an OpenSpiel policy, or a rule (``uniform``) applied on demand."""
+    built from an OpenSpiel policy or a solver's equilibrium, or a rule (``uniform``)
+    applied on demand; a policy file's is :class:`exact.imperfect.policy_file.FilePolicy`."""
+
+    #: Both players' float tables (:func:`exact.imperfect.tables.policy_arrays`) where the
+    #: policy was read straight into them, else None (built from ``probabilities``).
+    arrays: tuple | None = None
 
     def __init__(
         self,
@@ -138,58 +140,6 @@ def _build(
             else:
                 tables[player][info.key] = checked_distribution(info, probabilities)
     return Policy(game, name, tables)
-
-
-def _action_id(text, where: str) -> int:
-    if (
-        not isinstance(text, str)
-        or not text.isascii()
-        or not text.isdigit()
-        or text != str(int(text))
-    ):
-        raise GopsInputError(f"{where}: action {text!r} is not an action id (card - 1)")
-    return int(text)
-
-
-def policy_from_json(
-    game: ImperfectGame, data, fill_uniform: bool = False, name: str = "policy file"
-) -> Policy:
-    """The policy of a parsed policy file (module docstring)."""
-    if not isinstance(data, dict):
-        raise GopsInputError(
-            "a policy file is a JSON object {information-state string: {action: probability}}"
-        )
-    known = {info.string for player in (0, 1) for info in game.information_states(player)}
-    for string, probabilities in data.items():
-        if string not in known:
-            raise GopsInputError(
-                f"{_where(string)} is not a decision of {game.n}-card imperfect-information "
-                f"goofspiel ({game.order.name} order)"
-            )
-        if not isinstance(probabilities, dict):
-            raise GopsInputError(f"{_where(string)}: expected {{action: probability}}")
-
-    def given(info: InformationState) -> dict | None:
-        entry = data.get(info.string)
-        if entry is None:
-            return None
-        return {_action_id(a, _where(info)): p for a, p in entry.items()}
-
-    return _build(game, name, given, fill_uniform)
-
-
-def load_policy_file(game: ImperfectGame, path, fill_uniform: bool = False) -> Policy:
-    """:func:`policy_from_json` of the JSON file at ``path`` (an unreadable or malformed
-    file: a one-line GopsInputError)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GopsInputError(f"cannot read the policy file {str(path)!r}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GopsInputError(f"the policy file {str(path)!r} is not JSON: {exc}") from None
-    return policy_from_json(game, data, fill_uniform, name=str(path))
 
 
 def _pyspiel():

@@ -34,11 +34,19 @@ import numpy as np
 
 from exact.errors import GopsInputError
 from exact.game.orders import RANDOM
-from exact.imperfect.fast import _decode
+from exact.imperfect.fast import _decode, _rank
 from exact.imperfect.game import TIE, ImperfectGame, InfoKey
 from exact.imperfect.policy import Policy
 
-__all__ = ["ORDER_CODES", "TABLE_BYTES_LIMIT", "Layout", "layout", "legal_rows", "policy_arrays"]
+__all__ = [
+    "ORDER_CODES",
+    "TABLE_BYTES_LIMIT",
+    "Layout",
+    "layout",
+    "legal_rows",
+    "policy_arrays",
+    "reachable_rows",
+]
 
 #: The kernels' code of each prize order.
 ORDER_CODES = {"random": 0, "descending": 1, "ascending": 2}
@@ -101,6 +109,37 @@ class Layout:
             + winner_index
         )
 
+    def key(self, row: int) -> InfoKey:
+        """The decision of a row (the inverse of :meth:`row`; a row no play reaches has a
+        key too).
+
+        >>> where = layout(ImperfectGame.parse(3, "descending"))
+        >>> where.key(2), where.key(9)
+        (((3, 2), (1,), (1,)), ((3, 2), (3,), (-3,)))
+        """
+        r = next(r for r in range(self.last + 1) if row < self.offsets[r + 1])
+        index, winner_index = divmod(row - self.offsets[r], 3**r)
+        prize_index, own_index = divmod(index, self.own_sequences[r])
+        if self.order == ORDER_CODES["random"]:
+            prizes = _cards_of(prize_index, r + 1, self.n)
+        else:
+            prizes = self.fixed[: r + 1]
+        winners = []
+        for _ in range(r):
+            winner_index, digit = divmod(winner_index, 3)
+            winners.append(TIE if digit == 2 else digit)
+        return prizes, _cards_of(own_index, r, self.n), tuple(winners)
+
+
+def _cards_of(index: int, length: int, n: int) -> tuple[int, ...]:
+    """The sequence of distinct cards numbered ``index`` (the inverse of :func:`_ranks`)."""
+    ranks = []
+    for j in range(length - 1, -1, -1):
+        index, rank = divmod(index, n - j)
+        ranks.append(rank)
+    left = list(range(1, n + 1))
+    return tuple(left.pop(rank) for rank in reversed(ranks))
+
 
 def _ranks(cards, n: int) -> int:
     """The mixed-radix number of a sequence of distinct cards: each card's rank among
@@ -153,6 +192,8 @@ def layout(game: ImperfectGame) -> Layout:
 def policy_arrays(layout: Layout, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
     """Both players' probabilities, ``sigma[player][row, card - 1]`` (module docstring)."""
     n = layout.n
+    if policy.arrays is not None:  # a policy file's, filled as it was read
+        return policy.arrays
     sigmas = (np.zeros((layout.rows, n)), np.zeros((layout.rows, n)))
     if policy.tables is None:  # uniform: 1/(cards in hand) at every row of round r
         for sigma in sigmas:
@@ -195,3 +236,64 @@ def legal_rows(where: Layout) -> np.ndarray:
     _legal(where.n, where.last, where.order, a["prize_sequences"], a["own_sequences"],
            a["offsets"], legal)  # fmt: skip
     return legal
+
+
+@numba.njit(cache=True, nogil=True)
+def _reachable(n, last, player, own_seqs, starts, out):
+    """out[starts[r] + own * 3^r + winners] for each (own bids, winners) of ``player``'s
+    decisions in round r that some distinct bids of the opponent produce: depth first over
+    both players' bids, an explicit stack (round r's bid pair (a, b) at a[r], b[r])."""
+    own = np.zeros(last + 2, dtype=np.int64)
+    opp = np.zeros(last + 2, dtype=np.int64)
+    sidx = np.zeros(last + 2, dtype=np.int64)
+    widx = np.zeros(last + 2, dtype=np.int64)
+    a_at = np.ones(last + 2, dtype=np.int64)
+    b_at = np.zeros(last + 2, dtype=np.int64)
+    out[starts[0]] = True
+    r = 0
+    while r >= 0:
+        if r == last:
+            r -= 1
+            continue
+        b_at[r] += 1
+        if b_at[r] > n:
+            b_at[r] = 1
+            a_at[r] += 1
+        a, b = a_at[r], b_at[r]
+        if a > n:
+            r -= 1
+            continue
+        if own[r] & (1 << (a - 1)) or opp[r] & (1 << (b - 1)):
+            continue
+        digit = 2 if a == b else (player if a > b else 1 - player)
+        pow3 = 3**r
+        own[r + 1] = own[r] | (1 << (a - 1))
+        opp[r + 1] = opp[r] | (1 << (b - 1))
+        sidx[r + 1] = sidx[r] * (n - r) + _rank(own[r], a)
+        widx[r + 1] = widx[r] + digit * pow3
+        out[starts[r + 1] + sidx[r + 1] * pow3 * 3 + widx[r + 1]] = True
+        r += 1
+        a_at[r], b_at[r] = 1, 0
+
+
+def reachable_rows(where: Layout, player: int) -> np.ndarray:
+    """reachable[row]: whether the row is a decision of ``player`` (some bids of both
+    players and some prizes reach it), for every row of the tables.  Whether bids reach
+    a row does not depend on the prizes, so each round's block of (own bids, winners) is
+    computed once and repeated for every prize sequence.
+
+    >>> from exact.imperfect.game import ImperfectGame
+    >>> where = layout(ImperfectGame.parse(3, "descending"))
+    >>> [where.key(int(row))[1:] for row in np.flatnonzero(~reachable_rows(where, 0))]
+    [((1,), (0,)), ((3,), (1,))]
+    """
+    sizes = [where.own_sequences[r] * 3**r for r in range(where.last + 1)]
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    block = np.zeros(int(starts[-1]), dtype=np.bool_)
+    _reachable(where.n, where.last, player, np.array(where.own_sequences, dtype=np.int64),
+               starts, block)  # fmt: skip
+    out = np.empty(where.rows, dtype=np.bool_)
+    for r in range(where.last + 1):
+        rows = out[where.offsets[r] : where.offsets[r + 1]].reshape(where.prize_sequences[r], -1)
+        rows[:] = block[starts[r] : starts[r + 1]]
+    return out
