@@ -266,3 +266,110 @@ def test_the_api_solves_into_a_frontier_store_and_refuses_what_a_store_cannot_ho
         with pytest.raises(GopsInputError):
             exact.solve(5, **kwargs)
     assert not (tmp_path / "r").exists()
+
+
+def _forge_lowest_and_truncate(root, keep: int, n: int) -> None:
+    """Issue 47 item 2: every value 0.5 < |v| < 20 of the lowest kept level negated, its
+    checksum recomputed (as a careful forger would), the levels above it removed."""
+    path = root / f"level-{keep}.npy"
+    values = np.load(path)
+    flip = (np.abs(values) > 0.5) & (np.abs(values) < 20)
+    assert flip.any()
+    values[flip] = -values[flip]
+    np.save(path, values)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["levels"][str(keep)]["sha256"] = file_sha256(path)
+    for k in range(keep + 1, n + 1):
+        del manifest["levels"][str(k)]
+        (root / f"level-{k}.npy").unlink()
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_resume_on_the_frontier_says_it_re_derived_nothing_of_level_k(tmp_path):
+    """Level 3 of a --keep-from 3 store forged: the resume cannot re-derive it (level 2
+    was dropped), so it rebuilds levels 4..6 on it, and says what it checked of it: none
+    of its 620 items (N = 6, level 3: 20 prize sets x 31 solved patterns), an edited item
+    escaping with probability 1; no "spot-checked"."""
+    root = tmp_path / "f"
+    solve_into_store(GameSpec.parse(6), root, keep_from=3)
+    _forge_lowest_and_truncate(root, 3, 6)
+    result = CliRunner().invoke(main, ["solve", "6", "--store", str(root), "--keep-from", "3"])
+    assert result.exit_code == 0, result.output
+    assert "spot-checked" not in result.output
+    assert (
+        "\n  kept level 3: 0 of 620 items re-derived (level 2 was dropped, --keep-from 3: "
+        "checksum and the values the rules fix checked); an edited item escapes with "
+        "probability 1\n"
+    ) in result.output
+    assert (
+        "radius, given the stored level 3 (kept by this resume, in whole or in part, not "
+        f"re-derived in full: `gops verify {root}` re-derives the levels above 3 given level "
+        "3, which no check can re-derive (--keep-from 3)): every stored value within "
+    ) in result.output
+
+
+def test_rederive_on_a_frontier_store_is_refused_in_one_line(tmp_path):
+    """Issue 47 item 2: --rederive promises a claim resting on nothing stored, which a
+    store whose lowest level cannot be re-derived cannot give: one line naming level 3 and
+    --keep-from 3, exit 2, for the forged store and a genuine one alike.  Without
+    --rederive the claim names its condition in its own sentence."""
+    forged, genuine = tmp_path / "forged", tmp_path / "genuine"
+    solve_into_store(GameSpec.parse(6), genuine, keep_from=3)
+    shutil.copytree(genuine, forged)
+    _forge_lowest_and_truncate(forged, 3, 6)
+    solve_into_store(GameSpec.parse(6), forged)
+    five = "1,2,3,4,5"
+    position = ["strategy", "--mine", five, "--theirs", five, "--deck", five, "--upcard", "2"]
+    for root in (forged, genuine):
+        for args in (position, ["table", "6"]):
+            result = CliRunner().invoke(
+                main, [*args, "--store", str(root), "--certified", "--rederive"]
+            )
+            assert result.exit_code == 2, result.output
+            assert result.output.count("\n") == 1, result.output
+            assert result.output.startswith(
+                f"gops: error: --rederive: {root} keeps levels 3..6 only (--keep-from 3): "
+                "level 3 cannot be re-derived"
+            )
+    result = CliRunner().invoke(main, [*position, "--store", str(genuine), "--certified"])
+    assert result.exit_code == 0, result.output
+    claims = [line for line in result.output.splitlines() if line.startswith("certified")]
+    assert claims == [
+        line
+        for line in claims
+        if line.startswith(
+            f"certified, given the stored level 3 of {genuine} within its recorded radius "
+            "(levels 0..2 were dropped, --keep-from 3: no check can re-derive it): "
+        )
+    ]
+    assert claims and "rerun with --rederive" not in result.output
+
+
+@pytest.mark.parametrize("level", [2, 0])
+def test_a_level_below_k_not_marked_dropped_reads_alike_everywhere(tmp_path, level):
+    """Issue 47 item 2: "dropped" taken out of a level's entry below K.  Every command that
+    reads the store refuses it alike (one line, exit 2), where verify refused it and
+    table --certified answered; a solve into the store drops the level again."""
+    root = tmp_path / "f"
+    solve_into_store(GameSpec.parse(6), root, keep_from=3)
+    manifest = json.loads((root / "manifest.json").read_text())
+    del manifest["levels"][str(level)]["dropped"]
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    six = "1,2,3,4,5,6"
+    words = f"does not mark level {level} dropped, but the store keeps levels 3..6"
+    for args in (
+        ["verify", str(root)],
+        ["table", "6", "--store", str(root), "--certified"],
+        ["strategy", "--mine", six, "--theirs", six, "--deck", six, "--upcard", "6"]
+        + ["--store", str(root)],
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert words in result.output and result.output.count("\n") == 1, result.output
+    with pytest.raises(GopsInputError, match=words):
+        exact.load(root)
+    assert "gops solve 6 --store" in result.output
+    Store.for_game(root, GameSpec.parse(6)).solve()
+    assert Store.open(root).is_dropped(level)
+    result = CliRunner().invoke(main, ["table", "6", "--store", str(root), "--certified"])
+    assert result.exit_code == 0, result.output

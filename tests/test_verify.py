@@ -490,6 +490,33 @@ def test_a_resume_refuses_to_build_on_a_forged_level(store):
     assert sorted(manifest(store)["levels"]) == ["0", "1", "2", "3"]
 
 
+def test_a_resume_says_how_much_of_each_kept_level_it_re_derived(store):
+    """Issue 47 item 2: levels 5..7 removed; the resume keeps levels 0..4 and builds level
+    5 on level 4, whose 4,375 items (N = 7) are more than SMALL_LEVEL_ITEMS: it re-derives
+    RESUME_SAMPLE = 256 of them at random, so one edited item escapes with probability
+    1 - 256 / 4,375; of levels 0..3 (0 + 7 + 126 + 1,085 items) it checks the checksums
+    and the values the rules fix only, so an edited item there escapes for certain."""
+    data = manifest(store)
+    for k in range(5, N + 1):
+        del data["levels"][str(k)]
+        (store / f"level-{k}.npy").unlink()
+    rewrite_manifest(store, data)
+    result = gops("solve", N, "--store", store, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "spot-checked" not in result.output
+    lines = result.output.splitlines()
+    at = lines.index(
+        "  kept levels 0..3: 0 of 1,218 items re-derived (checksum and the values the rules "
+        "fix checked); an edited item escapes with probability 1"
+    )
+    assert lines[at - 1].startswith("radius, given the stored levels 0..4 (kept by this resume")
+    assert lines[at + 1] == (
+        "  kept level 4: 256 of 4,375 items re-derived; an edited item escapes with "
+        "probability 0.941"
+    )
+    assert round(1 - 256 / 4375, 3) == 0.941
+
+
 def checkpoint_claiming_all(root, k):
     """Level k taken out of the manifest (and the levels above), its file kept, and a
     ``level-k.progress`` that claims every item done, hashed as a careful forger would."""
@@ -520,6 +547,18 @@ def test_a_resume_refuses_a_forged_checkpoint(store):
     assert result.exit_code == 1, result.output
     assert f"gops: error: {store}: level 5, prizes {{" in result.output
     assert not (store / "level-6.npy").exists()
+
+
+def test_a_resume_says_what_it_re_derived_of_a_checkpoint(store):
+    """The genuine level 5 (2,520 items, N = 7) taken out of the manifest, its checkpoint
+    claiming every item: the resume re-derives all of them (a small level) and says so."""
+    checkpoint_claiming_all(store, 5)
+    result = gops("solve", N, "--store", store, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert (
+        "\n  kept level 5: 2,520 of 2,520 items re-derived (the items its checkpoint took as "
+        "done); an edited item escapes with probability 0\n"
+    ) in result.output
 
 
 def test_a_checkpoint_that_does_not_hash_its_rows_is_dropped(store, pristine):

@@ -34,7 +34,7 @@ from exact.dp.drivers import device_objective
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_fits, estimate, format_duration, level_work, work_left
 from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes, solve_limit
-from exact.dp.store import Store
+from exact.dp.store import Store, resume_words
 from exact.dp.verify import check_position
 from exact.errors import GopsInputError
 from exact.game.encoding import column_count, pattern_count
@@ -164,7 +164,7 @@ def print_summary(sol, st, jit, lead=None, store_dir=None, kept=(), keep_from=0)
     )
     click.echo(f"time: {st.seconds:.2f} s (plus {jit:.2f} s JIT load/compile)")
     click.echo(f"peak memory: {st.peak_memory_bytes / 2**20:.0f} MiB")
-    print_radius(sol, kept)
+    print_radius(sol, kept, keep_from)
     click.echo(start_line(sol, lead))
 
 
@@ -188,20 +188,30 @@ def start_line(sol, lead=None) -> str:
     return f"{head}: {value:+.3e} ({'; '.join(words)})"
 
 
-def print_radius(sol, kept=()) -> None:
+def print_radius(sol, kept=(), keep_from: int = 0) -> None:
     """The certified radius: the largest over the levels (exact.kernels.bounds), proved by
-    this run unless some levels were ``kept`` as a store held them (then it is the
-    store's claim, and says so)."""
+    this run unless some levels were ``kept`` as a store held them (ResumeChecks: then it
+    is the store's claim, and says so, with what the resume checked of each; ``keep_from``
+    the frontier store's K, whose level K no check can re-derive)."""
     radius = max(sol.radii)
     if not kept:
         click.echo(f"certified: every stored value within {radius:.1e} of the exact one")
-    else:
-        levels = f"levels {kept[0]}..{kept[-1]}" if len(kept) > 1 else f"level {kept[0]}"
-        click.echo(
-            f"radius, given the stored {levels} (kept by this resume, in whole or in part, "
-            f"spot-checked, not re-derived: `gops verify {sol.store}` proves them): every "
-            f"stored value within {radius:.1e} of the exact one"
+        return
+    first, last = kept[0].k, kept[-1].k
+    levels = f"levels {first}..{last}" if len(kept) > 1 else f"level {first}"
+    proof = f"`gops verify {sol.store}` proves them"
+    if keep_from:  # the lowest file's level below is gone
+        proof = (
+            f"`gops verify {sol.store}` re-derives the levels above {keep_from} given level "
+            f"{keep_from}, which no check can re-derive (--keep-from {keep_from})"
         )
+    click.echo(
+        f"radius, given the stored {levels} (kept by this resume, in whole or in part, "
+        f"not re-derived in full: {proof}): every stored value within {radius:.1e} of the "
+        "exact one"
+    )
+    for line in resume_words(list(kept)):
+        click.echo(f"  kept {line}")
 
 
 def solve_store(
@@ -260,7 +270,7 @@ def solve_store(
             store.solve(progress, device)
         finally:
             bar.close()
-        games, kept = store.games, store.kept
+        games, kept = store.games, store.kept_checks()
     else:
         games, kept = solve_cluster_with_progress(store, cluster, chunk_items, quiet)
     sol = store.solution()
@@ -317,7 +327,8 @@ def _levels_text(ks) -> str:
 def solve_cluster_with_progress(store: Store, cluster, part_items, quiet):
     """Solve on Dask with a line per level on stderr (parts, games, rate, and the time
     left for the other levels from the cost model of exact.dp.preflight) and a summary;
-    returns the games solved and the levels kept as the store held them."""
+    returns the games solved and what it checked of the levels it kept as the store held
+    them (ResumeChecks)."""
 
     game, n = store.game, store.game.n
     work = [level_work(game, k) for k in range(n + 1)]
@@ -356,7 +367,7 @@ def solve_cluster_with_progress(store: Store, cluster, part_items, quiet):
             f"now: {report.games:,} games in {report.seconds:.1f} s",
             err=True,
         )
-    return report.games, store.kept
+    return report.games, store.kept_checks()
 
 
 def report_repair(k, what):
@@ -404,7 +415,8 @@ def _table_n(options: dict) -> int:
     "--rederive",
     is_flag=True,
     help="With --store: first re-derive every level below the one read (gops verify's "
-    "proof, here), so that no claim rests on the store's word.",
+    "proof, here), so that no claim rests on the store's word (refused for a store made "
+    "with --keep-from: its lowest level cannot be re-derived).",
 )
 @device_option
 @objective_options
@@ -551,7 +563,8 @@ def _strategy_n(options: dict) -> int:
     "--rederive",
     is_flag=True,
     help="With --store: first re-derive every level below the one read (gops verify's "
-    "proof, here), so that no claim rests on the store's word.",
+    "proof, here), so that no claim rests on the store's word (refused for a store made "
+    "with --keep-from: its lowest level cannot be re-derived).",
 )
 @objective_options
 @game_options(

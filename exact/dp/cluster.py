@@ -54,7 +54,6 @@ from exact.dp.store import (
     level_file,
     open_checked_level,
     parts_folder,
-    spot_check,
 )
 from exact.errors import GopsInputError, SolverError
 from exact.game.encoding import build_levels
@@ -376,8 +375,9 @@ def _result(future, k: int) -> dict:
 def check_resumed_parts(store: Store, level, out, resumed, radius: float) -> None:
     """The items of the parts a resume takes as done (their files and notes could have
     been rewritten together), re-derived from the stored level below as a resume checks a
-    checkpoint (:func:`exact.dp.store.spot_check`): StoreContradicted (exit 1) if one
-    disagrees, before the level is recorded."""
+    checkpoint (:meth:`exact.dp.store.Store.spot_check_kept`): StoreContradicted (exit 1)
+    if one disagrees, before the level is recorded; else the level is kept in part as the
+    store held it (a condition of the claims made from it)."""
     if not resumed or level.k == 0:
         return
     verifier = store.level_verifier(level.k, stored=out)
@@ -389,9 +389,7 @@ def check_resumed_parts(store: Store, level, out, resumed, radius: float) -> Non
         part = np.searchsorted(ends, index, side="right")
         return starts[part] + index - (ends[part] - sizes[part])
 
-    rng = np.random.default_rng()
-    store.refuse(level.k, spot_check(verifier, int(ends[-1]), radius, rng, item_of))
-    store.kept.append(level.k)  # taken in part as the store held it: a claim's condition
+    store.spot_check_kept(level.k, verifier, int(ends[-1]), radius, item_of, checkpoint=True)
 
 
 def join_parts(store: Store, level, parts, resumed=()) -> float:

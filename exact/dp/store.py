@@ -34,9 +34,11 @@ The frontier mode (``keep_from`` K, ``gops solve --keep-from K``) keeps the file
 levels K..N only: level j < K is dropped (its file deleted, its entry marked "dropped", its
 shape, checksum and radius kept) once level j + 1 is complete.  The manifest says
 "dropped" before the file goes, so a crash between the two leaves a file that the next
-solve deletes.  A resume then builds on the stored levels it can still read; a kept level
-whose level below was dropped can no longer be re-derived (its checksum and the values the
-rules fix are still checked).
+solve deletes; a store opened to be read (:meth:`Store.open`) refuses such an entry, so that
+every command reads it alike.  A resume then builds on the stored levels it can still read;
+a kept level whose level below was dropped can no longer be re-derived (its checksum and
+the values the rules fix are still checked, and the resume says that none of its items
+was re-derived).
 
 With ``below_in_memory`` the levels 0..K - 1 are never written: each is built in memory,
 its entry (shape, the SHA-256 its .npy file would have, radius) recorded "dropped" once
@@ -66,7 +68,9 @@ Invariants (what makes ``kill -9`` at any moment harmless):
 - Nothing is built on what was not re-derived: before a level is computed, the kept level
   below and the items a checkpoint takes as done are re-derived from their level below
   (:meth:`Store.check_resume`, all of a small level, a sample of a large one); a
-  disagreement is StoreContradicted, and nothing is written.
+  disagreement is StoreContradicted, and nothing is written.  The one exception, a
+  frontier store's level K (its level below dropped), and what was re-derived of every
+  kept level are recorded (:class:`ResumeCheck`) and stated by ``gops solve``.
 
 Only the level being built and the one below it are mapped into memory, both as file
 mappings (the one below copy-on-write, never written): their pages are the system's page
@@ -91,7 +95,7 @@ import numpy as np
 from exact.atomic import atomic_file
 from exact.dp.drivers import BACKENDS, backend_of, device_objective, solve_float_levels
 from exact.dp.objective import Objective, objective_of
-from exact.dp.rederive import LevelVerifier, check_items, fixed_problem, pick_items
+from exact.dp.rederive import LevelVerifier, check_items, escape_chance, fixed_problem, pick_items
 from exact.dp.solution import Solution
 from exact.errors import GopsInputError
 from exact.game.encoding import MAX_CARDS, build_levels
@@ -328,6 +332,8 @@ class Store:
         #: Levels kept as stored (not re-derived by this run): every completed level found
         #: intact, and the level in progress if its checkpointed items were taken.
         self.kept: list[int] = []
+        #: What this resume checked of each kept level (:class:`ResumeCheck`).
+        self.checks: dict[int, ResumeCheck] = {}
         #: Per level being built: (prize sets hashed, the running SHA-256 of their bytes).
         self._chain: dict[int, tuple[int, hashlib._Hash]] = {}
         #: The levels read through :meth:`level`, each checked once.
@@ -339,11 +345,14 @@ class Store:
     def open(cls, root) -> Store:
         """The store at ``root``, to read: its manifest read once and checked (the format,
         every level's shape against the one N implies, the radii no solve writes:
-        :meth:`_check_radii`).  StoreError (one line) otherwise; nothing is written."""
+        :meth:`_check_radii`, the levels a frontier store drops: :meth:`_check_dropped`).
+        StoreError (one line) otherwise; nothing is written.  Every command that reads a
+        store opens it here, so each reads every level entry the same way."""
         manifest = _read_manifest(root)
         store = cls(root, _game_of(manifest), manifest)
         store._check_shapes()
         store._check_radii()
+        store._check_dropped()
         return store
 
     @classmethod
@@ -486,6 +495,24 @@ class Store:
                     f"{where} gives level {k} the radius {radius!r}, below level "
                     f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
                     "edited)"
+                )
+
+    def _check_dropped(self) -> None:
+        """Refuse a frontier store whose level j < K is complete, its level j + 1 too, and
+        not marked "dropped" (StoreError, one line).  The rule: a solve marks level j
+        dropped as soon as level j + 1 is complete (:meth:`finish`), so such an entry was
+        edited, or left by a solve stopped between the two writes of the manifest; a
+        solve into the store drops it (:meth:`drop_below_frontier`).  A store to read
+        never has one, so that no command reads its file where another says it is gone."""
+        keep = self.keep_from
+        for k in range(keep):
+            if self.is_complete(k) and self.is_complete(k + 1) and not self.is_dropped(k):
+                raise StoreError(
+                    f"{self.root / MANIFEST} does not mark level {k} dropped, but the store "
+                    f"keeps levels {keep}..{self.game.n} (--keep-from {keep}) and level "
+                    f"{k + 1} is complete: the manifest was edited, or a solve stopped "
+                    f"before dropping it (`gops solve {self.game.command_flags()} --store "
+                    f"{self.root}` drops it)"
                 )
 
     def _save_manifest(self) -> None:
@@ -809,7 +836,8 @@ class Store:
         damage = self.damage(level.k)
         if damage is None:
             self.refuse(level.k, fixed_problem(self.level_verifier(level.k, stored_only=True)))
-            self.kept.append(level.k)
+            self.kept.append(level.k)  # re-derived in part by check_resume if built on
+            self.checks[level.k] = ResumeCheck(level.k, 0, self._items(level.k), CHECKSUM_ONLY)
             return True
         if level.k > 0 and self.is_dropped(level.k - 1):
             raise StoreError(
@@ -888,23 +916,55 @@ class Store:
         :data:`~exact.dp.rederive.SMALL_LEVEL_ITEMS`, else :data:`RESUME_SAMPLE` at random,
         each bound within its recorded radius (its values the rules fix were checked whole
         by :meth:`completed`).  StoreContradicted (exit 1) on the first disagreement: the
-        level, the item, both values."""
+        level, the item, both values.  Each kept part of a level is checked once: a level
+        finished from its checkpoint is not checked again (:meth:`check_checkpoint`)."""
         k = level.k - 1
+        if k in self.checks and self.checks[k].checkpoint:
+            return  # its checkpoint's items were checked when taken, the rest computed here
         if k in self.kept and k > 0 and self.is_dropped(k - 1) and k - 1 not in self._memory:
             self.unrederived.append(k)  # its checksum and fixed values were checked
+            dropped = f"level {k - 1} was dropped, --keep-from {self.keep_from}: {CHECKSUM_ONLY}"
+            self.checks[k] = ResumeCheck(k, 0, self._items(k), dropped)
         elif k in self.kept and k > 0:
-            rng = np.random.default_rng()  # unseeded: an edit cannot know the sample
-            self.refuse(k, spot_check(self.level_verifier(k), None, self.radius(k), rng))
+            self.spot_check_kept(k, self.level_verifier(k), None, self.radius(k))
 
     def check_checkpoint(self, level, arr: np.ndarray, done: int, radius: float) -> None:
         """The ``done`` items of level k that a checkpoint takes as finished (in ``arr``),
         checked as :meth:`check_resume` checks a kept level, and its values the rules fix."""
         if done:
-            rng = np.random.default_rng()
             verifier = self.level_verifier(level.k, stored=arr)
-            problem = fixed_problem(verifier) or spot_check(verifier, done, radius, rng)
-            self.refuse(level.k, problem)
-            self.kept.append(level.k)
+            self.refuse(level.k, fixed_problem(verifier))
+            self.spot_check_kept(level.k, verifier, done, radius, checkpoint=True)
+
+    def spot_check_kept(
+        self,
+        k: int,
+        verifier: LevelVerifier,
+        items: int | None,
+        radius: float,
+        item_of=None,
+        checkpoint: bool = False,
+    ) -> None:
+        """Re-derive ``items`` kernel items of level k (default all; a sample of a large
+        level, drawn here unseeded: an edit cannot know it; ``item_of`` as in
+        :func:`spot_check`), refuse the level on a disagreement (StoreContradicted),
+        else record it kept with what was checked (``checks``; ``checkpoint``: the items
+        are those a checkpoint, or a cluster's parts, took as done)."""
+        rng = np.random.default_rng()
+        bad, rederived, total = spot_check(verifier, items, radius, rng, item_of)
+        self.refuse(k, bad)
+        if k not in self.kept:
+            self.kept.append(k)
+        note = CHECKPOINT_ITEMS if checkpoint else ""
+        self.checks[k] = ResumeCheck(k, rederived, total, note, checkpoint)
+
+    def _items(self, k: int) -> int:
+        """The kernel items of level k (none in the empty game)."""
+        return self.objective.level_items(self.levels[k]) if k else 0
+
+    def kept_checks(self) -> list[ResumeCheck]:
+        """What this resume checked of each level it kept, in the order it kept them."""
+        return [self.checks[k] for k in self.kept]
 
     def checkpoint(self, level, out, items: int, radius: float) -> None:
         if not self.in_memory(level.k):
@@ -946,11 +1006,12 @@ def _hash_rows(digest, arr: np.ndarray, r0: int, r1: int, rows: int = 1 << 12) -
 
 def spot_check(
     verifier: LevelVerifier, items: int | None, radius: float, rng, item_of=None
-) -> str | None:
-    """Words for the first of ``items`` kernel items of a level (default all; ``item_of``
+) -> tuple[str | None, int, int]:
+    """(words for the first of ``items`` kernel items of a level (default all; ``item_of``
     maps their indices to item numbers, default the first ``items``) that its
-    re-derivation contradicts, or whose bound exceeds ``radius``; None if none.  Every
-    item when there are few (:func:`exact.dp.rederive.pick_items`), else a sample."""
+    re-derivation contradicts, or whose bound exceeds ``radius``, None if none; the
+    items re-derived; ``items``).  Every item when there are few
+    (:func:`exact.dp.rederive.pick_items`), else :data:`RESUME_SAMPLE` drawn by ``rng``."""
     total = verifier.level.prize_sets * verifier.per_row if verifier.level.k else 0
     items = total if items is None else items
     picked = pick_items(items, RESUME_SAMPLE, rng)
@@ -960,7 +1021,97 @@ def spot_check(
     needed = max((p.needed for p in parts), default=0.0)
     if bad is None and needed > radius and not verifier.slack:  # a device's: its own bound
         bad = f"its items need the radius {needed:.3e}, above the {radius:.3e} recorded"
-    return bad
+    return bad, len(chosen), items
+
+
+#: What a resume checks of a kept level none of whose items it re-derives.
+CHECKSUM_ONLY = "checksum and the values the rules fix checked"
+#: The items of a level in progress that a resume takes from its checkpoint.
+CHECKPOINT_ITEMS = "the items its checkpoint took as done"
+
+
+@dataclass(frozen=True)
+class ResumeCheck:
+    """What a resume checked of a level it keeps as the store held it (whole, or the
+    ``items`` a checkpoint takes as done): ``rederived`` of its ``items`` kernel items
+    re-derived from the stored level below (every one of a small level, else
+    :data:`RESUME_SAMPLE` drawn at random without replacement), and ``note``: what else
+    (or why nothing) was checked; ``checkpoint``: the items are a level's in progress.
+
+    >>> str(ResumeCheck(7, 256, 10_000))
+    'level 7: 256 of 10,000 items re-derived; an edited item escapes with probability 0.974'
+    """
+
+    k: int
+    rederived: int
+    items: int
+    note: str = ""
+    checkpoint: bool = False
+
+    def __str__(self) -> str:
+        return _check_words(f"level {self.k}", self.rederived, self.items, self.note)
+
+
+def _check_words(levels: str, rederived: int, items: int, note: str) -> str:
+    """``rederived`` of ``items`` in words, with the chance that one edited item is none of
+    them (:func:`exact.dp.rederive.escape_chance`: 1 - rederived / items, the items drawn
+    without replacement)."""
+    note = f" ({note})" if note else ""
+    p = probability_text(escape_chance(items, rederived))
+    return (
+        f"{levels}: {rederived:,} of {items:,} items re-derived{note}; an edited item "
+        f"escapes with probability {p}"
+    )
+
+
+def probability_text(p: float) -> str:
+    """A probability in words that never rounds a chance to a certainty: 0 and 1 as
+    such, else three significant digits, or 1 - q where p would print as 1.
+
+    >>> probability_text(1 - 256 / 10_000), probability_text(1 - 256 / 10**9)
+    ('0.974', '1 - 2.6e-07')
+    >>> probability_text(0.0), probability_text(1.0)
+    ('0', '1')
+    """
+    if p in (0.0, 1.0):
+        return f"{p:g}"
+    if f"{p:.3g}" == "1":
+        return f"1 - {1.0 - p:.2g}"
+    return f"{p:.3g}"
+
+
+def resume_words(checks: list[ResumeCheck]) -> list[str]:
+    """What a resume checked of the levels it kept, a line per level, consecutive levels
+    checked alike (nothing re-derived, for the same reason) on one line.
+
+    >>> checks = [ResumeCheck(k, 0, 10 * k, "checksum") for k in range(4)]
+    >>> for line in resume_words([*checks, ResumeCheck(4, 40, 40)]):
+    ...     print(line)
+    levels 0..3: 0 of 60 items re-derived (checksum); an edited item escapes with probability 1
+    level 4: 40 of 40 items re-derived; an edited item escapes with probability 0
+    """
+    groups: list[list[ResumeCheck]] = []
+    for check in checks:
+        last = groups[-1][-1] if groups else None
+        alike = (
+            last is not None
+            and check.k == last.k + 1
+            and check.rederived == last.rederived == 0
+            and check.note == last.note
+        )
+        if alike:
+            groups[-1].append(check)
+        else:
+            groups.append([check])
+    lines = []
+    for group in groups:
+        if len(group) == 1:
+            lines.append(str(group[0]))
+        else:
+            levels = f"levels {group[0].k}..{group[-1].k}"
+            items = sum(c.items for c in group)
+            lines.append(_check_words(levels, 0, items, group[0].note))
+    return lines
 
 
 def read_checkpoint_hash(path: Path) -> tuple[int, str]:

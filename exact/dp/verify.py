@@ -43,7 +43,9 @@ levels K..N only: levels K + 1..N are re-derived as above, each from the stored 
 below; level K, whose level below is gone, only for its checksum and the values the rules
 fix.  What is proved is then conditional: every kept value lies within its level's radius
 of the exact value *given* that level K's stored values lie within r_K (which the solve
-proved from the dropped levels, and no check can redo).
+proved from the dropped levels, and no check can redo).  So a claim read from a frontier
+store always names that condition, and ``--rederive`` (a claim with none) is refused
+there (:func:`check_position`).
 """
 
 from __future__ import annotations
@@ -438,17 +440,15 @@ class ReadCheck:
         dropped = f"levels 0..{keep - 1} were dropped, --keep-from {keep}"
         if self.unrederived:
             return f"the stored level {k} of {root} itself ({dropped}: no check can re-derive it)"
-        if self.rederived or k - 1 == keep:
-            between = f"level {keep + 1}" if k - 2 == keep else f"levels {keep + 1}..{k - 1}"
-            done = f"; {between} re-derived here" if k - 1 > keep else ""
+        if k - 1 == keep:
             return (
                 f"the stored level {keep} of {root} within its recorded radius ({dropped}: "
-                f"no check can re-derive it{done})"
+                "no check can re-derive it)"
             )
         above = f"level {k - 1}" if k - 2 == keep else f"levels {keep + 1}..{k - 1}"
         return (
             f"the stored levels {keep}..{k - 1} of {root} ({dropped}; `gops verify {root}` "
-            f"re-derives {above} given level {keep}, or rerun with --rederive)"
+            f"re-derives {above} given level {keep})"
         )
 
     def _device_words(self) -> str:
@@ -463,7 +463,7 @@ class ReadCheck:
         """The premise of a claim made from the store, for the claim's own sentence
         ("certified, given ...: "); None when there is none (the levels below were
         re-derived here, or the values read are the empty game's)."""
-        if self.k == 0 or (self.rederived and not self.keep_from):
+        if self.k == 0 or self.rederived:
             return None
         return "given " + self._premise() + self._device_words()
 
@@ -503,7 +503,7 @@ class ReadCheck:
         if self.unrederived:
             unverified = [self.k]
         elif self.rederived:
-            unverified = [low] if low else []
+            unverified = []
         else:
             unverified = list(range(low, self.k))
         out = {
@@ -623,10 +623,12 @@ def check_position(
     """:func:`check_reads` of the values the games of a position read after each of
     ``upcards``, for a solution read from a store; None for one computed in this process
     (nothing to re-derive).  ``rederive``: first re-derive every level below the one read
-    in full (:func:`verify_store`; from the lowest kept level of a frontier store up), so
-    that the claims made from it have no condition (a frontier store's: only its lowest
-    kept level); the radii proved there replace, where larger, the recorded ones of a
-    store with levels a device wrote.  StoreContradicted (exit 1) if one fails."""
+    in full (:func:`verify_store`), so that the claims made from it have no condition;
+    the radii proved there replace, where larger, the recorded ones of a store with levels
+    a device wrote.  StoreContradicted (exit 1) if one fails.  A frontier store refuses
+    ``rederive`` (GopsInputError, one line): its lowest kept level K cannot be re-derived
+    (its level below was dropped), so every claim made from it rests on level K as stored
+    and says so in its own sentence."""
     if solution.store is None:
         if rederive:
             raise GopsInputError("--rederive applies to --store only (nothing else is stored)")
@@ -634,8 +636,15 @@ def check_position(
     k = len(deck) - 1
     store = store_of(solution)
     keep = store.keep_from if store is not None else 0
-    if rederive and k > keep:
-        verdict = verify_store(solution.values.store, levels=list(range(keep, k)))
+    if rederive and keep:
+        raise GopsInputError(
+            f"--rederive: {solution.store} keeps levels {keep}..{solution.n} only (--keep-from "
+            f"{keep}): level {keep} cannot be re-derived (the levels below it were dropped), "
+            f"so no claim can be free of it; drop --rederive (each claim then names level "
+            f"{keep} as its condition)"
+        )
+    if rederive and k > 0:
+        verdict = verify_store(solution.values.store, levels=list(range(k)))
         if verdict.bad is not None:
             raise StoreContradicted(f"{solution.store}: not verified: {verdict.bad}")
         for check in verdict.checked:
