@@ -345,6 +345,44 @@ def test_a_store_is_served_beyond_the_on_the_fly_limit(tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1
 
 
+def test_a_frontier_store_answers_below_its_levels_as_a_server_without_it(tmp_path, client):
+    """Issue 47 item 2: a store made with --keep-from 3 (N = 6) holds levels 3..6 only.
+    A position whose games read level 2 is answered by a solve on the fly, as by a server
+    without the store (the same answer, no "source"); one that reads level 3 comes from
+    the store; where no solve on the fly is made, the refusal says how to get it."""
+    from exact.dp.store import solve_into_store
+
+    solve_into_store(GameSpec.parse(6), tmp_path / "f6", keep_from=3)
+    app = create_app([tmp_path / "f6"])
+    c = testclient.TestClient(app)
+    small = {"n": 6, "mine": "2,4,6", "theirs": "1,3,5", "deck": "1,5,6", "upcard": 5}
+    for path in ("/api/strategy", "/api/position"):
+        r = c.get(path, params=small)
+        assert r.status_code == 200, r.text
+        assert r.json() == client.get(path, params=small).json() and "source" not in r.json()
+    assert app.state.solutions.solves == 1  # one solve answers both
+    line = {"n": 6, "mine": "1,2,3,4", "theirs": "1,2,3,4", "deck": "3,4,5,6", "line": "6:4-1"}
+    r = c.get("/api/line", params=line)  # reaches 3 prizes left: level 3 and 2 read
+    assert r.status_code == 200 and r.json() == client.get("/api/line", params=line).json()
+    large = small | {"mine": "1,2,4,6", "theirs": "1,3,5,6", "deck": "1,2,5,6"}
+    source = c.get("/api/strategy", params=large).json()["source"]
+    assert source["level_read"] == 3 and source["dropped_levels"] == [0, 1, 2]
+    assert c.get("/api/table", params={"n": 6}).json()["source"]["level_read"] == 5
+    assert app.state.solutions.solves == 1
+    tight = testclient.TestClient(create_app([tmp_path / "f6"], cache_bytes=2**10))
+    r = tight.get("/api/strategy", params=small)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"].startswith(
+        f"the store {tmp_path / 'f6'} keeps levels 3..6 only (--keep-from 3): it answers "
+        "positions with at least 4 prizes left, and this request reads level 2; "
+    )
+    assert r.json()["error"].endswith(
+        "`gops strategy` without --store answers any one position (it solves only the "
+        "levels below it)"
+    )
+    assert tight.get("/api/strategy", params=large).status_code == 200
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -28,9 +28,10 @@ def _head(game: GameSpec, lead):
 
 
 def _position(request, with_order: bool = False) -> tuple:
-    """(the query's position, the solution that answers it)."""
+    """(the query's position, the solution that answers it: its games read the level of
+    one prize fewer, the lowest level an answer about the position reads)."""
     q = PositionQuery.parse(request, with_order=with_order)
-    return q, request_solution(request, q.game)
+    return q, request_solution(request, q.game, lowest=len(q.deck) - 1)
 
 
 def _with_source(out: dict, sol, mine, theirs, deck, upcards) -> dict:
@@ -148,9 +149,10 @@ def line(request) -> dict:
             {"prize": u, "mine": b, "theirs": c, "winner": names[result.winner]}
             | ({"lead": pos.lead} if game.has_lead else {})
         )
-    sol = request_solution(request, game)
-    now = pos.lead if game.has_lead else None
     mine, theirs, deck = pos.hands[0], pos.hands[1], pos.deck
+    # the values of the position reached read its level and the one below; an end reads none
+    sol = request_solution(request, game, lowest=len(deck) - 1 if deck else game.n)
+    now = pos.lead if game.has_lead else None
     out: dict[str, object] = {
         "steps": steps,
         "mine": sorted(mine),
@@ -203,7 +205,8 @@ def table(request) -> dict:
     player chooses: each first prize's value too, ``prize_values``)."""
     game, lead = game_query(request, with_order=True)
     n = game.n
-    sol = request_solution(request, game.replace(handicap=lead_handicap(n, lead, "--lead")))
+    solved = game.replace(handicap=lead_handicap(n, lead, "--lead"))
+    sol = request_solution(request, solved, lowest=n - 1)  # the first move reads level N - 1
     root = set(range(1, n + 1))
     strategies = {u: sol.strategy(root, root, root, u, lead) for u in sol.order.next_prizes(root)}
     gap = max(s.gap for s in strategies.values())

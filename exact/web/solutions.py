@@ -16,6 +16,10 @@ holds that game, from the byte-bounded cache (:mod:`exact.web.cache`), or by a s
   progress kept for ``/api/progress`` (:mod:`exact.web.progress`).
 - Concurrent requests for one game wait for one solve: a solution is registered as being
   made, under the lock, before it is made.
+- A frontier store (``gops solve --keep-from K``) holds levels K..N only: it answers a
+  request whose answer reads levels K and above (``lowest``, the lowest level read);
+  one that reads below K is answered as on a server without that store, by a solve on
+  the fly, or refused in one line saying how to get the answer.
 """
 
 from __future__ import annotations
@@ -130,8 +134,12 @@ class Solutions:
     ):
         #: The stores served, by the game each holds (the real game, float).
         self.stores: dict[GameSpec, str] = {}
+        #: The lowest level each store keeps (a frontier store's K; 0: every level).
+        self.keep_from: dict[GameSpec, int] = {}
         for path in stores:
-            self.stores[Store.open(path).game] = str(path)
+            store = Store.open(path)
+            self.stores[store.game] = str(path)
+            self.keep_from[store.game] = store.keep_from
         self.cache_bytes = cache_bytes
         self.solve_max_bytes = min(WEB_SOLVE_MAX_BYTES, cache_bytes)
         self.pool = SolverPool(solvers, queue_limit)
@@ -217,13 +225,14 @@ class Solutions:
                 f"store: {self.served()}"
             )
 
-    def get(self, game: GameSpec, pinned: dict | None = None):
+    def get(self, game: GameSpec, pinned: dict | None = None, lowest: int = 0):
         """The solution of ``game`` (a win game with a handicap: one solved for every lead,
-        as ``gops table --lead`` does; a store answers the game it holds), from
-        ``pinned`` (SolutionKey -> solution, this request's) or the cache, else made here
-        (small) or raised as Pending (large)."""
+        as ``gops table --lead`` does; a store answers the game it holds if it keeps
+        level ``lowest``, the lowest level the answer reads), from ``pinned``
+        (SolutionKey -> solution, this request's) or the cache, else made here (small) or
+        raised as Pending (large)."""
         pinned = {} if pinned is None else pinned
-        key, make, seconds, size = self._recipe(game)
+        key, make, seconds, size = self._recipe(game, lowest)
         for have, solution in pinned.items():
             if have.covers(key):
                 return solution
@@ -240,10 +249,13 @@ class Solutions:
             future = self._start(key, job, progress, seconds, seconds <= INLINE_MAX_SECONDS)
         return self._made_here(key, job, future, pinned)
 
-    def _recipe(self, game: GameSpec):
-        """(key, make, seconds, size) of the solution that answers ``game``: its key, the
-        function of a progress callback that makes it, the cost model's seconds and its
-        bytes of values (0 for a store, mapped from disk, and for exact arithmetic)."""
+    def _recipe(self, game: GameSpec, lowest: int = 0):
+        """(key, make, seconds, size) of the solution that answers ``game`` down to level
+        ``lowest``: its key, the function of a progress callback that makes it, the cost
+        model's seconds and its bytes of values (0 for a store, mapped from disk, and for
+        exact arithmetic)."""
+        if game in self.stores and lowest < self.keep_from[game]:
+            return self._below_frontier(game, lowest)
         if game in self.stores:  # the real game (handicap 0) in floating point
             path = self.stores[game]
 
@@ -261,6 +273,11 @@ class Solutions:
                 return dp_solve.solve_game(dp_solve.check_limits(exact_key.game))
 
             return exact_key, solve_exact, 0.0, 0
+        return self._solve_recipe(game)
+
+    def _solve_recipe(self, game: GameSpec):
+        """The recipe of a float solve on the fly of ``game`` (:meth:`_recipe`),
+        GopsInputError where it exceeds what this server solves (:meth:`_check_size`)."""
         # one solve for every lead
         key = SolutionKey(game.replace(handicap=prize_total(game.n) if game.handicap else 0))
         self._check_size(key.game)
@@ -270,6 +287,21 @@ class Solutions:
             return dp_solve.solve_game(dp_solve.check_limits(key.game), progress)
 
         return key, solve, seconds, size
+
+    def _below_frontier(self, game: GameSpec, lowest: int):
+        """The recipe of a solve on the fly of ``game``, whose frontier store does not keep
+        level ``lowest`` (as a server without the store makes it); GopsInputError (one
+        line, saying how to get the answer) where none is made here."""
+        keep, path = self.keep_from[game], self.stores[game]
+        try:
+            return self._solve_recipe(game)
+        except GopsInputError as exc:
+            raise GopsInputError(
+                f"the store {path} keeps levels {keep}..{game.n} only (--keep-from {keep}): "
+                f"it answers positions with at least {keep + 1} prizes left, and this "
+                f"request reads level {lowest}; {exc}; `gops strategy` without --store "
+                "answers any one position (it solves only the levels below it)"
+            ) from None
 
     def _start(self, key, job, progress, seconds: float, here: bool) -> Future:
         """(Holding the guard.)  Register the solve of ``key``: a small one (``here``) as
@@ -421,7 +453,8 @@ class Solutions:
         return solution
 
 
-def request_solution(request, game: GameSpec):
+def request_solution(request, game: GameSpec, lowest: int = 0):
     """:meth:`Solutions.get` of the app's solutions with the request's pinned solutions
-    (``request.state.pinned``, the solutions awaited for it: :func:`exact.web.app.api`)."""
-    return request.app.state.solutions.get(game, pinned=request.state.pinned)
+    (``request.state.pinned``, the solutions awaited for it: :func:`exact.web.app.api`);
+    ``lowest``: the lowest level the answer reads (a game played to its end: 0)."""
+    return request.app.state.solutions.get(game, pinned=request.state.pinned, lowest=lowest)
