@@ -64,7 +64,7 @@ def test_policy_file_and_fill_uniform(tmp_path):
     "args,words",
     [
         (("absent.json", "--n", 3), "cannot read the policy file"),
-        (("uniform", "--n", 6, "--order", "random"), "N must be at most 5"),
+        (("uniform", "--n", 7, "--order", "random"), "N must be at most 6"),
         (("uniform", "--n", 0), "N must be between 1 and 13"),
         (("uniform", "--n", 3, "--order", "controlled-by-me"), "Invalid value for '--order'"),
     ],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from fractions import Fraction
 
 import click
 
@@ -22,17 +23,20 @@ from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
 from exact.imperfect.policy import uniform_policy
 from exact.imperfect.policy_file import load_policy_file
+from exact.imperfect.shipped import load_shipped, shipped_entry
 
 #: The built-in policies POLICY may name.
 BUILT_IN = {"uniform": uniform_policy}
 
 #: The largest games the best responses take on, by prize order: what the next size
 #: would need (benchmarks/RESULTS.md, "Imperfect-information NashConv").
-NASHCONV_MAX_N = {"descending": 7, "ascending": 7, "random": 5}
+#: Within them the tables must also fit in half of the machine's memory
+#: (exact.imperfect.tables.check_memory): 8 cards in a fixed order need 4.0 GiB.
+NASHCONV_MAX_N = {"descending": 8, "ascending": 8, "random": 6}
 NASHCONV_BEYOND = {
-    "descending": "N = 8 would need 4.0 GiB of best-response tables",
-    "ascending": "N = 8 would need 4.0 GiB of best-response tables",
-    "random": "N = 6 would need 4.2 GiB of best-response tables",
+    "descending": "N = 9 would need 120 GiB of best-response tables",
+    "ascending": "N = 9 would need 120 GiB of best-response tables",
+    "random": "N = 7 would need 711 GiB of best-response tables",
 }
 
 
@@ -173,10 +177,14 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
 @click.option(
     "--method",
     type=click.Choice(METHODS),
-    default="exact",
-    show_default=True,
     help="exact: the sequence-form LP made exact; lp: the float LP, its NashConv proven "
-    "(an epsilon-equilibrium); cfr: CFR+, its average policy's NashConv proven.",
+    "(an epsilon-equilibrium); cfr: CFR+, its average policy's NashConv proven "
+    "[default: the shipped equilibrium where there is one, else exact].",
+)
+@click.option(
+    "--recompute",
+    is_flag=True,
+    help="Solve again (--method, default exact) instead of reading the shipped equilibrium.",
 )
 @click.option(
     "--certify",
@@ -198,6 +206,14 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     type=click.Path(dir_okay=False),
     help="Write the equilibrium as a policy file ({state: {action id: probability}}).",
 )
+@click.option(
+    "--policy-format",
+    type=click.Choice(("exact", "float")),
+    help="--policy-out's probabilities: exact \"p/q\" strings, or floats (the file OpenSpiel's "
+    "TabularPolicy takes as it is; an exact equilibrium's fractions rounded to the nearest "
+    "float) [default: exact for an exact equilibrium, float for an epsilon-equilibrium, "
+    "whose floats are exact].",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print JSON (exact numbers as "p/q").')
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @one_line_errors
@@ -205,11 +221,13 @@ def solve(
     n: int,
     order: str,
     objective,
-    method: str,
+    method: str | None,
+    recompute: bool,
     certification: str | None,
     iterations: int | None,
     checkpoint: str | None,
     policy_out: str | None,
+    policy_format: str | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -222,15 +240,24 @@ def solve(
     duality gap).  --method lp: the same LP in float64 (HiGHS's basis re-solved with
     iterative refinement), --method cfr: CFR+ (Tammelin 2014); either policy's NashConv
     is then bounded with proof (exact rationals, or float64 with its proven error bound).
+
+    Without --method or --recompute, a game whose equilibrium ships with gops
+    (exact/imperfect/equilibria/) is read from there: its file checked against its
+    SHA-256 and its NashConv proven again in this run.
     """
     game = ImperfectGame.parse(n, order, objective)
-    _refuse_size(game, method)
-    _check_method_options(method, certification, iterations, checkpoint)
     for path in (policy_out, checkpoint):
         if path is not None:
             output_kind(path)  # a folder or a FIFO refused before the solve, not after
+    if method is None and not recompute and shipped_entry(game) is not None:
+        _check_method_options("shipped", certification, iterations, checkpoint)
+        _read_shipped(game, policy_out, policy_format, as_json)
+        return
+    method = method or "exact"
+    _refuse_size(game, method)
+    _check_method_options(method, certification, iterations, checkpoint)
     if method == "exact":
-        _solve_exact(game, policy_out, as_json)
+        _solve_exact(game, policy_out, policy_format, as_json)
         return
     tell = None if quiet else (lambda line: click.echo(f"gops: {line}", err=True))
     if method == "lp":
@@ -238,9 +265,7 @@ def solve(
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
     if policy_out is not None:
-        with atomic_file(policy_out, "w") as fh:
-            json.dump(found.policy_json(), fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        _write_policy(policy_out, found.policy_json(), policy_format or "float")
     err = _policy_on_stdout(policy_out)
     if as_json:
         click.echo(json.dumps({**found.to_json(), "policy_out": policy_out}), err=err)
@@ -264,7 +289,7 @@ def solve(
 
 def _check_method_options(method, certification, iterations, checkpoint) -> None:
     """A one-line error for an option the method does not take, or no iterations."""
-    if method == "exact" and certification is not None:
+    if method in ("exact", "shipped") and certification is not None:
         raise GopsInputError("--certify is for --method lp or cfr (exact needs no bound)")
     if method != "cfr" and (iterations is not None or checkpoint is not None):
         raise GopsInputError("--iterations and --checkpoint are for --method cfr")
@@ -274,13 +299,13 @@ def _check_method_options(method, certification, iterations, checkpoint) -> None
         )
 
 
-def _solve_exact(game: ImperfectGame, policy_out: str | None, as_json: bool) -> None:
+def _solve_exact(
+    game: ImperfectGame, policy_out: str | None, policy_format: str | None, as_json: bool
+) -> None:
     """--method exact: the exact equilibrium, its value and sizes."""
     equilibrium = solve_equilibrium(game)
     if policy_out is not None:
-        with atomic_file(policy_out, "w") as fh:
-            json.dump(equilibrium.policy_json(), fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        _write_policy(policy_out, equilibrium.policy_json(), policy_format or "exact")
     err = _policy_on_stdout(policy_out)
     if as_json:
         click.echo(json.dumps({**equilibrium.to_json(), "policy_out": policy_out}), err=err)
@@ -301,6 +326,64 @@ def _solve_exact(game: ImperfectGame, policy_out: str | None, as_json: bool) -> 
     )
     if policy_out is not None:
         click.echo(f"policy written to {policy_out}", err=err)
+
+
+def _read_shipped(
+    game: ImperfectGame, policy_out: str | None, policy_format: str | None, as_json: bool
+) -> None:
+    """The shipped equilibrium, checked and re-proved (exact.imperfect.shipped)."""
+    shipped = load_shipped(game)
+    if policy_out is not None:
+        data = json.loads(shipped.text)
+        _write_policy(policy_out, data, policy_format or ("exact" if shipped.exact else "float"))
+    err = _policy_on_stdout(policy_out)
+    if as_json:
+        click.echo(json.dumps({**shipped.to_json(), "policy_out": policy_out}), err=err)
+        return
+    where = f"read from the shipped {shipped.path.name} (SHA-256 checked)"
+    proof = shipped.proof
+    what = f"{game.n}-card imperfect-information goofspiel ({game.order.name} order, "
+    if shipped.exact:
+        click.echo(
+            f"value of {what}{game.objective.name}) to player 0: {proof.best_responses[0]} "
+            f"(exact; {where}; re-proved in this run: NashConv = 0 exactly)",
+            err=err,
+        )
+    else:
+        how = (
+            "exact rational NashConv"
+            if proof.arithmetic == "rational"
+            else f"float NashConv {proof.value:.3e} + proven error bound {proof.error_bound:.1e}"
+        )
+        click.echo(
+            f"{what}{game.objective.name}): an epsilon-equilibrium {where}, NashConv <= "
+            f"{round_up(shipped.epsilon):.3e} (re-proved in this run: {how})",
+            err=err,
+        )
+    click.echo(
+        f"computed by {shipped.entry['method']}; units: {proof.units}; {shipped.seconds:.2f} s",
+        err=err,
+    )
+    if policy_out is not None:
+        click.echo(f"policy written to {policy_out}", err=err)
+
+
+def _write_policy(path: str, data: dict, policy_format: str) -> None:
+    """A policy file (atomically, or to stdout for -) with probabilities as
+    ``policy_format`` says: exact "p/q" strings or floats (the nearest)."""
+
+    def number(value):
+        exact = Fraction(value)
+        if policy_format == "float":
+            return float(exact)
+        return f"{exact.numerator}/{exact.denominator}"
+
+    converted = {
+        state: {action: number(p) for action, p in row.items()} for state, row in data.items()
+    }
+    with atomic_file(path, "w") as fh:
+        json.dump(converted, fh, indent=1, sort_keys=True)
+        fh.write("\n")
 
 
 def _policy_on_stdout(policy_out: str | None) -> bool:

@@ -52,7 +52,7 @@ from exact.imperfect.certified import (
 from exact.imperfect.checkpoint import MAX_ITERATIONS, read_checkpoint, write_checkpoint
 from exact.imperfect.fast import PIDX, PMASK, PRIZE, _decode, _rank, _walk
 from exact.imperfect.game import IMP_INFO, ImperfectGame
-from exact.imperfect.tables import Layout, layout, legal_rows
+from exact.imperfect.tables import Layout, check_memory, layout, legal_rows
 
 #: The variants: (prediction weight, power of t in the average's weight).  cfr+: CFR+
 #: (Tammelin 2014), linear average; pcfr+: predictive CFR+ (Farina, Kroer & Sandholm,
@@ -204,6 +204,7 @@ class CFRPlus:
                 f"the CFR variant is one of {', '.join(VARIANTS)}, not {variant!r}"
             )
         where = layout(game)
+        check_memory(game, where.cfr_bytes_needed(), "CFR+ tables")
         legal = legal_rows(where)
         uniform = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1)
         zeros = [np.zeros((where.rows, where.n)) for _ in range(4)]

@@ -54,7 +54,9 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_NUMBER_CHARS",
     "load_policy_file",
+    "parse_json",
     "policy_from_json",
+    "read_json",
 ]
 
 #: The largest policy file read (bytes): a 7-card fixed-order policy written with floats
@@ -240,6 +242,13 @@ def read_json(path) -> object:
         raise GopsInputError(f"cannot read the policy file {shown}: {exc.strerror}") from None
     if len(raw) > MAX_FILE_BYTES:
         raise GopsInputError(f"the policy file {shown} has more than {MAX_FILE_BYTES:,} bytes")
+    return parse_json(raw, str(path))
+
+
+def parse_json(raw: bytes, name: str) -> object:
+    """The JSON of a policy file's bytes within the bounds of the module docstring
+    (``name`` says which file, in errors)."""
+    shown = repr(name)
     try:
         return json.loads(
             raw.decode("utf-8"),

@@ -27,6 +27,7 @@ counts that rounding).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 import numba
@@ -40,19 +41,46 @@ from exact.imperfect.policy import Policy
 
 __all__ = [
     "ORDER_CODES",
-    "TABLE_BYTES_LIMIT",
+    "MEMORY_SHARE",
     "Layout",
+    "check_memory",
     "layout",
     "legal_rows",
     "policy_arrays",
     "reachable_rows",
+    "table_bytes_limit",
 ]
 
 #: The kernels' code of each prize order.
 ORDER_CODES = {"random": 0, "descending": 1, "ascending": 2}
-#: The most memory the tables of one NashConv may take (bytes): beyond it a one-line
-#: GopsInputError says what they would need.
-TABLE_BYTES_LIMIT = 3 * 2**30
+#: The share of this machine's physical memory that the tables of one computation (a
+#: NashConv, a CFR+ run) may take: beyond it a one-line GopsInputError says what they
+#: would need.  On a 24 GiB machine, 12 GiB: 8 cards in a fixed order need 4.0 GiB for a
+#: NashConv and 8.1 GiB for CFR+, 6 cards random 4.2 and 8.5, 9 cards 120 and 246.
+MEMORY_SHARE = 0.5
+#: The memory assumed where the machine's cannot be read (bytes).
+ASSUMED_MEMORY = 8 * 2**30
+
+
+def table_bytes_limit() -> int:
+    """The most memory the tables of one computation may take (:data:`MEMORY_SHARE`)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = ASSUMED_MEMORY
+    return int(total * MEMORY_SHARE)
+
+
+def check_memory(game: ImperfectGame, need: int, what: str) -> None:
+    """A one-line GopsInputError where ``need`` bytes of ``what`` exceed
+    :func:`table_bytes_limit`."""
+    limit = table_bytes_limit()
+    if need > limit:
+        raise GopsInputError(
+            f"the {what} of {game.n}-card imperfect-information goofspiel "
+            f"({game.order.name} order) would need {need / 2**30:.1f} GiB, more than the "
+            f"{limit / 2**30:.1f} GiB allowed (half of this machine's memory)"
+        )
 
 
 @dataclass(frozen=True)
@@ -81,6 +109,12 @@ class Layout:
     def bytes_needed(self) -> int:
         """Both players' policies, best-response values and last-round action values."""
         return 8 * (2 * self.rows * self.n + 2 * self.rows + 2 * self.last_rows * self.n)
+
+    def cfr_bytes_needed(self) -> int:
+        """CFR+'s state (both players' strategies, regrets and averages), its last-round
+        action values, reaches and values, and the legal cards."""
+        n = self.n
+        return 8 * (6 * self.rows * n + 2 * self.last_rows * n + 3 * self.rows) + self.rows * n
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The layout as int64 arrays, as the kernels take it."""
@@ -153,8 +187,8 @@ def _ranks(cards, n: int) -> int:
 
 
 def layout(game: ImperfectGame) -> Layout:
-    """The layout of ``game``'s decisions; a one-line GopsInputError where its tables
-    would need more than :data:`TABLE_BYTES_LIMIT`."""
+    """The layout of ``game``'s decisions; a one-line GopsInputError where its
+    best-response tables would need more than :func:`table_bytes_limit`."""
     n = game.n
     last = max(n - 2, 0)
     fixed: list[int] = []
@@ -179,13 +213,7 @@ def layout(game: ImperfectGame) -> Layout:
         own,
         tuple(offsets),
     )
-    need = result.bytes_needed()
-    if need > TABLE_BYTES_LIMIT:
-        raise GopsInputError(
-            f"the best-response tables of {n}-card imperfect-information goofspiel "
-            f"({game.order.name} order) would need {need / 2**30:.1f} GiB, more than the "
-            f"{TABLE_BYTES_LIMIT / 2**30:.0f} GiB allowed"
-        )
+    check_memory(game, result.bytes_needed(), "best-response tables")
     return result
 
 

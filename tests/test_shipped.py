@@ -1,0 +1,191 @@
+"""The shipped equilibria of imperfect-information Goofspiel (exact.imperfect.shipped),
+`gops imperfect solve` reading them, and the pyspiel Bot that plays them
+(exact.imperfect.bot).
+
+References independent of the code that made the files: OpenSpiel's own
+``exploitability.nash_conv`` of each policy (at most the proven bound), the exact
+rational NashConv by :mod:`exact.imperfect.nashconv`'s recursion over the game tree, and
+the game's value 0 (both fixed orders and the random order are symmetric games)."""
+
+import hashlib
+import json
+import lzma
+import shutil
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+from exact.errors import GopsInputError
+from exact.imperfect.game import ImperfectGame
+from exact.imperfect.nashconv import nash_conv
+from exact.imperfect.policy_file import load_policy_file
+from exact.imperfect.shipped import FOLDER, index, load_shipped
+
+#: OpenSpiel's float NashConv against the proven bound: its own rounding.
+OPENSPIEL_TOLERANCE = 1e-12
+
+ENTRIES = index()
+SMALL = [e for e in ENTRIES if e["n"] <= 5]
+
+
+def _id(entry) -> str:
+    return f"{entry['n']}-{entry['order']}-{entry['objective']}"
+
+
+def test_the_index_lists_files_that_are_there():
+    names = sorted(p.name for p in FOLDER.glob("*.json.xz"))
+    assert names == sorted(e["file"] for e in ENTRIES)
+    for entry in ENTRIES:
+        packed = (FOLDER / entry["file"]).read_bytes()
+        assert hashlib.sha256(packed).hexdigest() == entry["sha256"]
+        assert len(packed) == entry["bytes"]
+        assert entry["file"] == (
+            f"goofspiel-imp-{entry['n']}-{entry['order']}-{entry['objective']}.json.xz"
+        )
+    # every fixed order and objective up to 6 cards, the random order up to 4
+    shipped = {(e["n"], e["order"], e["objective"]) for e in ENTRIES}
+    wanted = {
+        (n, order, objective)
+        for objective in ("points", "win")
+        for order, high in (("descending", 6), ("ascending", 6), ("random", 4))
+        for n in range(3, high + 1)
+    }
+    assert wanted <= shipped
+
+
+@pytest.mark.parametrize("entry", SMALL, ids=_id)
+def test_each_small_equilibrium_reproves_exactly(entry):
+    """Up to 5 cards the shipped equilibria are exact: NashConv 0, value 0."""
+    game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
+    shipped = load_shipped(game)
+    assert shipped.exact and entry["exact"]
+    assert shipped.proof.value == 0 and shipped.proof.best_responses == (0, 0)
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["n"] == 6], ids=_id)
+def test_each_six_card_equilibrium_reproves_its_bound(entry):
+    game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
+    shipped = load_shipped(game)
+    assert shipped.proof.arithmetic == "rational"
+    assert 0 <= shipped.epsilon == Fraction(entry["nash_conv"]) <= Fraction(1, 10**9)
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["n"] <= 4], ids=_id)
+def test_openspiel_nash_conv_of_the_shipped_policy(entry):
+    pyspiel = pytest.importorskip("pyspiel")
+    exploitability = pytest.importorskip("open_spiel.python.algorithms.exploitability")
+    openspiel_policy = pytest.importorskip("open_spiel.python.policy")
+    game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
+    turn_based = pyspiel.convert_to_turn_based(
+        pyspiel.load_game("goofspiel", game.openspiel_parameters())
+    )
+    tabular = openspiel_policy.TabularPolicy(turn_based)
+    data = json.loads(lzma.decompress((FOLDER / entry["file"]).read_bytes()))
+    for string, row in tabular.state_lookup.items():
+        for action, p in data.get(string, {}).items():
+            tabular.action_probability_array[row, int(action)] = float(Fraction(p))
+    theirs = exploitability.nash_conv(turn_based, tabular)
+    assert theirs <= entry["nash_conv_float"] + OPENSPIEL_TOLERANCE
+
+
+def _copy(tmp_path):
+    folder = tmp_path / "equilibria"
+    shutil.copytree(FOLDER, folder)
+    return folder
+
+
+def test_a_changed_file_is_refused(tmp_path):
+    folder = _copy(tmp_path)
+    game = ImperfectGame.parse(4, "descending", "points")
+    path = folder / "goofspiel-imp-4-descending-points.json.xz"
+    packed = bytearray(path.read_bytes())
+    packed[40] ^= 1
+    path.write_bytes(bytes(packed))
+    with pytest.raises(GopsInputError, match="it is not the file shipped"):
+        load_shipped(game, folder)
+
+
+def test_a_forged_index_does_not_forge_the_proof(tmp_path):
+    """An edited equilibrium with its SHA-256 recomputed in the index: what is printed is
+    the NashConv proven in this run, that of the edited policy, not the index's 0."""
+    folder = _copy(tmp_path)
+    game = ImperfectGame.parse(4, "descending", "points")
+    path = folder / "goofspiel-imp-4-descending-points.json.xz"
+    data = json.loads(lzma.decompress(path.read_bytes()))
+    first = next(iter(game.information_states(0))).string
+    data[first] = {"0": "1", "1": "0", "2": "0", "3": "0"}  # always bid 1 on the 4
+    packed = lzma.compress(json.dumps(data).encode())
+    path.write_bytes(packed)
+    listing = json.loads((folder / "index.json").read_text())
+    for entry in listing["equilibria"]:
+        if entry["file"] == path.name:
+            entry["sha256"] = hashlib.sha256(packed).hexdigest()
+    (folder / "index.json").write_text(json.dumps(listing))
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    truth = nash_conv(game, load_policy_file(game, edited), "rational").value
+    shipped = load_shipped(game, folder)
+    assert truth > 0 and shipped.proof.value == truth and not shipped.exact
+
+
+def test_solve_reads_the_shipped_equilibrium_and_recompute_solves(tmp_path):
+    out = tmp_path / "eq.json"
+    args = ["imperfect", "solve", "4", "--order", "descending", "--policy-out", str(out)]
+    shipped = CliRunner().invoke(main, [*args, "--json"])
+    assert shipped.exit_code == 0, shipped.output
+    answer = json.loads(shipped.output)
+    assert answer["source"] == "shipped" and answer["value"] == "0" and answer["exact"]
+    assert answer["reproved"]["nash_conv"] == "0"
+    assert all("/" in p for row in json.loads(out.read_text()).values() for p in row.values())
+    solved = CliRunner().invoke(main, [*args, "--recompute", "--json"])
+    assert solved.exit_code == 0, solved.output
+    assert json.loads(solved.output)["sizes"]["sequences"] == [175, 175]
+    floats = tmp_path / "floats.json"
+    result = CliRunner().invoke(
+        main,
+        ["imperfect", "solve", "4", "--order", "descending", "--policy-out", str(floats),
+         "--policy-format", "float"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "read from the shipped goofspiel-imp-4-descending-points.json.xz" in result.output
+    data = json.loads(floats.read_text())
+    assert all(isinstance(p, float) for row in data.values() for p in row.values())
+    refused = CliRunner().invoke(main, [*args, "--certify", "bound"])
+    assert refused.exit_code == 2 and "--certify is for --method lp or cfr" in refused.output
+
+
+def test_the_bot_plays_the_shipped_policy():
+    pyspiel = pytest.importorskip("pyspiel")
+    evaluate = pytest.importorskip("open_spiel.python.algorithms.evaluate_bots")
+    from exact.imperfect.bot import equilibrium_bot
+
+    params = {"num_cards": 4, "imp_info": True, "points_order": "descending",
+              "returns_type": "point_difference"}  # fmt: skip
+    game = pyspiel.load_game("goofspiel", params)
+    shipped = json.loads(
+        lzma.decompress((FOLDER / "goofspiel-imp-4-descending-points.json.xz").read_bytes())
+    )
+    bots = [equilibrium_bot(game, p, seed=p) for p in (0, 1)]
+    rng = np.random.RandomState(7)
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            actions = []
+            for player, bot in enumerate(bots):
+                distribution, action = bot.step_with_policy(state)
+                string = f"Current player: {player}\n{state.information_state_string(player)}"
+                expected = {int(a): float(Fraction(p)) for a, p in shipped[string].items()}
+                assert dict(distribution) == expected and expected[action] > 0
+                actions.append(action)
+            state.apply_actions(actions)
+        assert sum(state.returns()) == 0
+    returns = evaluate.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert returns[0] == -returns[1]
+    turn_based = pyspiel.convert_to_turn_based(game)
+    assert equilibrium_bot(turn_based, 1).step(turn_based.new_initial_state().child(0)) in range(4)
+    other = pyspiel.load_game("goofspiel", {"num_cards": 4, "imp_info": False})
+    with pytest.raises(GopsInputError, match="imp_info=True"):
+        equilibrium_bot(other, 0)
