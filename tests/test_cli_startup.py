@@ -1,0 +1,54 @@
+"""How ``gops`` starts (issue 49): the heavy optional imports happen where they are used,
+``gops --help`` lists the commands without importing their modules, and the list it
+shows is each command's own help."""
+
+import subprocess
+import sys
+
+import pytest
+
+from exact.cli import COMMANDS, main
+
+#: Modules no command needs to start: pygambit (the three-player trace) brings pandas and
+#: scipy.stats; scipy.optimize and scipy.sparse are the imperfect-information LPs'; numba.cuda
+#: is the ``cuda`` extra's.
+HEAVY = ("pygambit", "pandas", "scipy.stats", "scipy.optimize", "scipy.sparse", "numba.cuda")
+
+
+def loaded_after(code: str) -> set[str]:
+    """The modules of HEAVY and of exact.cli that a fresh interpreter holds after ``code``."""
+    probe = f"{code}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    return set(result.stdout.split())
+
+
+def test_import_exact_cli_imports_no_heavy_optional_module():
+    modules = loaded_after("import exact.cli")
+    assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_gops_help_imports_no_command_module():
+    """``gops --help`` answers from COMMANDS: no command's module is imported."""
+    code = (
+        "import sys\nfrom exact.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    modules = loaded_after(code)
+    commands = {m for m in modules if m.startswith("exact.cli.") and m != "exact.cli.common"}
+    commands -= {"exact.cli.limits", "exact.cli.render"}  # imported by exact.cli.common
+    assert not commands, sorted(commands)
+    assert not modules & set(HEAVY)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_listed_help_is_the_commands_own(name):
+    """COMMANDS keeps each command's first paragraph of help, as the command has it."""
+    assert main.commands[name].get_short_help_str(10_000) == COMMANDS[name][1]
+    assert main.commands[name].name == name
+
+
+def test_every_command_is_listed_once():
+    assert sorted(main.commands) == sorted(COMMANDS)
+    assert len(main.commands) == len(COMMANDS)
