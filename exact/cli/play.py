@@ -34,6 +34,8 @@ def _play_n(options: dict) -> int:
     from exact.play.engine import check_setup
 
     variant, objective, store = options["variant"], options["objective"], options["store"]
+    if options.get("hidden_bids"):
+        return _hidden_n(options)
     check_setup(variant, options["order"], objective, options["declarations"])
     n = options["n"]
     if get_variant(variant).players == 2:
@@ -58,6 +60,115 @@ def _play_n(options: dict) -> int:
             f"the {variant} variant is played against bots: no --objective win or --store"
         )
     return check_command_n(n, "play", f"--variant {variant}")
+
+
+def _hidden_n(options: dict) -> int:
+    """gops play --hidden-bids's checks: the shipped equilibria's games, no option of
+    the other games."""
+    from exact.game.objectives import objective_named
+    from exact.play.hidden import check_hidden
+
+    others = {
+        "--variant": options["variant"] != "standard",
+        "--store": options["store"] is not None,
+        "--opponents": options["opponents"] is not None,
+        "--declarations": options["declarations"],
+        "--lead": bool(options.get("lead")),
+        "--reveal": options["reveal"],
+    }
+    for flag, given in others.items():
+        if given:
+            raise GopsInputError(
+                f"--hidden-bids is played against the shipped equilibrium: drop {flag}"
+            )
+    order = getattr(options["order"], "name", options["order"])
+    check_hidden(options["n"], order, objective_named(options["objective"]).name)
+    return options["n"]
+
+
+def _play_hidden(game: GameSpec, seed: int | None) -> None:
+    """A game of hidden bids (exact.play.hidden): each round the prize, the score and
+    your hand; your bid; who won, never the computer's card.  At the end every round with
+    the computer's card and its mix."""
+    from exact.play.hidden import HiddenGame
+
+    board = HiddenGame(game.n, game.order.name, game.objective.name, seed)
+    shipped = board.shipped
+    click.echo(
+        f"{board.n}-card GOPS with hidden bids against the computer (seed {board.seed}). "
+        "Each round you both bid a card face down and keep it hidden: you learn who won "
+        "the prize (a tie discards it), never the computer's card, until the game ends."
+    )
+    proof = (
+        "exact: NashConv 0" if shipped.exact else f"NashConv at most {float(shipped.epsilon):.3g}"
+    )
+    click.echo(
+        f"The computer plays the shipped equilibrium {shipped.entry['file']} ({proof}, "
+        f"re-proved now); prize order: {board.game.order.name}"
+        + (", the computer plays to win." if game.objective is not POINTS else ".")
+    )
+    while not board.over:
+        you, them = board.points
+        click.echo("")
+        click.echo(f"Round {board.round} of {board.n}: the {board.upcard} is up.")
+        click.echo(
+            f"  prizes to come: {' '.join(map(str, board.prizes_to_come())) or '-'};  "
+            f"score: you {you}, computer {them};  the computer holds "
+            f"{board.n - len(board.history)} cards"
+        )
+        answer = _ask_bid(board.legal_bids())
+        if answer is None:
+            click.echo(f"Game abandoned in round {board.round}: score you {you}, computer {them}.")
+            return
+        for i, r in enumerate(board.bid(answer[0])):
+            what = {0: f"you win the {r.prize}", 1: f"the computer wins the {r.prize}"}
+            outcome = what.get(r.winner, f"a tie: the {r.prize} is discarded")
+            if i:  # the last round plays itself
+                click.echo(f"Last round: the {r.prize} is up, you bid your {r.you}.")
+            click.echo(f"You bid {r.you}: {outcome}.")
+    you, them = board.points
+    click.echo("")
+    verdict = {"you": "you win", "computer": "the computer wins", "nobody": "a tie"}
+    click.echo(f"Final score: you {you}, computer {them}: {verdict[board.winner or 'nobody']}.")
+    click.echo("The computer's cards, revealed (its mix: the equilibrium at its decision):")
+    click.echo("round  prize  you  computer  winner    its mix")
+    for r in board.history:
+        mix = ", ".join(f"{c}: {p:.3f}" for c, p in r.mix.items() if p > 0)
+        who = {0: "you", 1: "computer"}.get(r.winner, "tie")
+        click.echo(f"{r.number:>5}  {r.prize:>5}  {r.you:>3}  {r.computer:>8}  {who:<8}  {mix}")
+
+
+def _rules_named(
+    variant: str, players: str | None, tie_rule: str | None, declarations: bool
+) -> tuple[str, bool]:
+    """The variant a game plays and whether it scores declarations, from the flags that
+    name them alike in every command: --variant declarations is --declarations; --players 3
+    --tie-rule R is the three-player variant whose tie rule is R (``--variant three``,
+    ``three-third`` and ``three-discard`` name the same games)."""
+    from exact.game.ties import SPLIT, tie_rule_named
+    from exact.game.variants import VARIANTS
+
+    if variant == "declarations":
+        variant, declarations = "standard", True
+    rules = VARIANTS[variant]
+    if players is None and tie_rule is None:
+        return variant, declarations
+    if players == "2" or (players is None and rules.players == 2):
+        if rules.players == 3:
+            raise GopsInputError(f"--variant {variant} is a three-player game: drop --players 2")
+        raise GopsInputError("--tie-rule scores a three-player game: add --players 3")
+    rule = tie_rule_named(tie_rule) if tie_rule is not None else None
+    if rules.players == 3:
+        if rule is not None and rule is not rules.tie_rule:
+            raise GopsInputError(
+                f"--variant {variant} plays the tie rule {rules.tie_rule.name}, not {tie_rule}"
+            )
+        return variant, declarations
+    if variant != "standard":
+        raise GopsInputError(f"the {variant} variant has two players, not --players 3")
+    chosen = SPLIT if rule is None else rule
+    (three,) = (v for v in VARIANTS.values() if v.players == 3 and v.tie_rule is chosen)
+    return three.name, declarations
 
 
 def _play_help() -> str:
@@ -121,6 +232,14 @@ def _play_help() -> str:
     "to bid face up from this round on; the computer then answers each bid "
     "it sees.",
 )
+@click.option(
+    "--hidden-bids",
+    "hidden_bids",
+    is_flag=True,
+    help="Imperfect information: the computer's bids stay face down until the game ends "
+    "(you see who won each round); it plays the shipped equilibrium (N <= 6 in "
+    "--order descending or ascending, N <= 4 random).",
+)
 @game_options("play", n=_play_n)
 def play(
     game: GameSpec,
@@ -131,10 +250,15 @@ def play(
     seed: int | None,
     reveal: bool,
     declarations: bool,
+    hidden_bids: bool = False,
 ) -> None:
     """Play N-card GOPS against the computer (an optimal bot); its help: _play_help()."""
     from exact.game.variants import get_variant
     from exact.play.engine import Game
+
+    if hidden_bids:
+        _play_hidden(game, seed)
+        return
 
     n, rules = game.n, get_variant(variant)
     if lead:

@@ -29,7 +29,10 @@ their answers with :mod:`exact.views`.
                                                     your head start, win objective;
                                                     variant: standard, twelve, dummy,
                                                     three or three-third,
-                                                    points and the random order only)
+                                                    points and the random order only;
+                                                    hidden: hidden bids against the
+                                                    shipped imperfect-information
+                                                    equilibrium, its order and objective)
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
     GET /api/game/prize?<state>&prize               your choice of the next prize
                                                     (order=controlled-by-me)
@@ -73,6 +76,7 @@ from exact.errors import GopsInputError, SolverError
 from exact.game.variants import get_variant
 from exact.kernels import points, win
 from exact.limits import VARIANT_MAX_N
+from exact.play.hidden import shipped_games
 from exact.web.explore import line, position, strategy, table
 from exact.web.play import game_bid, game_new, game_prize
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, Busy
@@ -123,6 +127,7 @@ def info(request: Request) -> dict:
         "solvable": solutions.available(),
         "solve_max_n": WEB_SOLVE_MAX_N,
         "variants": variant_limits(),
+        "hidden": [list(g) for g in shipped_games()],
         "stores": solutions.stores_json(),
         "solves": solutions.solves,
         "limits": solutions.limits

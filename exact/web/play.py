@@ -14,6 +14,11 @@ The three-player variants (``variant=three`` or ``three-third``) are played agai
 computers (:func:`exact.play.three.computer_players`: the three-player equilibrium where
 it is solved, else the heuristic bots, said so by ``note``), answered by
 :func:`three_player_json`; their state is n, seed, variant and your bids.
+
+Hidden bids (``variant=hidden``, any shipped game of imperfect-information Goofspiel:
+n, order, objective) are played against the shipped equilibrium by
+:class:`exact.play.hidden.HiddenGame`; their state is n, order, objective, seed, variant
+and your bids, and the computer's cards are in the answer only once the game is over.
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ from exact.web.solutions import request_solution
 
 def _game(request, bid: bool = False, prize: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
+    if request.query_params.get("variant") == "hidden":
+        if prize:
+            raise GopsInputError("the prizes of hidden bids come in their order: none to choose")
+        return _hidden_game(request, bid)
     if request.query_params.get("variant") in TIE_RULE_OF:
         if prize:
             raise GopsInputError(
@@ -92,6 +101,52 @@ def _three_player_game(request, bid: bool) -> dict:
     board = Game(n, computers, variant=variant, seed=integer(request, "seed", required=False))
     board.replay(bids)
     return three_player_json(board, bids, note)
+
+
+def _hidden_game(request, bid: bool) -> dict:
+    """A game of hidden bids (:mod:`exact.play.hidden`), replayed with its new ``bid``:
+    what you see (the computer's cards only once it is over) and the state to send back."""
+    from exact.play.hidden import HiddenGame
+
+    params = request.query_params
+    if params.get("lead") is not None or params.get("prizes"):
+        raise GopsInputError("a game of hidden bids takes no lead and no prizes")
+    bids = list(cards(request, "bids", required=False))
+    if bid:
+        bids.append(required_integer(request, "bid"))
+    board = HiddenGame(
+        required_integer(request, "n"),
+        params.get("order", "random"),
+        params.get("objective", "points"),
+        integer(request, "seed", required=False),
+    )
+    board.replay(bids)
+    out = board.view()
+    out["variant"] = "hidden"
+    out["variant_text"] = HIDDEN_TEXT
+    shipped = out["equilibrium"]
+    out["note"] = (
+        f"The computer plays the shipped equilibrium {shipped['file']} "
+        + ("(exact: NashConv 0" if shipped["exact"] else f"(NashConv <= {shipped['nash_conv']}")
+        + ", re-proved by this server when it first read it)."
+    )
+    out["state"] = {
+        "n": board.n,
+        "order": out["order"],
+        "objective": out["objective"],
+        "seed": board.seed,
+        "variant": "hidden",
+        "bids": ",".join(map(str, bids)),
+    }
+    return out
+
+
+#: The rules of hidden bids, as the page states them.
+HIDDEN_TEXT = (
+    "Hidden bids: both bids stay face down. You see the prizes, your own bids and who won "
+    "each round (a tie: it bid your card), never the computer's card, until the game ends; "
+    "then every bid and the computer's mix at each of its decisions are shown."
+)
 
 
 #: The players of a three-player game, as the page names them.

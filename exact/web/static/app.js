@@ -581,7 +581,9 @@ async function newGame() {
   busy = true;
   try {
     const seed = $("seed").value.trim();
-    game = await api("game/new", { n: n(), order: order(), ...objectiveParams(), ...variantParams(), ...(seed ? { seed } : {}) });
+    const rules = variant() === "hidden" ? { objective: objective(), variant: "hidden" }
+      : { ...objectiveParams(), ...variantParams() };
+    game = await api("game/new", { n: n(), order: order(), ...rules, ...(seed ? { seed } : {}) });
   } catch (err) {
     showError(err.message);
     return;
@@ -655,7 +657,9 @@ function drawPlay() {
   $("score-me").textContent = game.score.you;
   $("score-them").textContent = game.score.computer;
   $("to-come").textContent = cardList(game.prizes_to_come);
-  $("their-cards").textContent = cardList(game.computer_cards);
+  const hidden = game.hidden === true;  // the computer's cards face down until the end
+  $("their-cards").textContent = hidden ? `${plural(game.computer_cards_left, "card")}, face down`
+    : cardList(game.computer_cards);
   $("won-me").textContent = cardList(game.won.you);
   $("won-them").textContent = cardList(game.won.computer);
   const hand = $("hand");
@@ -676,11 +680,15 @@ function drawPlay() {
     const got = r.points ? Object.values(r.points).filter((p) => p > 0) : [];
     return got.length > 1 ? ` (${got[0]} each)` : "";
   };
+  const mixText = (mix) => Object.entries(mix || {}).filter(([, p]) => p > 0)
+    .map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ");
+  $("mix-head").hidden = !(hidden && over);
   $("history").querySelector("tbody").innerHTML = game.history.map((r) =>
-    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer}</td>` +
+    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer ?? "?"}</td>` +
     (three ? `<td>${r.computer2}</td>` : "") +
-    (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}</td></tr>`).join("");
-  $("reveal").disabled = game.history.length === 0;
+    (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}</td>` +
+    (hidden && over ? `<td class="mix">${mixText(r.mix)}</td>` : "") + "</tr>").join("");
+  $("reveal").disabled = game.history.length === 0 || (hidden && !over);
   const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie.", dummy: "the dummy has the most.",
     "computer 1": "computer 1 wins.", "computer 2": "computer 2 wins." };
   if (three) verdict.nobody = "a tie for the most points.";
@@ -807,7 +815,12 @@ function showVariant() {
     o.title = why;
   }
   if ($("variant").selectedOptions[0]?.disabled) $("variant").value = "standard";
-  const on = variant() !== "standard";
+  // hidden bids: the shipped equilibria's games (/api/info's hidden: [n, order, objective])
+  const shipped = (info && info.hidden) || [];
+  const hidden = variant() === "hidden";
+  for (const o of $("order").options) o.disabled = hidden && !shipped.some(([, so]) => so === o.value);
+  if (hidden && $("order").selectedOptions[0]?.disabled) $("order").value = "descending";
+  const on = !["standard", "hidden"].includes(variant());
   if (on) $("order").value = "random";
   $("order").disabled = on;
   $("order-label").title = on ? "the variants are played with shuffled prizes" : "who orders the prizes";
@@ -816,7 +829,8 @@ function showVariant() {
   const lim = limits[variant()];
   for (const o of $("n").options) {
     const k = Number(o.value);
-    o.disabled = Boolean(lim) && (k < lim.min_n || k > lim.max_n);
+    o.disabled = hidden ? !shipped.some(([sn, so, sobj]) => sn === k && so === order() && sobj === objective())
+      : Boolean(lim) && (k < lim.min_n || k > lim.max_n);
   }
 }
 

@@ -1,0 +1,294 @@
+"""Hidden bids (imperfect-information Goofspiel against the shipped equilibrium,
+exact.play.hidden) through the API, clicked through in Chromium and typed into
+``gops play --hidden-bids``; the table of Play (prize piles, scores) and the page at
+phone width (390 px) in every view.
+
+Every score is recomputed here from the history the page or the terminal reveals, by the
+rules (the higher bid wins the prize, a tie discards it), never read back from the game.
+"""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from test_web import (  # the page's server, browser and helpers
+    ARTIFACTS,
+    browser,
+    click_bids,
+    client,
+    load,
+    no_console_errors,
+    page_server,
+    wait_for,
+)
+
+__all__ = ["browser", "client", "no_console_errors", "page_server"]  # fixtures, used by name
+
+
+def scored(history) -> tuple[int, int, list[int], list[int]]:
+    """Both scores and both prize piles of a revealed history, by the rules."""
+    mine, theirs = [], []
+    for r in history:
+        if r["you"] > r["computer"]:
+            mine.append(r["prize"])
+        elif r["computer"] > r["you"]:
+            theirs.append(r["prize"])
+    return sum(mine), sum(theirs), sorted(mine), sorted(theirs)
+
+
+def winner_of(you: int, computer: int) -> str:
+    return "you" if you > computer else "computer" if computer > you else "nobody"
+
+
+@pytest.mark.parametrize(
+    "n, order, objective",
+    [(4, "descending", "points"), (5, "ascending", "win"), (4, "random", "points")],
+)
+def test_a_hidden_game_through_the_api_hides_the_computers_cards(client, n, order, objective):
+    params = {"n": n, "order": order, "objective": objective, "variant": "hidden", "seed": 11}
+    game = client.get("/api/game/new", params=params).json()
+    assert game["hidden"] and game["awaiting"] == "bid", game
+    seen = []
+    while game["awaiting"] == "bid":
+        assert game["upcard"] not in game["prizes_to_come"]
+        assert all("computer" not in r and "mix" not in r for r in game["history"])
+        assert "computer_cards" not in game
+        seen.append(game["upcard"])
+        game = client.get(
+            "/api/game/bid", params={**game["state"], "bid": max(game["your_cards"])}
+        ).json()
+    history = game["history"]
+    assert len(history) == n and sorted(r["prize"] for r in history) == list(range(1, n + 1))
+    assert sorted(r["computer"] for r in history) == list(range(1, n + 1))
+    if order != "random":
+        assert [r["prize"] for r in history] == sorted(
+            range(1, n + 1), reverse=order == "descending"
+        )
+    for r in history:
+        assert r["winner"] == winner_of(r["you"], r["computer"])
+        assert r["mix"][str(r["computer"])] > 0  # a bid of its equilibrium mix
+    you, them, my_pile, their_pile = scored(history)
+    assert game["score"] == {"you": you, "computer": them}
+    assert game["won"] == {"you": my_pile, "computer": their_pile}
+    # the same seed and bids replay the same game (the state carries both)
+    again = client.get("/api/game/new", params={**game["state"]}).json()
+    assert again["history"] == history
+
+
+def test_hidden_bids_are_refused_beyond_the_shipped_games(client):
+    for params, message in (
+        ({"n": 5, "order": "random"}, "N = 3 to 4 in this order"),
+        ({"n": 7, "order": "descending"}, "N = 3 to 6"),
+        ({"n": 4, "order": "controlled-by-me"}, "prize orders"),
+        ({"n": 4, "order": "descending", "lead": 1}, "no lead"),
+    ):
+        r = client.get("/api/game/new", params={**params, "variant": "hidden"})
+        assert r.status_code == 400 and message in r.json()["error"], r.json()
+    r = client.get(
+        "/api/game/bid", params={"n": 4, "order": "descending", "variant": "hidden", "bid": 9}
+    )
+    assert r.status_code == 400 and "you do not hold the 9" in r.json()["error"]
+    assert [4, "random", "points"] in client.get("/api/info").json()["hidden"]
+
+
+def test_play_a_whole_hidden_game_by_clicking(page_server, browser):
+    """4 cards, descending: the computer's column shows "?" until the game is over, then
+    its cards and mixes; the scores and piles shown are the revealed history's."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, f"{page_server}/#play?n=4&objective=points&order=descending&variant=hidden")
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    for _ in range(3):  # the fourth card plays itself
+        click_bids(browser, 1, lambda buttons: buttons[-1])
+        if browser.find_element(By.ID, "outcome").text:
+            break
+        cells = browser.find_elements(By.CSS_SELECTOR, "#history tbody td:nth-child(4)")
+        assert cells and all(c.text == "?" for c in cells)
+        assert "face down" in browser.find_element(By.ID, "their-cards").text
+    outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    assert outcome.startswith("Game over")
+    rows = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    ]
+    assert len(rows) == 4
+    history = [{"prize": int(r[1]), "you": int(r[2]), "computer": int(r[3])} for r in rows]
+    assert [h["prize"] for h in history] == [4, 3, 2, 1]
+    assert sorted(h["computer"] for h in history) == [1, 2, 3, 4]
+    assert [r[4] for r in rows] == [winner_of(h["you"], h["computer"]) for h in history]
+    assert all(r[5] for r in rows)  # its mix, revealed
+    you, them, my_pile, their_pile = scored(history)
+    assert browser.find_element(By.ID, "score-me").text == str(you)
+    assert browser.find_element(By.ID, "score-them").text == str(them)
+    assert browser.find_element(By.ID, "won-me").text.split() == [str(c) for c in my_pile] or (
+        not my_pile and browser.find_element(By.ID, "won-me").text == "none"
+    )
+    assert browser.find_element(By.ID, "won-them").text.split() == [str(c) for c in their_pile] or (
+        not their_pile and browser.find_element(By.ID, "won-them").text == "none"
+    )
+    browser.save_screenshot(str(ARTIFACTS / "hidden.png"))
+
+
+def test_a_two_player_game_by_clicking_scores_both_piles(page_server, browser):
+    """The standard game, 5 cards shuffled: both scores and both prize piles are the
+    shown history's, scored by hand."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, f"{page_server}/#play?n=5&objective=points&seed=3")
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    click_bids(browser, 4, lambda buttons: buttons[len(buttons) // 2])
+    wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    rows = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    ]
+    history = [{"prize": int(r[1]), "you": int(r[2]), "computer": int(r[3])} for r in rows]
+    assert sorted(h["prize"] for h in history) == [1, 2, 3, 4, 5]
+    assert [r[4] for r in rows] == [winner_of(h["you"], h["computer"]) for h in history]
+    you, them, my_pile, their_pile = scored(history)
+    assert browser.find_element(By.ID, "score-me").text == str(you)
+    assert browser.find_element(By.ID, "score-them").text == str(them)
+    for pile_id, pile in (("won-me", my_pile), ("won-them", their_pile)):
+        text = browser.find_element(By.ID, pile_id).text
+        assert sorted(map(int, text.split())) == pile if pile else text == "none"
+
+
+PHONE_VIEWS = [
+    "#explore?n=6&objective=points",
+    "#first?n=8&objective=points",
+    "#play?n=10&objective=points",
+    "#play?n=4&objective=points&order=descending&variant=hidden",
+    "#play?n=4&objective=points&variant=three",
+    "#play?n=10&objective=points&variant=dummy",
+]
+
+
+@pytest.mark.parametrize("hash_", PHONE_VIEWS)
+def test_no_horizontal_scroll_at_390_px_in_any_view(page_server, browser, hash_):
+    """At 390 px (a phone) no view scrolls sideways, a finished game's history and
+    revealed mixes included."""
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(390, 844)
+    try:
+        load(browser, f"{page_server}/{hash_}")
+        if hash_.startswith("#explore"):
+            wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#mine-cards button"))
+            browser.find_element(By.ID, "solve").click()
+            wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
+        elif hash_.startswith("#first"):
+            wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#first-table td"))
+        else:
+            wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+            browser.find_element(By.ID, "new-game").click()
+            n = int(hash_.split("n=")[1].split("&")[0])
+            click_bids(browser, n - 1, lambda buttons: buttons[0])
+            wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390, width
+        small = browser.execute_script(
+            "return [...document.querySelectorAll('#hand button, #new-game, .tab')]"
+            ".filter((b) => b.offsetParent && (b.offsetHeight < 44 || b.offsetWidth < 44))"
+            ".map((b) => b.id || b.textContent)"
+        )
+        assert not small, small  # tap targets of at least 44 px
+        name = (
+            hash_[1:].split("?")[0]
+            + "-"
+            + (hash_.split("variant=")[1] if "variant" in hash_ else "standard")
+        )
+        browser.save_screenshot(str(ARTIFACTS / f"phone-{name}.png"))
+    finally:
+        browser.set_window_size(1200, 1000)
+
+
+# -- gops play --hidden-bids ------------------------------------------------------------------
+
+
+def play_in_terminal(seed: int, bids: list[int]) -> str:
+    """The transcript of ``gops play 4 --hidden-bids --order descending`` fed ``bids``."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "exact.cli",
+            "play",
+            "4",
+            "--hidden-bids",
+            "--order",
+            "descending",
+            "--seed",
+            str(seed),
+        ],
+        input="".join(f"{b}\n" for b in bids),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def revealed(transcript: str) -> list[dict]:
+    """The revealed table at the end of a transcript."""
+    lines = transcript.split("round  prize  you  computer  winner")[1].splitlines()[1:]
+    rows = []
+    for line in lines:
+        number, prize, you, computer, winner = line.split()[:5]
+        rows.append(
+            {"prize": int(prize), "you": int(you), "computer": int(computer), "winner": winner}
+        )
+    return rows
+
+
+#: Every line ``gops play --hidden-bids`` may print before the final score: none has a
+#: place for a card of the computer's (the opening lines are matched whole).
+BEFORE_THE_END = [
+    r"4-card GOPS with hidden bids against the computer \(seed \d+\)\. .* until the game ends\.",
+    r"The computer plays the shipped equilibrium goofspiel-imp-4-descending-points\.json\.xz "
+    r"\(exact: NashConv 0, re-proved now\); prize order: descending\.",
+    r"",
+    r"Round \d of 4: the \d is up\.",
+    r"  prizes to come: (?:[\d ]+|-);  score: you \d+, computer \d+;  the computer holds \d cards",
+    r"Your bid \([\d ]+\): \d",
+    r"You bid \d: (?:you win the \d|the computer wins the \d|a tie: the \d is discarded)\.",
+    r"Last round: the \d is up, you bid your \d\.",
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_gops_play_hidden_bids_never_shows_the_computers_card_before_the_end(seed):
+    """``gops play 4 --hidden-bids --order descending``, bids fed on stdin: every line
+    before the final score is one of :data:`BEFORE_THE_END` (none shows a card of the
+    computer's), each round's outcome there is the revealed history's, and the revealed
+    history is the rules' (prizes descending, your bids, winners, the final score)."""
+    bids = [[1, 2, 3], [4, 3, 2], [2, 4, 1]][seed - 1]
+    text = play_in_terminal(seed, bids)
+    head, _, tail = text.partition("Final score:")
+    history = revealed(tail)
+    outcomes = []
+    for line in head.splitlines():
+        assert any(re.fullmatch(p, line) for p in BEFORE_THE_END), line
+        if line.startswith("You bid "):
+            outcomes.append(line.split(": ", 1)[1])
+    assert [h["prize"] for h in history] == [4, 3, 2, 1]
+    assert [h["you"] for h in history[:3]] == bids
+    assert sorted(h["computer"] for h in history) == [1, 2, 3, 4]
+    said = {
+        "you": "you win the {}.",
+        "computer": "the computer wins the {}.",
+        "nobody": "a tie: the {} is discarded.",
+    }
+    assert outcomes == [
+        said[winner_of(h["you"], h["computer"])].format(h["prize"]) for h in history
+    ]
+    names = {"you": "you", "computer": "computer", "nobody": "tie"}
+    assert [h["winner"] for h in history] == [
+        names[winner_of(h["you"], h["computer"])] for h in history
+    ]
+    you, them, _, _ = scored(history)
+    assert tail.startswith(f" you {you}, computer {them}:")
