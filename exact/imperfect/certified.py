@@ -5,8 +5,10 @@ equilibrium is computed and its NashConv bounded from above with proof, so that 
 statement "the policy is an epsilon-equilibrium with epsilon <= X" holds exactly:
 
 1. The sequence-form LP of player 0 (Koller, Megiddo & von Stengel 1996; the LP pair of
-   :mod:`exact.imperfect.exact_lp`) is solved by HiGHS's dual simplex with tight
-   tolerances (:data:`HIGHS_TOLERANCE`).  Its final basis B (the nonbasic rows, at their
+   :mod:`exact.imperfect.exact_lp`), built in arrays over the tables
+   (:mod:`exact.imperfect.lp_tables`), is solved by HiGHS (the dual simplex, or from
+   :data:`IPM_MIN_N` cards on the interior point method and crossover to a basis) with
+   tight tolerances (:data:`HIGHS_TOLERANCE`).  Its final basis B (the nonbasic rows, at their
    bounds, over the basic columns) is square and nonsingular; the plan x of player 0 is
    solved again from it (B z = b) and player 1's plan y, the duals of the rows
    F^T q <= A^T x, from B^T pi = c_B, each by a sparse LU (SuperLU, scipy) and
@@ -14,7 +16,8 @@ statement "the policy is an epsilon-equilibrium with epsilon <= X" holds exactly
    Higham, "Accuracy and Stability of Numerical Algorithms", 2002, ch. 12).  HiGHS is
    the copy bundled with scipy, through its highspy interface
    (``scipy.optimize._highspy._core``): ``linprog`` does not return the basis.  This
-   step only makes the plans more accurate: nothing below trusts it.
+   step only makes the plans more accurate: nothing below trusts it (where SuperLU fails,
+   out of memory or on a singular basis, HiGHS's own solution is taken instead).
 2. Each plan becomes a behaviour policy, p(a | I) = x[I a] / x[parent(I)] (Koller et
    al. 1996; uniform where the player's own bids never reach I), put on the grid of
    multiples of 2^-52 (:func:`dyadic_rows`): every probability but the largest of a
@@ -50,9 +53,10 @@ from exact.errors import GopsInputError, SolverError
 from exact.imperfect.exact_lp import lp_rows
 from exact.imperfect.fast import best_response_values
 from exact.imperfect.game import IMP_INFO, ImperfectGame
+from exact.imperfect.lp_tables import SequenceFormLP, table_lp
 from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
 from exact.imperfect.policy import Policy
-from exact.imperfect.sequence_form import SequenceForm, sequence_form
+from exact.imperfect.sequence_form import SequenceForm
 from exact.imperfect.tables import Layout, layout, legal_rows
 
 __all__ = [
@@ -62,6 +66,8 @@ __all__ = [
     "certify",
     "check_policy_rows",
     "default_method",
+    "default_solver",
+    "lp_plans",
     "dyadic_rows",
     "float_plans",
     "plan_arrays",
@@ -75,6 +81,10 @@ HIGHS_TOLERANCE = 1e-10
 REFINEMENT_STEPS = 3
 #: The probabilities of a certified policy are integer multiples of 1 / GRID.
 GRID = 2**52
+#: From this many cards on the float LP is solved by HiGHS's interior point method and
+#: crossover (benchmarks/RESULTS.md: 27 s at 6 cards descending, the dual simplex 395 s;
+#: at 5 cards both take 0.2 s).
+IPM_MIN_N = 5
 #: Up to this many cards (by prize order) the epsilon is by default the exact rational
 #: NashConv: the recursion in Fractions takes 3.5 s on a 6-card fixed-order policy of the
 #: grid, seconds at 4 cards random, and grows about 50x a card.
@@ -228,6 +238,12 @@ def arrays_policy(game: ImperfectGame, where: Layout, sigmas, name: str) -> Poli
     return Policy(game, name, tables)
 
 
+def default_solver(game: ImperfectGame) -> str:
+    """HiGHS's solver for the float LP: ``ipm`` from :data:`IPM_MIN_N` cards on, else
+    ``simplex`` (the dual simplex)."""
+    return "ipm" if game.n >= IPM_MIN_N else "simplex"
+
+
 def default_method(game: ImperfectGame) -> str:
     """``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``."""
     return "rational" if game.n <= RATIONAL_MAX_N[game.order.name] else "bound"
@@ -259,30 +275,6 @@ def certify(
     return Certificate(game, method, epsilon, total, bound, (v0, v1), time.perf_counter() - start)
 
 
-def _highs_lp(ub, eq, e, n_own: int, f) -> highs_core.HighsLp:
-    """Player 0's LP (:mod:`exact.imperfect.exact_lp`'s primal) as HiGHS's model: the
-    rows F^T q - A^T x <= 0, then E x = e; columns x >= 0, then q free."""
-    columns = n_own + len(f)
-    data, indices, indptr = [], [], [0]
-    for row in [*ub, *eq]:
-        for j, v in sorted(row.items()):
-            indices.append(j)
-            data.append(float(v))
-        indptr.append(len(indices))
-    lp = highs_core.HighsLp()
-    lp.num_col_, lp.num_row_ = columns, len(ub) + len(eq)
-    lp.col_cost_ = np.concatenate([np.zeros(n_own), -np.array([float(v) for v in f])])
-    lp.col_lower_ = np.concatenate([np.zeros(n_own), np.full(len(f), -highs_core.kHighsInf)])
-    lp.col_upper_ = np.full(columns, highs_core.kHighsInf)
-    rhs = np.array([float(v) for v in e])
-    lp.row_lower_ = np.concatenate([np.full(len(ub), -highs_core.kHighsInf), rhs])
-    lp.row_upper_ = np.concatenate([np.zeros(len(ub)), rhs])
-    lp.a_matrix_.format_ = highs_core.MatrixFormat.kRowwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = indptr, indices, data
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = columns, lp.num_row_
-    return lp
-
-
 def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
     """matrix^-1 rhs by SuperLU plus :data:`REFINEMENT_STEPS` refinement steps."""
     lu = scipy.sparse.linalg.splu(matrix.tocsc())
@@ -292,56 +284,84 @@ def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
     return z
 
 
-def float_plans(form: SequenceForm, solver: str = "simplex") -> tuple[np.ndarray, np.ndarray, dict]:
-    """Both players' float equilibrium plans from HiGHS's optimal basis of player 0's LP,
-    re-solved by sparse LU with refinement (module docstring, step 1), and facts about
-    the solve (iterations, residuals).  ``solver`` is HiGHS's: ``simplex`` (dual), or
-    ``ipm`` (interior point, then crossover to a basis)."""
-    seqs0, seqs1 = form.players
-    ub, _, eq, e = lp_rows(form.payoff, seqs0, seqs1)
-    _, f = seqs1.constraints()
-    n_own = seqs0.size
-    lp = _highs_lp(ub, eq, e, n_own, f)
+def lp_plans(
+    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Both players' float equilibrium plans (x, y) of player 0's LP ``lp``: HiGHS's
+    optimal basis re-solved by sparse LU with refinement (module docstring, step 1), and
+    facts about the solve (iterations, residuals).  ``solver`` is HiGHS's: ``simplex``
+    (dual) or ``ipm`` (interior point, then crossover to a basis); ``options`` more of
+    HiGHS's options (a log file, say)."""
     highs = highs_core._Highs()
     highs.setOptionValue("output_flag", False)
     highs.setOptionValue("solver", solver)
     highs.setOptionValue("primal_feasibility_tolerance", HIGHS_TOLERANCE)
     highs.setOptionValue("dual_feasibility_tolerance", HIGHS_TOLERANCE)
-    highs.passModel(lp)
+    for name, value in (options or {}).items():
+        highs.setOptionValue(name, value)
+    passed = highs.passModel(
+        lp.num_col, lp.num_row, len(lp.value), int(highs_core.MatrixFormat.kRowwise),
+        int(highs_core.ObjSense.kMinimize), 0.0, lp.col_cost, lp.col_lower, lp.col_upper,
+        lp.row_lower, lp.row_upper, lp.start, lp.index, lp.value,
+        np.zeros(lp.num_col, dtype=np.int32),  # every column continuous
+    )  # fmt: skip
+    if passed == highs_core.HighsStatus.kError:
+        raise SolverError("HiGHS refused the sequence-form LP")
+    began = time.perf_counter()
     highs.run()
+    ran = time.perf_counter()
     status = highs.getModelStatus()
     if status != highs_core.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS did not solve the sequence-form LP: {status}")
+    info = highs.getInfo()
+    solution = highs.getSolution()
+    own_z, own_pi = np.asarray(solution.col_value), np.asarray(solution.row_dual)
     basis = highs.getBasis()
     basic = highs_core.HighsBasisStatus.kBasic
-    columns = [j for j, s in enumerate(basis.col_status) if s == basic]
-    rows = [i for i, s in enumerate(basis.row_status) if s != basic]
+    columns = np.flatnonzero(np.array([s == basic for s in basis.col_status]))
+    rows = np.flatnonzero(np.array([s != basic for s in basis.row_status]))
+    del solution, basis, highs  # HiGHS's copy of the LP, before the LU
     if len(columns) != len(rows):
         raise SolverError("HiGHS's final basis is not square")
-    matrix = scipy.sparse.csr_array(
-        (lp.a_matrix_.value_, lp.a_matrix_.index_, lp.a_matrix_.start_),
-        shape=(lp.num_row_, lp.num_col_),
-    )
-    square = matrix[rows][:, columns]
-    bounds = np.concatenate([np.zeros(len(ub)), np.array([float(v) for v in e])])
-    z = np.zeros(lp.num_col_)
-    z[columns] = _refined(square, bounds[rows])
-    pi = np.zeros(lp.num_row_)
-    pi[rows] = _refined(square.T, np.asarray(lp.col_cost_)[columns])
-    x, y = z[:n_own], -pi[: len(ub)]
+    square = lp.matrix()[rows][:, columns]
+    cost = lp.col_cost[columns]
+    z = np.zeros(lp.num_col)
+    pi = np.zeros(lp.num_row)
+    try:
+        z[columns] = _refined(square, lp.row_upper[rows])
+        pi[rows] = _refined(square.T, cost)
+        basis_solve = "SuperLU with refinement"
+    except (MemoryError, RuntimeError) as error:  # SuperLU out of memory, or singular
+        z, pi = own_z, own_pi
+        basis_solve = f"HiGHS's own solution (SuperLU failed: {error})"
+    del own_z, own_pi
     residual = max(
-        float(np.abs(square @ z[columns] - bounds[rows]).max(initial=0.0)),
-        float(np.abs(square.T @ pi[rows] - np.asarray(lp.col_cost_)[columns]).max(initial=0.0)),
+        float(np.abs(square @ z[columns] - lp.row_upper[rows]).max(initial=0.0)),
+        float(np.abs(square.T @ pi[rows] - cost).max(initial=0.0)),
     )
     facts = {
         "solver": solver,
-        "iterations": int(highs.getInfo().simplex_iteration_count),
-        "ipm_iterations": int(highs.getInfo().ipm_iteration_count),
+        "iterations": int(info.simplex_iteration_count),
+        "ipm_iterations": int(info.ipm_iteration_count),
+        "crossover_iterations": int(info.crossover_iteration_count),
         "basis_size": len(columns),
+        "basis_solve": basis_solve,
         "residual": residual,
-        "value_float": float(-highs.getInfo().objective_function_value),
+        "value_float": float(-info.objective_function_value),
+        "highs_seconds": ran - began,
+        "basis_solve_seconds": time.perf_counter() - ran,
     }
-    return x, y, facts
+    return z[: lp.n_own], -pi[: lp.n_ub], facts
+
+
+def float_plans(form: SequenceForm, solver: str = "simplex") -> tuple[np.ndarray, np.ndarray, dict]:
+    """:func:`lp_plans` of the LP built by :func:`exact.imperfect.exact_lp.lp_rows` from
+    the sequence form (Python and Fractions; the reference the tables' LP of
+    :mod:`exact.imperfect.lp_tables` is tested against)."""
+    seqs0, seqs1 = form.players
+    ub, _, eq, e = lp_rows(form.payoff, seqs0, seqs1)
+    _, f = seqs1.constraints()
+    return lp_plans(SequenceFormLP.from_rows(ub, eq, e, seqs0.size, f), solver)
 
 
 @dataclass(frozen=True)
@@ -385,37 +405,49 @@ def solve_certified(
     game: ImperfectGame,
     method: str | None = None,
     progress: Callable[[str], None] | None = None,
-    solver: str = "simplex",
+    solver: str | None = None,
+    options: dict | None = None,
 ) -> CertifiedEquilibrium:
-    """A float equilibrium of ``game`` by the sequence-form LP (HiGHS's ``solver``) and a
-    proven bound on its NashConv (module docstring); ``method`` is the certification
-    (default :func:`default_method`)."""
+    """A float equilibrium of ``game`` by the sequence-form LP, built straight into arrays
+    over the tables (:mod:`exact.imperfect.lp_tables`) and solved by HiGHS's ``solver``
+    (default :func:`default_solver`; ``options`` more of HiGHS's), and a proven bound on
+    its NashConv (module docstring); ``method`` is the certification (default
+    :func:`default_method`)."""
     if game.information != IMP_INFO:
         raise GopsInputError("certified equilibria are computed for OpenSpiel's imp_info game")
     tell = progress or (lambda _: None)
     where = layout(game)  # the tables must fit before anything is solved
+    solver = solver or default_solver(game)
     start = time.perf_counter()
-    form = sequence_form(game)
-    built = time.perf_counter()
-    tell(f"sequence form built: {form.players[0].size} sequences per player")
-    x, y, facts = float_plans(form, solver)
+    built = table_lp(game)
+    made = time.perf_counter()
+    tell(
+        f"sequence-form LP built: {built.sequences[0]:,} sequences per player, "
+        f"{built.payoff_nonzeros:,} payoff nonzeros"
+    )
+    x, y, facts = lp_plans(built.lp, solver, options)
     solved = time.perf_counter()
-    tell(f"LP solved: {facts['iterations']} simplex, {facts['ipm_iterations']} IPM iterations")
-    sigmas = plan_arrays(form, where, (x, y))
+    tell(
+        f"LP solved ({solver}): {facts['iterations']} simplex, {facts['ipm_iterations']} "
+        f"IPM, {facts['crossover_iterations']} crossover iterations"
+    )
+    legal = legal_rows(where)
+    sigmas = (dyadic_rows(built.behaviour(0, x), legal), dyadic_rows(built.behaviour(1, y), legal))
     method = method or default_method(game)
     certificate = certify(game, *sigmas, method)
     sizes = {
-        "sequences": [form.players[0].size, form.players[1].size],
-        "payoff_nonzeros": len(form.payoff),
+        "sequences": list(built.sequences),
+        "payoff_nonzeros": built.payoff_nonzeros,
         **facts,
     }
     seconds = {
-        "sequence_form": built - start,
-        "lp": solved - built,
+        "sequence_form": made - start,
+        "lp": solved - made,
         "certify": certificate.seconds,
     }
     source = (
-        "sequence-form LP (Koller, Megiddo & von Stengel 1996) in float64: HiGHS's basis "
-        "re-solved by sparse LU with iterative refinement"
+        "sequence-form LP (Koller, Megiddo & von Stengel 1996) in float64, built over the "
+        f"tables: HiGHS ({solver}), its basis re-solved by sparse LU with iterative "
+        "refinement"
     )
-    return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)
+    return CertifiedEquilibrium(game, (sigmas[0], sigmas[1]), certificate, sizes, seconds, source)
