@@ -2,12 +2,13 @@
 ``gops --help`` lists the commands without importing their modules, and the list it
 shows is each command's own help."""
 
+import os
 import subprocess
 import sys
 
 import pytest
 
-from exact.cli import COMMANDS, main
+from exact.cli import COMMANDS, COMPILING, main
 
 #: Modules no command needs to start: pygambit (the three-player trace) brings pandas and
 #: scipy.stats; scipy.optimize and scipy.sparse are the imperfect-information LPs'; numba.cuda
@@ -52,3 +53,47 @@ def test_the_listed_help_is_the_commands_own(name):
 def test_every_command_is_listed_once():
     assert sorted(main.commands) == sorted(COMMANDS)
     assert len(main.commands) == len(COMMANDS)
+
+
+KERNEL = """
+import click, numba
+
+@numba.njit(cache=True)
+def twice(x):
+    return 2 * x
+
+@click.command()
+@click.option("--quiet", is_flag=True)
+def go(quiet):
+    click.echo(twice(21) + twice(1.5))
+"""
+
+
+def run_go(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """``gops go ARGS``, a command added for the test whose kernel numba caches under
+    ``tmp_path/cache``."""
+    (tmp_path / "kern.py").write_text(KERNEL)
+    code = (
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport kern\n"
+        "from exact.cli import main\nmain.add_command(kern.go, 'go')\n"
+        f"main(['go', *{list(args)!r}])"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+
+
+def test_compiling_is_said_once_and_only_when_numba_compiles(tmp_path):
+    """A cold cache: one line on stderr, though two kernels compile; then a warm cache
+    (the kernels loaded, not compiled): nothing."""
+    cold = run_go(tmp_path)
+    assert cold.returncode == 0 and cold.stdout == "45.0\n", cold
+    assert cold.stderr == COMPILING + "\n"
+    warm = run_go(tmp_path)
+    assert warm.returncode == 0 and warm.stdout == "45.0\n" and warm.stderr == "", warm
+
+
+def test_quiet_compiles_without_a_word(tmp_path):
+    quiet = run_go(tmp_path, "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet

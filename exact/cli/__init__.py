@@ -17,7 +17,7 @@ import click
 
 from exact.cli.common import OneLineErrorGroup
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "COMPILING", "main"]
 
 
 def _attribute(module: str, name: str) -> Callable[[], click.Command]:
@@ -180,6 +180,40 @@ class LazyGroup(OneLineErrorGroup):
 @click.version_option(package_name="gops-exact")
 def main():
     """Solve the Game of Pure Strategy (GOPS, Goofspiel) exactly, fast, and with proof."""
+    announce_compiling()
+
+
+#: The line on stderr when numba compiles a kernel (once a process; the kernels are cached
+#: on disk, so a later run loads them).
+COMPILING = "gops: compiling kernels (first run only)"
+_announcing = False
+
+
+def announce_compiling() -> None:
+    """Say COMPILING on stderr when numba first compiles in this process (not when it loads
+    a cached kernel: numba's "numba:compile" event fires on a cache miss only), unless the
+    command runs with --quiet."""
+    global _announcing
+    if _announcing:
+        return
+    _announcing = True
+    # numba is loaded already (exact imports it); its event module costs nothing more.
+    from numba.core import event
+
+    class Notice(event.Listener):
+        told = False
+
+        def on_start(self, ev: event.Event) -> None:
+            ctx = click.get_current_context(silent=True)
+            if self.told or (ctx is not None and ctx.params.get("quiet")):
+                return
+            self.told = True
+            click.echo(COMPILING, err=True)
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", Notice())
 
 
 main.commands = _LazyCommands()
