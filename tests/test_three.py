@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
-from itertools import permutations
+from itertools import permutations, product
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,7 @@ from click.testing import CliRunner
 import exact.three as three
 from exact.cli import main
 from exact.errors import GopsInputError
+from exact.game.ties import DISCARD, SPLIT, THIRD
 from exact.three.canonical import canonical
 from exact.three.nashconv import nashconv
 from exact.three.openspiel import policy_json
@@ -76,12 +77,12 @@ def solved():
 
 def test_round_points_by_hand():
     # The rules write-up's extreme case, a split, and OpenSpiel's discard of any tie.
-    assert round_points(13, (13, 13, 1), "third") == (0, 0, 13)
-    assert round_points(9, (7, 7, 2), "split") == (Fraction(9, 2), Fraction(9, 2), 0)
-    assert round_points(9, (7, 7, 2), "discard") == (0, 0, 0)
-    assert round_points(9, (7, 7, 7), "split") == (0, 0, 0)
-    assert round_points(9, (7, 7, 7), "third") == (0, 0, 0)
-    assert round_points(9, (2, 8, 7), "third") == (0, 9, 0)
+    assert round_points(13, (13, 13, 1), THIRD) == (0, 0, 13)
+    assert round_points(9, (7, 7, 2), SPLIT) == (Fraction(9, 2), Fraction(9, 2), 0)
+    assert round_points(9, (7, 7, 2), DISCARD) == (0, 0, 0)
+    assert round_points(9, (7, 7, 7), SPLIT) == (0, 0, 0)
+    assert round_points(9, (7, 7, 7), THIRD) == (0, 0, 0)
+    assert round_points(9, (2, 8, 7), THIRD) == (0, 9, 0)
 
 
 @pytest.mark.parametrize("bad", [(0, "split"), (3, "halves"), (8, "split")])
@@ -161,7 +162,7 @@ def test_nashconv_of_uniform_by_hand():
     def uniform(hands, prizes, points, upcard):
         return [[0.5, 0.5]] * 3 if len(prizes) == 2 else [[1.0]] * 3
 
-    report = nashconv(2, "split", "points", "random", uniform)
+    report = nashconv(three.ThreeGame.parse(2), uniform)
     assert report.estimate == pytest.approx(0.75, abs=TOL)
     assert 0.75 <= report.bound <= 0.75 + TOL
     assert report.values == pytest.approx((0.75, 0.75, 0.75), abs=TOL)
@@ -176,7 +177,7 @@ def test_nashconv_sees_a_perturbed_equilibrium(solved):
             mixes[1] = np.eye(3)[2]
         return mixes
 
-    assert nashconv(3, "split", "points", "random", shifted).estimate > 0.01
+    assert nashconv(three.ThreeGame.parse(3), shifted).estimate > 0.01
 
 
 def test_stage_regret_of_rock_paper_scissors_like_game():
@@ -541,3 +542,19 @@ def test_a_stage_whose_traces_stop_short_takes_the_nearest_enumerated_equilibriu
     assert _nearest_support_equilibrium(A, [], deep, REFINE_SUPPORTS) is None
     st = solve_stage(A, [])
     assert st.regret <= POLISHED_REGRET
+
+
+@pytest.mark.parametrize("rule", [SPLIT, THIRD, DISCARD], ids=lambda r: r.name)
+def test_nashconv_scores_rounds_apart_from_the_tie_rule(rule):
+    """The NashConv walk keeps its own scoring of a round (exact.three.nashconv._score);
+    it agrees with the game layer's TieRule.score on every bid triple of 4 cards."""
+    from exact.three.nashconv import _score
+
+    for bids in product(range(1, 5), repeat=3):
+        assert _score(7, bids, rule) == rule.score(7, bids), bids
+
+
+def test_a_tie_rule_is_never_a_string():
+    with pytest.raises(TypeError, match="not with the string 'split'"):
+        assert SPLIT == "split"
+    assert three.ThreeGame.parse(3, "discard").tie_rule is DISCARD

@@ -28,6 +28,7 @@ from exact.play.three import (
 )
 from exact.play.tournament import check_tournament_options, three_player_tournament
 from exact.three.nashconv import nashconv
+from exact.three.rules import ThreeGame
 
 ROUND_LINE = re.compile(r"Round (\d+) of (\d+): the (\d+) is up\.")
 BID_LINE = re.compile(r"You bid (\d+), computer 1 bid (\d+), computer 2 bid (\d+): (.*)\.")
@@ -131,7 +132,7 @@ def test_the_bot_as_a_policy_is_a_certified_equilibrium(variant, rule):
         )
         return [np.array([bot.mix(pos, i)[c] for c in hands[i]]) for i in range(3)]
 
-    report = nashconv(3, rule, "points", "random", policy)
+    report = nashconv(ThreeGame.parse(3, rule), policy)
     assert report.bound < NASHCONV_TARGET
 
 
@@ -198,7 +199,7 @@ def test_evaluation_of_the_equilibrium_and_of_deviations(variant, rule):
     walk's float value; a heuristic bot seated instead gains at most the certified
     NashConv (the equilibrium's defining property); seats are interchangeable."""
     sol = three_solution(3, variant)
-    report = nashconv(3, rule, "points", "random", sol.mixes)
+    report = nashconv(ThreeGame.parse(3, rule), sol.mixes)
     values = evaluate_three(3, variant, ["equilibrium"] * 3).points
     assert max(abs(float(v) - w) for v, w in zip(values, report.values)) < VALUE_TOL
     for bot in ("random", "upcard", "upcard+1", "lowest", "highest"):
@@ -250,3 +251,46 @@ def test_the_equilibrium_in_a_tournament():
         check_tournament_options(5, ["equilibrium", "random", "lowest"], 10, "three")
     two = CliRunner().invoke(main, ["evaluate", "3", "--bots", "equilibrium,random"])
     assert two.exit_code == 2 and "three-player variants only" in two.output
+
+
+def test_play_takes_the_solve_flags_and_every_tie_rule():
+    """``gops play N --players 3 --tie-rule R`` is the game ``gops solve N --players 3
+    --tie-rule R`` solves, under every rule (discard included: OpenSpiel's), the same game
+    as ``--variant three-discard``; ``--variant declarations`` is ``--declarations``."""
+    moves = "4\n3\n2\n"
+    discard = ["play", "4", "--players", "3", "--tie-rule", "discard", "--seed", "5"]
+    played = CliRunner().invoke(main, [*discard, "--reveal"], input=moves)
+    assert played.exit_code == 0, played.output
+    assert "Any tie for the high bid discards the prize (OpenSpiel's rule)." in played.output
+    assert "computer 1 (equilibrium) and computer 2 (equilibrium)" in played.output
+    assert "Final score: you " in played.output
+    # A tie for the high bid scores for nobody under this rule: every "split" is absent.
+    assert " split the " not in played.output
+    alias = ["play", "4", "--variant", "three-discard", "--seed", "5", "--reveal"]
+    again = CliRunner().invoke(main, alias, input=moves).output  # solved once: no solve lines
+    assert again == played.output[played.output.index("4-card GOPS") :]
+    for rule in ("split", "third"):
+        other = CliRunner().invoke(
+            main, ["play", "3", "--players", "3", "--tie-rule", rule, "--seed", "1"], input="3\n2\n"
+        )
+        assert other.exit_code == 0 and "Final score" in other.output, other.output
+    declared = ["play", "3", "--seed", "2"]
+    one = CliRunner().invoke(main, [*declared, "--declarations"], input="d3\n2\n")
+    two = CliRunner().invoke(main, [*declared, "--variant", "declarations"], input="d3\n2\n")
+    assert one.exit_code == 0 and "Declaration scoring:" in one.output
+    assert two.output == one.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--tie-rule", "third"], "--tie-rule scores a three-player game: add --players 3"),
+        (["--variant", "three", "--tie-rule", "third"], "plays the tie rule split, not third"),
+        (["--variant", "twelve", "--players", "3"], "the twelve variant has two players"),
+        (["--variant", "three", "--players", "2"], "is a three-player game: drop --players 2"),
+    ],
+)
+def test_play_flags_that_contradict_each_other_are_one_line(args, message):
+    result = CliRunner().invoke(main, ["play", "3", *args], input="")
+    assert result.exit_code == 2
+    assert message in result.output

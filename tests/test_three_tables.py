@@ -101,7 +101,7 @@ def hand_policy(q_of_upcard):
     ],
 )  # fmt: skip
 def test_walk_hand_derived_two_cards(rule, q, values, best):
-    got = evaluate_profile(2, rule, hand_policy(q))
+    got = evaluate_profile(three.ThreeGame.parse(2, rule), hand_policy(q))
     assert got.values == values
     assert got.best == best
 

@@ -129,7 +129,7 @@ def test_unknown_variant_and_bad_bidders():
         get_variant("four")
     with pytest.raises(GopsInputError, match="needs 3 bidders"):
         play_variant("three", 4, [min, min], random.Random(0))
-    assert set(VARIANTS) == {"standard", "three", "three-third", "dummy", "twelve"}
+    assert set(VARIANTS) == {"standard", "three", "three-third", "three-discard", "dummy", "twelve"}
 
 
 # -- face-up declarations ---------------------------------------------------------------

@@ -36,6 +36,7 @@ from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, ob
 from exact.game.orders import ORDERS
 from exact.game.rules import parse_cards, parse_integer
 from exact.game.spec import GameSpec
+from exact.game.ties import TIE_RULES
 from exact.imperfect.game import IMPERFECT_ORDERS
 from exact.kernels.points import level_items
 from exact.play.bots import solution_for
@@ -393,6 +394,26 @@ def order_option(help_text: str):
     """The one --order option (exact.game.orders: its names, the paper's random order by
     default); ``help_text`` says what it means for the command."""
     return click.option("--order", type=ORDER, default="random", show_default=True, help=help_text)
+
+
+#: What each tie rule of exact.game.ties does, as --tie-rule's help says it.
+TIE_RULE_HELP = (
+    "A tie for the high bid among three players: split (the tied share it), third (a "
+    "two-way tie gives it to the third player), discard (OpenSpiel: any tie discards it)."
+)
+
+
+def tie_rule_option(default: str | None = "split"):
+    """The one --tie-rule option of the three-player commands (gops solve, table,
+    strategy and play with --players 3): a name of :data:`exact.game.ties.TIE_RULES`
+    (``default`` None: the command picks, as gops play picks the variant's)."""
+    return click.option(
+        "--tie-rule",
+        type=click.Choice(list(TIE_RULES)),
+        default=default,
+        show_default=default is not None,
+        help=TIE_RULE_HELP,
+    )
 
 
 def lead_option():

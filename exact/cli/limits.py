@@ -140,6 +140,9 @@ def _play_limits() -> dict[tuple[str, ...], Limit]:
         ("play", "--store"): _READ_STORE,
     }
     suit = "one suit of a deck"
+    table[("play", "--variant three-discard")] = Limit(
+        1, TOURNAMENT_MAX_N, f"{suit}; the others are bots"
+    )
     for variant in ("standard", "twelve", "dummy", "three", "three-third"):
         low = 2 if variant == "twelve" else 1
         flag = () if variant == "standard" else (f"--variant {variant}",)

@@ -18,6 +18,7 @@ from exact.cli.common import (
     order_option,
     presolve,
     presolve_variant,
+    tie_rule_option,
 )
 from exact.cli.limits import check_command_n, limits, objective_flag
 from exact.errors import GopsInputError
@@ -36,7 +37,10 @@ def _play_n(options: dict) -> int:
     variant, objective, store = options["variant"], options["objective"], options["store"]
     if options.get("hidden_bids"):
         return _hidden_n(options)
-    check_setup(variant, options["order"], objective, options["declarations"])
+    variant, declarations = _rules_named(
+        variant, options["players"], options["tie_rule"], options["declarations"]
+    )
+    check_setup(variant, options["order"], objective, declarations)
     n = options["n"]
     if get_variant(variant).players == 2:
         if options["opponents"] is not None:
@@ -192,13 +196,24 @@ def _play_help() -> str:
 @objective_option("What the computer plays for: expected points, or P(win) - P(loss).")
 @click.option(
     "--variant",
-    type=click.Choice(["standard", "twelve", "dummy", "three", "three-third"]),
+    type=click.Choice(
+        ["standard", "twelve", "dummy", "declarations", "three", "three-third", "three-discard"]
+    ),
     default="standard",
     show_default=True,
     help="twelve: n - 1 rounds, aces out, the last prize discarded; dummy: a "
     "random third bidder (the computer plays these variants' equilibria); "
-    "three, three-third: you against two computer players (--opponents).",
+    "declarations: as --declarations; three, three-third, three-discard: --players 3 "
+    "with the tie rule split, third, discard.",
 )
+@click.option(
+    "--players",
+    type=click.Choice(["2", "3"]),
+    default=None,
+    help="3: you against two computer players (--tie-rule, --opponents) [default: 2, or "
+    "the variant's].",
+)
+@tie_rule_option(default=None)
 @click.option(
     "--opponents",
     default=None,
@@ -250,6 +265,8 @@ def play(
     seed: int | None,
     reveal: bool,
     declarations: bool,
+    players: str | None,
+    tie_rule: str | None,
     hidden_bids: bool = False,
 ) -> None:
     """Play N-card GOPS against the computer (an optimal bot); its help: _play_help()."""
@@ -260,6 +277,7 @@ def play(
         _play_hidden(game, seed)
         return
 
+    variant, declarations = _rules_named(variant, players, tie_rule, declarations)
     n, rules = game.n, get_variant(variant)
     if lead:
         if store is not None:
@@ -443,6 +461,7 @@ VARIANT_RULES = {
     "three-way tie discards it.",
     "three-third": "A two-way tie for the high bid gives the prize to the third player; a "
     "three-way tie discards it.",
+    "three-discard": "Any tie for the high bid discards the prize (OpenSpiel's rule).",
 }
 
 

@@ -26,13 +26,14 @@ from exact.cli.common import (
     NumberArgumentsCommand,
     card_list,
     one_line_errors,
+    tie_rule_option,
     utc_now,
 )
 from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
 from exact.three.openspiel import policy_json
-from exact.three.rules import OBJECTIVES, ORDERS, TIE_RULES, ThreeGame
+from exact.three.rules import OBJECTIVES, ORDERS, ThreeGame
 from exact.three.tables import FirstMoveTable, ThreeStrategy, check_position, first_move_table
 from exact.three.tables import strategy as three_strategy
 
@@ -50,14 +51,7 @@ def game_options(command):
             click.option(
                 "--players", type=click.Choice(["3"]), required=True, help="3: three players."
             ),
-            click.option(
-                "--tie-rule",
-                type=click.Choice(TIE_RULES),
-                default="split",
-                show_default=True,
-                help="A tie for the high bid: split (the tied share it), third (a two-way "
-                "tie gives it to the third player), discard (OpenSpiel: any tie discards it).",
-            ),
+            tie_rule_option(),
             click.option(
                 "--objective",
                 type=click.Choice(OBJECTIVES),
@@ -122,7 +116,7 @@ def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
     terminal = sys.stderr.isatty()
     bar = tqdm(
         unit=" stage games",
-        desc=f"three players N={game.n} {game.tie_rule}",
+        desc=f"three players N={game.n} {game.tie_rule.name}",
         delay=2,
         file=sys.stderr,
         leave=False,
@@ -137,7 +131,7 @@ def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
             return
         last = time.monotonic()
         click.echo(
-            f"gops: three players N={game.n} {game.tie_rule} {game.objective} at "
+            f"gops: three players N={game.n} {game.tie_rule.name} {game.objective.name} at "
             f"{utc_now():%Y-%m-%d %H:%M} UTC: {done:,} stage games solved in "
             f"{last - start:.0f} s",
             err=True,
@@ -154,7 +148,7 @@ def first_move(sol: ThreeSolution) -> dict[str, dict[str, float]]:
     n = sol.game.n
     hand = tuple(range(1, n + 1))
     out = {}
-    for u in sol.game.next_prizes(hand):
+    for u in sol.game.order.next_prizes(hand):
         mix = sol.mixes((hand, hand, hand), hand, (0, 0, 0), u)[0]
         out[str(u)] = {str(c): float(p) for c, p in zip(hand, mix)}
     return out
@@ -185,7 +179,7 @@ def print_summary(sol: ThreeSolution, out: dict, err: bool = False) -> None:
     def echo(line: str) -> None:
         click.echo(line, err=err)
 
-    what = "expected points" if sol.game.objective == "points" else "chance of finishing on top"
+    what = sol.game.value_words
     echo(sol.game.describe())
     echo(f"each seat's {what}: " + ", ".join(f"{v:.6f}" for v in out["seat_values"]))
     nc = out["nashconv"]
@@ -217,7 +211,7 @@ def _nashconv_line(report) -> str:
 
 
 def _what(sol: ThreeSolution) -> str:
-    return "expected points" if sol.game.objective == "points" else "chance of finishing on top"
+    return sol.game.value_words
 
 
 @click.command("table", cls=NumberArgumentsCommand)

@@ -15,6 +15,9 @@ leaves room for one:
     Three players; "if there is a two-way tie for the high bid, the other player wins that
     diamond" (even with the lowest bid: two 13s and a 1 on the king give the king to the
     1).  A three-way tie discards the prize.
+``three-discard``
+    Three players; any tie for the high bid discards the prize (OpenSpiel's three-player
+    goofspiel).
 ``dummy``
     Two players and a dummy who "selects bids at random": the remaining suit is shuffled
     and, after both players have bid, its next card is turned up as the dummy's bid.  We
@@ -29,6 +32,8 @@ leaves room for one:
     diamond does not get bid on and is discarded", and "you should remove all the aces
     from the bidding suits", so each player bids with 2..n and the prize left after the
     last round scores for nobody.
+
+How a tie is scored is the variant's :class:`~exact.game.ties.TieRule`.
 
 Face-up declarations (the write-up's "another way to score") are a scoring rule for a
 finished two-player game: :func:`declaration_score`.
@@ -48,10 +53,10 @@ from fractions import Fraction
 
 from exact.errors import GopsInputError, InvalidMoveError
 from exact.game.rules import GameRecord, format_cards
+from exact.game.ties import DISCARD, SPLIT, THIRD, TieRule, tie_rule_named
 from exact.limits import check_n
 
 __all__ = [
-    "TIE_RULES",
     "VARIANTS",
     "DeclarationScore",
     "Variant",
@@ -65,39 +70,11 @@ __all__ = [
     "score_declarations",
 ]
 
-#: How a tie for the high bid is scored: ``discard`` (nobody), ``split`` (the tied high
-#: bidders share it equally) or ``third`` (a two-way tie among three bidders gives it to
-#: the third).  Under every rule a tie of all bidders discards the prize.
-TIE_RULES = ("discard", "split", "third")
 
-
-def resolve_round(upcard: int, bids: tuple[int, ...], tie_rule: str) -> tuple[Fraction, ...]:
-    """Points each bidder gets from one prize, given all bids (the dummy's included).
-
-    A unique high bid takes the prize.  When every bidder ties the prize is discarded.
-    Otherwise (some but not all tied for high) ``tie_rule`` decides: ``discard``;
-    ``split`` among the tied high bidders; ``third``: to the one bidder not in the tie
-    (needs exactly three bidders).
-    """
-    if tie_rule not in TIE_RULES:
-        raise GopsInputError(f"unknown tie rule {tie_rule!r} (choose from {', '.join(TIE_RULES)})")
-    if len(bids) < 2:
-        raise GopsInputError(f"a round needs at least 2 bids, got {len(bids)}")
-    top = max(bids)
-    high = [i for i, b in enumerate(bids) if b == top]
-    share = [Fraction(0)] * len(bids)
-    if len(high) == 1:
-        share[high[0]] = Fraction(upcard)
-    elif len(high) < len(bids):
-        if tie_rule == "split":
-            for i in high:
-                share[i] = Fraction(upcard, len(high))
-        elif tie_rule == "third":
-            others = [i for i in range(len(bids)) if i not in high]
-            if len(others) != 1:
-                raise GopsInputError("the 'third' tie rule needs exactly three bidders")
-            share[others[0]] = Fraction(upcard)
-    return tuple(share)
+def resolve_round(upcard: int, bids: tuple[int, ...], tie_rule) -> tuple[Fraction, ...]:
+    """Points each bidder gets from one prize, given all bids (the dummy's included), by
+    ``tie_rule`` (a :class:`~exact.game.ties.TieRule`, or its name at a boundary)."""
+    return tie_rule_named(tie_rule).score(upcard, bids)
 
 
 @dataclass(frozen=True)
@@ -106,7 +83,7 @@ class Variant:
 
     name: str
     players: int  # real bidders: 2 or 3
-    tie_rule: str
+    tie_rule: TieRule
     dummy: bool = False  # a random third bidder (two players only)
     drop_last: bool = False  # aces out of the bidding hands; n - 1 rounds
 
@@ -115,8 +92,8 @@ class Variant:
             raise GopsInputError(f"a variant has 2 or 3 players, got {self.players}")
         if self.dummy and self.players != 2:
             raise GopsInputError("the random dummy plays with two players only")
-        if self.tie_rule not in TIE_RULES:
-            raise GopsInputError(f"unknown tie rule {self.tie_rule!r}")
+        if not isinstance(self.tie_rule, TieRule):
+            raise GopsInputError(f"a variant's tie rule is a TieRule, not {self.tie_rule!r}")
 
     @property
     def bidders(self) -> int:
@@ -134,11 +111,12 @@ class Variant:
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
-        Variant("standard", 2, "discard"),
-        Variant("three", 3, "split"),
-        Variant("three-third", 3, "third"),
-        Variant("dummy", 2, "split", dummy=True),
-        Variant("twelve", 2, "discard", drop_last=True),
+        Variant("standard", 2, DISCARD),
+        Variant("three", 3, SPLIT),
+        Variant("three-third", 3, THIRD),
+        Variant("three-discard", 3, DISCARD),
+        Variant("dummy", 2, SPLIT, dummy=True),
+        Variant("twelve", 2, DISCARD, drop_last=True),
     )
 }
 

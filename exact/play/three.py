@@ -4,19 +4,20 @@ exact expected points of any bots seated together.
 :class:`EquilibriumBot` samples the subgame-perfect equilibrium of :mod:`exact.three`
 (each stage's equilibrium the limit of the logit principal branch, McKelvey & Palfrey
 1995; backward induction over the public positions, bids revealed each round) of the
-points objective with shuffled prizes, under the variant's tie rule
-(:data:`TIE_RULE_OF`: ``three`` splits a two-way tie for the high bid, ``three-third``
-gives it to the third player).  The solution is solved once per (N, tie rule) and kept
-in this process (:func:`three_solution`); beyond :data:`EQUILIBRIUM_MAX_N` it is not
-solved on the fly, and :func:`computer_players` hands out the heuristic bots
-:data:`HEURISTIC` instead, with a note saying so.
+points objective with shuffled prizes, under the variant's tie rule (its
+:class:`~exact.game.ties.TieRule`: ``three`` splits a two-way tie for the high bid,
+``three-third`` gives it to the third player, ``three-discard`` discards it).  The
+solution is solved once per (N, tie rule) and kept in this process
+(:func:`three_solution`); beyond :data:`EQUILIBRIUM_MAX_N` it is not solved on the fly,
+and :func:`computer_players` hands out the heuristic bots :data:`HEURISTIC` instead,
+with a note saying so.
 
 :func:`evaluate_three` is the exact expected points of each seat when three bots play:
 the recursion over the public positions (three hands, the prizes left)
 
     V(H, P) = (1/|P|) sum_{u in P} sum_a  p_0(a_0) p_1(a_1) p_2(a_2) (r(u, a) + V(H - a, P - u))
 
-with r the round's points by the tie rule (:func:`exact.game.variants.resolve_round`) and
+with r the round's points by the tie rule (:meth:`exact.game.ties.TieRule.score`) and
 p_i seat i's mix at (H, P, u), in exact rationals.  An equilibrium mix is a float array:
 it is read as the exact rational of each stored float, scaled by their exact sum, so the
 answer is exact for the policy as stored (the policy the certified NashConv of
@@ -46,7 +47,10 @@ from typing import Any
 
 import exact.three
 from exact.errors import GopsInputError
-from exact.game.variants import VariantPosition, get_variant, resolve_round
+from exact.game.objectives import POINTS
+from exact.game.orders import RANDOM
+from exact.game.ties import TieRule
+from exact.game.variants import VARIANTS, VariantPosition, get_variant
 from exact.limits import check_n
 from exact.play.bots import BOTS, THREE_PLAYER_BOTS, Bot, make_bot
 from exact.three import ThreeSolution
@@ -63,8 +67,9 @@ __all__ = [
     "three_solution",
 ]
 
-#: The tie rule of each three-player variant of :mod:`exact.game.variants`.
-TIE_RULE_OF = {"three": "split", "three-third": "third"}
+#: The three-player variants the web page offers, and their tie rules (``gops play``
+#: offers every three-player variant of :mod:`exact.game.variants`).
+TIE_RULE_OF = {v: get_variant(v).tie_rule for v in ("three", "three-third")}
 #: The largest N whose equilibrium is solved on the fly (in this process, once per tie
 #: rule): N = 4 takes about 13 s of CPU on one core, N = 5 several minutes (CHANGELOG.md).
 EQUILIBRIUM_MAX_N = 4
@@ -72,19 +77,19 @@ EQUILIBRIUM_MAX_N = 4
 #: equilibrium was solved).
 HEURISTIC = ("upcard+1", "upcard")
 
-_SOLUTIONS: dict[tuple[int, str], ThreeSolution] = {}
+_SOLUTIONS: dict[tuple[int, TieRule], ThreeSolution] = {}
 #: One solve at a time (the web page's requests run in threads): a second request for
 #: the same game waits for the first's solution instead of solving it again.
 _SOLVING = threading.Lock()
 
 
-def _tie_rule(variant: str) -> str:
-    try:
-        return TIE_RULE_OF[variant]
-    except KeyError:
-        raise GopsInputError(
-            f"{variant!r} is not a three-player variant (choose from {', '.join(TIE_RULE_OF)})"
-        ) from None
+def _tie_rule(variant: str) -> TieRule:
+    """The tie rule of the three-player ``variant`` (one-line error for any other)."""
+    rules = VARIANTS.get(variant)
+    if rules is None or rules.players != 3:
+        names = ", ".join(v.name for v in VARIANTS.values() if v.players == 3)
+        raise GopsInputError(f"{variant!r} is not a three-player variant (choose from {names})")
+    return rules.tie_rule
 
 
 def three_solution(
@@ -97,9 +102,9 @@ def three_solution(
     with _SOLVING:
         if (n, rule) not in _SOLUTIONS:
             if on_solve is not None:
-                on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule} ...")
+                on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule.name} ...")
             start = time.perf_counter()
-            _SOLUTIONS[n, rule] = exact.three.solve(n, rule, "points", "random")
+            _SOLUTIONS[n, rule] = exact.three.solve(n, rule, POINTS, RANDOM)
             if on_solve is not None:
                 on_solve(f"solved in {time.perf_counter() - start:.1f} s")
         return _SOLUTIONS[n, rule]
@@ -115,7 +120,7 @@ class EquilibriumBot(Bot):
     uses_lead = False
 
     def __init__(self, solution: ThreeSolution):
-        if solution.game.objective != "points" or solution.game.order != "random":
+        if solution.game.top or solution.game.order is not RANDOM:
             raise GopsInputError("the equilibrium bot plays the points objective, shuffled prizes")
         self.solution = solution
         self._cache: dict = {}
@@ -221,7 +226,7 @@ def evaluate_three(n: int, variant: str, bots: Sequence[str | Bot]) -> ThreeEval
             for a in product(*(m.items() for m in mixes)):
                 bids = tuple(c for c, _ in a)
                 q = a[0][1] * a[1][1] * a[2][1]
-                won = resolve_round(u, bids, rules.tie_rule)
+                won = rules.tie_rule.score(u, bids)
                 kid = value(tuple(h - {b} for h, b in zip(hands, bids)), deck - {u})
                 for i in range(3):
                     total[i] += q * (won[i] + kid[i])

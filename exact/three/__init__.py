@@ -3,7 +3,7 @@
 A sibling of the two-player solver, on top of :mod:`exact.game`: the game
 (:mod:`~exact.three.rules`), canonical positions (:mod:`~exact.three.canonical`), the
 stage equilibrium chosen by the logit principal branch (:mod:`~exact.three.stage`),
-backward induction (:mod:`~exact.three.solve`), the independent certified NashConv
+backward induction (:mod:`~exact.three.induction`), the independent certified NashConv
 (:mod:`~exact.three.nashconv`), the OpenSpiel policy file (:mod:`~exact.three.openspiel`),
 the first-move table and the mixes at any position (:mod:`~exact.three.tables`) and the
 two-player equilibrium's exact loss in the three-player game (:mod:`~exact.three.twoplayer`).
@@ -34,17 +34,17 @@ __all__ = [
 
 def solve(
     n: int,
-    tie_rule: str = "split",
-    objective: str = "points",
-    order: str = "random",
+    tie_rule="split",
+    objective="points",
+    order="random",
     progress=None,
 ) -> ThreeSolution:
-    """The chosen subgame-perfect equilibrium of n-card three-player GOPS (float);
+    """The chosen subgame-perfect equilibrium of n-card three-player GOPS (float): the tie
+    rule, objective and order as names or the objects of :mod:`exact.game`;
     ``progress``, if given, is called with the stage games solved so far after each."""
     return solve_game(ThreeGame.parse(n, tie_rule, objective, order), progress)
 
 
 def certify(solution: ThreeSolution) -> NashConvReport:
     """The solution's NashConv in the whole game, with its proven bound."""
-    g = solution.game
-    return nashconv(g.n, g.tie_rule, g.objective, g.order, solution.mixes)
+    return nashconv(solution.game, solution.mixes)

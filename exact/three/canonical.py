@@ -1,6 +1,6 @@
 """Canonical positions of three-player GOPS: hands by their relative order, players sorted.
 
-Only the order of the bids decides a round (:func:`exact.game.variants.resolve_round`
+Only the order of the bids decides a round (:meth:`exact.game.ties.TieRule.score`
 compares bids), so a position's hands can be replaced by the ranks of their cards among
 all the cards the three hands hold, equal cards keeping equal ranks (the three-hand form
 of the interleaving patterns of Rhoads & Bartholdi 2012, sec 3.2).  The prizes keep their

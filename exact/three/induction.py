@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import resource
-import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -120,7 +119,7 @@ class _Solver:
             else:
                 v = np.zeros(3)
         else:
-            vals = [self.stage(key, u).values for u in self.game.next_prizes(prizes)]
+            vals = [self.stage(key, u).values for u in self.game.order.next_prizes(prizes)]
             v = np.mean(vals, axis=0)
         self.sol.values[key] = v
         return v
@@ -159,12 +158,9 @@ def solve_game(game: ThreeGame, progress=None) -> ThreeSolution:
     if given, is called with the number of stage games solved after each one."""
     sol = ThreeSolution(game)
     start, cpu = time.perf_counter(), time.process_time()
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
-    try:
-        _Solver(game, sol, progress).value(sol.root)
-    finally:
-        sys.setrecursionlimit(limit)
+    # The recursion is two frames a round (value, then stage), N <= THREE_MAX_N rounds
+    # deep: far below Python's default limit, which is left alone.
+    _Solver(game, sol, progress).value(sol.root)
     sol.seconds = time.perf_counter() - start
     sol.cpu_seconds = time.process_time() - cpu
     sol.peak_rss_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -191,7 +187,7 @@ def play_statistics(sol: ThreeSolution) -> PlayStatistics:
         nxt: dict = {}
         for key, m in mass.items():
             hands, prizes, units = key
-            ups = game.next_prizes(prizes)
+            ups = game.order.next_prizes(prizes)
             rest_of = {u: tuple(p for p in prizes if p != u) for u in ups}
             for u in ups:
                 w = m / len(ups)

@@ -35,6 +35,8 @@ from itertools import product
 import numpy as np
 
 from exact.errors import GopsInputError
+from exact.game.ties import SPLIT, THIRD, TieRule
+from exact.three.rules import ThreeGame
 
 __all__ = ["NashConvReport", "nashconv"]
 
@@ -55,16 +57,17 @@ class NashConvReport:
     positions: int  # positions walked
 
 
-def _score(upcard: int, bids: tuple[int, ...], tie_rule: str) -> tuple[Fraction, ...]:
-    """One round's points, written out again from the rules (see exact.three.rules)."""
+def _score(upcard: int, bids: tuple[int, ...], tie_rule: TieRule) -> tuple[Fraction, ...]:
+    """One round's points, written out again from the rules, apart from
+    :meth:`exact.game.ties.TieRule.score` (the tests hold the two against each other)."""
     top = max(bids)
     high = [i for i in range(3) if bids[i] == top]
     out = [Fraction(0)] * 3
     if len(high) == 1:
         out[high[0]] = Fraction(upcard)
-    elif len(high) == 2 and tie_rule == "split":
+    elif len(high) == 2 and tie_rule is SPLIT:
         out[high[0]] = out[high[1]] = Fraction(upcard, 2)
-    elif len(high) == 2 and tie_rule == "third":
+    elif len(high) == 2 and tie_rule is THIRD:
         (other,) = (i for i in range(3) if i not in high)
         out[other] = Fraction(upcard)
     return tuple(out)
@@ -81,13 +84,9 @@ class _Walk:
     """The recursion of the module docstring over positions keyed by bit masks:
     (hand 0, hand 1, hand 2, prizes left, points so far in half points)."""
 
-    def __init__(self, n: int, tie_rule: str, objective: str, order: str, policy: Policy):
-        if tie_rule not in ("split", "third", "discard"):
-            raise GopsInputError(f"unknown tie rule {tie_rule!r}")
-        if objective not in ("points", "top") or order not in ("random", "ascending", "descending"):
-            raise GopsInputError(f"unknown objective or order {objective!r}, {order!r}")
-        self.n, self.tie_rule, self.top = n, tie_rule, objective == "top"
-        self.order, self.policy = order, policy
+    def __init__(self, game: ThreeGame, policy: Policy):
+        self.n, self.tie_rule, self.top = game.n, game.tie_rule, game.top
+        self.order, self.policy = game.order, policy
         self.row: dict = {}  # position -> row of self.table
         self.table = np.zeros((1024, 2, 3))  # V and B of each position
         self.depth: dict = {}  # rounding factors, by cards left
@@ -108,13 +107,6 @@ class _Walk:
                 shares.append([float(x) for x in _score(1, bids, self.tie_rule)])
             self.kid_cache[key] = (hands, bits, np.array(shares))
         return self.kid_cache[key]
-
-    def next_prizes(self, prizes):
-        if self.order == "ascending":
-            return prizes[:1]
-        if self.order == "descending":
-            return prizes[-1:]
-        return prizes
 
     def store(self, key, vb) -> None:
         r = len(self.row)
@@ -144,7 +136,7 @@ class _Walk:
             self.terminal(key)
             return self.row[key]
         prizes = self.cards(key[3])
-        ups = self.next_prizes(prizes)
+        ups = self.order.next_prizes(prizes)
         total = sum(self.after_upcard(key, prizes, u) for u in ups)
         if len(ups) > 1:
             total = total / len(ups)
@@ -196,16 +188,16 @@ class _Walk:
         return np.stack([V, B])
 
 
-def nashconv(n: int, tie_rule: str, objective: str, order: str, policy: Policy) -> NashConvReport:
-    """The NashConv of ``policy`` in the n-card three-player game, with a proven bound.
+def nashconv(game: ThreeGame, policy: Policy) -> NashConvReport:
+    """The NashConv of ``policy`` in ``game`` (its n, tie rule, objective and prize
+    order), with a proven bound.
 
     ``policy(hands, prizes, points, upcard)`` gives each player's mix over their hand
     (ascending); ``hands`` are three ascending tuples, ``prizes`` ascending (upcard
     included), ``points`` the points so far (Fractions; all zero for ``points``).
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise GopsInputError(f"N must be a positive integer, got {n!r}")
-    walk = _Walk(n, tie_rule, objective, order, policy)
+    n = game.n
+    walk = _Walk(game, policy)
     full = (1 << n) - 1
     root = walk.value((full, full, full, full, (0, 0, 0)))
     V, B = walk.table[root]

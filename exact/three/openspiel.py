@@ -21,6 +21,7 @@ from __future__ import annotations
 from itertools import product
 
 from exact.errors import GopsInputError
+from exact.game.ties import DISCARD
 from exact.three.induction import ThreeSolution
 
 __all__ = ["information_state", "policy_json"]
@@ -41,7 +42,7 @@ def information_state(player: int, sequence, hands, wins, points) -> str:
 def policy_json(solution: ThreeSolution) -> dict[str, dict[str, float]]:
     """The equilibrium of a ``discard``/``points`` solution as OpenSpiel's policy table."""
     game = solution.game
-    if game.tie_rule != "discard" or game.objective != "points":
+    if game.tie_rule is not DISCARD or game.top:
         raise GopsInputError(
             "an OpenSpiel policy needs --tie-rule discard and --objective points "
             "(OpenSpiel's three-player goofspiel discards tied prizes and scores points)"
@@ -56,7 +57,7 @@ def _walk(solution, out, sequence, hands, prizes, wins, points) -> None:
     k = len(prizes)
     if k <= 1:
         return  # forced bids from here on
-    for u in solution.game.next_prizes(prizes):
+    for u in solution.game.order.next_prizes(prizes):
         seq = (*sequence, u)
         mixes = solution.mixes(hands, prizes, (0, 0, 0), u)
         for p in range(3):

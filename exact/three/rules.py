@@ -3,7 +3,7 @@
 A position is three hands, the prizes not yet bid on and (for the ``top`` objective) the
 points each player holds.  Each round a prize is turned up (:data:`ORDERS`), the three
 players bid at once, the bids are shown and the prize is scored by the tie rule
-(:data:`TIE_RULES`, scored by :func:`exact.game.variants.resolve_round`):
+(a :class:`~exact.game.ties.TieRule`, which scores it: :data:`TIE_RULES`):
 
 ``split``
     The "Psychological JuJitsu" rules write-up: a unique high bid takes the prize; "if
@@ -19,6 +19,10 @@ players bid at once, the bids are shown and the prize is scored by the tie rule
     OpenSpiel's goofspiel (``DoApplyActions`` in ``open_spiel/games/goofspiel.cc``): a
     prize goes to the one highest bidder; any tie for the highest bid (two or three
     players) discards it.
+
+Each part is a typed object of :mod:`exact.game` (the tie rule, the prize order
+:class:`~exact.game.orders.PrizeOrder`, the objective), parsed once by
+:meth:`ThreeGame.parse`; below it nothing compares a name.
 
 Objectives (:data:`OBJECTIVES`): ``points``, each player's expected points (the game is
 not zero-sum: a discarded prize scores for nobody); ``top``, each player's chance of
@@ -39,18 +43,38 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError
-from exact.game.variants import resolve_round
+from exact.game.objectives import POINTS, GameObjective, _Named
+from exact.game.orders import ASCENDING, DESCENDING, RANDOM, PrizeOrder
+from exact.game.ties import TIE_RULES, TieRule, tie_rule_named
 from exact.limits import check_n
 
-__all__ = ["OBJECTIVES", "ORDERS", "THREE_MAX_N", "TIE_RULES", "ThreeGame", "round_points"]
+__all__ = [
+    "OBJECTIVES",
+    "ORDERS",
+    "THREE_MAX_N",
+    "TIE_RULES",
+    "TOP",
+    "ThreeGame",
+    "round_points",
+    "three_objective_named",
+]
 
-#: The tie rules, by name (see the module docstring).
-TIE_RULES = ("split", "third", "discard")
-#: What each player maximises.
-OBJECTIVES = ("points", "top")
+
+class _Top(_Named):
+    """The ``top`` objective: each player's chance of finishing with the most points."""
+
+    what = "objective"
+    name = "top"
+
+
+#: The chance of finishing on top (module docstring).
+TOP = _Top()
+#: What each player maximises: expected points (:data:`exact.game.objectives.POINTS`), or
+#: the chance of finishing on top (:data:`TOP`).
+OBJECTIVES: dict[str, GameObjective | _Top] = {"points": POINTS, "top": TOP}
 #: Who orders the prizes: chance (each remaining prize equally likely next), or the
 #: smallest / the largest remaining prize next (OpenSpiel's ``points_order``).
-ORDERS = ("random", "ascending", "descending")
+ORDERS: dict[str, PrizeOrder] = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING)}
 #: The largest N accepted.  N = 5 solves in under a minute of CPU; N = 6 (73,590 stage
 #: games) in 8-13 minutes of CPU per rule and under 500 MiB; N = 7 (917,616 stage games)
 #: is projected at 2-4 hours, not measured (benchmarks/bench_three.py,
@@ -58,71 +82,89 @@ ORDERS = ("random", "ascending", "descending")
 THREE_MAX_N = 6
 
 
-def _named(value: object, names: tuple[str, ...], what: str) -> str:
-    if not isinstance(value, str) or value not in names:
-        raise GopsInputError(f"unknown {what} {value!r} (choose from {', '.join(names)})")
-    return value
+def three_objective_named(name) -> GameObjective | _Top:
+    """The three-player objective called ``name`` (an objective is returned as it is)."""
+    if name is POINTS or name is TOP:
+        return name
+    if isinstance(name, str) and name in OBJECTIVES:
+        return OBJECTIVES[name]
+    raise GopsInputError(f"unknown objective {name!r} (choose from {', '.join(OBJECTIVES)})")
+
+
+def _three_order(name) -> PrizeOrder:
+    order = (
+        name
+        if isinstance(name, PrizeOrder)
+        else ORDERS.get(name)
+        if isinstance(name, str)
+        else None
+    )
+    if order is None or order not in ORDERS.values():
+        raise GopsInputError(f"unknown prize order {name!r} (choose from {', '.join(ORDERS)})")
+    return order
 
 
 @dataclass(frozen=True)
 class ThreeGame:
-    """The three-player game to solve: N, tie rule, objective, prize order (checked)."""
+    """The three-player game to solve: N, tie rule, objective, prize order, each a typed
+    object of :mod:`exact.game` (parsed once, by :meth:`parse`)."""
 
     n: int
-    tie_rule: str
-    objective: str
-    order: str
+    tie_rule: TieRule
+    objective: GameObjective | _Top
+    order: PrizeOrder
 
     @classmethod
     def parse(
         cls, n: object, tie_rule: object = "split", objective: object = "points", order="random"
     ) -> ThreeGame:
-        """Every field checked: a bad one is a one-line GopsInputError."""
+        """Every field checked (names or the objects): a bad one is a one-line
+        GopsInputError."""
         return cls(
             check_n(n, high=THREE_MAX_N, what=" for three players"),
-            _named(tie_rule, TIE_RULES, "tie rule"),
-            _named(objective, OBJECTIVES, "objective"),
-            _named(order, ORDERS, "prize order"),
+            tie_rule_named(tie_rule),
+            three_objective_named(objective),
+            _three_order(order),
         )
 
     @property
     def top(self) -> bool:
         """Whether positions carry the points so far (the ``top`` objective)."""
-        return self.objective == "top"
+        return self.objective is TOP
 
-    def next_prizes(self, prizes: tuple[int, ...]) -> tuple[int, ...]:
-        """The prizes that can be turned up next (``prizes`` ascending)."""
-        if self.order == "ascending":
-            return prizes[:1]
-        if self.order == "descending":
-            return prizes[-1:]
-        return prizes
+    @property
+    def value_words(self) -> str:
+        """What a seat's value is, as a summary line says it."""
+        return "chance of finishing on top" if self.top else "expected points"
 
     def describe(self) -> str:
         return (
-            f"three-player GOPS, {self.n} cards, tie rule {self.tie_rule}, objective "
-            f"{self.objective}, {self.order} prize order"
+            f"three-player GOPS, {self.n} cards, tie rule {self.tie_rule.name}, objective "
+            f"{self.objective.name}, {self.order.name} prize order"
         )
 
     def to_json(self) -> dict:
         return {
             "players": 3,
             "n": self.n,
-            "tie_rule": self.tie_rule,
-            "objective": self.objective,
-            "order": self.order,
+            "tie_rule": self.tie_rule.name,
+            "objective": self.objective.name,
+            "order": self.order.name,
         }
 
 
-def round_points(upcard: int, bids: tuple[int, int, int], tie_rule: str) -> tuple[Fraction, ...]:
+def round_points(
+    upcard: int, bids: tuple[int, int, int], tie_rule: TieRule
+) -> tuple[Fraction, ...]:
     """Points of one round (only the order of the bids matters, so ranks do as well).
 
-    >>> round_points(13, (13, 13, 1), "third")
+    >>> from exact.game.ties import DISCARD, SPLIT, THIRD
+    >>> round_points(13, (13, 13, 1), THIRD)
     (Fraction(0, 1), Fraction(0, 1), Fraction(13, 1))
-    >>> round_points(6, (5, 5, 1), "discard") == round_points(6, (5, 5, 5), "split") == (0, 0, 0)
+    >>> round_points(6, (5, 5, 1), DISCARD) == round_points(6, (5, 5, 5), SPLIT) == (0, 0, 0)
     True
     """
-    return resolve_round(upcard, bids, tie_rule)
+    return tie_rule.score(upcard, bids)
 
 
 def top_shares(points: tuple) -> tuple[Fraction, Fraction, Fraction]:

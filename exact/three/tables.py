@@ -102,8 +102,7 @@ def nashconv_json(report: NashConvReport, epsilon: float) -> dict:
 
 def certify_solution(sol: ThreeSolution) -> NashConvReport:
     """The solution's NashConv in the whole game (as :func:`exact.three.certify`)."""
-    g = sol.game
-    return nashconv(g.n, g.tie_rule, g.objective, g.order, sol.mixes)
+    return nashconv(sol.game, sol.mixes)
 
 
 def first_move_table(sol: ThreeSolution, report: NashConvReport | None = None) -> FirstMoveTable:
@@ -112,7 +111,7 @@ def first_move_table(sol: ThreeSolution, report: NashConvReport | None = None) -
     n = sol.game.n
     hand = tuple(range(1, n + 1))
     table, values = {}, {}
-    for u in sol.game.next_prizes(hand):
+    for u in sol.game.order.next_prizes(hand):
         mixes, values[u], _ = _stage_at(sol, (hand, hand, hand), hand, (0, 0, 0), u)
         table[u] = mixes[0]
     seats = tuple(float(v) for v in sol.seat_values())
@@ -153,14 +152,14 @@ def check_position(game: ThreeGame, hands, prizes, upcard: int, points=None) -> 
                 f"hand {i} {_cards(h)} holds {len(h)} cards but {k} prizes are left "
                 "(each player holds one card per prize left)"
             )
-    if game.order != "random":
-        left = (
-            tuple(range(n - k + 1, n + 1)) if game.order == "ascending" else tuple(range(1, k + 1))
-        )
-        if prizes != left or upcard not in game.next_prizes(prizes):
+    if len(game.order.next_prizes(range(1, n + 1))) == 1:  # a known sequence of prizes
+        left = list(range(1, n + 1))
+        while len(left) > k:
+            left.remove(game.order.next_prizes(left)[0])
+        if prizes != tuple(left) or upcard not in game.order.next_prizes(prizes):
             raise GopsInputError(
                 f"prizes left {_cards(prizes)} and upcard {upcard} do not occur under the "
-                f"{game.order} prize order"
+                f"{game.order.name} prize order"
             )
     return tuple(tuple(sorted(h)) for h in hands), prizes, _check_points(n, prizes, points)
 
@@ -211,7 +210,7 @@ def strategy(
         mixes, values, regret = _stage_at(sol, hands, prizes, points, upcard)
     except KeyError:
         raise GopsInputError(
-            f"the position is not reachable in the {game.n}-card game ({game.order} prize "
+            f"the position is not reachable in the {game.n}-card game ({game.order.name} prize "
             "order): no equilibrium was solved there"
         ) from None
     report = certify_solution(sol) if report is None else report

@@ -52,8 +52,10 @@ import flint
 
 from exact.dp.solve import solve as solve_two_player
 from exact.errors import GopsInputError
+from exact.game.orders import RANDOM
+from exact.game.ties import TieRule
 from exact.three.induction import ThreeSolution
-from exact.three.rules import round_points
+from exact.three.rules import ThreeGame, round_points
 
 __all__ = [
     "ProfileValues",
@@ -108,8 +110,8 @@ class ProfileValues:
 class _Walk:
     """The recursion of the module docstring, memoised on (hands, prizes) as bit masks."""
 
-    def __init__(self, n: int, tie_rule: str, order: str, policy: Policy):
-        self.n, self.tie_rule, self.order, self.policy = n, tie_rule, order, policy
+    def __init__(self, game: ThreeGame, policy: Policy):
+        self.n, self.tie_rule, self.order, self.policy = game.n, game.tie_rule, game.order, policy
         self.memo: dict = {}
         self.scores: dict = {}
 
@@ -122,13 +124,6 @@ class _Walk:
             self.scores[key] = tuple(_q(x) for x in round_points(u, bids, self.tie_rule))
         return self.scores[key]
 
-    def upcards(self, prizes: tuple[int, ...]) -> tuple[int, ...]:
-        if self.order == "ascending":
-            return prizes[:1]
-        if self.order == "descending":
-            return prizes[-1:]
-        return prizes
-
     def value(self, masks: tuple[int, int, int], pm: int) -> tuple[list, list]:
         key = (masks, pm)
         done = self.memo.get(key)
@@ -138,7 +133,7 @@ class _Walk:
             out = ([ZERO] * 3, [ZERO] * 3)
         else:
             prizes = self.cards(pm)
-            ups = self.upcards(prizes)
+            ups = self.order.next_prizes(prizes)
             V, B = [ZERO] * 3, [ZERO] * 3
             for u in ups:
                 v, b = self.after_upcard(masks, prizes, pm, u)
@@ -176,11 +171,12 @@ class _Walk:
         return V, [max(t) for t in tally]
 
 
-def evaluate_profile(n: int, tie_rule: str, policy: Policy, order: str = "random") -> ProfileValues:
+def evaluate_profile(game: ThreeGame, policy: Policy) -> ProfileValues:
     """Each seat's exact value under ``policy`` (all three seats' mixes at each position)
-    and each seat's exact best-response value against the other two."""
-    walk = _Walk(n, tie_rule, order, policy)
-    full = (1 << n) - 1
+    in ``game`` (points objective), and each seat's exact best-response value against the
+    other two."""
+    walk = _Walk(game, policy)
+    full = (1 << game.n) - 1
     V, B = walk.value((full, full, full), full)
     return ProfileValues(
         tuple(_fraction(x) for x in V),  # type: ignore[arg-type]
@@ -194,7 +190,7 @@ def equilibrium_policy(sol: ThreeSolution) -> Policy:
     return lambda hands, prizes, u: sol.mixes(hands, prizes, (0, 0, 0), u)
 
 
-def two_player_policy(n: int, order: str = "random") -> Callable[[tuple, tuple, int], list]:
+def two_player_policy(n: int, order=RANDOM) -> Callable[[tuple, tuple, int], list]:
     """sigma2 of seat 0 (module docstring): the average of the exact two-player equilibrium
     mixes against each opponent's hand."""
     two = solve_two_player(n, arithmetic="rational", order=order)
@@ -220,7 +216,7 @@ class TwoPlayerLoss:
     equilibrium players: exact values for the solution's float mixes."""
 
     n: int
-    tie_rule: str
+    tie_rule: TieRule
     equilibrium: ProfileValues  # all three on sigma*
     deviation: ProfileValues  # seat 0 on sigma2, seats 1 and 2 on sigma*
 
@@ -254,7 +250,7 @@ def two_player_loss(sol: ThreeSolution) -> TwoPlayerLoss:
     """The loss and exploitability of the two-player equilibrium in ``sol``'s game
     (points objective), exact for ``sol``'s float mixes (module docstring)."""
     game = sol.game
-    if game.objective != "points":
+    if game.top:
         raise GopsInputError("the two-player equilibrium is compared for the points objective")
     star = equilibrium_policy(sol)
     sigma2 = two_player_policy(game.n, game.order)
@@ -266,6 +262,6 @@ def two_player_loss(sol: ThreeSolution) -> TwoPlayerLoss:
     return TwoPlayerLoss(
         game.n,
         game.tie_rule,
-        evaluate_profile(game.n, game.tie_rule, star, game.order),
-        evaluate_profile(game.n, game.tie_rule, deviation, game.order),
+        evaluate_profile(game, star),
+        evaluate_profile(game, deviation),
     )
