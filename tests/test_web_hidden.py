@@ -7,9 +7,11 @@ Every score is recomputed here from the history the page or the terminal reveals
 rules (the higher bid wins the prize, a tie discards it), never read back from the game.
 """
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -164,6 +166,7 @@ PHONE_VIEWS = [
     "#play?n=4&objective=points&order=descending&variant=hidden",
     "#play?n=4&objective=points&variant=three",
     "#play?n=10&objective=points&variant=dummy",
+    "#agent",
 ]
 
 
@@ -182,6 +185,8 @@ def test_no_horizontal_scroll_at_390_px_in_any_view(page_server, browser, hash_)
             wait_for(browser, lambda d: d.find_element(By.ID, "result").is_displayed())
         elif hash_.startswith("#first"):
             wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#first-table td"))
+        elif hash_.startswith("#agent"):
+            wait_for(browser, lambda d: d.find_element(By.ID, "agent-form").is_displayed())
         else:
             wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
             browser.find_element(By.ID, "new-game").click()
@@ -292,3 +297,88 @@ def test_gops_play_hidden_bids_never_shows_the_computers_card_before_the_end(see
     ]
     you, them, _, _ = scored(history)
     assert tail.startswith(f" you {you}, computer {them}:")
+
+
+# -- how good is my agent? a policy file uploaded ------------------------------------------------
+
+
+def uniform_policy_file(path, n=4, order="descending") -> str:
+    """A policy file bidding uniformly at every decision of both players."""
+    from exact.imperfect.game import ImperfectGame
+
+    game = ImperfectGame.parse(n, order, "points")
+    policy = {
+        s.string: {str(a): 1 / len(s.legal) for a in s.legal}
+        for player in (0, 1)
+        for s in game.information_states(player)
+    }
+    path.write_text(json.dumps(policy))
+    return str(path)
+
+
+def cli_nashconv(path: str, n=4, order="descending") -> dict:
+    from click.testing import CliRunner
+
+    from exact.cli import main
+
+    args = ["imperfect", "nashconv", path, "--n", str(n), "--order", order, "--json", "--quiet"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output.strip().splitlines()[-1])
+
+
+def test_an_uploaded_policys_nashconv_is_the_clis(client, tmp_path):
+    path = uniform_policy_file(tmp_path / "uniform.json")
+    want = cli_nashconv(path)
+    with open(path, "rb") as fh:
+        r = client.post("/api/nashconv", params={"n": 4, "order": "descending"}, content=fh.read())
+    got = r.json()
+    assert r.status_code == 200, got
+    for key in ("nash_conv", "best_response_values", "error_bound", "units", "openspiel_game"):
+        assert got[key] == want[key], key
+    assert got["exploitability"] == want["nash_conv"] / 2 and want["nash_conv"] > 0
+
+
+def test_an_upload_beyond_the_limit_or_not_a_policy_is_refused(client, tmp_path, monkeypatch):
+    from exact.web import upload
+
+    path = uniform_policy_file(tmp_path / "uniform.json")
+    body = Path(path).read_bytes()
+    monkeypatch.setattr(upload, "UPLOAD_MAX_BYTES", len(body) - 1)
+    r = client.post("/api/nashconv", params={"n": 4, "order": "descending"}, content=body)
+    assert r.status_code == 413 and "more than the" in r.json()["error"]
+    monkeypatch.undo()
+    for params, content, message in (
+        ({"n": 5, "order": "descending"}, body, "is not a decision of 5-card"),
+        ({"n": 4, "order": "descending"}, b"[1, 2", "is not JSON"),
+        ({"n": 4, "order": "descending"}, b"", "no policy file"),
+        ({"n": 7, "order": "descending"}, body, "at most 6 here"),
+        ({"n": 4, "order": "descending", "seed": 1}, body, "no such query parameter"),
+    ):
+        r = client.post("/api/nashconv", params=params, content=content)
+        assert r.status_code == 400 and message in r.json()["error"], r.json()
+    assert client.get("/api/info").json()["nashconv"]["upload_max_bytes"] == 64 * 2**20
+
+
+def test_the_page_reads_an_uploaded_policys_nashconv(page_server, browser, tmp_path):
+    """Your agent: the file chosen, its NashConv on the page is gops imperfect
+    nashconv's on the same file; the upload limit is stated."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    path = uniform_policy_file(tmp_path / "uniform.json", 3, "ascending")
+    want = cli_nashconv(path, 3, "ascending")
+    load(browser, f"{page_server}/#agent")
+    wait_for(browser, lambda d: d.find_element(By.ID, "agent-form").is_displayed())
+    assert "64 MiB" in browser.find_element(By.ID, "upload-limit").text
+    n = browser.find_element(By.ID, "agent-n")
+    n.clear()
+    n.send_keys("3")
+    Select(browser.find_element(By.ID, "agent-order")).select_by_value("ascending")
+    browser.find_element(By.ID, "agent-file").send_keys(path)
+    browser.find_element(By.ID, "agent-go").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "agent-result").is_displayed())
+    shown = browser.find_element(By.ID, "agent-nashconv").get_attribute("data-value")
+    assert float(shown) == want["nash_conv"]
+    assert browser.find_element(By.ID, "agent-br0").text == repr(want["best_response_values"][0])
+    browser.save_screenshot(str(ARTIFACTS / "agent.png"))

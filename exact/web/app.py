@@ -18,6 +18,10 @@ their answers with :mod:`exact.views`.
     GET /api/line?n&mine&theirs&deck[&objective&lead]&line=u:b-t,...
                                                     a line of play stepped from a position:
                                                     the position reached, its values
+    POST /api/nashconv?n[&order&objective&fill_uniform]   (body: a policy file)
+                                                    = gops imperfect nashconv FILE --json,
+                                                    plus exploitability (NashConv / 2);
+                                                    at most UPLOAD_MAX_BYTES (else 413)
     GET /api/progress                               the large solves under way, how far
                                                     (queued: their place, what is ahead)
     POST /api/cancel?n[&objective&order&variant]    stop them (their requests get 400; a
@@ -82,6 +86,13 @@ from exact.web.play import game_bid, game_new, game_prize
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, Busy
 from exact.web.query import PLAY_VARIANTS, check_parameters, game_query, variant_name
 from exact.web.solutions import WEB_CACHE_BYTES, WEB_SOLVE_MAX_N, Pending, Solutions
+from exact.web.upload import (
+    UPLOAD_MAX_BYTES,
+    WEB_NASHCONV_MAX_N,
+    TooLarge,
+    policy_nash_conv,
+    read_body,
+)
 
 STATIC = Path(__file__).parent / "static"
 
@@ -128,6 +139,7 @@ def info(request: Request) -> dict:
         "solve_max_n": WEB_SOLVE_MAX_N,
         "variants": variant_limits(),
         "hidden": [list(g) for g in shipped_games()],
+        "nashconv": {"upload_max_bytes": UPLOAD_MAX_BYTES, "max_n": WEB_NASHCONV_MAX_N},
         "stores": solutions.stores_json(),
         "solves": solutions.solves,
         "limits": solutions.limits
@@ -182,6 +194,20 @@ def _api(handler, path: str):
     return endpoint
 
 
+async def nashconv_upload(request: Request):
+    """POST /api/nashconv: the NashConv of the uploaded policy file (exact.web.upload);
+    400 with one line for bad input, 413 for a file beyond the upload limit."""
+    try:
+        check_parameters(request, "/api/nashconv")
+        raw = await read_body(request)
+        params = dict(request.query_params)
+        return CliJSON(await run_in_threadpool(policy_nash_conv, params, raw))
+    except TooLarge as exc:
+        return CliJSON({"error": str(exc)}, status_code=413)
+    except GopsInputError as exc:
+        return CliJSON({"error": str(exc)}, status_code=400)
+
+
 async def index(request: Request):
     return FileResponse(STATIC / "index.html")
 
@@ -218,6 +244,7 @@ def create_app(
             Route("/favicon.ico", favicon),
             *(Route(path, _api(handler, path)) for path, handler in API.items()),
             Route("/api/cancel", _api(cancel, "/api/cancel"), methods=["POST"]),
+            Route("/api/nashconv", nashconv_upload, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
     )

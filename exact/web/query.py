@@ -33,6 +33,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "/api/info": (),
     "/api/progress": (),
     "/api/cancel": ("n", "objective", "order", "variant"),
+    "/api/nashconv": ("n", "order", "objective", "fill_uniform"),
     "/api/strategy": (*_POSITION, "order"),
     "/api/position": _POSITION,
     "/api/line": ("n", "mine", "theirs", "deck", "objective", "lead", "line"),

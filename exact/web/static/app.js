@@ -195,7 +195,7 @@ function readHash() {
   } else {
     fullPosition();
   }
-  return ["explore", "first", "play"].includes(tab) ? tab : "explore";
+  return ["explore", "first", "play", "agent"].includes(tab) ? tab : "explore";
 }
 
 function fullPosition() {
@@ -603,6 +603,74 @@ function dropGame() {  // N or the objective changed: that game is over for the 
 
 const cardList = (cards) => cards.length ? cards.join(" ") : "none";
 
+// -- card faces: SVG drawn here (no external assets), one suit per player ----------------------
+// Suits: the prizes diamonds, you spades, the computer hearts, computer 2 clubs; each ink
+// has a contrast of at least 4.5:1 on the card's white (WCAG AA).
+const SUITS = {
+  prize: { pip: "\u2666", ink: "#8a4b00" }, you: { pip: "\u2660", ink: "#1f3a5f" },
+  computer: { pip: "\u2665", ink: "#b00020" }, computer2: { pip: "\u2663", ink: "#2e5e1e" },
+};
+const RANK = (c) => String(c);  // numbers, as the rules and the history say them
+
+// A card as an SVG data URL (a face, or its back): the corner ranks and suit, a big pip.
+function faceSvg(card, suit, down = false) {
+  const { pip, ink } = SUITS[suit];
+  const body = down
+    ? `<rect x="1" y="1" width="58" height="82" rx="6" fill="#1f3a5f" stroke="#0d1f33" stroke-width="2"/>` +
+      `<rect x="6" y="6" width="48" height="72" rx="4" fill="none" stroke="#9cb3d1" stroke-width="2" stroke-dasharray="4 3"/>`
+    : `<rect x="1" y="1" width="58" height="82" rx="6" fill="#fff" stroke="#555" stroke-width="2"/>` +
+      `<text x="7" y="17" font-size="13" font-family="sans-serif" font-weight="bold" fill="${ink}">${RANK(card)}</text>` +
+      `<text x="7" y="30" font-size="12" fill="${ink}">${pip}</text>` +
+      `<text x="53" y="76" font-size="12" fill="${ink}" text-anchor="end">${pip}</text>` +
+      `<text x="30" y="62" font-size="30" fill="${ink}" text-anchor="middle" opacity="0.25">${pip}</text>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 84">${body}</svg>`;
+  return `url("data:image/svg+xml,${encodeURIComponent(svg)}")`;
+}
+
+// A card of a suit in a span (its rank as text, for reading aloud and for tests).
+function faceSpan(card, suit, className = "face", down = false) {
+  const e = document.createElement("span");
+  e.className = className + (down ? " down" : "");
+  e.style.backgroundImage = faceSvg(card, suit, down);
+  e.style.color = SUITS[suit].ink;
+  e.textContent = down ? "" : String(card);
+  if (down) e.title = "face down";
+  return e;
+}
+
+// A pile of won prizes: small faces (their ranks as text, "none" for an empty pile).
+function drawPile(id, cards) {
+  const box = $(id);
+  box.innerHTML = "";
+  if (!cards.length) { box.textContent = "none"; return; }
+  cards.forEach((c, i) => {
+    if (i) box.appendChild(document.createTextNode(" "));
+    box.appendChild(faceSpan(c, "prize", "face mini"));
+  });
+}
+
+// The table: the prize turned over, both bids of the last round revealed together (a
+// short flip), or face down (hidden bids, until the end).
+function drawBoard(hidden, over, three) {
+  const last = game.history[game.history.length - 1];
+  const put = (id, card, suit, down = false) => {
+    const slot = $(id);
+    slot.innerHTML = "";
+    if (card == null && !down) return;
+    const f = faceSpan(card, suit, "face flip", down);
+    slot.appendChild(f);
+  };
+  put("board-prize", game.upcard ?? (last && last.prize), "prize");
+  put("board-you", last && last.you, "you");
+  const theirs = last && last.computer;
+  put("board-them", theirs, "computer", Boolean(last) && hidden && !over);
+  $("board-second-slot").hidden = !three;
+  if (three) put("board-second", last && last.computer2, "computer2");
+  $("board-them-name").textContent = three ? "computer 1" : "its bid";
+  const said = last ? `round ${last.round}: the ${last.prize} to ${last.winner === "nobody" ? "nobody (a tie)" : last.winner}` : "";
+  $("board-says").textContent = game.upcard != null && last ? `${said}; now the ${game.upcard} is up` : said;
+}
+
 function drawPlay() {
   const over = game.awaiting === "over";
   const orderName = [...$("order").options].find((o) => o.value === game.order)?.text || game.order;
@@ -660,14 +728,16 @@ function drawPlay() {
   const hidden = game.hidden === true;  // the computer's cards face down until the end
   $("their-cards").textContent = hidden ? `${plural(game.computer_cards_left, "card")}, face down`
     : cardList(game.computer_cards);
-  $("won-me").textContent = cardList(game.won.you);
-  $("won-them").textContent = cardList(game.won.computer);
+  drawPile("won-me", game.won.you);
+  drawPile("won-them", game.won.computer);
+  drawBoard(hidden, over, three);
   const hand = $("hand");
   hand.innerHTML = "";
   game.your_cards.forEach((c) => {
     const b = document.createElement("button");
-    b.className = "card";
+    b.className = "card face-card";
     b.textContent = c;
+    b.style.backgroundImage = faceSvg(c, "you");
     b.dataset.role = "hand";
     b.dataset.card = c;
     b.title = `bid ${c} (key ${c === 10 ? "0" : c <= 9 ? c : "Tab to it, then Enter"})`;
@@ -755,6 +825,55 @@ document.addEventListener("keydown", (e) => {
   else if (game.awaiting === "bid" && game.your_cards.includes(card)) { e.preventDefault(); bid(card); }
 });
 
+// -- your agent: a policy file uploaded, its NashConv (POST /api/nashconv) ------------------------
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+function showUploadLimits() {
+  const limits = info && info.nashconv;
+  if (!limits) return;
+  $("upload-limit").textContent = `${mib(limits.upload_max_bytes)} (${limits.upload_max_bytes.toLocaleString("en")} bytes)`;
+  $("upload-max-n").textContent = Object.entries(limits.max_n).map(([o, k]) => `${k} (${o})`).join(", ");
+}
+
+async function judgeAgent(event) {
+  event.preventDefault();
+  const file = $("agent-file").files[0];
+  $("agent-result").hidden = true;
+  showError("");
+  if (!file) { showError("choose a policy file first"); return; }
+  const limit = info.nashconv.upload_max_bytes;
+  if (file.size > limit) {
+    showError(`the policy file has ${file.size.toLocaleString("en")} bytes, more than the ` +
+      `${limit.toLocaleString("en")} this server reads: judge it with gops imperfect nashconv FILE`);
+    return;
+  }
+  const p = new URLSearchParams({ n: $("agent-n").value, order: $("agent-order").value,
+                                  objective: $("agent-objective").value });
+  if ($("agent-fill").checked) p.set("fill_uniform", "1");
+  $("agent-status").textContent = `reading ${file.name} (${file.size.toLocaleString("en")} bytes) and computing best responses...`;
+  $("agent-go").disabled = true;
+  try {
+    const response = await fetch(`/api/nashconv?${p}`, { method: "POST", body: file });
+    const r = await response.json();
+    if (!response.ok) throw new Error(r.error || `HTTP ${response.status}`);
+    const pm = (x) => `\u00b1 ${Number(x).toExponential(1)}`;
+    $("agent-nashconv").textContent = `${r.nash_conv} ${pm(r.error_bound)}`;
+    $("agent-nashconv").dataset.value = r.nash_conv;
+    $("agent-exploitability").textContent = `${r.exploitability} ${pm(r.exploitability_error_bound)}`;
+    $("agent-br0").textContent = String(r.best_response_values[0]);
+    $("agent-br1").textContent = String(r.best_response_values[1]);
+    $("agent-units").textContent = r.units;
+    $("agent-result").hidden = false;
+    $("agent-status").textContent = `${file.name}: N = ${r.n}, ${r.order} order, ${r.objective}; ` +
+      `best responses in ${r.seconds} s (floats; the error bound is proven)`;
+  } catch (err) {
+    $("agent-status").textContent = "";
+    showError(err.message);
+  } finally {
+    $("agent-go").disabled = false;
+  }
+}
+
 // -- N beyond this server: keep the address, say what it takes --------------------------------
 function needsStore() {
   const list = info ? info.solvable[objective()] : [];
@@ -772,12 +891,14 @@ function needsStore() {
 // -- wiring -------------------------------------------------------------------------------------
 function showTab(tab) {
   state.tab = tab;
-  for (const t of ["explore", "first", "play"]) {
+  for (const t of ["explore", "first", "play", "agent"]) {
     $(t).hidden = t !== tab;
     $(`tab-${t}`).classList.toggle("active", t === tab);
   }
   showLead();
   writeHash();
+  document.querySelector(".game-controls").hidden = tab === "agent";  // its own game
+  if (tab === "agent") { $("notice").hidden = true; return; }
   needsStore();
   if (tab === "first") showFirstMove();
 }
@@ -858,6 +979,8 @@ async function start() {
   $("step").onclick = stepRound;
   $("back").onclick = stepBack;
   $("new-game").onclick = newGame;
+  $("agent-form").onsubmit = judgeAgent;
+  showUploadLimits();
   $("cancel").onclick = cancelSolve;
   $("reveal").onclick = () => {
     const last = game && game.history[game.history.length - 1];
