@@ -11,6 +11,8 @@ chromium-driver), waits until the view shows the server's answer and saves a PNG
     web-first.png     First move: the 5-card table beside the paper's Table 1
     web-play.png      Play: a finished 5-card game (lowest card each round) and its review
     web-phone.png     Play at phone width (390 px)
+    web-hidden.png    Play: a finished 4-card game of hidden bids (1280 px), all revealed
+    web-hidden-phone.png  the same at phone width (390 px)
 
 The same seed and bids give the same game, so the pictures change only when the page does.
 """
@@ -109,8 +111,40 @@ def play_game(driver, url: str, n: int = 5, seed: int = 7):
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023
 
 
+def play_hidden(driver, url: str, seed: int = 3):
+    """A finished 4-card game of hidden bids (descending; the lowest card each round)."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{url}/#play?n=4&objective=points&order=descending&variant=hidden&seed={seed}")
+    driver.refresh()
+    wait(driver, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    driver.find_element(By.ID, "new-game").click()
+    while not driver.find_element(By.ID, "outcome").text:
+        cards = wait(
+            driver,
+            lambda d: (
+                [b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()]
+                or d.find_element(By.ID, "outcome").text
+            ),
+        )
+        if isinstance(cards, str):
+            break
+        rows = len(driver.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
+        cards[0].click()
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023
+    time.sleep(0.5)  # the cards' flip is over
+
+
 #: The screenshots made (docs/figures/<name>.png), each shown in docs/web.md.
-SHOTS = ("web-explore", "web-line", "web-first", "web-play", "web-phone")
+SHOTS = (
+    "web-explore",
+    "web-line",
+    "web-first",
+    "web-play",
+    "web-phone",
+    "web-hidden",
+    "web-hidden-phone",
+)
 
 
 def shoot(out: Path) -> list[Path]:
@@ -124,8 +158,9 @@ def shoot(out: Path) -> list[Path]:
 
         def save(name):
             height = driver.execute_script("return document.body.scrollHeight")
-            width = driver.execute_script("return window.outerWidth")
+            width = driver.execute_script("return window.innerWidth")  # outer: 500 at least
             driver.set_window_size(width, min(2400, height + 120))
+            driver.execute_script("window.scrollTo(0, 0)")
             path = out / f"web-{name}.png"
             driver.save_screenshot(str(path))
             made.append(path)
@@ -168,6 +203,12 @@ def shoot(out: Path) -> list[Path]:
         driver.set_window_size(390, 844)
         play_game(driver, url)
         save("phone")
+        driver.set_window_size(1280, 900)
+        play_hidden(driver, url)
+        save("hidden")
+        driver.set_window_size(390, 844)
+        play_hidden(driver, url)
+        save("hidden-phone")
     finally:
         driver.quit()
         server.should_exit = True

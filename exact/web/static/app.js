@@ -621,8 +621,7 @@ function faceSvg(card, suit, down = false) {
     : `<rect x="1" y="1" width="58" height="82" rx="6" fill="#fff" stroke="#555" stroke-width="2"/>` +
       `<text x="7" y="17" font-size="13" font-family="sans-serif" font-weight="bold" fill="${ink}">${RANK(card)}</text>` +
       `<text x="7" y="30" font-size="12" fill="${ink}">${pip}</text>` +
-      `<text x="53" y="76" font-size="12" fill="${ink}" text-anchor="end">${pip}</text>` +
-      `<text x="30" y="62" font-size="30" fill="${ink}" text-anchor="middle" opacity="0.25">${pip}</text>`;
+      `<text x="53" y="76" font-size="12" fill="${ink}" text-anchor="end">${pip}</text>`;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 84">${body}</svg>`;
   return `url("data:image/svg+xml,${encodeURIComponent(svg)}")`;
 }
