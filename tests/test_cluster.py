@@ -20,7 +20,7 @@ from click.testing import CliRunner
 import exact
 from exact.cli import main
 from exact.dp.cluster import parse_cluster, parts_dir, solve_on_cluster
-from exact.dp.preflight import check_fits, estimate, tables_bytes
+from exact.dp.preflight import BASE_MEMORY, check_fits, estimate, tables_bytes
 from exact.dp.store import solve_into_store
 from exact.errors import GopsInputError
 from exact.game.encoding import build_levels
@@ -210,7 +210,7 @@ def test_preflight_names_what_is_short(tmp_path):
     sizes = [_level_bytes(14, k) for k in range(15)]
     pair = max(sizes[k - 1] + sizes[k] for k in range(1, 15))
     assert pair == sizes[8] + sizes[9] == 5_325_031_712  # 2.25 + 2.71 GiB
-    process = 2**30 + tables_bytes(game)  # the interpreter and kernels, the tables
+    process = BASE_MEMORY + tables_bytes(game)  # the interpreter and kernels, the tables
     assert est.memory_bytes == pair + process
     assert est.minimum_bytes == 0.7 * pair + process  # the page cache may hold less
     assert est.disk_bytes == sum(sizes)

@@ -3,6 +3,7 @@ kill -9), and clear errors for corrupted or mismatched stores."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -529,3 +530,15 @@ def test_each_command_reads_the_manifest_once(tmp_path, monkeypatch):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, (args, result.output)
         assert len(reads) == want, args
+
+
+def test_the_estimate_of_a_small_solve_states_its_own_size():
+    """``gops solve 8 --store`` peaks at 254 MiB in a second (issue 49): the pre-flight says
+    so in MiB, not "1.0 GiB of memory" and "about 0 s"."""
+    from exact.dp.preflight import estimate
+
+    text = estimate(GameSpec.parse(8), cores=2).describe()
+    assert text.startswith("under 1 s on 2 cores, ")
+    memory = re.search(r"(\d+) MiB of memory \(at least (\d+) MiB\)", text)
+    assert memory is not None, text
+    assert 254 <= int(memory[2]) <= int(memory[1]) < 512

@@ -40,8 +40,8 @@ from exact.game.spec import GameSpec
 GIB = 2**30
 #: The process's own memory besides the transition tables (Python, numba, the kernels'
 #: scratch), with a margin: 0.31 GiB was measured at N = 13, tables included (module
-#: docstring).
-BASE_MEMORY = 1.0 * GIB
+#: docstring), 254 MiB at N = 8.
+BASE_MEMORY = 0.3 * GIB
 #: The fraction of the largest pair of adjacent levels that the page cache must hold for
 #: full speed: measured at N = 13 (points; the win objective maps its levels alike).
 CACHE_FRACTION = 0.7
@@ -68,11 +68,20 @@ class Estimate:
 
     def describe(self) -> str:
         kept = f" at most (levels {self.keep_from}..{self.n} kept)" if self.keep_from else ""
+        took = "under 1 s" if self.seconds < 1 else f"about {format_duration(self.seconds)}"
         return (
-            f"about {format_duration(self.seconds)} on {self.cores} cores, "
-            f"{self.memory_bytes / GIB:.1f} GiB of memory (at least "
-            f"{self.minimum_bytes / GIB:.1f}), {_bytes(self.disk_bytes)} of disk{kept}"
+            f"{took} on {self.cores} cores, {_memory(self.memory_bytes)} of memory (at least "
+            f"{_memory(self.minimum_bytes)}), {_bytes(self.disk_bytes)} of disk{kept}"
         )
+
+
+def _memory(count: float) -> str:
+    """Memory in binary units: MiB below a GiB, GiB with one decimal above.
+
+    >>> _memory(266_338_304), _memory(6.5 * GIB)
+    ('254 MiB', '6.5 GiB')
+    """
+    return f"{count / GIB:.1f} GiB" if count >= GIB else f"{count / 2**20:.0f} MiB"
 
 
 def _bytes(count: float) -> str:
