@@ -437,8 +437,26 @@ def test_reproduce_default_path_refuses_too(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "gops-5.cert").write_bytes(b"precious")
     code, out, err = run("reproduce")
-    assert_one_line(code, out, err, "gops-5.cert exists; pass --force")
+    assert_one_line(code, out, err, "gops-5.cert exists and is not the certificate this solve")
     assert (tmp_path / "gops-5.cert").read_bytes() == b"precious"
+
+
+def test_reproduce_run_again_checks_the_certificate_it_finds(tmp_path, monkeypatch):
+    """The README's main command run twice in one folder (issue 49): the second run finds
+    the very certificate it would write, says so, checks it and prints the table."""
+    monkeypatch.chdir(tmp_path)
+    code, first, err = run("reproduce")
+    assert code == 0, err
+    written = (tmp_path / "gops-5.cert").read_bytes()
+    code, again, err = run("reproduce")
+    assert code == 0, err
+    assert "its certificate gops-5.cert is already there, byte for byte" in again
+    assert "independent checker: valid" in again
+    assert again.split("Table 1")[1] == first.split("Table 1")[1].replace(
+        first.splitlines()[-1], again.splitlines()[-1]
+    )
+    assert (tmp_path / "gops-5.cert").read_bytes() == written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gops-5.cert"]
 
 
 # -- 18. user-facing texts name their sources ------------------------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import filecmp
 import os
 import sys
+import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -204,16 +206,33 @@ def level_printer():
 def reproduce(output: str, force: bool) -> None:
     """Reproduce Rhoads & Bartholdi 2012, Table 1, exactly: solve, certify and check N=5.
 
-    The certificate is written to gops-5.cert in the current folder (-o FILE: elsewhere).
+    The certificate is written to gops-5.cert in the current folder (-o FILE: elsewhere);
+    one already there is kept if it is this solve's certificate, byte for byte.
     """
 
-    output = _output(output, force, regular=True)
+    # A certificate already there (a second run in the same folder) is compared with the
+    # one this solve writes (the writer is deterministic): the same bytes are kept and
+    # checked; other bytes are refused as before, without --force.
+    there = not force and output_kind(output) == "file"
+    output = _output(output, force or there, regular=True)
     t0 = time.perf_counter()
-    sol = write(5, output)
+    with tempfile.TemporaryDirectory(prefix="gops-reproduce-") as scratch:
+        written = os.path.join(scratch, "gops-5.cert") if there else output
+        sol = write(5, written)
+        if there and not filecmp.cmp(written, output, shallow=False):
+            raise GopsInputError(
+                f"{output} exists and is not the certificate this solve writes; pass "
+                "--force to overwrite it, or -o FILE to write the certificate elsewhere"
+            )
     st = sol.stats
     assert st is not None  # a solve records its stats
+    done = (
+        f"its certificate {output} is already there, byte for byte"
+        if there
+        else f"wrote its certificate {output}"
+    )
     click.echo(
-        f"solved 5-card GOPS exactly and wrote its certificate {output} "
+        f"solved 5-card GOPS exactly and {done} "
         f"({st.extra['certificate_bytes']:,} bytes, {st.seconds:.2f} s)"
     )
     verdict = check_certificate(output)
