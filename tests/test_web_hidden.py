@@ -382,3 +382,54 @@ def test_the_page_reads_an_uploaded_policys_nashconv(page_server, browser, tmp_p
     assert float(shown) == want["nash_conv"]
     assert browser.find_element(By.ID, "agent-br0").text == repr(want["best_response_values"][0])
     browser.save_screenshot(str(ARTIFACTS / "agent.png"))
+
+
+#: WCAG 2.1's contrast of text (AA, normal size).
+AA_TEXT = 4.5
+
+#: The contrast of every visible text node's colour against the first opaque background
+#: behind it (up its ancestors), WCAG 2.1's relative luminance; the lowest found.
+CONTRAST_SCRIPT = """
+const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+  .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+const back = (e) => { for (; e; e = e.parentElement) {
+  const c = rgb(getComputedStyle(e).backgroundColor);
+  if (c.length === 3 || c[3] > 0.9) return c.slice(0, 3); } return [255, 255, 255]; };
+const out = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+  const e = t.parentElement;
+  if (!t.textContent.trim() || !e.offsetParent || e.closest("[disabled], option, svg")) continue;
+  const s = getComputedStyle(e);
+  if (Number(s.opacity) < 1 || s.visibility === "hidden") continue;
+  const [a, b] = [lum(rgb(s.color).slice(0, 3)), lum(back(e))];
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  out.push([ratio, t.textContent.trim().slice(0, 30), e.id || e.className || e.tagName]);
+}
+return out.sort((x, y) => x[0] - y[0]).slice(0, 5);
+"""
+
+
+@pytest.mark.parametrize(
+    "hash_", ["#play?n=4&objective=points&order=descending&variant=hidden", "#agent"]
+)
+def test_text_has_wcag_aa_contrast(page_server, browser, hash_):
+    """Every visible text of Play (a game under way and over) and of Your agent has a
+    contrast of at least 4.5:1 against its background (WCAG 2.1 AA)."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, f"{page_server}/{hash_}")
+    if hash_.startswith("#play"):
+        wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+        browser.find_element(By.ID, "new-game").click()
+        click_bids(browser, 1, lambda buttons: buttons[0])
+        worst = browser.execute_script(CONTRAST_SCRIPT)
+        assert worst[0][0] >= AA_TEXT, worst
+        click_bids(browser, 2, lambda buttons: buttons[0])
+        wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    else:
+        wait_for(browser, lambda d: d.find_element(By.ID, "agent-form").is_displayed())
+    worst = browser.execute_script(CONTRAST_SCRIPT)
+    assert worst[0][0] >= AA_TEXT, worst
