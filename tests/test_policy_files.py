@@ -197,7 +197,7 @@ def test_every_decision_string_of_the_game_reads_back():
     random: 3,608 strings, both players)."""
     big = ImperfectGame.parse(4, "random")
     where = layout(big)
-    reader = policy_file._Reader(big, where)
+    reader = policy_file.StateReader(big, where)
     for player in (0, 1):
         for info in big.information_states(player):
             found, row, legal = reader.row(info.string)

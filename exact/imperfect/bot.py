@@ -26,7 +26,7 @@ import numpy as np
 
 from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame
-from exact.imperfect.policy_file import FilePolicy, _Reader, load_policy_file
+from exact.imperfect.policy_file import FilePolicy, StateReader, load_policy_file
 from exact.imperfect.shipped import load_shipped
 from exact.imperfect.tables import layout
 
@@ -71,7 +71,7 @@ def equilibrium_bot(pyspiel_game, player_id: int, policy_file=None, seed: int | 
         policy = load_policy_file(game, policy_file)
     assert isinstance(policy, FilePolicy)
     sigmas = policy.sigmas
-    reader = _Reader(game, layout(game))
+    reader = StateReader(game, layout(game))
     rng = np.random.default_rng(seed)
     base: Any = pyspiel.Bot
 

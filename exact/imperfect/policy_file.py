@@ -6,6 +6,7 @@ strings are those of OpenSpiel's turn-based ``goofspiel(imp_info=True)`` (each
 decision's, both players'), an action id is a card minus one written as a JSON string,
 and a probability is a JSON number (a float, taken at its exact binary value) or a string
 (exact: ``"p/q"``, an integer, or a decimal such as ``"0.25"`` or ``"1e-3"``).
+
 Reading bounds what a hostile file can cost, before any of it is used (each a one-line
 GopsInputError): at most :data:`MAX_FILE_BYTES`; no key twice in one object (JSON keeps
 the last, silently); a JSON number of at most :data:`MAX_NUMBER_CHARS` characters; an
@@ -53,6 +54,7 @@ __all__ = [
     "MAX_EXPONENT",
     "MAX_FILE_BYTES",
     "MAX_NUMBER_CHARS",
+    "StateReader",
     "load_policy_file",
     "parse_json",
     "policy_from_json",
@@ -92,7 +94,7 @@ def _where(string: str) -> str:
     return f"state {json.dumps(string)}"
 
 
-class _Reader:
+class StateReader:
     """The policy file's strings parsed into rows of ``where`` (module docstring), with
     the parts that repeat across strings (a bid sequence, its winners, a prize sequence)
     checked once each."""
@@ -196,7 +198,10 @@ def _exact(value: str, where: str) -> Fraction:
         )
     if match[2] is not None and int(match[2]) == 0:
         raise GopsInputError(f"{where}: probability {value!r} divides by zero")
-    return Fraction(value)
+    try:
+        return Fraction(value)
+    except ValueError:  # the pattern's digits are bounded; what Fraction refuses, e.g. ".e1"
+        raise GopsInputError(f"{where}: probability {value!r} is not a number") from None
 
 
 class _Pairs(list):
@@ -279,7 +284,7 @@ def policy_from_json(
             "a policy file is a JSON object {information-state string: {action: probability}}"
         )
     where = layout(game)
-    reader = _Reader(game, where)
+    reader = StateReader(game, where)
     sigmas = (np.zeros((where.rows, game.n)), np.zeros((where.rows, game.n)))
     given = (np.zeros(where.rows, dtype=bool), np.zeros(where.rows, dtype=bool))
     exact: tuple[dict[int, Distribution], dict[int, Distribution]] = ({}, {})
@@ -369,7 +374,7 @@ def _card(action, legal: dict[str, int], string: str) -> NoReturn:
 _SUM_SLACK = 1e-12
 
 
-def _check_sums(sigma, given, exact, reader: _Reader, where: Layout, player: int) -> None:
+def _check_sums(sigma, given, exact, reader: StateReader, where: Layout, player: int) -> None:
     """Every given row whose probabilities are all floats sums to 1 within the tolerance,
     in exact arithmetic (rows near the edge are summed as Fractions)."""
     rows = np.flatnonzero(given)

@@ -73,12 +73,12 @@ def check_hidden(n: int, order: str, objective: str) -> ImperfectGame:
 def _equilibrium(game: ImperfectGame):
     """The shipped equilibrium of ``game`` (read and re-proved once per process: 0.5 s at
     5 cards, 6 s at 6) and the reader of its information-state strings."""
-    from exact.imperfect.policy_file import _Reader
+    from exact.imperfect.policy_file import StateReader
     from exact.imperfect.shipped import load_shipped
     from exact.imperfect.tables import layout
 
     shipped = load_shipped(game)
-    return shipped, _Reader(game, layout(game))
+    return shipped, StateReader(game, layout(game))
 
 
 @dataclass(frozen=True)
