@@ -97,3 +97,27 @@ def test_compiling_is_said_once_and_only_when_numba_compiles(tmp_path):
 def test_quiet_compiles_without_a_word(tmp_path):
     quiet = run_go(tmp_path, "--quiet")
     assert quiet.returncode == 0 and quiet.stderr == "", quiet
+
+
+def test_device_cuda_without_the_extra_names_its_install(monkeypatch):
+    """--device cuda where numba-cuda (the ``cuda`` extra) is missing: the one-line error
+    says how to install it, in a clone too (issue 49)."""
+    from exact.dp import drivers
+    from exact.dp.objective import objective_of
+    from exact.errors import GopsInputError
+    from exact.game.spec import GameSpec
+
+    try:
+        from exact.cuda import driver
+    except ImportError:  # numba's CUDA target itself missing: the other branch says it too
+        pass
+    else:
+
+        def no_gpu() -> None:
+            raise GopsInputError("no CUDA GPU found: numba.cuda.is_available() is False")
+
+        monkeypatch.setattr(driver, "SIMULATED", False)
+        monkeypatch.setattr(driver, "require_gpu", no_gpu)
+    monkeypatch.setattr(drivers, "cuda_extra_installed", lambda: False)
+    with pytest.raises(GopsInputError, match=r"^no CUDA GPU found: .*pip install -e '\.\[cuda\]'"):
+        drivers.device_objective(objective_of(GameSpec.parse(4)), "cuda")

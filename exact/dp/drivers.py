@@ -17,6 +17,7 @@ NaN in a game, :func:`require_closed`) is a SolverError.
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections import Counter
 
 import numpy as np
@@ -30,6 +31,20 @@ from exact.errors import GopsInputError, SolverError
 DEVICES = ("cpu", "cuda", "cuda+cpu")
 #: The backends a level can be written by: the CPU kernels, a CUDA GPU, numba's simulator.
 BACKENDS = ("cpu", "cuda", "cuda-simulator")
+
+
+#: How to install numba-cuda, the ``cuda`` extra: from PyPI, or in a clone of the project.
+CUDA_EXTRA = "pip install 'gops-exact[cuda]' (in a clone: pip install -e '.[cuda]')"
+
+
+def cuda_extra_installed() -> bool:
+    """Whether numba-cuda (the ``cuda`` extra) is installed; numba's own CUDA target, which
+    numba-cuda replaces, imports without it but finds no GPU."""
+    try:
+        importlib.metadata.distribution("numba-cuda")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def device_objective(objective: Objective, device: str, exact_arithmetic: bool = False):
@@ -46,10 +61,14 @@ def device_objective(objective: Objective, device: str, exact_arithmetic: bool =
         from exact.cuda import driver  # noqa: PLC0415
     except ImportError as exc:
         raise GopsInputError(
-            f"no CUDA GPU found: numba's CUDA target cannot be imported ({exc}); "
-            "pip install 'gops-exact[cuda]'"
+            f"no CUDA GPU found: numba's CUDA target cannot be imported ({exc}); {CUDA_EXTRA}"
         ) from None
-    driver.require_gpu()
+    try:
+        driver.require_gpu()
+    except GopsInputError as exc:
+        if cuda_extra_installed():
+            raise
+        raise GopsInputError(f"{exc}; the cuda extra is not installed: {CUDA_EXTRA}") from None
     return driver.DeviceObjective(objective, host_cores=device == "cuda+cpu")
 
 
