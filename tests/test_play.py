@@ -56,7 +56,7 @@ def test_each_round_shows_hands_prizes_and_score():
         "prizes left     1 2 3",
         "your cards      1 2 3",
         "computer cards  1 2 3",
-        "prizes won      you -;  computer -",
+        "prizes won      you: -;  computer: -",
         "score           you 0, computer 0",
     ):
         assert label in first
@@ -482,3 +482,18 @@ def test_bots_are_built_from_a_gamespec(empty_cache):
         bots.bot_for(GameSpec.parse(4), bot.solution)
     with pytest.raises(TypeError):
         bots.solution_for(GameSpec.parse(4), objective="win")  # the spec says points
+
+
+def test_a_shared_prize_reads_apart_from_the_players_names():
+    """ "computer 1 1(half)" read as two ones (issue 49): a shared prize is "half of 1",
+    the prizes are listed with commas, and the prizes-won line puts a colon after each
+    player."""
+    from exact.cli.play import _outcome, _won
+
+    won: list[list[str]] = [[], [], []]
+    names = ["you", "computer 1", "computer 2"]
+    assert _outcome(1, (0.5, 0.5, 0), names, won) == "you and computer 1 split the 1, 0.5 each"
+    _outcome(3, (0, 0, 3), names, won)
+    _outcome(6, (2, 2, 2), names, won)
+    assert [_won(w) for w in won] == ["half of 1, 1/3 of 6", "half of 1, 1/3 of 6", "3, 1/3 of 6"]
+    assert _won([]) == "-"

@@ -424,7 +424,7 @@ def _show_table(pos, short: list[str], won: list[list[str]]) -> None:
         click.echo(f"  {label:<15} {_cards(pos.hands[i])}")
     if pos.variant.dummy:
         click.echo(f"  dummy's cards   {_cards(pos.dummy_hand)}")
-    click.echo("  prizes won      " + ";  ".join(f"{who} {_won(w)}" for who, w in zip(short, won)))
+    click.echo("  prizes won      " + ";  ".join(f"{who}: {_won(w)}" for who, w in zip(short, won)))
     click.echo(f"  score           {_scores(short, pos.points)}")
 
 
@@ -528,8 +528,8 @@ def _computer(game: GameSpec, variant: str, store: str | None):
 
 
 def _won(prizes: list[str]) -> str:
-    """Prizes won, in increasing order ("5(half)" for a shared one), or "-"."""
-    return " ".join(sorted(prizes, key=lambda t: int(t.split("(")[0]))) or "-"
+    """Prizes won, in increasing order ("half of 5" for a shared one), or "-"."""
+    return ", ".join(sorted(prizes, key=lambda t: int(t.split()[-1]))) or "-"
 
 
 def _pts(x) -> str:
@@ -543,7 +543,8 @@ def _outcome(prize: int, points, names: list[str], won: list[list[str]]) -> str:
     scorers = [i for i, p in enumerate(points) if p]
     for i in scorers:
         if i < len(won):
-            won[i].append(str(prize) if points[i] == prize else f"{prize}(half)")
+            share = "half" if len(scorers) == 2 else f"1/{len(scorers)}"
+            won[i].append(str(prize) if points[i] == prize else f"{share} of {prize}")
     if not scorers:
         return f"a tie: the {prize} is discarded"
     if len(scorers) == 1:
