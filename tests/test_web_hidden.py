@@ -433,3 +433,72 @@ def test_text_has_wcag_aa_contrast(page_server, browser, hash_):
         wait_for(browser, lambda d: d.find_element(By.ID, "agent-form").is_displayed())
     worst = browser.execute_script(CONTRAST_SCRIPT)
     assert worst[0][0] >= AA_TEXT, worst
+
+
+# -- declarations in the page ---------------------------------------------------------------------
+
+
+def test_a_game_with_declarations_through_the_api_is_gops_plays(client):
+    """Declaring in round 2 of a seeded 4-card game: the same bids, replies and
+    declaration score as ``gops play 4 --seed 5 --declarations`` fed 1, d2, 3."""
+    game = client.get("/api/game/new", params={"n": 4, "seed": 5, "declarations": 1}).json()
+    for card, declare in ((1, False), (2, True), (3, False)):
+        assert game["can_declare"] == (game["declared"] is None)
+        game = client.get(
+            "/api/game/bid",
+            params={**game["state"], "bid": card, **({"declare": 1} if declare else {})},
+        ).json()
+    assert game["awaiting"] == "over" and game["declared"] == 2
+    assert game["face_up"] == [False, True, True, True]
+    done = subprocess.run(
+        [sys.executable, "-m", "exact.cli", "play", "4", "--seed", "5", "--declarations"],
+        input="1\nd2\n3\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = re.findall(r"You bid (\d), the computer bid (\d)", done.stdout)
+    assert [(str(r["you"]), str(r["computer"])) for r in game["history"]] == said
+    you, them, _, _ = scored(game["history"])
+    winner = winner_of(you, them)
+    points = 4 - 2 + 1  # the rounds bid face up, from the declaring round on
+    assert game["declaration_score"] == {
+        "winner": winner,
+        "points": points if winner != "nobody" else 0,
+        "face_up_rounds": points,
+    }
+    assert f"so the game scores {points}" in done.stdout
+    refused = client.get("/api/game/bid", params={**game["state"], "bid": 4, "declare": 1})
+    assert refused.status_code == 400
+    r = client.get("/api/game/new", params={"n": 4, "declarations": 1, "objective": "win"})
+    assert r.status_code == 400 and "points objective only" in r.json()["error"]
+
+
+def test_declare_in_the_page(page_server, browser):
+    """A 4-card game with declarations clicked through, declaring in round 2: the rounds
+    from 2 on are marked face up and the declaration score is the rules'."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, f"{page_server}/#play?n=4&objective=points&seed=5")
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "declarations").click()
+    browser.find_element(By.ID, "new-game").click()
+    click_bids(browser, 1, lambda buttons: buttons[0])
+    wait_for(browser, lambda d: d.find_element(By.ID, "declare-box").is_displayed())
+    browser.find_element(By.ID, "declare").click()
+    click_bids(browser, 2, lambda buttons: buttons[0])
+    wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    rows = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    ]
+    assert [r[2].endswith("(face up)") for r in rows] == [False, True, True, True]
+    history = [
+        {"prize": int(r[1]), "you": int(r[2].split()[0]), "computer": int(r[3])} for r in rows
+    ]
+    you, them, _, _ = scored(history)
+    winner = {"you": "you", "computer": "the computer", "nobody": "nobody (a draw)"}
+    note = browser.find_element(By.ID, "declared-note").text
+    assert "you bid face up from round 2" in note
+    points = 0 if winner_of(you, them) == "nobody" else 3  # rounds 2, 3 and 4 face up
+    assert f"so the game scores {points} for {winner[winner_of(you, them)]}" in note

@@ -26,11 +26,12 @@ from __future__ import annotations
 from exact.errors import GopsInputError
 from exact.limits import TOURNAMENT_MAX_N, check_n
 from exact.play.bots import Bot, VariantOptimalBot, bot_for
-from exact.play.engine import Game
+from exact.play.engine import Game, check_setup
 from exact.play.three import TIE_RULE_OF, computer_players
 from exact.web.game_json import game_json, points_json
 from exact.web.query import (
     cards,
+    flag,
     game_query,
     game_variant,
     integer,
@@ -57,6 +58,14 @@ def _game(request, bid: bool = False, prize: bool = False) -> dict:
     if lead:  # a head start: the computer plays the game solved for it (every lead)
         game = game.replace(handicap=lead_handicap(game.n, lead))
     seed = integer(request, "seed", required=False)
+    declarations = flag(request, "declarations")
+    declared = integer(request, "declared", required=False)
+    if declared is not None and not declarations:
+        raise GopsInputError("declared is a round of a game with declarations=1")
+    if declarations:  # the standard game for points (gops play --declarations's check)
+        check_setup(variant, game.order.name, game.objective, declarations)
+    if flag(request, "declare") and not bid:
+        raise GopsInputError("declare goes with a bid (/api/game/bid)")
     bids = list(cards(request, "bids", required=False))
     prizes = list(cards(request, "prizes", required=False))
     moves = (
@@ -76,12 +85,61 @@ def _game(request, bid: bool = False, prize: bool = False) -> dict:
         variant=variant,
         order=game.order.name,
         seed=seed,
+        declarations=declarations,
         lead=lead or 0,
     )
-    board.replay(*moves)
+    if declarations:
+        if bid and flag(request, "declare"):
+            if declared is not None:
+                raise GopsInputError(f"you cannot declare: you declared in round {declared}")
+            declared = len(bids) + 1  # the round of this bid (every earlier one was yours)
+        _replay_declaring(board, *moves, declared)
+    else:
+        board.replay(*moves)
     out = game_json(board, game.objective, *moves)
+    if declarations:
+        out |= _declarations_json(board)
+        out["state"] |= {"declarations": 1} | ({} if declared is None else {"declared": declared})
     if board.over and variant == "standard":  # the review (the standard game only):
         out["review"] = _review(board.review(request_solution(request, game)))
+    return out
+
+
+def _replay_declaring(board: Game, bids: list[int], prizes: list[int], declared) -> None:
+    """:meth:`Game.replay` with your declaration: the bid of round ``declared`` (None:
+    never) is made face up, and so is every later one."""
+    bids, prizes = list(bids), list(prizes)
+    board.settle()
+    while bids or prizes:
+        if board.awaiting == "prize":
+            if not prizes:
+                raise GopsInputError(f"choose the prize of round {board.round} before bidding")
+            board.turn_up(prizes.pop(0))
+        elif board.awaiting == "bid":
+            board.play(bids.pop(0), declare=board.round == declared)
+        else:
+            raise GopsInputError("the game is over")
+        board.settle()
+    if declared is not None and (board.declared is None or board.declared != declared):
+        raise GopsInputError(f"declared round {declared} is not a round you bid in")
+
+
+def _declarations_json(board: Game) -> dict:
+    """A game with declarations: the round you declared in, whether you may declare now,
+    each round's face-up flag and, once over, the declaration score."""
+    out: dict = {
+        "declarations": True,
+        "declared": board.declared,
+        "can_declare": board.can_declare and not board.over and board.forced_bid is None,
+        "face_up": [r.face_up for r in board.history],
+    }
+    if board.over:
+        score = board.declaration_score()
+        out["declaration_score"] = {
+            "winner": {None: "nobody", 0: "you", 1: "computer"}[score.winner],
+            "points": score.score,
+            "face_up_rounds": score.face_up_rounds,
+        }
     return out
 
 

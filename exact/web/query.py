@@ -26,7 +26,18 @@ from exact.play.engine import check_setup
 PLAY_VARIANTS = ("standard", "twelve", "dummy")
 
 _POSITION = ("n", "mine", "theirs", "deck", "upcard", "objective", "lead")
-_GAME = ("n", "objective", "lead", "order", "seed", "variant", "bids", "prizes")
+_GAME = (
+    "n",
+    "objective",
+    "lead",
+    "order",
+    "seed",
+    "variant",
+    "bids",
+    "prizes",
+    "declarations",
+    "declared",
+)
 #: The query parameters each endpoint takes: any other, or one given twice, is refused
 #: (:func:`check_parameters`) rather than ignored.
 PARAMETERS: dict[str, tuple[str, ...]] = {
@@ -39,7 +50,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "/api/line": ("n", "mine", "theirs", "deck", "objective", "lead", "line"),
     "/api/table": ("n", "objective", "lead", "order", "certified", "ranges"),
     "/api/game/new": _GAME,
-    "/api/game/bid": (*_GAME, "bid"),
+    "/api/game/bid": (*_GAME, "bid", "declare"),
     "/api/game/prize": (*_GAME, "prize"),
 }
 

@@ -582,7 +582,7 @@ async function newGame() {
   try {
     const seed = $("seed").value.trim();
     const rules = variant() === "hidden" ? { objective: objective(), variant: "hidden" }
-      : { ...objectiveParams(), ...variantParams() };
+      : { ...objectiveParams(), ...variantParams(), ...($("declarations").checked ? { declarations: 1 } : {}) };
     game = await api("game/new", { n: n(), order: order(), ...rules, ...(seed ? { seed } : {}) });
   } catch (err) {
     showError(err.message);
@@ -749,11 +749,20 @@ function drawPlay() {
     const got = r.points ? Object.values(r.points).filter((p) => p > 0) : [];
     return got.length > 1 ? ` (${got[0]} each)` : "";
   };
+  // declarations: may you declare now, since when your bids are face up, the game's score
+  $("declare-box").hidden = !game.can_declare;
+  $("declared-note").hidden = !game.declarations;
+  $("declared-note").textContent = !game.declarations ? ""
+    : game.declaration_score ? `Declaration scoring: ${game.declared ? `you bid face up from round ${game.declared}` : "nobody declared"}, ` +
+      `so the game scores ${game.declaration_score.points} for ${game.declaration_score.winner === "you" ? "you" : game.declaration_score.winner === "computer" ? "the computer" : "nobody (a draw)"}.`
+    : game.declared ? `You declared in round ${game.declared}: your bids are face up and the computer answers each.`
+    : "Declarations: tick declare before a bid to bid face up from that round on.";
+  const faceUp = (i) => (game.face_up && game.face_up[i] ? " (face up)" : "");
   const mixText = (mix) => Object.entries(mix || {}).filter(([, p]) => p > 0)
     .map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ");
   $("mix-head").hidden = !(hidden && over);
-  $("history").querySelector("tbody").innerHTML = game.history.map((r) =>
-    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}</td><td>${r.computer ?? "?"}</td>` +
+  $("history").querySelector("tbody").innerHTML = game.history.map((r, i) =>
+    `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}${faceUp(i)}</td><td>${r.computer ?? "?"}</td>` +
     (three ? `<td>${r.computer2}</td>` : "") +
     (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}</td>` +
     (hidden && over ? `<td class="mix">${mixText(r.mix)}</td>` : "") + "</tr>").join("");
@@ -804,7 +813,9 @@ async function bid(card) {
   if (busy || !game || game.awaiting !== "bid") return;
   busy = true;
   try {
-    game = await api("game/bid", { ...game.state, bid: card });
+    const declare = game.can_declare && $("declare").checked ? { declare: 1 } : {};
+    game = await api("game/bid", { ...game.state, bid: card, ...declare });
+    $("declare").checked = false;
     $("revealed").textContent = "";
     drawPlay();
   } catch (err) {
@@ -941,6 +952,9 @@ function showVariant() {
   for (const o of $("order").options) o.disabled = hidden && !shipped.some(([, so]) => so === o.value);
   if (hidden && $("order").selectedOptions[0]?.disabled) $("order").value = "descending";
   const on = !["standard", "hidden"].includes(variant());
+  const noDeclarations = variant() !== "standard" || objective() !== "points";  // as gops play
+  $("declarations").disabled = noDeclarations;
+  if (noDeclarations) $("declarations").checked = false;
   if (on) $("order").value = "random";
   $("order").disabled = on;
   $("order-label").title = on ? "the variants are played with shuffled prizes" : "who orders the prizes";
@@ -973,6 +987,7 @@ async function start() {
   $("lead").onchange = settingsChanged;
   $("order").onchange = settingsChanged;
   $("variant").onchange = settingsChanged;
+  $("declarations").onchange = settingsChanged;
   $("n").onchange = () => { fillN(); fullPosition(); drawCards(); settingsChanged(); };
   $("solve").onclick = solvePosition;
   $("step").onclick = stepRound;
