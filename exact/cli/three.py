@@ -186,8 +186,8 @@ def print_summary(sol: ThreeSolution, out: dict, err: bool = False) -> None:
     verdict = "below" if nc["certified"] else "NOT below"
     echo(f"NashConv in the whole game <= {nc['bound']:.3g} (proven; {verdict} epsilon {EPSILON:g})")
     echo(
-        f"canonical positions {out['canonical_positions']}, stage games "
-        + ", ".join(f"{m} {c}" for m, c in out["stage_games"].items())
+        f"canonical positions {out['canonical_positions']:,}, stage games "
+        + ", ".join(f"{m} {c:,}" for m, c in out["stage_games"].items())
     )
     hand = range(1, sol.game.n + 1)
     echo("first move, P(bid) for each upcard:")
