@@ -1,13 +1,14 @@
 """One k x k zero-sum matrix game on a CUDA thread: its value by the condensed-tableau
 simplex, and a certified bound on that value's error computed with directed rounding.
 
-The solver (:func:`solve_game`) is a port of
-:func:`exact.kernels.matrix_game.solve_game_unchecked`: k = 1, the pure-saddle test, the
-2 x 2 closed form, else the primal simplex on the column player's LP of the game rescaled
-to [1, 2] (Williams' condensed tableau; Dantzig's rule, ties in the ratio test to the
-largest pivot, tiny pivots refused, Bland's rule after 8k + 16 pivots, NaN after 100000).
-The same tolerances and the same operations in the same order; the tableau's rows are
-not padded (the CPU's padding columns hold zeros and never change a number).  The scratch
+The solver (:func:`solve_game`) is the CPU's own source,
+:func:`exact.kernels.tableau.solve_unchecked` compiled as device functions: k = 1, the
+pure-saddle test, the 2 x 2 closed form, else the primal simplex on the column player's
+LP of the game rescaled to [1, 2] (Williams' condensed tableau; Dantzig's rule, ties in
+the ratio test to the largest pivot, tiny pivots refused, Bland's rule after 8k + 16
+pivots, NaN after 100000).  The same tolerances and the same operations in the same
+order; the tableau's rows are not padded (the CPU's padding columns hold zeros and never
+change a number).  The scratch
 is in the caller's local arrays (fixed size ``KMAX``): ``T`` ((KMAX + 1) x (KMAX + 1)),
 ``P``, ``R``, ``rowlab``, ``collab``, ``cmax`` (KMAX + 1 each).  On a GPU the compiler
 may contract a multiply and an add into one fused operation, so the bits of a value may
@@ -39,246 +40,30 @@ import math
 from numba import cuda, float64, int32
 
 from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
+from exact.kernels import tableau
 from exact.kernels.bounds import POLISH_ABOVE, TINY
+from exact.kernels.stack import KMAX
+from exact.kernels.target import compile_bodies
 
-#: Largest game (as exact.kernels.stack.KMAX) and the side of the scratch arrays.
-KMAX = 16
+#: The side of the scratch arrays (KMAX: exact.kernels.stack, the largest game).
 SCRATCH = KMAX + 1
 #: Columns of a support system's augmented matrix (z_S, w, right-hand side).
 _SYSTEM_COLS = KMAX + 2
 EPS = 2.0**-53
 #: The smallest positive float64: covers an entry's rounding in the subnormal range.
 SUBNORMAL = 5e-324
-# The simplex's tolerances (exact.kernels.matrix_game).
-_EPS_RC = 1e-14
-_EPS_PIV = 1e-9
-_EPS_TIE = 1e-14
-_BLAND_PIV_FRAC = 1e-3
-_PIV_REL = 1e-6
-_MAX_PIVOTS = 100_000
 
-
-@cuda.jit(device=True)
-def _saddle(A, k, x, y, cmax):
-    """(found, value, min A, max A, minimax column): matrix_game._saddle."""
-    maximin = -math.inf
-    ibest = 0
-    lo = math.inf
-    for j in range(k):
-        cmax[j] = A[0, j]
-    for i in range(k):
-        m = A[i, 0]
-        for j in range(k):
-            a = A[i, j]
-            m = min(m, a)
-            cmax[j] = max(cmax[j], a)
-        lo = min(lo, m)
-        if m > maximin:
-            maximin = m
-            ibest = i
-    minimax = cmax[0]
-    hi = minimax
-    jbest = 0
-    for j in range(1, k):
-        m = cmax[j]
-        if m < minimax:
-            minimax = m
-            jbest = j
-        hi = max(hi, m)
-    if maximin == minimax:
-        for t in range(k):
-            x[t] = 0.0
-            y[t] = 0.0
-        x[ibest] = 1.0
-        y[jbest] = 1.0
-        return True, maximin, lo, hi, jbest
-    return False, 0.0, lo, hi, jbest
-
-
-@cuda.jit(device=True)
-def _solve_2x2(A, x, y):
-    """matrix_game._solve_2x2: a 2 x 2 game without a saddle point."""
-    a = A[0, 0]
-    b = A[0, 1]
-    c = A[1, 0]
-    d = A[1, 1]
-    den = (a - b) + (d - c)
-    x[0] = (d - c) / den
-    x[1] = (a - b) / den
-    y[0] = (d - b) / den
-    y[1] = (a - c) / den
-    return x[0] * a + x[1] * c
-
-
-@cuda.jit(device=True)
-def _pivot(T, P, nr, W, r, c):
-    """matrix_game._pivot: exchange pivot around T[r, c]."""
-    inv = 1.0 / T[r, c]
-    ninv = -inv
-    for j in range(W):
-        t = T[r, j] * inv
-        T[r, j] = t
-        P[j] = t
-    T[r, c] = 0.0
-    for i in range(nr):
-        f = T[i, c]
-        for j in range(W):
-            T[i, j] -= f * P[j]
-        T[i, c] = f * ninv
-    T[r, c] = inv
-
-
-@cuda.jit(device=True)
-def _entering(T, k, collab, bland, mask):
-    """matrix_game._entering: Dantzig or Bland, blocked columns skipped; -1 if optimal."""
-    c = -1
-    if not bland:
-        best = -_EPS_RC
-        for j in range(k):
-            t = T[k, j] if ((mask >> j) & 1) == 0 else 0.0
-            if t < best:
-                best = t
-                c = j
-    else:
-        best_lab = 1e300
-        for j in range(k):
-            ok = T[k, j] < -_EPS_RC and ((mask >> j) & 1) == 0
-            if ok and collab[j] < best_lab:
-                best_lab = collab[j]
-                c = j
-    return c
-
-
-@cuda.jit(device=True)
-def _leaving(T, k, c, R, rowlab, bland, allow_tiny):
-    """matrix_game._leaving: the ratio test on column c; -1 if the column is unusable."""
-    best = math.inf
-    acol = 0.0
-    for i in range(k):
-        a = T[i, c]
-        t = max(T[i, k], 0.0) / a if a > _EPS_PIV else math.inf
-        R[i] = t
-        best = min(best, t)
-        acol = max(acol, a)
-    if best == math.inf:
-        return -1
-    thr = best + _EPS_TIE
-    r = -1
-    if not bland:
-        amax = 0.0
-        for i in range(k):
-            a = T[i, c] if R[i] <= thr else 0.0
-            if a > amax:
-                amax = a
-                r = i
-    else:
-        amax = 0.0
-        for i in range(k):
-            a = T[i, c] if R[i] <= thr else 0.0
-            amax = max(amax, a)
-        amin = amax * _BLAND_PIV_FRAC
-        lmin = math.inf
-        for i in range(k):
-            ok = R[i] <= thr and T[i, c] >= amin
-            lab = rowlab[i] if ok else math.inf
-            if lab < lmin:
-                lmin = lab
-                r = i
-    if not allow_tiny and T[r, c] < _PIV_REL * acol:
-        return -1
-    return r
-
-
-@cuda.jit(device=True)
-def _simplex(A, k, x, y, lo, hi, first, T, P, R, rowlab, collab):
-    """matrix_game._simplex (its value only): the column player's LP of the scaled game."""
-    rng = hi - lo
-    inv_rng = 1.0 / rng
-    for i in range(k):
-        for j in range(k):
-            T[i, j] = (A[i, j] - lo) * inv_rng + 1.0
-        T[i, k] = 1.0
-        rowlab[i] = k + i
-        collab[i] = i
-    for j in range(k):
-        T[k, j] = -1.0
-    T[k, k] = 0.0
-    cap = 8 * k + 16
-    pivots = 0
-    bland = False
-    mask = 0
-    allow_tiny = False
-    c = first
-    while True:
-        if c < 0:
-            if mask != 0 and not allow_tiny:
-                mask = 0
-                allow_tiny = True
-                c = _entering(T, k, collab, bland, mask)
-                continue
-            break
-        r = _leaving(T, k, c, R, rowlab, bland, allow_tiny)
-        if r < 0:
-            mask |= 1 << c
-            c = _entering(T, k, collab, bland, mask)
-            continue
-        _pivot(T, P, k + 1, k + 1, r, c)
-        lab = rowlab[r]
-        rowlab[r] = collab[c]
-        collab[c] = lab
-        pivots += 1
-        mask = 0
-        allow_tiny = False
-        if pivots >= cap:
-            bland = True
-            if pivots >= _MAX_PIVOTS:
-                return math.nan
-        c = _entering(T, k, collab, bland, mask)
-    for i in range(k):
-        x[i] = 0.0
-        y[i] = 0.0
-    for i in range(k):
-        lab = int(rowlab[i])
-        if lab < k:
-            t = T[i, k]
-            if t > 0.0:
-                y[lab] = t
-    for j in range(k):
-        lab = int(collab[j])
-        if lab >= k:
-            t = T[k, j]
-            if t > 0.0:
-                x[lab - k] = t
-    sx = 0.0
-    sy = 0.0
-    for i in range(k):
-        sx += x[i]
-        sy += y[i]
-    if not (sx > 0.0 and sy > 0.0):
-        return math.nan
-    ix = 1.0 / sx
-    iy = 1.0 / sy
-    for i in range(k):
-        x[i] *= ix
-        y[i] *= iy
-    v_b = 1.0 / T[k, k]
-    return (v_b - 1.0) * rng + lo
+# The simplex (saddle test, 2 x 2 closed form, pivots, ratio test) and its tolerances:
+# the CPU's source (exact.kernels.tableau), compiled here as device functions.
+_GPU = compile_bodies(cuda.jit(device=True), tableau.BODIES)
+_solve_unchecked = _GPU.solve_unchecked
 
 
 @cuda.jit(device=True)
 def solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax):
     """The value of A[:k, :k] (row player maximises); strategies into x[:k], y[:k]; NaN
-    on failure (matrix_game.solve_game_unchecked)."""
-    if k == 1:
-        x[0] = 1.0
-        y[0] = 1.0
-        return A[0, 0]
-    found, v, lo, hi, jbest = _saddle(A, k, x, y, cmax)
-    if found:
-        return v
-    if k == 2:
-        return _solve_2x2(A, x, y)
-    return _simplex(A, k, x, y, lo, hi, jbest, T, P, R, rowlab, collab)
+    on failure (exact.kernels.tableau.solve_unchecked, the tableau's rows not padded)."""
+    return _solve_unchecked(A, k, x, y, T, P, R, rowlab, collab, cmax, k + 1)
 
 
 @cuda.jit(device=True)
@@ -475,6 +260,16 @@ def _polished(A, k, x, y, v, lo, hi, a, e, T, P, R, rowlab, collab, cmax):
     _copy(bx, x, k)
     _copy(by, y, k)
     return w, f
+
+
+@cuda.jit(device=True)
+def certified_solve(A, k, x, y, scratch):
+    """exact.kernels.bounds.certified_solve on the device: (value, bound) of A[:k, :k] by
+    :func:`solve_game` and :func:`certified_game`, on the thread's scratch, the tuple
+    (T, P, R, rowlab, collab, cmax) of :func:`local_scratch`'s arrays."""
+    T, P, R, rowlab, collab, cmax = scratch
+    v = solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax)
+    return certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax)
 
 
 @cuda.jit

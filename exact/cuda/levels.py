@@ -21,61 +21,29 @@ import math
 
 from numba import cuda, float64
 
-from exact.cuda.game import EPS, KMAX, SCRATCH, certified_game, solve_game
-from exact.kernels.combine import (
-    ASCENDING,
-    CONTROLLED_BY_ME,
-    CONTROLLED_BY_THEM,
-    DESCENDING,
-    RANDOM,
-)
+from exact.cuda.game import KMAX, SCRATCH, certified_solve
+from exact.kernels import combine, points, win
+from exact.kernels.bounds import gamma
+from exact.kernels.target import compile_bodies
 
 #: Threads per block of the level kernels.
 THREADS = 64
 
-
-@cuda.jit(device=True)
-def _upcards(order, k):
-    """combine.upcard_range."""
-    if order == ASCENDING:
-        return 0, 1
-    if order == DESCENDING:
-        return k - 1, k
-    return 0, k
-
-
-@cuda.jit(device=True)
-def _initial(order):
-    """combine.initial_acc."""
-    if order == CONTROLLED_BY_ME:
-        return -math.inf
-    if order == CONTROLLED_BY_THEM:
-        return math.inf
-    return 0.0
-
-
-@cuda.jit(device=True)
-def _fold(order, acc, err, big, v, e):
-    """combine.fold."""
-    if order == RANDOM:
-        return acc + v, err + e, max(big, abs(v))
-    if order == CONTROLLED_BY_ME:
-        acc = max(acc, v)
-    elif order == CONTROLLED_BY_THEM:
-        acc = min(acc, v)
-    else:
-        acc = v
-    err = max(err, e) if e == e and err == err else math.nan
-    return acc, err, big
-
-
-@cuda.jit(device=True)
-def _finish(order, acc, err, big, k, radius_below):
-    """combine.finish (gamma_k = k eps / (1 - k eps))."""
-    if order == RANDOM:
-        gamma = k * EPS / (1.0 - k * EPS)
-        return acc / k, err / k + radius_below + 3.0 * gamma * big
-    return acc, err + radius_below
+# How an item's games combine (exact.kernels.combine, with the gamma_k of its mean's
+# rounding bound) and a win item's leads (exact.kernels.win): the CPU's source, compiled
+# here as device functions, each game solved and bounded by exact.cuda.game.
+_GPU = compile_bodies(
+    cuda.jit(device=True),
+    (gamma.py_func, *combine.BODIES, *points.BODIES, *win.BODIES),
+    helpers={"certified_solve": certified_solve},
+)
+_mirrored = _GPU.mirrored
+_upcards = _GPU.upcard_range
+_initial = _GPU.initial_acc
+_fold = _GPU.fold
+_finish = _GPU.finish
+_fill_solved = _GPU.fill_solved
+_solve_item = _GPU._solve_item
 
 
 @cuda.jit
@@ -119,69 +87,16 @@ def points_items(
     acc = _initial(order)
     err = 0.0
     big = 0.0
+    scratch = (T, P, R, rowlab, collab, cmax)
     for m in range(m_lo, m_hi):
-        u = prize_card[r, m]
-        rc = prize_child[r, m]
-        for i in range(k):
-            for j in range(k):
-                A[i, j] = (
-                    u * sign[p, i, j] + child_mirror[q, i, j] * below[rc, child_column[q, i, j]]
-                )
-        v = solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax)
-        v, e = certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax)
+        _fill_solved(
+            A, k, q, p, r, m, sign, prize_child, prize_card, below, child_column, child_mirror
+        )
+        v, e = certified_solve(A, k, x, y, scratch)
         acc, err, big = _fold(order, acc, err, big, v, e)
     value, e = _finish(order, acc, err, big, k, radius_below)
     out[r - row0, own_column[p]] = value
     item_radius[t - start] = e if e == e else math.inf
-
-
-@cuda.jit(device=True)
-def _lead_value(A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, lead):
-    """win.lead_value: f(p, r, lead) clamped into [-1, 1], and its bound.  ``g``: the
-    tuple (k, child, sign, prize_child, prize_card, below, below_column, below_mirror,
-    offb, radius_below, order)."""
-    k, child, sign, prize_child, prize_card, below, below_column, below_mirror, offb, rb, order = g
-    acc = _initial(order)
-    err = 0.0
-    big = 0.0
-    m_lo, m_hi = _upcards(order, k)
-    for m in range(m_lo, m_hi):
-        u = prize_card[r, m]
-        rc = prize_child[r, m]
-        for i in range(k):
-            for j in range(k):
-                lc = lead + u * sign[p, i, j]
-                if lc > offb:
-                    A[i, j] = 1.0
-                elif lc < -offb:
-                    A[i, j] = -1.0
-                else:
-                    c = child[p, i, j]
-                    if below_mirror[c] > 0:
-                        A[i, j] = below[rc, below_column[c], lc + offb]
-                    else:
-                        A[i, j] = -below[rc, below_column[c], offb - lc]
-        v = solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax)
-        v, e = certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax)
-        acc, err, big = _fold(order, acc, err, big, v, e)
-    v, e = _finish(order, acc, err, big, k, rb)
-    return min(1.0, max(-1.0, v)), e
-
-
-@cuda.jit(device=True)
-def _store(out, w, col, lead, off, v, mirror):
-    """win._store."""
-    out[w, col, lead + off] = v
-    if mirror:
-        out[w, col, off - lead] = -v
-
-
-@cuda.jit(device=True)
-def _solve_lead(A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, lead, out, w, col, off, mirror):
-    """win._solve_lead: the value of one lead, stored; (value, bound)."""
-    v, e = _lead_value(A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, lead)
-    _store(out, w, col, lead, off, v, mirror)
-    return v, e
 
 
 @cuda.jit
@@ -189,9 +104,9 @@ def win_items(
     start, stop, patterns, swap, own_column, limits, g, out, row0, off, item_games, item_radius
 ):
     """Items start..stop-1 of a win level (exact.kernels.win.solve_win_items' inputs, ``g``
-    the tuple of :func:`_lead_value`): every undecided reachable lead of item t = (prize
-    rank t // len(patterns), pattern patterns[t % len(patterns)]), bisecting for the
-    blocks of sure wins and losses as win._solve_item does."""
+    the tuple of exact.kernels.win.WinGames' fields): every undecided reachable lead of
+    item t = (prize rank t // len(patterns), pattern patterns[t % len(patterns)]), by the
+    CPU's own win._solve_item (bisecting for the blocks of sure wins and losses)."""
     t = start + cuda.grid(1)
     if t >= stop:
         return
@@ -204,64 +119,19 @@ def win_items(
     rowlab = cuda.local.array(SCRATCH, dtype=float64)
     collab = cuda.local.array(SCRATCH, dtype=float64)
     cmax = cuda.local.array(SCRATCH, dtype=float64)
-    k = g[0]
-    order = g[10]
     npat = patterns.shape[0]
     r = t // npat
     p = patterns[t % npat]
-    mirror = order <= DESCENDING and swap[p] == p  # identical hands, a symmetric order
+    mirror = _mirrored(g[10]) and swap[p] == p  # identical hands, a symmetric order
     lim = limits[r]
     first = 1 if mirror else -lim
     item_games[t - start] = 0
     item_radius[t - start] = 0.0
     if first > lim:
         return
-    m_lo, m_hi = _upcards(order, k)
-    per_value = m_hi - m_lo
-    w = r - row0
-    col = own_column[p]
-    count = 0
-    worst = 0.0
-    a = first  # the smallest lead with f = 1 (lim + 1 if none)
-    bb = lim + 1
-    while a < bb:
-        mid = (a + bb) // 2
-        v, e = _solve_lead(
-            A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, mid, out, w, col, off, mirror
-        )
-        worst = max(worst, e) if e == e else math.inf
-        count += per_value
-        if v >= 1.0:
-            bb = mid
-        else:
-            a = mid + 1
-    win_from = a
-    a = first - 1  # the largest lead below win_from with f = -1 (first - 1 if none)
-    bb = win_from - 1
-    while a < bb:
-        mid = (a + bb + 1) // 2
-        v = out[w, col, mid + off]
-        if v != v:
-            v, e = _solve_lead(
-                A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, mid, out, w, col, off, mirror
-            )
-            worst = max(worst, e) if e == e else math.inf
-            count += per_value
-        if v <= -1.0:
-            a = mid
-        else:
-            bb = mid - 1
-    lose_to = a
-    for lead in range(first, lose_to + 1):
-        _store(out, w, col, lead, off, -1.0, mirror)
-    for lead in range(win_from, lim + 1):
-        _store(out, w, col, lead, off, 1.0, mirror)
-    for lead in range(lose_to + 1, win_from):
-        if out[w, col, lead + off] != out[w, col, lead + off]:
-            v, e = _solve_lead(
-                A, x, y, T, P, R, rowlab, collab, cmax, g, p, r, lead, out, w, col, off, mirror
-            )
-            worst = max(worst, e) if e == e else math.inf
-            count += per_value
+    scratch = (T, P, R, rowlab, collab, cmax)
+    count, worst = _solve_item(
+        A, x, y, scratch, g, p, r, first, lim, out, r - row0, own_column[p], off, mirror
+    )
     item_games[t - start] = count
     item_radius[t - start] = worst

@@ -321,3 +321,12 @@ def _polished(A, k, x, y, v, lo, hi, a, e, limit):
     _copy(bx, x, k)
     _copy(by, y, k)
     return w, f
+
+
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
+def certified_solve(A, k, x, y, scratch):
+    """(value, bound) of the game A[:k, :k], solved (solve_game_unchecked) and certified
+    (:func:`certified_game`); strategies into x, y.  ``scratch``: None on the CPU (the
+    solver's scratch is on its stack); the kernel bodies shared with the GPU pass it on
+    (exact.cuda.game.certified_solve takes its local arrays)."""
+    return certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))

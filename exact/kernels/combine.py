@@ -26,17 +26,20 @@ Usage, on scalars (the kernels keep them in arrays or locals as suits their loop
     value, bound = finish(order, acc, err, big, k, radius_below)
 
 Invariant: the floating-point operations and their order (m = lo..hi-1) are fixed; the
-stored values of every store depend on them bit for bit.
+stored values of every store depend on them bit for bit.  Each function here is a body
+(exact.kernels.target): the CPU's and the GPU's kernels compile this one source.
 """
 
 from __future__ import annotations
 
+import math
+
 import numba
-import numpy as np
 
 import exact.game.orders as orders
 from exact.kernels.bounds import gamma
 from exact.kernels.matrix_game import NO_REFCOUNT
+from exact.kernels.target import compile_bodies
 
 # The prize orders' codes (exact.game.orders.PrizeOrder.code): module-level integers, which
 # numba compiles in as constants.
@@ -47,7 +50,6 @@ CONTROLLED_BY_ME = orders.CONTROLLED_BY_ME.code
 CONTROLLED_BY_THEM = orders.CONTROLLED_BY_THEM.code
 
 
-@numba.njit(cache=True, nogil=True)
 def mirrored(order):
     """Whether the prize order is antisymmetric (exact.game.orders.PrizeOrder.antisymmetric):
     swapping the hands negates every value, f(swap p) = -f(p), so a level keeps one pattern
@@ -55,7 +57,6 @@ def mirrored(order):
     return order <= DESCENDING
 
 
-@numba.njit(cache=True, nogil=True)
 def upcard_range(order, k):
     """The upcards (by rank in the prize set) whose games a state solves: the one a known
     order turns up, or all k (exact.game.orders.PrizeOrder.upcard_indices)."""
@@ -66,17 +67,15 @@ def upcard_range(order, k):
     return 0, k
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def initial_acc(order):
     """The accumulator before any game: -inf for max, +inf for min, 0 otherwise."""
     if order == CONTROLLED_BY_ME:
-        return -np.inf
+        return -math.inf
     if order == CONTROLLED_BY_THEM:
-        return np.inf
+        return math.inf
     return 0.0
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def fold(order, acc, err, big, v, e):
     """(acc, err, big) after one more game of value ``v`` and bound ``e``: under the random
     order the running sums of the values and bounds and the largest |value|; under a known
@@ -90,14 +89,24 @@ def fold(order, acc, err, big, v, e):
         acc = min(acc, v)
     else:
         acc = v
-    err = max(err, e) if e == e and err == err else np.nan
+    err = max(err, e) if e == e and err == err else math.nan
     return acc, err, big
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def finish(order, acc, err, big, k, radius_below):
     """(value, certified bound) of a state from its folded (acc, err, big), its k cards
     and the radius of the level below (module docstring)."""
     if order == RANDOM:
         return acc / k, err / k + radius_below + 3.0 * gamma(k) * big
     return acc, err + radius_below
+
+
+#: The bodies above, one source for the CPU (compiled below, under their own names) and
+#: the GPU (exact.cuda.levels compiles them with exact.kernels.bounds.gamma's).
+BODIES = (mirrored, upcard_range, initial_acc, fold, finish)
+_CPU = compile_bodies(numba.njit(cache=True, nogil=True, **NO_REFCOUNT), BODIES)
+mirrored = _CPU.mirrored
+upcard_range = _CPU.upcard_range
+initial_acc = _CPU.initial_acc
+fold = _CPU.fold
+finish = _CPU.finish

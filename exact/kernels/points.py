@@ -53,6 +53,7 @@ from exact.kernels.combine import (  # the order codes and upcard_range: re-expo
     upcard_range,
 )
 from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
+from exact.kernels.target import compile_bodies
 
 __all__ = [
     "ASCENDING",
@@ -84,7 +85,6 @@ def fill_matrix(A, k, p, r, m, child, sign, prize_child, prize_card, below, colu
             A[i, j] = u * sign[p, i, j] + mirror[c] * row[column[c]]
 
 
-@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
 def fill_solved(A, k, q, p, r, m, sign, prize_child, prize_card, below, child_column, child_mirror):
     """:func:`fill_matrix` for the q-th solved pattern p of the level, reading the child
     columns already composed (:func:`child_columns`): the same entries, bit for bit, with
@@ -94,6 +94,14 @@ def fill_solved(A, k, q, p, r, m, sign, prize_child, prize_card, below, child_co
     for i in range(k):
         for j in range(k):
             A[i, j] = u * sign[p, i, j] + child_mirror[q, i, j] * row[child_column[q, i, j]]
+
+
+#: The body above: one source for the CPU (compiled here, under its own name, inlined into
+#: solve_items) and the GPU (exact.cuda.levels.points_items).
+BODIES = (fill_solved,)
+fill_solved = compile_bodies(
+    numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT), BODIES
+).fill_solved
 
 
 def child_columns(level: Level, patterns: np.ndarray, antisymmetric: bool):

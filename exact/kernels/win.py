@@ -47,6 +47,7 @@ A lead beyond the offset of the level below is decided, and valued sign(L) direc
 
 from __future__ import annotations
 
+import math
 import time
 from collections import namedtuple
 from math import comb
@@ -57,10 +58,11 @@ from numba import prange
 
 from exact.game.encoding import Level, build_levels, pattern_count
 from exact.game.rules import prize_total
-from exact.kernels.bounds import certified_game
+from exact.kernels.bounds import certified_solve
 from exact.kernels.combine import RANDOM, finish, fold, initial_acc, mirrored, upcard_range
-from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers, solve_game_unchecked
+from exact.kernels.matrix_game import NO_REFCOUNT, game_buffers
 from exact.kernels.points import block_bounds
+from exact.kernels.target import compile_bodies
 
 
 def prize_sums(level: Level) -> np.ndarray:
@@ -135,8 +137,7 @@ WinGames = namedtuple(
 )
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def lead_value(A, x, y, g, p, r, lead):
+def lead_value(A, x, y, scratch, g, p, r, lead):
     """f(pattern p, prize set r, lead) of the level ``g`` (a :data:`WinGames`): the mean
     over the upcards of the game values (or, under a known prize order, the one game of
     its upcard; under a controlled one, the chooser's max or min: exact.game.orders), and
@@ -147,24 +148,19 @@ def lead_value(A, x, y, g, p, r, lead):
     Child leads beyond the offset ``g.offb`` of the level below are decided: sign(L').  A
     child c is read from its column of the level below (``below_column``,
     ``below_mirror``): f(c, L') = below[column, L'], or -below[column, -L'] for a mirror
-    image (f(swap p, L) = -f(p, -L); the offsets are symmetric in L).
+    image (f(swap p, L) = -f(p, -L); the offsets are symmetric in L).  ``scratch``: the
+    target's scratch of its solver (exact.kernels.bounds.certified_solve).
     The result is clamped into [-1, 1] (see the module docstring), which moves it towards
     the exact value (in [-1, 1]), never away.
     """
-    k = g.k
-    offb = g.offb
-    child = g.child
-    sign = g.sign
-    below = g.below
-    below_column = g.below_column
-    below_mirror = g.below_mirror
-    acc = initial_acc(g.order)  # exact.kernels.combine
+    k, child, sign, prize_child, prize_card, below, below_column, below_mirror, offb, rb, order = g
+    acc = initial_acc(order)  # exact.kernels.combine
     err = 0.0
     big = 0.0
-    m_lo, m_hi = upcard_range(g.order, k)
+    m_lo, m_hi = upcard_range(order, k)
     for m in range(m_lo, m_hi):
-        u = g.prize_card[r, m]
-        rc = g.prize_child[r, m]
+        u = prize_card[r, m]
+        rc = prize_child[r, m]
         for i in range(k):
             for j in range(k):
                 lc = lead + u * sign[p, i, j]
@@ -178,13 +174,12 @@ def lead_value(A, x, y, g, p, r, lead):
                         A[i, j] = below[rc, below_column[c], lc + offb]
                     else:
                         A[i, j] = -below[rc, below_column[c], offb - lc]
-        v, e = certified_game(A, k, x, y, solve_game_unchecked(A, k, x, y))
-        acc, err, big = fold(g.order, acc, err, big, v, e)
-    v, e = finish(g.order, acc, err, big, k, g.radius_below)
+        v, e = certified_solve(A, k, x, y, scratch)
+        acc, err, big = fold(order, acc, err, big, v, e)
+    v, e = finish(order, acc, err, big, k, rb)
     return min(1.0, max(-1.0, v)), e
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _store(out, r, col, lead, off, v, mirror):
     """f(p, L) = v in p's column ``col``; with ``mirror`` (identical hands under a symmetric
     order, which are their own mirror image) also f(p, -L) = -v."""
@@ -193,17 +188,15 @@ def _store(out, r, col, lead, off, v, mirror):
         out[r, col, off - lead] = -v
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _solve_lead(A, x, y, g, p, r, lead, out, w, col, off, mirror):
+def _solve_lead(A, x, y, scratch, g, p, r, lead, out, w, col, off, mirror):
     """:func:`lead_value` of (p, r, lead), stored at row ``w``, column ``col``; returns
     (value, bound)."""
-    v, e = lead_value(A, x, y, g, p, r, lead)
+    v, e = lead_value(A, x, y, scratch, g, p, r, lead)
     _store(out, w, col, lead, off, v, mirror)
     return v, e
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _solve_item(A, x, y, g, p, r, first, lim, out, w, col, off, mirror):
+def _solve_item(A, x, y, scratch, g, p, r, first, lim, out, w, col, off, mirror):
     """Every lead first..lim of item (p, r) into row ``w``, column ``col`` of ``out``;
     returns (games solved, largest bound).
 
@@ -213,7 +206,8 @@ def _solve_item(A, x, y, g, p, r, first, lim, out, w, col, off, mirror):
     f*(L0), then for L >= L0, 1 >= f*(L) >= f*(L0) >= 1 - e (f* is non-decreasing in L,
     module docstring), and alike for the block of -1.
     """
-    per_value = upcard_range(g.order, g.k)[1] - upcard_range(g.order, g.k)[0]
+    m_lo, m_hi = upcard_range(g[10], g[0])  # (the order, k)
+    per_value = m_hi - m_lo
     count = 0
     worst = 0.0
     # Smallest lead with f = 1 (lim + 1 if none): f < 1 below a, f = 1 from b on.
@@ -221,8 +215,8 @@ def _solve_item(A, x, y, g, p, r, first, lim, out, w, col, off, mirror):
     bb = lim + 1
     while a < bb:
         mid = (a + bb) // 2
-        v, e = _solve_lead(A, x, y, g, p, r, mid, out, w, col, off, mirror)
-        worst = max(worst, e) if e == e else np.inf
+        v, e = _solve_lead(A, x, y, scratch, g, p, r, mid, out, w, col, off, mirror)
+        worst = max(worst, e) if e == e else math.inf
         count += per_value
         if v >= 1.0:
             bb = mid
@@ -236,8 +230,8 @@ def _solve_item(A, x, y, g, p, r, first, lim, out, w, col, off, mirror):
         mid = (a + bb + 1) // 2
         v = out[w, col, mid + off]
         if v != v:
-            v, e = _solve_lead(A, x, y, g, p, r, mid, out, w, col, off, mirror)
-            worst = max(worst, e) if e == e else np.inf
+            v, e = _solve_lead(A, x, y, scratch, g, p, r, mid, out, w, col, off, mirror)
+            worst = max(worst, e) if e == e else math.inf
             count += per_value
         if v <= -1.0:
             a = mid
@@ -250,10 +244,20 @@ def _solve_item(A, x, y, g, p, r, first, lim, out, w, col, off, mirror):
         _store(out, w, col, lead, off, 1.0, mirror)
     for lead in range(lose_to + 1, win_from):
         if out[w, col, lead + off] != out[w, col, lead + off]:
-            v, e = _solve_lead(A, x, y, g, p, r, lead, out, w, col, off, mirror)
-            worst = max(worst, e) if e == e else np.inf
+            v, e = _solve_lead(A, x, y, scratch, g, p, r, lead, out, w, col, off, mirror)
+            worst = max(worst, e) if e == e else math.inf
             count += per_value
     return count, worst
+
+
+#: The bodies above: one source for the CPU (compiled here, under their own names) and
+#: the GPU (exact.cuda.levels), each with its target's certified_solve.
+BODIES = (lead_value, _store, _solve_lead, _solve_item)
+_CPU = compile_bodies(numba.njit(cache=True, nogil=True, **NO_REFCOUNT), BODIES)
+lead_value = _CPU.lead_value
+_store = _CPU._store
+_solve_lead = _CPU._solve_lead
+_solve_item = _CPU._solve_item
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -285,7 +289,7 @@ def solve_win_items(
             if first > lim:
                 continue
             c, e = _solve_item(
-                A, x, y, g, p, r, first, lim, out, r - row0, own_column[p], off, selfmirror
+                A, x, y, None, g, p, r, first, lim, out, r - row0, own_column[p], off, selfmirror
             )
             count += c
             worst = max(worst, e)
