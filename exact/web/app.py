@@ -38,6 +38,8 @@ their answers with :mod:`exact.views`.
                                                     shipped imperfect-information
                                                     equilibrium, its order and objective)
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
+    (``declarations=1``: face-up declarations, the standard game for points;
+    ``declare=1`` with a bid: face up from this round on)
     GET /api/game/prize?<state>&prize               your choice of the next prize
                                                     (order=controlled-by-me)
     (a game's answer once it is over adds ``review``: each of your bids against the
