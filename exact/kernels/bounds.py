@@ -47,17 +47,13 @@ bound is large can be re-proved with better ones: :func:`certified_game` re-solv
 player's strategy on the solver's supports by Gaussian elimination on the original
 matrix and, if that is not enough, also tries the strategies of the transposed game
 -A^T; it keeps each player's best guarantee and, if that tightens the bound, returns the
-midpoint of the new [lo, hi] as the game's value.  At N = 13, 2,039 of the 603,829,512
-games of level 8 are near-degenerate (columns equal to ~1e-9): the simplex, pivoting on
-a tiny element, leaves strategies up to 0.015 off (bound 0.12) or the value up to 3e-9
-off; polished, no game's bound exceeds 1.1e-12 (benchmarks/RESULTS.md).  Well-solved
-games (the rest) keep the solver's value and strategies bit for bit.
+midpoint of the new [lo, hi] as the game's value.  It is meant for near-degenerate games
+(a simplex pivoting on a tiny element leaves strategies far off); a game whose bound is
+within ``POLISH_ABOVE`` rounding margins keeps the solver's value and strategies bit for bit.
 
-Cost.  Every function here runs once per matrix game, so all are compiled without
-reference counting and allocate nothing (scratch on the stack, as in
-:mod:`exact.kernels.matrix_game`); the common path of :func:`certified_game` (one pass of
-:func:`guarantees`) is inlined into the level kernels and the polish stays out of line.
-Measured against the solver without bounds: 1.1-1.2x (benchmarks/RESULTS.md).
+Every function here runs once per matrix game: compiled without reference counting,
+allocating nothing (scratch on the stack, as in :mod:`exact.kernels.matrix_game`).  What
+the polish finds at N = 13 and what the bounds cost: benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
