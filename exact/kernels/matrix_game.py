@@ -1,88 +1,41 @@
 """Compiled solver for small zero-sum matrix games (k x k, 1 <= k <= KMAX = 16, float64).
 
-Public API
-----------
-``solve_game_into(A, k, x, y) -> float``
-    ``@numba.njit(cache=True, nogil=True)`` (plus the options in ``NO_REFCOUNT``); meant to be
-    called from other compiled code, including ``numba.prange`` loops.  The game is
-    ``A[:k, :k]`` (``A`` may be a larger, reusable buffer; any layout works, but each array
-    layout is a separate compilation).  The row player maximises ``x^T A y``, the column
-    player minimises it.  Writes the row player's optimal mixed strategy into ``x[:k]``
-    and the column player's into ``y[:k]`` (nothing beyond index ``k - 1`` is touched) and
-    returns the value, to within ``GAP_BOUND`` (see Accuracy), or NaN if it could not meet
-    that bound (x, y then hold the best strategies found); callers may test ``v != v``.
-    Preconditions (NOT checked, for speed): ``1 <= k <= KMAX``, all entries of
-    ``A[:k, :k]`` finite.
-``solve_game_unchecked(A, k, x, y) -> float``
-    The same without the check and the fallback: the pure-saddle test, the 2 x 2 closed
-    form or the tableau simplex, whose answer may miss ``GAP_BOUND`` on near-degenerate
-    games (NaN only at the simplex's cap of 100000 pivots).  The level kernels call this
-    and certify every game themselves (:func:`exact.kernels.bounds.certified_game`).
-``solve_game(A) -> (value, x, y)``
-    Python convenience wrapper: validates a square finite array of size 1..16 (raising
-    :class:`~exact.errors.GopsInputError`, a ``ValueError``), allocates the buffers and calls
-    ``solve_game_into``; raises :class:`~exact.errors.SolverError` if it returns NaN.
-``solve_game_warm(A, k, x, y, support) -> (value, support)``
-    Like ``solve_game_unchecked``, first trying a support guess: ``support`` is a
-    *support code*, a row bitmask S and a column bitmask T of equal size packed as
-    ``S | T << SUPPORT_SHIFT`` (``support_code(S, T)``, ``support_sets(code)``;
-    ``NO_SUPPORT`` = 0: no guess).  The guess's equalising strategies (one LU
-    factorisation of the bordered support matrix) are accepted iff their guarantees are
-    within ``WARM_GAP`` * max|A| of each other; otherwise the cold path (the same bits as
-    ``solve_game_unchecked``).  Returns the value and the code of a square optimal basis
-    (the accepted guess, the simplex's final basis, or the saddle), to pass as the guess
-    for a similar game.  ``solve_on_support(A, k, x, y, support) -> (accepted, value)``
-    is the attempt alone.
-``strategy_guarantees(A, k, x, y) -> (lower, upper)``
-    ``lower = min_j (x^T A)_j`` (what ``x`` guarantees to the row player) and
-    ``upper = max_i (A y)_i`` (what ``y`` concedes at most).  For any mixed x, y these
-    bracket the true value, ``lower <= value <= upper``.
+The game is ``A[:k, :k]``; the row player maximises ``x^T A y``, the column player
+minimises it.  Preconditions, not checked in compiled code (for speed): ``1 <= k <= KMAX``
+and every entry finite; :func:`solve_game`, the Python entry, checks them.
 
-Method
-------
-A pure saddle point (one pass over A) or, for k = 2, the closed form; otherwise the primal
-simplex on the column player's LP, on the game rescaled to entries in [1, 2], in the
-condensed tableau of Williams (see :func:`_simplex` for the LP).  Degenerate games (ties,
-duplicated rows and columns, ratio-test ties at zero) are the normal case for GOPS.
-Safeguards: ties in the ratio test go to the largest pivot element; pivot elements below
-1e-9, or below 1e-6 times the largest entry of their column, are refused (the column is
-skipped for that iteration; only if every improving column is refused is a tiny pivot
-accepted); Bland's rule after 8k + 16 pivots.  ``solve_game_into`` then checks the
-answer's guarantees and, if they miss GAP_BOUND, re-solves the game by the revised
-simplex of :mod:`exact.kernels.revised` on A and on -A^T, keeping each player's best
-strategy.
+- :func:`solve_game_into` (compiled, for other compiled code and ``numba.prange`` loops):
+  writes both strategies into ``x[:k]``, ``y[:k]`` and returns the value within
+  ``GAP_BOUND``, or NaN when it cannot meet that bound.
+- :func:`solve_game_unchecked`: the same without the check and the fallback; the level
+  kernels call it and certify every game themselves (:mod:`exact.kernels.bounds`).
+- :func:`solve_game_warm`, :func:`solve_on_support`: a guessed support first (a *support
+  code*, :func:`support_code`), else the cold path; returns the code of an optimal basis.
+- :func:`strategy_guarantees`: ``lower = min_j (x^T A)_j <= value <= max_i (A y)_i = upper``
+  for any mixed x, y.
 
-Accuracy
---------
-Strategies are probability vectors (tiny negatives clipped to 0, renormalised).  The
-contract of ``solve_game_into`` and ``solve_game``: with ``lower``, ``upper`` of
-``strategy_guarantees`` and s = max(1, max |A|),
+Method.  A pure saddle point or, for k = 2, the closed form; otherwise the primal simplex
+on the column player's LP (:func:`_simplex`), on the game rescaled to entries in [1, 2],
+in Williams's condensed tableau.  Degenerate games are the normal case for GOPS: ratio
+ties go to the largest pivot, tiny pivots are refused while another column improves,
+Bland's rule after 8k + 16 pivots.  :func:`solve_game_into` then checks the guarantees
+and, where they miss GAP_BOUND, re-solves by the revised simplex
+(:mod:`exact.kernels.revised`) on A and on -A^T, keeping each player's best strategy.
 
-    upper - lower <= GAP_BOUND * s   and   lower - GAP_BOUND * s <= v <= upper + GAP_BOUND * s,
+Accuracy (the contract of :func:`solve_game_into` and :func:`solve_game`): with
+s = max(1, max |A|) and the guarantees of the returned strategies,
 
-GAP_BOUND = 1e-12, so v is within GAP_BOUND * s of the exact value (up to the rounding of
-the guarantees, ~k eps s).  The simplex's answer, when it meets the bound (the typical
-gap is ~1e-13 s), is returned bit for bit; after the fallback the value is the midpoint
-of the best guarantees.
+    upper - lower <= GAP_BOUND * s   and   lower - GAP_BOUND * s <= v <= upper + GAP_BOUND * s.
 
-Invariants
-----------
-* Nothing is allocated on the heap and no global state is written: the scratch lives on
-  the stack of the solving function (:mod:`exact.kernels.stack`), so every function here
-  is thread-safe and runs inside ``numba.prange`` loops.
-* Bit-for-bit reproducible: each entry of the tableau is computed by a fixed sequence of
-  operations, and the stored levels of every store depend on those bits.  Branch-free
-  forms in the inner loops (the ratio test's ``(rhs + (1 - s)) / (|a| s)``, the pivot
-  row's zero multiplier) compute the same numbers as the plain ``if``.  Do not enable
-  fastmath: it makes results depend on the alignment of the data, i.e. on the call site.
+Invariants.  Nothing is allocated on the heap and no global state is written (scratch on
+the stack, :mod:`exact.kernels.stack`), so every function is thread-safe.  Results are
+bit-for-bit reproducible, as the stores require: each tableau entry is a fixed sequence of
+operations; no fastmath (it makes results depend on the data's alignment).
 
-Sources
--------
-The minimax theorem as a linear program: Y. Shoham & K. Leyton-Brown, *Multiagent
-Systems* (2009), sec 4.1.  The condensed tableau ("the simplex method for games"):
-J. D. Williams, *The Compleat Strategyst* (1954), ch. 6.  Anti-cycling: R. G. Bland,
-*Math. Oper. Res.* 2 (1977) 103-107.  Measurements of this module (pivot counts, the
-cost of each part, the warm start's hit rates, what was tried and rejected):
+Sources: the minimax theorem as an LP, Shoham & Leyton-Brown, *Multiagent Systems* (2009),
+sec 4.1; the condensed tableau, J. D. Williams, *The Compleat Strategyst* (1954), ch. 6;
+anti-cycling, R. G. Bland, *Math. Oper. Res.* 2 (1977) 103-107.  Measurements (pivot
+counts, the cost of each part, the warm start's hit rates, what was tried and rejected):
 benchmarks/RESULTS.md, "The matrix-game solver: its measurements".
 """
 
