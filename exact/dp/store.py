@@ -23,7 +23,7 @@ Layout of a store directory::
 ``backend`` names what computed a level: "cpu" (the CPU kernels), "cuda" (a CUDA GPU,
 :mod:`exact.cuda`; ``device`` its name; with ``--device cuda+cpu`` some of its rows were
 solved by the CPU kernels beside it) or "cuda-simulator" (numba's CUDA simulator); an
-entry without one was written by the CPU kernels of a gops before backends were recorded.
+entry without one was written by the CPU kernels.
 ``writer`` is the backend of the last solve into the store: a level in progress is its,
 and a solve on another backend restarts that level, so that one backend writes each level.
 A level a device wrote holds values whose bits may differ from the CPU kernels' (a fused
@@ -45,8 +45,8 @@ its entry (shape, the SHA-256 its .npy file would have, radius) recorded "droppe
 complete, so the disk holds levels K..N only and the memory the largest pair of adjacent
 levels below K.  A solve stopped before level K is complete starts again from level 0.
 
-Version 2 keeps one value of each antisymmetric pair; version 1 (gops before the halved
-layout) kept both and is refused with a line saying how to get a new store.
+Version 2 keeps one value of each antisymmetric pair; a version 1 store (both values of
+each pair) is refused with a line saying how to get a new store.
 
 Invariants (what makes ``kill -9`` at any moment harmless):
 
