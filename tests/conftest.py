@@ -11,6 +11,7 @@ import pytest
 from hypothesis import settings
 
 import exact
+import exact.cli
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -25,6 +26,12 @@ settings.register_profile("random", derandomize=False, print_blob=True)
 settings.register_profile("many", derandomize=False, print_blob=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 settings.load_profile(PROFILE)
+
+# gops says "compiling kernels (first run only)" on stderr when numba compiles
+# (exact.cli.announce_compiling); in the test process a cold cache would put that line in
+# outputs the tests compare, so it is left off here (tests/test_cli_startup.py runs it in
+# processes of its own).
+exact.cli._announcing = True
 
 
 def pytest_collection_modifyitems(items):
