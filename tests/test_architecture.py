@@ -157,3 +157,45 @@ def test_the_packages_import_each_other_without_a_cycle():
     for package, targets in actual_arrows().items():
         for target in targets:
             assert order.index(target) > order.index(package), f"{package} -> {target} runs up"
+
+
+#: The names of the three-player game's parts (exact.game.ties, exact.game.orders, the
+#: objectives): below the parsers they are objects, and no code compares a name.
+THREE_NAMES = {
+    "split", "third", "discard", "points", "top", "random", "ascending", "descending",
+}  # fmt: skip
+
+
+def name_comparisons(path: Path) -> list[str]:
+    """Every comparison (==, !=, in, not in) of something with one of THREE_NAMES."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        for side in [node.left, *node.comparators]:
+            values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+            for v in values:
+                if isinstance(v, ast.Constant) and v.value in THREE_NAMES:
+                    found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", [*files("exact/three"), ROOT / "exact/play/three.py"], ids=lambda p: p.name
+)
+def test_three_players_compare_no_names_below_the_parsers(path):
+    """ThreeGame.parse turns the tie rule, objective and prize order into the objects of
+    exact.game once; three/ and play/three.py then ask those objects (issue 49)."""
+    assert name_comparisons(path) == []
+
+
+def test_no_library_module_changes_the_process_limits():
+    """A library call never sets a resource or recursion limit of its process (gops serve
+    runs many requests in one): the one cap, pygambit's trace's, is set inside the child
+    process that runs it (exact/three/gambit.py, _capped_trace through _memory_cap)."""
+    calls = {}
+    for path in files("exact"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("setrlimit", "setrecursionlimit"):
+                calls.setdefault(path.relative_to(ROOT).as_posix(), []).append(node.attr)
+    assert calls == {"exact/three/gambit.py": ["setrlimit", "setrlimit"]}

@@ -319,10 +319,13 @@ def test_cli_two_players_unchanged():
 def test_own_trace_follows_pygambit_s_branch():
     """On a generic game (no twins) our continuation and pygambit's logit_solve trace the
     same branch to the same limit (Turocy 2005)."""
-    from exact.three.stage import _symmetric_trace, _trace
+    from exact.three.gambit import logit_limit, traced_here
+    from exact.three.trace import symmetric_trace
 
     A = np.random.default_rng(1).random((3, 4, 4, 4))
-    ours, theirs = _symmetric_trace(A, [0, 1, 2]), _trace(A)
+    ours, theirs = symmetric_trace(A, [0, 1, 2]), traced_here(A)
+    # The capped child process traces alike, to the last bit.
+    assert all(np.array_equal(a, b) for a, b in zip(logit_limit(A), theirs))
     for a, b in zip(ours, theirs):
         assert a == pytest.approx(b, abs=1e-4)  # both stop at a regret near 1e-6
 
@@ -351,7 +354,7 @@ def test_every_stage_mix_sums_to_one_and_its_regret_is_not_below_rounding(solved
 def test_extrapolated_limit_of_a_one_over_lambda_branch():
     """p(lam) = p* + c / lam (a weight vanishing like 1/lambda): two points give p*; a weight
     vanishing exponentially is set to 0."""
-    from exact.three.stage import _extrapolated
+    from exact.three.trace import extrapolated as _extrapolated
 
     star = [np.array([0.0, 0.25, 0.75]), np.array([0.5, 0.5, 0.0])]
     c = [np.array([2.0, -1.0, -1.0]), np.array([0.0, 0.0, 0.0])]
@@ -369,7 +372,7 @@ def test_extrapolated_limit_of_a_one_over_lambda_branch():
 def test_payoff_symmetric_players_are_traced_alike():
     """Players 0 and 1 of a game invariant under swapping them (not declared twins) get
     equal mixes; a generic game has no such pair."""
-    from exact.three.stage import _payoff_twins
+    from exact.three.polish import payoff_twins as _payoff_twins
 
     rng = np.random.default_rng(3)
     A = rng.random((3, 3, 3, 3))
@@ -418,13 +421,14 @@ def test_pygambit_crosses_a_bifurcation_where_our_trace_is_lost(monkeypatch):
     """A 4 x 4 x 4 stage of the 6-card third game whose branch our tracer loses: pygambit's
     trace reports a bifurcation (and its symmetry-breaking perturbations) on the way, and
     its end, polished, is the stage's equilibrium (method ``logit``)."""
-    from exact.three import stage
+    from exact.three import gambit, stage
 
     A = np.load(DATA / "three_stage_gambit_bifurcation.npz")["A"]
     assert stage._our_limit(A, [], stage.TRACE_TARGETS)[0] is None
     events = gambit_events(monkeypatch)
-    st = solve_stage(A)
+    gambit.traced_here(A)  # the trace solve_stage runs in its capped child, seen here
     assert "LogitBifurcationEvent" in {type(e).__name__ for e in events}
+    st = solve_stage(A)
     assert st.method == "logit"
     assert st.regret <= POLISHED_REGRET
 
@@ -434,13 +438,13 @@ def test_a_crawling_pygambit_trace_is_stopped_near_its_limit(monkeypatch):
     (124,000 path points uncapped): the trace stops at GAMBIT_POINTS, far along the branch
     (lambda > 1e7) with a regret already below 1e-9 of the payoff range, and the stage
     still ends at an equilibrium of the logit branch within REFINE_ABOVE."""
-    from exact.three import stage
+    from exact.three import gambit, stage
 
     A = np.load(DATA / "three_stage_gambit_crawl.npz")["A"]
     events = gambit_events(monkeypatch)
-    traced = stage._trace(A)
+    traced = gambit.traced_here(A)
     lams = [e.qre.lam for e in events if type(e).__name__ == "LogitPathEvent"]
-    assert len(lams) == stage.GAMBIT_POINTS
+    assert len(lams) == gambit.GAMBIT_POINTS
     assert lams[-1] > 1e7
     assert stage.regret(A, traced) < 1e-9 * (A.max() - A.min())
     st = solve_stage(A)
@@ -451,7 +455,7 @@ def test_a_crawling_pygambit_trace_is_stopped_near_its_limit(monkeypatch):
 def test_support_enumeration_picks_the_equilibrium_nearest_the_point():
     """Three players each paid 1 when all bid alike, else 0: both pure coordinations are
     equilibria; from a point leaning to bid 0 (or 1) the enumeration returns that one."""
-    from exact.three.stage import _nearest_support_equilibrium
+    from exact.three.supports import nearest_support_equilibrium as _nearest_support_equilibrium
 
     A = np.zeros((3, 2, 2, 2))
     A[:, 0, 0, 0] = A[:, 1, 1, 1] = 1.0
@@ -486,7 +490,8 @@ def test_a_near_singular_stage_is_refined_to_an_equilibrium():
     """A 4 x 4 x 4 stage of the 6-card third-rule game (players 1 and 2 twins) whose
     polished profile keeps a regret above 1e-9 (its indifference equations nearly
     singular): the stage ends at an equilibrium, its twins alike."""
-    from exact.three.stage import REFINE_ABOVE, _payoff_twins, _traced_and_polished, regret
+    from exact.three.polish import payoff_twins as _payoff_twins
+    from exact.three.stage import REFINE_ABOVE, _traced_and_polished, regret
 
     data = np.load(DATA / "three_stage_near_singular.npz")
     A, twins = data["A"], [tuple(int(p) for p in g) for g in data["twins"]]
@@ -504,7 +509,8 @@ def test_a_near_degenerate_stage_is_traced_on_to_its_branch_limit():
     traced on to DEEP_TARGETS the stage ends at the branch's limit, an equilibrium in which
     player 0 bids its lowest card, on the traced branch (within 1e-9 of its point at
     lambda above 1e11) and 0.7 away (L1) from where the first trace stopped."""
-    from exact.three.stage import DEEP_TARGETS, _trace_points, _traced_and_polished, regret
+    from exact.three.stage import DEEP_TARGETS, _traced_and_polished, regret
+    from exact.three.trace import trace_points as _trace_points
 
     A = np.load(DATA / "three_stage_deep_limit.npz")["A"]
     first, _ = _traced_and_polished(A, [])
@@ -528,13 +534,8 @@ def test_a_stage_whose_traces_stop_short_takes_the_nearest_enumerated_equilibriu
     ~ 5e6 with regret 1.3e-6, even traced on: the first REFINE_SUPPORTS supports hold no
     equilibrium, so the stage takes the nearest among those SUPPORT_ENUMERATION finds (about
     half a minute of CPU), an equilibrium."""
-    from exact.three.stage import (
-        DEEP_TARGETS,
-        REFINE_ABOVE,
-        REFINE_SUPPORTS,
-        _nearest_support_equilibrium,
-        _our_limit,
-    )
+    from exact.three.stage import DEEP_TARGETS, REFINE_ABOVE, REFINE_SUPPORTS, _our_limit
+    from exact.three.supports import nearest_support_equilibrium as _nearest_support_equilibrium
 
     A = np.load(DATA / "three_stage_lost_deep.npz")["A"]
     deep, deep_regret, _ = _our_limit(A, [], DEEP_TARGETS)

@@ -2,11 +2,13 @@
 
 A sibling of the two-player solver, on top of :mod:`exact.game`: the game
 (:mod:`~exact.three.rules`), canonical positions (:mod:`~exact.three.canonical`), the
-stage equilibrium chosen by the logit principal branch (:mod:`~exact.three.stage`),
-backward induction (:mod:`~exact.three.induction`), the independent certified NashConv
-(:mod:`~exact.three.nashconv`), the OpenSpiel policy file (:mod:`~exact.three.openspiel`),
-the first-move table and the mixes at any position (:mod:`~exact.three.tables`) and the
-two-player equilibrium's exact loss in the three-player game (:mod:`~exact.three.twoplayer`).
+stage equilibrium chosen by the logit principal branch (:mod:`~exact.three.stage`, its
+steps in :mod:`~exact.three.trace`, :mod:`~exact.three.gambit`, :mod:`~exact.three.polish`
+and :mod:`~exact.three.supports`), backward induction (:mod:`~exact.three.induction`),
+the independent certified NashConv (:mod:`~exact.three.nashconv`), the OpenSpiel policy
+file (:mod:`~exact.three.openspiel`), the first-move table and the mixes at any position
+(:mod:`~exact.three.tables`) and the two-player equilibrium's exact loss in the
+three-player game (:mod:`~exact.three.twoplayer`).
 """
 
 from __future__ import annotations
