@@ -502,3 +502,28 @@ def test_declare_in_the_page(page_server, browser):
     assert "you bid face up from round 2" in note
     points = 0 if winner_of(you, them) == "nobody" else 3  # rounds 2, 3 and 4 face up
     assert f"so the game scores {points} for {winner[winner_of(you, them)]}" in note
+
+
+def test_hidden_bids_by_keyboard(page_server, browser):
+    """The number keys bid in a game of hidden bids as in every game of Play."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    load(browser, f"{page_server}/#play?n=3&objective=points&order=ascending&variant=hidden")
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button"))
+    body = browser.find_element(By.TAG_NAME, "body")
+    for key, rows in (("3", 1), ("1", 3)):  # the last round plays itself
+        body.send_keys(Keys.ESCAPE)
+        browser.execute_script("document.activeElement.blur()")
+        body.send_keys(key)
+        wait_for(
+            browser,
+            lambda d, rows=rows: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) == rows,
+        )
+    cells = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    ]
+    assert [c[2] for c in cells] == ["3", "1", "2"] and [c[1] for c in cells] == ["1", "2", "3"]
