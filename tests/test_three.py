@@ -559,3 +559,34 @@ def test_a_tie_rule_is_never_a_string():
     with pytest.raises(TypeError, match="not with the string 'split'"):
         assert SPLIT == "split"
     assert three.ThreeGame.parse(3, "discard").tie_rule is DISCARD
+
+
+#: Float walks of a 3-card game agree to within this (a few hundred roundings of values
+#: below 10).
+WALK_TOL = 1e-12
+
+
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+def test_the_shared_walk_agrees_with_the_independent_nashconv(solved, rule):
+    """exact.three.walk, in float and in exact rationals, against the NashConv's own walk
+    and own scoring of a round (exact.three.nashconv): each seat's value and best-response
+    gain at 3 cards, for the equilibrium and for uniform bids (gains far from 0)."""
+    from exact.three.walk import EXACT, FLOAT, walk_profile
+
+    sol = solved(3, rule)
+    g = sol.game
+
+    def equilibrium(hands, prizes, u):
+        return sol.mixes(hands, prizes, (0, 0, 0), u)
+
+    def uniform(hands, prizes, u):
+        return [[1.0] * len(h) for h in hands]
+
+    for policy in (equilibrium, uniform):
+        report = nashconv(g, lambda h, p, points, u, policy=policy: policy(h, p, u))
+        for arithmetic in (FLOAT, EXACT):
+            got = walk_profile(g.n, g.tie_rule, g.order, policy, arithmetic)
+            assert max(abs(float(v) - w) for v, w in zip(got.values, report.values)) < WALK_TOL
+            assert max(abs(float(x) - y) for x, y in zip(got.gains, report.gains)) < WALK_TOL
+        if policy is uniform:
+            assert min(report.gains) > 0.1  # a policy far from equilibrium: the check bites

@@ -13,7 +13,8 @@ and :func:`computer_players` hands out the heuristic bots :data:`HEURISTIC` inst
 with a note saying so.
 
 :func:`evaluate_three` is the exact expected points of each seat when three bots play:
-the recursion over the public positions (three hands, the prizes left)
+the walk of :mod:`exact.three.walk` over the public positions (three hands, the prizes
+left), without best responses
 
     V(H, P) = (1/|P|) sum_{u in P} sum_a  p_0(a_0) p_1(a_1) p_2(a_2) (r(u, a) + V(H - a, P - u))
 
@@ -42,7 +43,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
 from typing import Any
 
 import exact.three
@@ -54,6 +54,7 @@ from exact.game.variants import VARIANTS, VariantPosition, get_variant
 from exact.limits import check_n
 from exact.play.bots import BOTS, THREE_PLAYER_BOTS, Bot, make_bot
 from exact.three import ThreeSolution
+from exact.three.walk import EXACT, walk_profile
 
 __all__ = [
     "EQUILIBRIUM_MAX_N",
@@ -194,7 +195,7 @@ class ThreeEvaluation:
     variant: str
     bots: tuple[str, str, str]
     points: tuple[Fraction, Fraction, Fraction]
-    positions: int  # public positions (hands, prizes left) evaluated
+    positions: int  # public positions (hands, prizes left) evaluated, the last included
 
 
 def evaluate_three(n: int, variant: str, bots: Sequence[str | Bot]) -> ThreeEvaluation:
@@ -209,39 +210,14 @@ def evaluate_three(n: int, variant: str, bots: Sequence[str | Bot]) -> ThreeEval
     for b in made:
         if b.uses_lead:
             raise GopsInputError(f"the {b.name} bot reads the points: not evaluated exactly")
-    memo: dict = {}
 
-    def value(hands, deck) -> tuple[Fraction, ...]:
-        if not deck:
-            return (Fraction(0),) * 3
-        done = memo.get((hands, deck))
-        if done is not None:
-            return done
-        total = [Fraction(0)] * 3
-        for u in sorted(deck):
-            # Bots read hands[player], the deck and the upcard: a VariantPosition serves
-            # (as in play_variant), though Bot.mix is typed for the two-player Position.
-            pos: Any = VariantPosition(rules, n, hands, deck, u, (Fraction(0),) * 3)
-            mixes = [_exact_mix(b.mix(pos, i)) for i, b in enumerate(made)]
-            for a in product(*(m.items() for m in mixes)):
-                bids = tuple(c for c, _ in a)
-                q = a[0][1] * a[1][1] * a[2][1]
-                won = rules.tie_rule.score(u, bids)
-                kid = value(tuple(h - {b} for h, b in zip(hands, bids)), deck - {u})
-                for i in range(3):
-                    total[i] += q * (won[i] + kid[i])
-        out = memo[hands, deck] = tuple(t / len(deck) for t in total)
-        return out
+    def policy(hands, prizes, u) -> list[list]:
+        # Bots read hands[player], the deck and the upcard: a VariantPosition serves (as
+        # in play_variant), though Bot.mix is typed for the two-player Position.
+        held = tuple(frozenset(h) for h in hands)
+        pos: Any = VariantPosition(rules, n, held, frozenset(prizes), u, (Fraction(0),) * 3)
+        return [[b.mix(pos, i).get(c, 0) for c in hands[i]] for i, b in enumerate(made)]
 
-    full = frozenset(range(1, n + 1))
-    points = value((full, full, full), full)
+    walked = walk_profile(n, rules.tie_rule, RANDOM, policy, EXACT, best=False)
     names = tuple(b.name for b in made)
-    return ThreeEvaluation(n, variant, names, points, len(memo))  # type: ignore[arg-type]
-
-
-def _exact_mix(mix: dict) -> dict[int, Fraction]:
-    """A mix as exact rationals summing to 1: each probability's exact value (a float's
-    too), scaled by their exact sum; zero entries dropped."""
-    exact_mix = {c: Fraction(p) for c, p in mix.items() if p > 0}
-    total = sum(exact_mix.values())
-    return {c: p / total for c, p in exact_mix.items()}
+    return ThreeEvaluation(n, variant, names, walked.values, walked.positions)  # type: ignore[arg-type]

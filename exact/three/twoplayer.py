@@ -29,8 +29,8 @@ symmetric in the two opponents and, where they hold the same hand (at the start,
 it is exactly the two-player equilibrium.  Reading the score to pick "the opponent
 leading" would make the policy depend on what the equilibrium ignores.
 
-The evaluation is a walk over every position with actual cards (hands and prizes as bit
-masks; nothing from the solver's canonical forms):
+The evaluation is the walk of :mod:`exact.three.walk` over every position with actual
+cards (hands and prizes as bit masks; nothing from the solver's canonical forms):
 
     V_i(x) = E_u sum_a p(a | x, u) (r_i(u, a) + V_i(x'))
     B_i(x) = E_u max_{a_i} sum_{a_-i} p_-i(a_-i | x, u) (r_i(u, a) + B_i(x'))
@@ -42,20 +42,17 @@ every number is exact for the policies as stored.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
-
-import flint
 
 from exact.dp.solve import solve as solve_two_player
 from exact.errors import GopsInputError
 from exact.game.orders import RANDOM
 from exact.game.ties import TieRule
 from exact.three.induction import ThreeSolution
-from exact.three.rules import ThreeGame, round_points
+from exact.three.rules import ThreeGame
+from exact.three.walk import EXACT, Policy, ProfileValues, exact_mix, walk_profile
 
 __all__ = [
     "ProfileValues",
@@ -65,124 +62,12 @@ __all__ = [
     "two_player_loss",
 ]
 
-#: policy(hands, prizes, upcard) -> three mixes, each over the seat's hand ascending
-#: (floats or rationals; read by :func:`exact_mix`).
-Policy = Callable[[tuple, tuple, int], Sequence]
-
-ZERO = flint.fmpq(0)
-
-
-def _q(x: Fraction | int) -> flint.fmpq:
-    x = Fraction(x)
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def _fraction(x: flint.fmpq) -> Fraction:
-    return Fraction(int(x.p), int(x.q))
-
-
-def exact_mix(mix, where: str = "") -> list[flint.fmpq]:
-    """A mix (floats or rationals) as exact rationals: each entry's exact value scaled by
-    their exact sum; a negative, infinite or all-zero mix is refused in one line."""
-    if any(isinstance(p, float) and not math.isfinite(p) for p in mix):
-        raise GopsInputError(f"the mix at {where} is not a distribution")
-    exact_ = [_q(Fraction(p)) for p in mix]
-    total = sum(exact_, ZERO)
-    if any(p < 0 for p in exact_) or total <= 0:
-        raise GopsInputError(f"the mix at {where} is not a distribution")
-    return exact_ if total == 1 else [p / total for p in exact_]
-
-
-@dataclass(frozen=True)
-class ProfileValues:
-    """Each seat's exact value under a profile, and its best-response value against the
-    other two seats' policies."""
-
-    values: tuple[Fraction, Fraction, Fraction]
-    best: tuple[Fraction, Fraction, Fraction]
-    positions: int  # positions (hands, prizes) walked
-
-    @property
-    def gains(self) -> tuple[Fraction, ...]:
-        return tuple(b - v for b, v in zip(self.best, self.values))
-
-
-class _Walk:
-    """The recursion of the module docstring, memoised on (hands, prizes) as bit masks."""
-
-    def __init__(self, game: ThreeGame, policy: Policy):
-        self.n, self.tie_rule, self.order, self.policy = game.n, game.tie_rule, game.order, policy
-        self.memo: dict = {}
-        self.scores: dict = {}
-
-    def cards(self, mask: int) -> tuple[int, ...]:
-        return tuple(c for c in range(1, self.n + 1) if mask >> (c - 1) & 1)
-
-    def score(self, u: int, bids: tuple[int, int, int]) -> tuple[flint.fmpq, ...]:
-        key = (u, bids)
-        if key not in self.scores:
-            self.scores[key] = tuple(_q(x) for x in round_points(u, bids, self.tie_rule))
-        return self.scores[key]
-
-    def value(self, masks: tuple[int, int, int], pm: int) -> tuple[list, list]:
-        key = (masks, pm)
-        done = self.memo.get(key)
-        if done is not None:
-            return done
-        if pm == 0:
-            out = ([ZERO] * 3, [ZERO] * 3)
-        else:
-            prizes = self.cards(pm)
-            ups = self.order.next_prizes(prizes)
-            V, B = [ZERO] * 3, [ZERO] * 3
-            for u in ups:
-                v, b = self.after_upcard(masks, prizes, pm, u)
-                V = [x + y for x, y in zip(V, v)]
-                B = [x + y for x, y in zip(B, b)]
-            m = len(ups)
-            out = ([x / m for x in V], [x / m for x in B]) if m > 1 else (V, B)
-        self.memo[key] = out
-        return out
-
-    def after_upcard(self, masks, prizes, pm: int, u: int) -> tuple[list, list]:
-        hands = tuple(self.cards(h) for h in masks)
-        k = len(prizes)
-        where = f"hands {hands}, prizes {prizes}, upcard {u}"
-        p = [exact_mix(m, where) for m in self.policy(hands, prizes, u)]
-        if len(p) != 3 or any(len(m) != k for m in p):
-            raise GopsInputError(f"the policy's mixes at {where} do not match the hands")
-        rest = pm ^ (1 << (u - 1))
-        V = [ZERO] * 3
-        tally = [[ZERO] * k for _ in range(3)]  # tally[i][a_i]: the deviation a_i's value
-        for a in product(range(k), repeat=3):
-            w = (p[1][a[1]] * p[2][a[2]], p[0][a[0]] * p[2][a[2]], p[0][a[0]] * p[1][a[1]])
-            if not (w[0] or w[1] or w[2]):
-                continue
-            bids = (hands[0][a[0]], hands[1][a[1]], hands[2][a[2]])
-            r = self.score(u, bids)
-            kid = tuple(masks[i] ^ (1 << (bids[i] - 1)) for i in range(3))
-            cv, cb = self.value(kid, rest)
-            q = w[0] * p[0][a[0]]
-            for i in range(3):
-                if q:
-                    V[i] += q * (r[i] + cv[i])
-                if w[i]:
-                    tally[i][a[i]] += w[i] * (r[i] + cb[i])
-        return V, [max(t) for t in tally]
-
 
 def evaluate_profile(game: ThreeGame, policy: Policy) -> ProfileValues:
     """Each seat's exact value under ``policy`` (all three seats' mixes at each position)
     in ``game`` (points objective), and each seat's exact best-response value against the
-    other two."""
-    walk = _Walk(game, policy)
-    full = (1 << game.n) - 1
-    V, B = walk.value((full, full, full), full)
-    return ProfileValues(
-        tuple(_fraction(x) for x in V),  # type: ignore[arg-type]
-        tuple(_fraction(x) for x in B),  # type: ignore[arg-type]
-        len(walk.memo),
-    )
+    other two: the walk of :mod:`exact.three.walk`, in exact rationals."""
+    return walk_profile(game.n, game.tie_rule, game.order, policy, EXACT)
 
 
 def equilibrium_policy(sol: ThreeSolution) -> Policy:
@@ -237,6 +122,7 @@ class TwoPlayerLoss:
     @property
     def best_response_value(self) -> Fraction:
         """B_0: the most seat 0 can expect against sigma* (any strategy)."""
+        assert self.equilibrium.best is not None  # evaluate_profile walks best responses
         return self.equilibrium.best[0]
 
     @property
