@@ -590,3 +590,18 @@ def test_the_shared_walk_agrees_with_the_independent_nashconv(solved, rule):
             assert max(abs(float(x) - y) for x, y in zip(got.gains, report.gains)) < WALK_TOL
         if policy is uniform:
             assert min(report.gains) > 0.1  # a policy far from equilibrium: the check bites
+
+
+def test_routing_builds_new_commands_and_leaves_gops_solve_alone():
+    """gops solve's routes (--variant declarations, --players 3) are new commands built
+    from it: the two-player command's parameters and callback are never changed."""
+    from exact.cli import declarations, solve
+    from exact.cli import three as three_cli
+
+    params, callback = list(solve.solve.params), solve.solve.callback
+    routed = three_cli.with_three_players(declarations.route(solve.solve), three_cli.solve_three)
+    assert routed is not solve.solve
+    assert solve.solve.params == params and solve.solve.callback is callback
+    names = {p.name for p in routed.params}
+    assert {"variant", "exact", "certificate"} <= names
+    assert "Three players: gops solve N --players 3" in (routed.epilog or "")

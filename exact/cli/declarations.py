@@ -1,9 +1,10 @@
 """``gops solve N --variant declarations [--exact] [--certificate FILE [--force]] [--json]``:
 the face-up declarations game (:mod:`exact.declarations`).
 
-:func:`route` adds the options to ``gops solve`` and sends ``--variant declarations`` here
-(every other run goes to ``gops solve`` unchanged); it is applied once, by
-:mod:`exact.cli`, so that this module and :mod:`exact.cli.solve` never import each other.
+:func:`route` builds ``gops solve`` anew with these options and sends ``--variant
+declarations`` here (every other run goes to ``gops solve``'s callback unchanged); the
+command it is given is read, never changed.  It is applied once, by :mod:`exact.cli`, so
+that this module and :mod:`exact.cli.solve` never import each other.
 Exact rationals too long to read are printed as an interval of six decimals that contains
 them (outward rounding); the JSON keeps them whole, as "p/q" strings.  An existing
 certificate FILE is overwritten only with --force (as by gops certify); with
@@ -167,13 +168,14 @@ def _given(options: dict) -> set:
 
 
 def route(command: click.Command) -> click.Command:
-    """Add --variant, --exact, --certificate, --force and --json to ``command`` (gops
-    solve) where it lacks them, and run --variant declarations here; anything else runs
-    ``command`` as before, without the options it did not have."""
+    """A new command: ``command`` (gops solve) with --variant, --exact, --certificate,
+    --force and --json where it lacks them, running --variant declarations here; anything
+    else runs ``command``'s callback as before, without the options it did not have.
+    ``command`` itself is left as it is (its parameters and callback are read, never
+    changed)."""
     original = command.callback
     have = {p.name for p in command.params}
     added = [o for o in NEW_OPTIONS if o.name not in have]
-    command.params.extend(added)
     added_names = {o.name for o in added}
 
     @one_line_errors
@@ -185,6 +187,7 @@ def route(command: click.Command) -> click.Command:
                     "--exact, --certificate, --force and --json apply to --variant declarations"
                 )
             rest = {k: v for k, v in options.items() if k not in added_names}
+            assert original is not None
             return original(**rest)
         changed = given - ALLOWED
         if changed:
@@ -195,5 +198,17 @@ def route(command: click.Command) -> click.Command:
             )
         return _run(options)
 
-    command.callback = callback
-    return command
+    return type(command)(
+        command.name,
+        context_settings=command.context_settings,
+        callback=callback,
+        params=[*command.params, *added],
+        help=command.help,
+        epilog=command.epilog,
+        short_help=command.short_help,
+        options_metavar=command.options_metavar,
+        add_help_option=command.add_help_option,
+        no_args_is_help=command.no_args_is_help,
+        hidden=command.hidden,
+        deprecated=command.deprecated,
+    )

@@ -371,10 +371,19 @@ def with_three_players(two_player: click.Command, three_player: click.Command) -
                 return three_player.make_context(info_name, args, parent=parent, **extra)
             return super().make_context(info_name, _without_players(args), parent=parent, **extra)
 
-    routed = Routed.__new__(Routed)
-    routed.__dict__.update(two_player.__dict__)
     name = three_player.name or ""
-    routed.epilog = (
-        two_player.epilog or ""
-    ) + f"\n\nThree players: {_ROUTES[name]} (gops {name} --players 3 --help)."
-    return routed
+    return Routed(
+        two_player.name,
+        context_settings=two_player.context_settings,
+        callback=two_player.callback,
+        params=list(two_player.params),
+        help=two_player.help,
+        epilog=(two_player.epilog or "")
+        + f"\n\nThree players: {_ROUTES[name]} (gops {name} --players 3 --help).",
+        short_help=two_player.short_help,
+        options_metavar=two_player.options_metavar,
+        add_help_option=two_player.add_help_option,
+        no_args_is_help=two_player.no_args_is_help,
+        hidden=two_player.hidden,
+        deprecated=two_player.deprecated,
+    )
