@@ -167,6 +167,7 @@ PHONE_VIEWS = [
     "#play?n=4&objective=points&variant=three",
     "#play?n=10&objective=points&variant=dummy",
     "#agent",
+    "#play?n=5&objective=points&variant=declaring",
 ]
 
 
@@ -187,6 +188,14 @@ def test_no_horizontal_scroll_at_390_px_in_any_view(page_server, browser, hash_)
             wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#first-table td"))
         elif hash_.startswith("#agent"):
             wait_for(browser, lambda d: d.find_element(By.ID, "agent-form").is_displayed())
+        elif "declaring" in hash_:  # declare in round 1, then bid: the computer answers
+            wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+            browser.find_element(By.ID, "new-game").click()
+            wait_for(browser, lambda d: d.find_element(By.ID, "declare2-box").is_displayed())
+            browser.find_element(By.ID, "declare-yes").click()
+            wait_for(browser, lambda d: not d.find_element(By.ID, "declare2-box").is_displayed())
+            click_bids(browser, 4, lambda buttons: buttons[0])
+            wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
         else:
             wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
             browser.find_element(By.ID, "new-game").click()
@@ -527,3 +536,92 @@ def test_hidden_bids_by_keyboard(page_server, browser):
         for tr in browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
     ]
     assert [c[2] for c in cells] == ["3", "1", "2"] and [c[1] for c in cells] == ["1", "2", "3"]
+
+
+# -- declarations against their equilibrium (both may declare) -------------------------------------
+
+
+def declaration_points(n: int, history: list[dict]) -> tuple[str, int]:
+    """The winner and what the game is worth, by the rules: the rounds from the first
+    declaration on (1 if nobody declared), to the player with more points."""
+    you, them, _, _ = scored(history)
+    first = next((r["round"] for r in history if r["declared"]), n)
+    winner = winner_of(you, them)
+    return winner, 0 if winner == "nobody" else n - first + 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_declarations_against_the_equilibrium_through_the_api(client, seed):
+    """Both may declare: once anyone declares every later bid is face up, the computer
+    answers your face-up card with the equilibrium's reply, and the declaration score is
+    the rules' (exact.declarations.rules)."""
+    game = client.get("/api/game/new", params={"n": 4, "variant": "declaring", "seed": seed}).json()
+    asked = 0
+    while game["awaiting"] != "over":
+        if game["awaiting"] == "declare":
+            asked += 1
+            move = {"declare": int(seed % 2 == 1 and asked == 2)}
+            game = client.get("/api/game/declare", params={**game["state"], **move}).json()
+        else:
+            move = {"bid": game["your_cards"][seed % len(game["your_cards"])]}
+            game = client.get("/api/game/bid", params={**game["state"], **move}).json()
+        assert "error" not in game, game
+    history = game["history"]
+    assert sorted(r["prize"] for r in history) == [1, 2, 3, 4]
+    assert sorted(r["computer"] for r in history) == [1, 2, 3, 4]
+    first = next((r["round"] for r in history if r["declared"]), None)
+    assert [r["face_up"] for r in history] == [
+        first is not None and r["round"] >= first for r in history
+    ]
+    assert [r["winner"] for r in history] == [winner_of(r["you"], r["computer"]) for r in history]
+    winner, points = declaration_points(4, history)
+    assert game["declaration_score"]["winner"] == winner
+    assert game["declaration_score"]["points"] == points
+    again = client.get("/api/game/new", params=game["state"]).json()  # the state replays it
+    assert again["history"] == history
+
+
+def test_declaring_refusals(client):
+    for path, params, message in (
+        ("new", {"n": 6, "variant": "declaring"}, "between 1 and 5"),
+        ("new", {"n": 4, "variant": "declaring", "objective": "win"}, "shuffled prizes"),
+        ("bid", {"n": 4, "variant": "declaring", "seed": 1, "bid": 1}, "say first whether"),
+        ("declare", {"n": 4, "variant": "declaring", "seed": 1, "declares": "2"}, "0 (no)"),
+    ):
+        r = client.get(f"/api/game/{path}", params=params)
+        assert r.status_code == 400 and message in r.json()["error"], r.json()
+
+
+def test_declarations_both_sides_in_the_page(page_server, browser):
+    """Declaring in round 1 by clicking, then bidding by clicking: every round face up,
+    the declaration score the rules' (4 rounds from round 1 on)."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, f"{page_server}/#play?n=4&objective=points&variant=declaring&seed=2")
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-game").is_displayed())
+    browser.find_element(By.ID, "new-game").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "declare2-box").is_displayed())
+    browser.find_element(By.ID, "declare-yes").click()
+    wait_for(browser, lambda d: not d.find_element(By.ID, "declare2-box").is_displayed())
+    click_bids(browser, 3, lambda buttons: buttons[-1])
+    wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    rows = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    ]
+    assert all(r[2].endswith("(face up)") for r in rows)
+    history = [
+        {
+            "round": int(r[0]),
+            "prize": int(r[1]),
+            "you": int(r[2].split()[0]),
+            "computer": int(r[3]),
+            "declared": "declared" in r[4],
+        }
+        for r in rows
+    ]
+    assert history[0]["declared"]
+    winner, points = declaration_points(4, history)
+    said = {"you": "you", "computer": "the computer", "nobody": "nobody (a draw)"}[winner]
+    note = browser.find_element(By.ID, "declared-note").text
+    assert f"so the game scores {points} for {said}" in note, note

@@ -40,6 +40,9 @@ their answers with :mod:`exact.views`.
     GET /api/game/bid?<state>&bid                   your bid: the round played and scored
     (``declarations=1``: face-up declarations, the standard game for points;
     ``declare=1`` with a bid: face up from this round on)
+    GET /api/game/declare?<state>&declare=0|1       variant=declaring (declarations
+                                                    against their equilibrium, both may
+                                                    declare): your declaration this round
     GET /api/game/prize?<state>&prize               your choice of the next prize
                                                     (order=controlled-by-me)
     (a game's answer once it is over adds ``review``: each of your bids against the
@@ -84,7 +87,7 @@ from exact.kernels import points, win
 from exact.limits import VARIANT_MAX_N
 from exact.play.hidden import shipped_games
 from exact.web.explore import line, position, strategy, table
-from exact.web.play import game_bid, game_new, game_prize
+from exact.web.play import game_bid, game_declare, game_new, game_prize
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, Busy
 from exact.web.query import PLAY_VARIANTS, check_parameters, game_query, variant_name
 from exact.web.solutions import WEB_CACHE_BYTES, WEB_SOLVE_MAX_N, Pending, Solutions
@@ -127,10 +130,12 @@ def variant_limits() -> dict:
     """The N each variant of Play is played at: the variant solver's float limits
     (exact.limits.VARIANT_MAX_N; the twelve-round game needs two cards, as its rules drop
     the last prize), which ``gops play --variant`` applies too."""
+    from exact.play.declaring import DECLARING_MAX_N
+
     return {
         v: {"min_n": 2 if get_variant(v).drop_last else 1, "max_n": VARIANT_MAX_N[v, "float"]}
         for v in PLAY_VARIANTS[1:]
-    }
+    } | {"declaring": {"min_n": 1, "max_n": DECLARING_MAX_N}}
 
 
 def info(request: Request) -> dict:
@@ -229,6 +234,7 @@ API = {
     "/api/game/new": game_new,
     "/api/game/bid": game_bid,
     "/api/game/prize": game_prize,
+    "/api/game/declare": game_declare,
 }
 
 

@@ -41,8 +41,12 @@ from exact.web.query import (
 from exact.web.solutions import request_solution
 
 
-def _game(request, bid: bool = False, prize: bool = False) -> dict:
+def _game(request, bid: bool = False, prize: bool = False, declare: bool = False) -> dict:
     """The game of the request's state, replayed, with its new ``bid`` or ``prize``."""
+    if request.query_params.get("variant") == "declaring":
+        if prize:
+            raise GopsInputError("the prizes of declarations are shuffled: none to choose")
+        return _declaring_game(request, bid, declare)
     if request.query_params.get("variant") == "hidden":
         if prize:
             raise GopsInputError("the prizes of hidden bids come in their order: none to choose")
@@ -159,6 +163,107 @@ def _three_player_game(request, bid: bool) -> dict:
     board = Game(n, computers, variant=variant, seed=integer(request, "seed", required=False))
     board.replay(bids)
     return three_player_json(board, bids, note)
+
+
+#: The rules of declarations against the equilibrium, as the page states them.
+DECLARING_TEXT = (
+    "Declarations, both sides: each round, before the bids, you and the computer say at once "
+    "whether you declare. A declarer bids face up from then on, first, and the other answers "
+    "its card (both declaring: face-up bids at the same time). The game is worth the rounds "
+    "from the first declaration on (1 if nobody declares), to the player with more points. "
+    "The computer plays the equilibrium of the declarations game (exact.declarations)."
+)
+
+
+def _declaring_game(request, bid: bool, declare: bool) -> dict:
+    """Declarations against their equilibrium (:mod:`exact.play.declaring`), replayed
+    with the new ``bid`` or declaration."""
+    from exact.play.declaring import DeclaringGame
+
+    params = request.query_params
+    if params.get("objective", "points") != "points" or params.get("order", "random") != "random":
+        raise GopsInputError("declarations are played with shuffled prizes, for the game's score")
+    if params.get("lead") is not None or params.get("prizes") or params.get("declarations"):
+        raise GopsInputError("declarations against the equilibrium take no lead and no prizes")
+    bids = list(cards(request, "bids", required=False))
+    said = [c == "1" for c in (params.get("declares") or "").split(",") if c]
+    if any(c not in ("0", "1") for c in (params.get("declares") or "").split(",") if c):
+        raise GopsInputError("declares is a list of 0 (no) and 1 (declare), one a round asked")
+    if bid:
+        bids.append(required_integer(request, "bid"))
+    if declare:
+        said.append(flag(request, "declare"))
+    board = DeclaringGame(required_integer(request, "n"), integer(request, "seed", required=False))
+    board.replay(said, bids)
+    return declaring_json(board, said, bids)
+
+
+def declaring_json(board, said: list[bool], bids: list[int]) -> dict:
+    """A game of declarations as the page draws it (as a standard game, plus who declared
+    when, the computer's face-up lead and the declaration score)."""
+    names = {0: "you", 1: "computer", None: "nobody"}
+    over = board.over
+
+    def declared(r) -> str:
+        return {(True, False): "you", (False, True): "computer", (True, True): "both"}.get(
+            r.declared, ""
+        )
+
+    out = {
+        "n": board.n,
+        "objective": "points",
+        "order": "random",
+        "seed": board.seed,
+        "variant": "declaring",
+        "variant_text": DECLARING_TEXT,
+        "note": None,
+        "round": min(board.round, board.n),
+        "rounds": board.n,
+        "awaiting": board.awaiting,
+        "chooser": None,
+        "choices": [],
+        "upcard": board.upcard,
+        "prizes_to_come": sorted(board.prizes - {board.upcard}),
+        "your_cards": sorted(board.hands[0]),
+        "computer_cards": sorted(board.hands[1]),
+        "score": {"you": board.points[0], "computer": board.points[1]},
+        "won": {
+            "you": sorted(r.prize for r in board.history if r.winner == 0),
+            "computer": sorted(r.prize for r in board.history if r.winner == 1),
+        },
+        "history": [
+            {
+                "round": r.number,
+                "prize": r.prize,
+                "you": r.you,
+                "computer": r.computer,
+                "winner": names[r.winner],
+                "declared": declared(r),
+                "face_up": r.family != "open",
+            }
+            for r in board.history
+        ],
+        "winner": names[board.winner] if over else None,
+        "family": board.family,
+        "first_declaration": board.first,
+        "declared_by": {"you": board.declared_by[0], "computer": board.declared_by[1]},
+        "computer_lead": board.lead_card,
+        "state": {
+            "n": board.n,
+            "seed": board.seed,
+            "variant": "declaring",
+            "declares": ",".join("1" if d else "0" for d in said),
+            "bids": ",".join(map(str, bids)),
+        },
+    }
+    if over:
+        score = board.score()
+        out["declaration_score"] = {
+            "winner": names[score.winner],
+            "points": score.score,
+            "face_up_rounds": score.face_up_rounds,
+        }
+    return out
 
 
 def _hidden_game(request, bid: bool) -> dict:
@@ -297,3 +402,7 @@ def game_bid(request) -> dict:
 
 def game_prize(request) -> dict:
     return _game(request, prize=True)
+
+
+def game_declare(request) -> dict:
+    return _game(request, declare=True)

@@ -37,6 +37,7 @@ _GAME = (
     "prizes",
     "declarations",
     "declared",
+    "declares",
 )
 #: The query parameters each endpoint takes: any other, or one given twice, is refused
 #: (:func:`check_parameters`) rather than ignored.
@@ -52,6 +53,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "/api/game/new": _GAME,
     "/api/game/bid": (*_GAME, "bid", "declare"),
     "/api/game/prize": (*_GAME, "prize"),
+    "/api/game/declare": (*_GAME, "declare"),
 }
 
 

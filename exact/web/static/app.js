@@ -668,6 +668,10 @@ function drawBoard(hidden, over, three) {
   $("board-them-name").textContent = three ? "computer 1" : "its bid";
   const said = last ? `round ${last.round}: the ${last.prize} to ${last.winner === "nobody" ? "nobody (a tie)" : last.winner}` : "";
   $("board-says").textContent = game.upcard != null && last ? `${said}; now the ${game.upcard} is up` : said;
+  if (game.computer_lead != null) {  // declarations: the computer leads face up, you answer
+    put("board-them", game.computer_lead, "computer");
+    $("board-says").textContent = `the ${game.upcard} is up: the computer lays its ${game.computer_lead} face up; answer it`;
+  }
 }
 
 function drawPlay() {
@@ -757,14 +761,27 @@ function drawPlay() {
       `so the game scores ${game.declaration_score.points} for ${game.declaration_score.winner === "you" ? "you" : game.declaration_score.winner === "computer" ? "the computer" : "nobody (a draw)"}.`
     : game.declared ? `You declared in round ${game.declared}: your bids are face up and the computer answers each.`
     : "Declarations: tick declare before a bid to bid face up from that round on.";
-  const faceUp = (i) => (game.face_up && game.face_up[i] ? " (face up)" : "");
+  const declaring = game.variant === "declaring";  // both may declare: the equilibrium's game
+  $("declare2-box").hidden = !(declaring && game.awaiting === "declare");
+  if (declaring) {
+    const by = game.declared_by, s = game.declaration_score;
+    const first = by.you && by.computer ? (by.you === by.computer ? `both declared in round ${by.you}` : "")
+      : by.you ? `you declared in round ${by.you}` : by.computer ? `the computer declared in round ${by.computer}` : "";
+    $("declared-note").hidden = false;
+    $("declared-note").textContent = s
+      ? `Declaration scoring: ${first || "nobody declared"}, so the game scores ${s.points} for ` +
+        `${s.winner === "you" ? "you" : s.winner === "computer" ? "the computer" : "nobody (a draw)"}.`
+      : first ? `${first[0].toUpperCase()}${first.slice(1)}: the bids are face up from then on.`
+      : "Nobody has declared: each round, say first whether you declare.";
+  }
+  const faceUp = (i) => ((game.face_up ? game.face_up[i] : game.history[i].face_up) ? " (face up)" : "");
   const mixText = (mix) => Object.entries(mix || {}).filter(([, p]) => p > 0)
     .map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ");
   $("mix-head").hidden = !(hidden && over);
   $("history").querySelector("tbody").innerHTML = game.history.map((r, i) =>
     `<tr><td>${r.round}</td><td>${r.prize}</td><td>${r.you}${faceUp(i)}</td><td>${r.computer ?? "?"}</td>` +
     (three ? `<td>${r.computer2}</td>` : "") +
-    (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}</td>` +
+    (dummy ? `<td>${r.dummy}</td>` : "") + `<td>${r.winner}${share(r)}${r.declared ? `; declared: ${r.declared}` : ""}</td>` +
     (hidden && over ? `<td class="mix">${mixText(r.mix)}</td>` : "") + "</tr>").join("");
   $("reveal").disabled = game.history.length === 0 || (hidden && !over);
   const verdict = { you: "you win.", computer: "the computer wins.", nobody: "a tie.", dummy: "the dummy has the most.",
@@ -809,6 +826,19 @@ async function choosePrize(card) {
   }
 }
 
+async function declareNow(yes) {
+  if (busy || !game || game.awaiting !== "declare") return;
+  busy = true;
+  try {
+    game = await api("game/declare", { ...game.state, declare: yes ? 1 : 0 });
+    drawPlay();
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    busy = false;
+  }
+}
+
 async function bid(card) {
   if (busy || !game || game.awaiting !== "bid") return;
   busy = true;
@@ -829,6 +859,7 @@ async function bid(card) {
 document.addEventListener("keydown", (e) => {
   if (state.tab !== "play" || !game || e.ctrlKey || e.metaKey || e.altKey) return;
   if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName)) return;
+  if (game.awaiting === "declare" && ["d", "n"].includes(e.key)) { e.preventDefault(); declareNow(e.key === "d"); return; }
   if (!/^[0-9]$/.test(e.key)) return;
   const card = e.key === "0" ? 10 : Number(e.key);
   if (game.awaiting === "prize" && game.choices.includes(card)) { e.preventDefault(); choosePrize(card); }
@@ -993,6 +1024,8 @@ async function start() {
   $("step").onclick = stepRound;
   $("back").onclick = stepBack;
   $("new-game").onclick = newGame;
+  $("declare-yes").onclick = () => declareNow(true);
+  $("declare-no").onclick = () => declareNow(false);
   $("agent-form").onsubmit = judgeAgent;
   showUploadLimits();
   $("cancel").onclick = cancelSolve;
