@@ -22,8 +22,8 @@ quotient directed, the sums of the weights bracketed both ways), so no rounding 
 needed; the bound is max(v - lo, hi - v) rounded up, plus eps max|A_ij| + 2^-1074 (one
 rounding of each entry, as the CPU bound also covers).  NaN (no bound) for a NaN
 anywhere, an infinite sum, or weights that sum to zero.  The CPU's polish of
-near-degenerate games is ported (:func:`certified_game`, as
-:func:`exact.kernels.bounds.certified_game`): a game whose bound exceeds the CPU's polish
+near-degenerate games is the CPU's own source (:func:`certified_game`:
+:func:`exact.kernels.bounds.certified`, compiled here): a game whose bound exceeds the CPU's polish
 threshold (1 + POLISH_ABOVE rounding margins of the CPU's analysis) is offered the
 re-solves of both strategies on their supports and, if still above it, the strategies of
 the transposed game -A^T and their re-solves; each player's best guarantee is kept and
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import math
 
-from numba import cuda, float64, int32
+from numba import cuda, float64
 
 from exact.cuda.rounding import add_rd, add_ru, div_rd, div_ru, mul_rd, mul_ru
-from exact.kernels import tableau
-from exact.kernels.bounds import POLISH_ABOVE, TINY
+from exact.kernels import bounds, tableau
+from exact.kernels.bounds import gamma, rounding_margin
 from exact.kernels.stack import KMAX
 from exact.kernels.target import compile_bodies
 
@@ -124,142 +124,67 @@ def game_bound(A, k, x, y, v):
 
 
 @cuda.jit(device=True)
-def _polish_limit(k, a):
-    """The CPU's threshold: (1 + POLISH_ABOVE) * bounds.rounding_margin(k, a)."""
-    gamma = k * EPS / (1.0 - k * EPS)
-    return (1.0 + POLISH_ABOVE) * (10.0 * gamma * a + TINY)
+def _error_from(k, v, lo, hi, a):
+    """The bound of the polish (exact.kernels.bounds.error_from_guarantees' place):
+    :func:`_bound_from`, whose directed rounding needs no margin in k."""
+    return _bound_from(v, lo, hi, a)
 
 
 @cuda.jit(device=True)
-def _copy(src, dst, k):
-    for i in range(k):
-        dst[i] = src[i]
+def _solve_on(A, k, x, y, scratch):
+    """:func:`solve_game` on the thread's scratch (T, P, R, rowlab, collab, cmax)."""
+    T, P, R, rowlab, collab, cmax = scratch
+    return solve_game(A, k, x, y, T, P, R, rowlab, collab, cmax)
+
+
+# The polish of near-degenerate games (exact.kernels.bounds): the CPU's source, compiled
+# here as device functions, with this module's enclosure and bound in directed rounding.
+_DEVICE = {"guarantees": enclosure, "error_from_guarantees": _error_from}
+_POLISH = compile_bodies(
+    cuda.jit(device=True),
+    (gamma.py_func, rounding_margin.py_func, *bounds.BODIES[:-1]),
+    helpers={**_DEVICE, "solve_unchecked": _solve_on},
+)
+_polished_body = _POLISH.polished
 
 
 @cuda.jit(device=True)
-def support_solve(A, k, x, y, columns, out):
-    """bounds.support_solve: one player's strategy re-solved on its support from the
-    other's support (Gaussian elimination with partial pivoting); True if it succeeded,
-    ``out[:k]`` then holds it (clamped at 0)."""
-    S = cuda.local.array(KMAX, dtype=int32)
-    Tt = cuda.local.array(KMAX, dtype=int32)
-    M = cuda.local.array((SCRATCH, _SYSTEM_COLS), dtype=float64)
-    z = cuda.local.array(SCRATCH, dtype=float64)
-    s = 0
-    t = 0
-    for i in range(k):
-        if (y[i] if columns else x[i]) > 0.0:
-            S[s] = i
-            s += 1
-        if (x[i] if columns else y[i]) > 0.0:
-            Tt[t] = i
-            t += 1
-    if t < s or s == 0:
-        return False
-    for e in range(t + 1):
-        for c in range(s + 2):
-            M[e, c] = 0.0
-    for e in range(t):
-        for c in range(s):
-            M[e, c] = A[Tt[e], S[c]] if columns else A[S[c], Tt[e]]
-        M[e, s] = -1.0
-    for c in range(s):
-        M[t, c] = 1.0
-    M[t, s + 1] = 1.0
-    n = s + 1
-    for c in range(n):
-        best = c
-        for r in range(c + 1, t + 1):
-            if abs(M[r, c]) > abs(M[best, c]):
-                best = r
-        if not abs(M[best, c]) > 0.0:
-            return False
-        for j in range(s + 2):
-            tmp = M[c, j]
-            M[c, j] = M[best, j]
-            M[best, j] = tmp
-        for r in range(c + 1, t + 1):
-            f = M[r, c] / M[c, c]
-            for j in range(c, s + 2):
-                M[r, j] -= f * M[c, j]
-    for c in range(n - 1, -1, -1):
-        acc = M[c, s + 1]
-        for j in range(c + 1, n):
-            acc -= M[c, j] * z[j]
-        z[c] = acc / M[c, c]
-    for i in range(k):
-        out[i] = 0.0
-    for c in range(s):
-        out[S[c]] = max(z[c], 0.0)
-    return True
+def _polished(A, k, x, y, v, lo, hi, a, e, limit, scratch):
+    """exact.kernels.bounds.polished on the thread's local arrays."""
+    work = (
+        cuda.local.array(KMAX, dtype=float64),  # bx, by: the best strategies so far
+        cuda.local.array(KMAX, dtype=float64),
+        cuda.local.array(2, dtype=float64),  # ends: their guarantees
+        cuda.local.array((KMAX, KMAX), dtype=float64),  # B, the transposed game; tx, ty
+        cuda.local.array(KMAX, dtype=float64),
+        cuda.local.array(KMAX, dtype=float64),
+        cuda.local.array(KMAX, dtype=float64),  # zx, zy: the re-solves
+        cuda.local.array(KMAX, dtype=float64),
+        cuda.local.array(KMAX, dtype=float64),  # S, T, M, z: a support system
+        cuda.local.array(KMAX, dtype=float64),
+        cuda.local.array((SCRATCH, _SYSTEM_COLS), dtype=float64),
+        cuda.local.array(SCRATCH, dtype=float64),
+    )
+    return _polished_body(A, k, x, y, v, lo, hi, a, e, limit, work, scratch)
 
 
-@cuda.jit(device=True)
-def _keep_better(A, k, bx, by, cx, cy, ends):
-    """bounds._keep_better: bx := cx if cx guarantees more than ends[0], by := cy if cy
-    concedes less than ends[1]; ends follows."""
-    lo, hi, _ = enclosure(A, k, cx, cy)
-    if lo > ends[0]:
-        ends[0] = lo
-        _copy(cx, bx, k)
-    if hi < ends[1]:
-        ends[1] = hi
-        _copy(cy, by, k)
-
-
-@cuda.jit(device=True)
-def _polish(A, k, x, y, bx, by, ends):
-    """bounds._polish: offer _keep_better the re-solves of x and y on their supports."""
-    zx = cuda.local.array(KMAX, dtype=float64)
-    zy = cuda.local.array(KMAX, dtype=float64)
-    _copy(x, zx, k)
-    _copy(y, zy, k)
-    support_solve(A, k, x, y, False, zx)  # zx unchanged where it fails
-    support_solve(A, k, x, y, True, zy)
-    _keep_better(A, k, bx, by, zx, zy, ends)
+_certified = compile_bodies(
+    cuda.jit(device=True),
+    bounds.BODIES[-1:],
+    helpers={
+        **_DEVICE,
+        "rounding_margin": _POLISH.rounding_margin,
+        "polish_out_of_line": _polished,
+    },
+).certified
 
 
 @cuda.jit(device=True)
 def certified_game(A, k, x, y, v, T, P, R, rowlab, collab, cmax):
-    """(value, bound) of a solved game, polished as bounds.certified_game (module
-    docstring); x and y are replaced by the strategies of a smaller bound."""
-    lo, hi, a = enclosure(A, k, x, y)
-    e = _bound_from(v, lo, hi, a)
-    if not e > _polish_limit(k, a):
-        return v, e  # small, or NaN (refused by the callers)
-    return _polished(A, k, x, y, v, lo, hi, a, e, T, P, R, rowlab, collab, cmax)
-
-
-@cuda.jit(device=True)
-def _polished(A, k, x, y, v, lo, hi, a, e, T, P, R, rowlab, collab, cmax):
-    """bounds._polished, with the simplex's scratch (free again) for the transposed game."""
-    bx = cuda.local.array(KMAX, dtype=float64)
-    by = cuda.local.array(KMAX, dtype=float64)
-    ends = cuda.local.array(2, dtype=float64)
-    _copy(x, bx, k)
-    _copy(y, by, k)
-    ends[0] = lo
-    ends[1] = hi
-    _polish(A, k, x, y, bx, by, ends)
-    w = ends[0] + 0.5 * (ends[1] - ends[0])
-    if _bound_from(w, ends[0], ends[1], a) > _polish_limit(k, a):
-        B = cuda.local.array((KMAX, KMAX), dtype=float64)
-        tx = cuda.local.array(KMAX, dtype=float64)
-        ty = cuda.local.array(KMAX, dtype=float64)
-        for i in range(k):
-            for j in range(k):
-                B[j, i] = -A[i, j]
-        vt = solve_game(B, k, tx, ty, T, P, R, rowlab, collab, cmax)
-        if vt == vt:  # not NaN
-            _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
-            _polish(A, k, ty, tx, bx, by, ends)
-        w = ends[0] + 0.5 * (ends[1] - ends[0])
-    f = _bound_from(w, ends[0], ends[1], a)
-    if not f < e:
-        return v, e
-    _copy(bx, x, k)
-    _copy(by, y, k)
-    return w, f
+    """(value, bound) of a solved game, polished as exact.kernels.bounds.certified_game
+    (its own source: module docstring); x and y are replaced by the strategies of a
+    smaller bound."""
+    return _certified(A, k, x, y, v, (T, P, R, rowlab, collab, cmax))
 
 
 @cuda.jit(device=True)

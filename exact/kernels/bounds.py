@@ -68,6 +68,7 @@ from exact.kernels.matrix_game import (
     stack_matrix,
     stack_vector,
 )
+from exact.kernels.target import compile_bodies
 
 EPS = 2.0**-53
 #: Covers underflow in the products x_i A_ij (each at most 2^-1074 off, k^2 <= 256 of them).
@@ -166,8 +167,7 @@ _SYSTEM_SIZE = (KMAX + 1) * (KMAX + 2)  # its augmented matrix
 POLISH_ABOVE = 1.0
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def support_solve(A, k, x, y, columns, out):
+def support_solve(A, k, x, y, columns, out, S, T, M, z):
     """Re-solve one player's strategy on its support from the other's support, by Gaussian
     elimination with partial pivoting on the original matrix; True if it succeeded.
 
@@ -177,12 +177,13 @@ def support_solve(A, k, x, y, columns, out):
     (``columns`` True) the same with the roles of A's rows and columns exchanged.  Extra
     equations (|T| > |S|) are left out after the pivots; |T| < |S| or a zero pivot gives
     False.  ``out[:k]`` receives z clamped at 0 (0 outside S).  Any probability vector
-    is a valid input to :func:`value_error`, so this needs no proof of its own.
+    is a valid input to :func:`value_error`, so this needs no proof of its own.  The
+    scratch is the caller's: ``S``, ``T`` (KMAX floats: the supports, indices held as
+    floats), ``M`` (at least (KMAX + 1) x (KMAX + 2): the augmented matrix), ``z``
+    (KMAX + 1 floats).
     """
     mine = y if columns else x
     theirs = x if columns else y
-    S = stack_vector(KMAX)  # the support of mine (indices held as floats)
-    T = stack_vector(KMAX)  # the support of theirs
     s = 0
     t = 0
     for i in range(k):
@@ -194,7 +195,6 @@ def support_solve(A, k, x, y, columns, out):
             t += 1
     if t < s or s == 0:
         return False
-    M = stack_matrix(_SYSTEM_SIZE, t + 1, s + 2)
     for e in range(t + 1):  # [coefficients of z_S, of w | right-hand side], zero first
         for c in range(s + 2):
             M[e, c] = 0.0
@@ -219,7 +219,6 @@ def support_solve(A, k, x, y, columns, out):
             f = M[r, c] / M[c, c]
             for j in range(c, s + 2):
                 M[r, j] -= f * M[c, j]
-    z = stack_vector(_UNKNOWNS)
     for c in range(n - 1, -1, -1):
         acc = M[c, s + 1]
         for j in range(c + 1, n):
@@ -232,17 +231,16 @@ def support_solve(A, k, x, y, columns, out):
     return True
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _copy(src, dst, k):
     """dst[:k] = src[:k], without the temporary array of a slice assignment."""
     for i in range(k):
         dst[i] = src[i]
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _keep_better(A, k, bx, by, cx, cy, ends):
     """bx := cx if cx guarantees more than ``ends[0]``; by := cy if cy concedes less than
-    ``ends[1]``; ``ends`` follows the better strategies' guarantees."""
+    ``ends[1]``; ``ends`` follows the better strategies' guarantees (the target's
+    ``guarantees``: this module's, or exact.cuda.game.enclosure)."""
     lo, hi, _ = guarantees(A, k, cx, cy)
     if lo > ends[0]:
         ends[0] = lo
@@ -252,16 +250,101 @@ def _keep_better(A, k, bx, by, cx, cy, ends):
         _copy(cy, by, k)
 
 
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _polish(A, k, x, y, bx, by, ends):
+def _polish(A, k, x, y, bx, by, ends, work):
     """Offer :func:`_keep_better` the re-solves of x and y on their supports."""
-    zx = stack_vector(KMAX)
-    zy = stack_vector(KMAX)
+    _, _, _, _, _, _, zx, zy, S, T, M, z = work
     _copy(x, zx, k)
     _copy(y, zy, k)
-    support_solve(A, k, x, y, False, zx)  # zx unchanged where it fails
-    support_solve(A, k, x, y, True, zy)
+    support_solve(A, k, x, y, False, zx, S, T, M, z)  # zx unchanged where it fails
+    support_solve(A, k, x, y, True, zy, S, T, M, z)
     _keep_better(A, k, bx, by, zx, zy, ends)
+
+
+def polished(A, k, x, y, v, lo, hi, a, e, limit, work, scratch):
+    """The polish of :func:`certified_game`, for a game whose bound ``e`` exceeds
+    ``limit``.  ``work``: the target's scratch (bx, by, ends, B, tx, ty, zx, zy, S, T, M,
+    z): the best strategies so far, their guarantees, the transposed game, its
+    strategies, the re-solves and the support systems' (:func:`support_solve`);
+    ``scratch``: its solver's (:func:`certified_solve`), for the transposed game."""
+    bx, by, ends, B, tx, ty, _, _, _, _, _, _ = work
+    _copy(x, bx, k)
+    _copy(y, by, k)
+    ends[0] = lo
+    ends[1] = hi
+    _polish(A, k, x, y, bx, by, ends, work)
+    w = ends[0] + 0.5 * (ends[1] - ends[0])
+    if error_from_guarantees(k, w, ends[0], ends[1], a) > limit:
+        for i in range(k):
+            for j in range(k):
+                B[j, i] = -A[i, j]
+        vt = solve_unchecked(B, k, tx, ty, scratch)
+        if vt == vt:  # not NaN
+            _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
+            _polish(A, k, ty, tx, bx, by, ends, work)
+        w = ends[0] + 0.5 * (ends[1] - ends[0])
+    f = error_from_guarantees(k, w, ends[0], ends[1], a)
+    if not f < e:
+        return v, e
+    _copy(bx, x, k)
+    _copy(by, y, k)
+    return w, f
+
+
+def certified(A, k, x, y, v, scratch):
+    """:func:`certified_game` on the target's scratch of its solver (``scratch``)."""
+    lo, hi, a = guarantees(A, k, x, y)
+    e = error_from_guarantees(k, v, lo, hi, a)
+    limit = (1.0 + POLISH_ABOVE) * rounding_margin(k, a)
+    if not e > limit:
+        return v, e  # small, or NaN (refused by the callers)
+    return polish_out_of_line(A, k, x, y, v, lo, hi, a, e, limit, scratch)
+
+
+#: The bodies of the certified bound and its polish, callees first: the CPU's (compiled
+#: below) and the GPU's (exact.cuda.game, with its own guarantees in directed rounding,
+#: its own error_from_guarantees and its scratch).
+BODIES = (support_solve, _copy, _keep_better, _polish, polished, certified)
+
+
+@numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
+def solve_unchecked(A, k, x, y, scratch):
+    """The solver of the polish's transposed game on the CPU (its scratch on its stack)."""
+    return solve_game_unchecked(A, k, x, y)
+
+
+_CPU = compile_bodies(
+    numba.njit(nogil=True, inline="always", **NO_REFCOUNT),
+    BODIES[:-1],
+)
+support_solve = _CPU.support_solve
+_polished_body = _CPU.polished
+
+
+@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
+def polish_out_of_line(A, k, x, y, v, lo, hi, a, e, limit, scratch):
+    """:func:`polished` on scratch on the stack (kept out of line: a few games in 10^5
+    need it)."""
+    work = (
+        stack_vector(KMAX),  # bx, by: the best strategies so far
+        stack_vector(KMAX),
+        stack_vector(2),  # ends: their guarantees
+        stack_matrix(_GAME_SIZE, KMAX, KMAX),  # B, the transposed game, and its tx, ty
+        stack_vector(KMAX),
+        stack_vector(KMAX),
+        stack_vector(KMAX),  # zx, zy: the re-solves
+        stack_vector(KMAX),
+        stack_vector(KMAX),  # S, T, M, z: a support system
+        stack_vector(KMAX),
+        stack_matrix(_SYSTEM_SIZE, KMAX + 1, KMAX + 2),
+        stack_vector(_UNKNOWNS),
+    )
+    return _polished_body(A, k, x, y, v, lo, hi, a, e, limit, work, scratch)
+
+
+_certified = compile_bodies(
+    numba.njit(nogil=True, inline="always", **NO_REFCOUNT),
+    BODIES[-1:],
+).certified
 
 
 @numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
@@ -278,45 +361,7 @@ def certified_game(A, k, x, y, v):
     can record them) only if its bound is smaller.  Any probability vectors and any float
     value are valid inputs to the bound, so the polish needs no proof of its own.
     """
-    lo, hi, a = guarantees(A, k, x, y)
-    e = error_from_guarantees(k, v, lo, hi, a)
-    limit = (1.0 + POLISH_ABOVE) * rounding_margin(k, a)
-    if not e > limit:
-        return v, e  # small, or NaN (refused by the callers)
-    return _polished(A, k, x, y, v, lo, hi, a, e, limit)
-
-
-@numba.njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _polished(A, k, x, y, v, lo, hi, a, e, limit):
-    """The polish of :func:`certified_game`, for a game whose bound ``e`` exceeds
-    ``limit`` (kept out of line: a few games in 10^5 need it)."""
-    bx = stack_vector(KMAX)  # the best strategies so far, and their guarantees
-    by = stack_vector(KMAX)
-    _copy(x, bx, k)
-    _copy(y, by, k)
-    ends = stack_vector(2)
-    ends[0] = lo
-    ends[1] = hi
-    _polish(A, k, x, y, bx, by, ends)
-    w = ends[0] + 0.5 * (ends[1] - ends[0])
-    if error_from_guarantees(k, w, ends[0], ends[1], a) > limit:
-        B = stack_matrix(_GAME_SIZE, k, k)
-        tx = stack_vector(KMAX)
-        ty = stack_vector(KMAX)
-        for i in range(k):
-            for j in range(k):
-                B[j, i] = -A[i, j]
-        vt = solve_game_unchecked(B, k, tx, ty)
-        if vt == vt:  # not NaN
-            _keep_better(A, k, bx, by, ty, tx, ends)  # B's rows are A's columns
-            _polish(A, k, ty, tx, bx, by, ends)
-        w = ends[0] + 0.5 * (ends[1] - ends[0])
-    f = error_from_guarantees(k, w, ends[0], ends[1], a)
-    if not f < e:
-        return v, e
-    _copy(bx, x, k)
-    _copy(by, y, k)
-    return w, f
+    return _certified(A, k, x, y, v, None)
 
 
 @numba.njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
