@@ -4,7 +4,9 @@
 its interface: this package does not import exact.dp) and replaces only ``solve_chunk``,
 so :func:`exact.dp.drivers.solve_float_levels` runs levels 0..N unchanged, with its sinks,
 progress and radii.  A chunk of items runs as one kernel launch
-(:mod:`exact.cuda.levels`, one thread per item).  The level below stays in device memory:
+(:mod:`exact.cuda.levels`, one thread per item): which kernel, its tables and its
+arguments are the objective's (``device_tables``, ``device_kernel``: the level's layout
+is known to exact.dp.objective alone).  The level below stays in device memory:
 the level just written is kept on the device and read there by the next level; the host
 copy of each level (what the sink keeps, what a Solution reads) gets the rows each chunk
 wrote after the chunk.  The level's tables (patterns, child columns, signs, prize tables)
@@ -29,12 +31,9 @@ import time
 import numpy as np
 from numba import cuda
 
-from exact.cuda.levels import THREADS, points_items, win_items
+from exact.cuda.levels import THREADS
 from exact.cuda.rounding import SIMULATED
 from exact.errors import GopsInputError
-from exact.kernels import points as points_kernel
-from exact.kernels import win as win_kernel
-from exact.kernels.combine import mirrored
 
 #: Items per kernel launch (a progress update and a copy of the level to the host each).
 DEVICE_CHUNK_ITEMS = 1 << 22
@@ -110,46 +109,19 @@ class DeviceObjective:
         return d
 
     def _level_tables(self, level):
-        """The level's tables on the device (copied once per level)."""
+        """The level's tables on the device (the objective's: exact.dp.objective), copied
+        once per level."""
         if self._tables[0] is not level:
-            order = self.objective.order.code
-            if self.objective.has_lead:
-                tables = self._win_tables(level, order)
-            else:
-                tables = self._points_tables(level, order)
-            self._tables = (level, tables)
+            tables = self.objective.device_tables(level)
+            self._tables = (level, tuple(cuda.to_device(np.ascontiguousarray(a)) for a in tables))
         return self._tables[1]
-
-    @staticmethod
-    def _points_tables(level, order):
-        solved = points_kernel.solved_patterns(level, order)
-        column, mirror = points_kernel.child_columns(level, solved, mirrored(order))
-        own = level.columns(mirrored(order)).column
-        arrays = (solved, column, mirror, level.sign, level.prize_child, level.prize_card, own)
-        return tuple(cuda.to_device(np.ascontiguousarray(a)) for a in arrays)
-
-    def _win_tables(self, level, order):
-        children = level.below_columns(mirrored(order))
-        arrays = (
-            win_kernel.solved_patterns(level, order),
-            level.swap,
-            level.columns(mirrored(order)).column,
-            win_kernel.lead_limits(level, self.objective.handicap),
-            level.child,
-            level.sign,
-            level.prize_child,
-            level.prize_card,
-            children.column,
-            children.mirror,
-        )
-        return tuple(cuda.to_device(np.ascontiguousarray(a)) for a in arrays)
 
     def solve_chunk(self, level, below, out, start, stop, radius_below, row0=0):
         """exact.dp.objective.Objective.solve_chunk, on the device (and with host_cores,
         the chunk's last rows on the host's cores at the same time)."""
         if stop <= start:
             return 0, 0.0
-        per_row = self._level_tables(level)[0].shape[0]  # the level's items of a prize set
+        per_row = len(self.objective.item_patterns(level))  # the level's items of a prize set
         split = self._split(start, stop, per_row)
         t0 = time.perf_counter()
         launched = self._launch(level, below, out, start, split, radius_below, row0)
@@ -198,39 +170,10 @@ class DeviceObjective:
         tables = self._level_tables(level)
         blocks = (stop - start + THREADS - 1) // THREADS
         radius = cuda.to_device(np.zeros(stop - start))
-        order = self.objective.order.code
-        if self.objective.has_lead:
-            games = cuda.to_device(np.zeros(stop - start, dtype=np.int64))
-            patterns, swap, own, limits, child, sign, prize_child, prize_card = tables[:8]
-            offb = win_kernel.lead_offset(level.n, level.k - 1, self.objective.handicap)
-            off = win_kernel.lead_offset(level.n, level.k, self.objective.handicap)
-            g = (level.k, child, sign, prize_child, prize_card, d_below, *tables[8:])
-            g = (*g, offb, float(radius_below), order)
-            win_items[blocks, THREADS](
-                start, stop, patterns, swap, own, limits, g, d_out, row0, off, games, radius
-            )
-            return d_out, radius, games
-        canon, column, mirror, sign, prize_child, prize_card, own = tables
-        points_items[blocks, THREADS](
-            start,
-            stop,
-            level.k,
-            canon,
-            column,
-            mirror,
-            sign,
-            prize_child,
-            prize_card,
-            d_below,
-            float(radius_below),
-            order,
-            own,
-            d_out,
-            row0,
-            radius,
-        )
-        solved = (stop - start) * len(self.objective.order.upcard_indices(level.k))
-        return d_out, radius, solved
+        games = cuda.to_device(np.zeros(stop - start, dtype=np.int64))
+        kernel, args = self.objective.device_kernel(level, tables, d_below, radius_below)
+        kernel[blocks, THREADS](start, stop, *args, d_out, row0, games, radius)
+        return d_out, radius, games
 
     @staticmethod
     def _collect(launched, out, start, stop, per_row, row0):
@@ -239,7 +182,7 @@ class DeviceObjective:
         if launched is None:
             return 0, 0.0
         d_out, radius, games = launched
-        solved = games if isinstance(games, int) else int(games.copy_to_host().sum())
+        solved = int(games.copy_to_host().sum())
         lo = start // per_row - row0
         hi = (stop - 1) // per_row - row0 + 1
         d_out[lo:hi].copy_to_host(out[lo:hi])

@@ -8,10 +8,10 @@ polishing a near-degenerate game as the CPU does) and
 combines the games by the rules of :mod:`exact.kernels.combine` (the mean, the one known
 upcard, or the chooser's max or min; the mean's rounding bound 3 gamma_k max |f_u|).
 A points item writes one value; a win item every undecided reachable lead of its column,
-bisecting for the leads that are a sure win or loss exactly as the CPU's ``_solve_item``
+bisecting for the leads that are a sure win or loss by the CPU's own ``_solve_item``
 (f is non-decreasing in the lead).  Each thread writes its item's largest certified bound
-into ``item_radius[t - start]`` (infinity for NaN) and, for the win objective, its games
-into ``item_games``; the host takes the largest bound times 1 + 2^-20 (as the CPU does).
+into ``item_radius[t - start]`` (infinity for NaN) and its games into ``item_games``;
+the host takes the largest bound times 1 + 2^-20 (as the CPU does).
 Nothing is shared between threads: item t writes only row r, column own_column[p].
 """
 
@@ -63,6 +63,7 @@ def points_items(
     own_column,
     out,
     row0,
+    item_games,
     item_radius,
 ):
     """Items start..stop-1 of a points level (exact.kernels.points.solve_items' inputs):
@@ -96,12 +97,13 @@ def points_items(
         acc, err, big = _fold(order, acc, err, big, v, e)
     value, e = _finish(order, acc, err, big, k, radius_below)
     out[r - row0, own_column[p]] = value
+    item_games[t - start] = m_hi - m_lo
     item_radius[t - start] = e if e == e else math.inf
 
 
 @cuda.jit
 def win_items(
-    start, stop, patterns, swap, own_column, limits, g, out, row0, off, item_games, item_radius
+    start, stop, patterns, swap, own_column, limits, g, off, out, row0, item_games, item_radius
 ):
     """Items start..stop-1 of a win level (exact.kernels.win.solve_win_items' inputs, ``g``
     the tuple of exact.kernels.win.WinGames' fields): every undecided reachable lead of

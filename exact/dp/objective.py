@@ -132,6 +132,20 @@ class Objective(ABC):
 
     # -- exact levels ------------------------------------------------------------------
 
+    # -- a GPU's level kernels (exact.cuda.levels) ---------------------------------------
+
+    @abstractmethod
+    def device_tables(self, level: Level) -> tuple[np.ndarray, ...]:
+        """The level's read-only tables that its device kernel reads (copied to the device
+        once per level by exact.cuda.driver), in the order :meth:`device_kernel` takes."""
+
+    @abstractmethod
+    def device_kernel(self, level: Level, tables: tuple, below, radius_below: float):
+        """(kernel, arguments): the CUDA kernel of exact.cuda.levels that solves this
+        objective's items of ``level``, and its arguments between the items' range
+        (start, stop) and the output (out, row0, item_games, item_radius); ``tables``
+        (:meth:`device_tables`) and ``below`` are device arrays."""
+
     @abstractmethod
     def exact_level(self, level: Level) -> np.ndarray:
         """An object array of fmpq for the rational driver (None where never looked up)."""
@@ -285,6 +299,20 @@ class PointsObjective(Objective):
         )
         return (stop - start) * len(self.order.upcard_indices(level.k)), radius
 
+    def device_tables(self, level):
+        solved = self.item_patterns(level)
+        column, mirror = points_kernel.child_columns(level, solved, self.order.antisymmetric)
+        own = self.columns(level).column
+        return (solved, column, mirror, level.sign, level.prize_child, level.prize_card, own)
+
+    def device_kernel(self, level, tables, below, radius_below):
+        from exact.cuda.levels import points_items  # noqa: PLC0415 - the cuda extra, on a GPU only
+
+        canon, column, mirror, sign, prize_child, prize_card, own = tables
+        order = self.order.code
+        args = (level.k, canon, column, mirror, sign, prize_child, prize_card, below)
+        return points_items, (*args, float(radius_below), order, own)
+
     def exact_level(self, level):
         return np.full(self.level_shape(level), fmpq(0), dtype=object)
 
@@ -375,6 +403,30 @@ class WinObjective(Objective):
         return win_kernel.solve_win_level(
             level, below, out, self.handicap, start, stop, radius_below, row0, self.order.code
         )
+
+    def device_tables(self, level):
+        children = self.below_columns(level)
+        return (
+            self.item_patterns(level),
+            level.swap,
+            self.columns(level).column,
+            win_kernel.lead_limits(level, self.handicap),
+            level.child,
+            level.sign,
+            level.prize_child,
+            level.prize_card,
+            children.column,
+            children.mirror,
+        )
+
+    def device_kernel(self, level, tables, below, radius_below):
+        from exact.cuda.levels import win_items  # noqa: PLC0415 - the cuda extra, on a GPU only
+
+        patterns, swap, own, limits, child, sign, prize_child, prize_card = tables[:8]
+        offb = win_kernel.lead_offset(level.n, level.k - 1, self.handicap)
+        g = (level.k, child, sign, prize_child, prize_card, below, *tables[8:])  # WinGames'
+        g = (*g, offb, float(radius_below), self.order.code)
+        return win_items, (patterns, swap, own, limits, g, self.offset(level))
 
     def exact_level(self, level):
         template = self.empty_level(level)
