@@ -102,7 +102,7 @@ def test_quiet_compiles_without_a_word(tmp_path):
 def test_device_cuda_without_the_extra_names_its_install(monkeypatch):
     """--device cuda where numba-cuda (the ``cuda`` extra) is missing: the one-line error
     says how to install it, in a clone too (issue 49)."""
-    from exact.dp import drivers
+    from exact.dp import device
     from exact.dp.objective import objective_of
     from exact.errors import GopsInputError
     from exact.game.spec import GameSpec
@@ -118,6 +118,6 @@ def test_device_cuda_without_the_extra_names_its_install(monkeypatch):
 
         monkeypatch.setattr(driver, "SIMULATED", False)
         monkeypatch.setattr(driver, "require_gpu", no_gpu)
-    monkeypatch.setattr(drivers, "cuda_extra_installed", lambda: False)
+    monkeypatch.setattr(device, "cuda_extra_installed", lambda: False)
     with pytest.raises(GopsInputError, match=r"^no CUDA GPU found: .*pip install -e '\.\[cuda\]'"):
-        drivers.device_objective(objective_of(GameSpec.parse(4)), "cuda")
+        device.Device.parse("cuda").wrap(objective_of(GameSpec.parse(4)))

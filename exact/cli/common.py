@@ -28,6 +28,7 @@ from exact.analysis.certified import certify_strategy
 from exact.cli.limits import check_command_n
 from exact.cli.render import fraction_text, interval_text
 from exact.dp import solve as dp_solve  # the module: solve_game looked up at each call
+from exact.dp.device import CPU, NAMES, Device
 from exact.dp.preflight import level_work
 from exact.dp.store import Store
 from exact.dp.variant_solver import check_variant_options, solve_variant
@@ -209,7 +210,7 @@ SOLVE_PROGRESS_LINE_SECONDS = 30.0
 
 
 def solve_with_progress(
-    game: GameSpec, top: int | None = None, quiet: bool = False, device: str = "cpu"
+    game: GameSpec, top: int | None = None, quiet: bool = False, device: Device = CPU
 ):
     """The Solution of ``game`` (checked against its arithmetic's limits first,
     :func:`exact.dp.solve.check_limits`), with progress unless ``quiet``: a bar on a
@@ -230,7 +231,7 @@ def solve_with_progress(
         bar.close()
 
 
-def load_or_solve(game: GameSpec, store_dir, quiet, top=None, device: str = "cpu"):
+def load_or_solve(game: GameSpec, store_dir, quiet, top=None, device: Device = CPU):
     """The Solution of ``game``: from a store when given (which must hold that game: N,
     objective and prize order), else solved now (its float kernels on ``device``)."""
     if store_dir is None:
@@ -433,8 +434,9 @@ def device_option(command):
     (exact.cuda; without a CUDA GPU, one line and exit 2)."""
     return click.option(
         "--device",
-        type=click.Choice(dp_solve.DEVICES),
-        default="cpu",
+        type=click.Choice(NAMES),
+        default=CPU.name,
+        callback=lambda ctx, param, name: Device.parse(name),  # parsed here, once
         show_default=True,
         help="Where the float kernels run: the CPU cores, a CUDA GPU (pip install "
         "'gops-exact[cuda]'), or both (each chunk split by their measured speeds).",
@@ -446,7 +448,7 @@ def check_device(options: dict, solves_into_store: bool = False) -> None:
     (``solves_into_store``: gops solve); gops table --store reads a store, solving
     nothing: there, one-line GopsInputError."""
     reads = options.get("store_dir") is not None and not solves_into_store
-    if options.get("device", "cpu") != "cpu" and reads:
+    if options.get("device", CPU).gpu and reads:
         raise GopsInputError(
             "--device cuda solves; with --store, gops table reads the stored values "
             "(make the store with `gops solve N --device cuda --store DIR`)"

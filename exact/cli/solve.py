@@ -30,7 +30,7 @@ from exact.cli.common import (
 )
 from exact.cli.limits import check_command_n, objective_flag
 from exact.dp.cluster import parse_cluster, solve_on_cluster
-from exact.dp.drivers import device_objective
+from exact.dp.device import CPU, Device
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_fits, estimate, format_duration, level_work, work_left
 from exact.dp.solve import SolveStats, check_limits, peak_memory_bytes, solve_limit
@@ -62,7 +62,7 @@ def _solve_n(options: dict) -> int:
         raise GopsInputError("--below-in-memory needs --keep-from K (and --store)")
     if options["keep_from"] is not None and options["cluster"] is not None:
         raise GopsInputError("--keep-from runs here: drop --cluster")
-    if options["device"] != "cpu" and options["cluster"] is not None:
+    if options["device"].gpu and options["cluster"] is not None:
         raise GopsInputError("--device cuda runs here: drop --cluster (its workers use CPUs)")
     check_device(options, solves_into_store=True)
     n = check_command_n(
@@ -132,7 +132,7 @@ def solve(
     keep_from: int | None,
     below_in_memory: bool,
     quiet: bool,
-    device: str,
+    device: Device,
 ) -> None:
     """Solve N-card GOPS (floating point) and print a summary."""
     if store_dir is not None:
@@ -141,7 +141,7 @@ def solve(
         )
     # --lead L: every lead reachable from a start within |L| solved (the handicap).
     game = check_limits(game.replace(handicap=abs(lead or 0)))
-    jit = objective_of(game).warm_up() if device == "cpu" else 0.0  # cuda: compiled lazily
+    jit = 0.0 if device.gpu else objective_of(game).warm_up()  # cuda: compiled lazily
     sol = solve_with_progress(game, quiet=quiet, device=device)
     print_summary(sol, sol.stats, jit, lead)
 
@@ -220,7 +220,7 @@ def solve_store(
     chunk_items,
     cluster,
     quiet,
-    device="cpu",
+    device: Device = CPU,
     keep_from=None,
     below_in_memory=False,
 ):
@@ -231,7 +231,7 @@ def solve_store(
 
     if cluster is not None:
         parse_cluster(cluster)
-    device_objective(objective_of(game), device)  # no GPU: one line, before anything is written
+    device.wrap(objective_of(game))  # no GPU: one line, before anything is written
     # A store of another game is refused before the estimate is printed (nothing written);
     # its manifest is read here, once for the whole solve.
     store = Store.for_game(
@@ -256,7 +256,7 @@ def solve_store(
             line = resume_line(store, est, cluster is not None)
             if line:
                 click.echo(line, err=True)
-    jit = objective_of(game).warm_up() if device == "cpu" else 0.0  # cuda: compiled lazily
+    jit = 0.0 if device.gpu else objective_of(game).warm_up()  # cuda: compiled lazily
     t0 = time.perf_counter()
     if cluster is None:
         bar = ProgressBar(enabled=not quiet, leave=True)  # on a terminal
@@ -430,7 +430,7 @@ def table(
     with_ranges: bool,
     certified: bool,
     rederive: bool,
-    device: str,
+    device: Device,
 ) -> None:
     """The first-move table of N-card GOPS (rows = bids, columns = upcards)."""
     n, win = game.n, game.has_lead

@@ -17,77 +17,13 @@ NaN in a game, :func:`require_closed`) is a SolverError.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections import Counter
 
 import numpy as np
 from flint import fmpq
 
 from exact.dp.objective import Objective
-from exact.errors import GopsInputError, SolverError
-
-#: Where the float kernels can run: the CPU cores, a CUDA GPU (exact.cuda), or both (each
-#: chunk split between them by their measured speeds: exact.cuda.driver).
-DEVICES = ("cpu", "cuda", "cuda+cpu")
-#: The backends a level can be written by: the CPU kernels, a CUDA GPU, numba's simulator.
-BACKENDS = ("cpu", "cuda", "cuda-simulator")
-
-
-#: How to install numba-cuda, the ``cuda`` extra: from PyPI, or in a clone of the project.
-CUDA_EXTRA = "pip install 'gops-exact[cuda]' (in a clone: pip install -e '.[cuda]')"
-
-
-def cuda_extra_installed() -> bool:
-    """Whether numba-cuda (the ``cuda`` extra) is installed; numba's own CUDA target, which
-    numba-cuda replaces, imports without it but finds no GPU."""
-    try:
-        importlib.metadata.distribution("numba-cuda")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
-def device_objective(objective: Objective, device: str, exact_arithmetic: bool = False):
-    """The objective whose chunks the float level loop runs: ``objective`` itself on the
-    CPU, or its device wrapper (exact.cuda.driver.DeviceObjective); one-line
-    GopsInputError for an unknown device, rational arithmetic on a GPU, or no GPU."""
-    if device not in DEVICES:
-        raise GopsInputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if device == "cpu":
-        return objective
-    if exact_arithmetic:
-        raise GopsInputError("the cuda device solves in float arithmetic only")
-    try:  # imported here: numba's CUDA target is an optional extra, 0.2 s to import
-        from exact.cuda import driver  # noqa: PLC0415
-    except ImportError as exc:
-        raise GopsInputError(
-            f"no CUDA GPU found: numba's CUDA target cannot be imported ({exc}); {CUDA_EXTRA}"
-        ) from None
-    try:
-        driver.require_gpu()
-    except GopsInputError as exc:
-        if cuda_extra_installed():
-            raise
-        raise GopsInputError(f"{exc}; the cuda extra is not installed: {CUDA_EXTRA}") from None
-    return driver.DeviceObjective(objective, host_cores=device == "cuda+cpu")
-
-
-def backend_of(device: str) -> dict:
-    """Which backend runs the kernels of ``device`` (after :func:`device_objective`
-    accepted it), as a store records it: {"backend": "cpu"}, or {"backend": "cuda" |
-    "cuda-simulator", "device": the GPU's name} (the name only where numba reports one:
-    not under the simulator)."""
-    if device == "cpu":
-        return {"backend": "cpu"}
-    from exact.cuda import driver  # noqa: PLC0415 - loaded already by device_objective
-
-    info = {"backend": driver.backend()}
-    try:
-        name = driver.cuda.get_current_device().name
-    except Exception:  # noqa: BLE001 - the simulator has no device to name
-        return info
-    info["device"] = name.decode() if isinstance(name, bytes) else str(name)
-    return info
+from exact.errors import SolverError
 
 
 class InMemoryLevels:

@@ -6,12 +6,8 @@ import resource
 import sys
 import time
 
-from exact.dp.drivers import (  # noqa: F401 - DEVICES: --device's choices
-    DEVICES,
-    device_objective,
-    solve_float_levels,
-    solve_rational_levels,
-)
+from exact.dp.device import CPU, Device
+from exact.dp.drivers import solve_float_levels, solve_rational_levels
 from exact.dp.objective import objective_of
 from exact.dp.preflight import check_in_memory
 from exact.dp.solution import Solution, SolveStats
@@ -120,7 +116,7 @@ def solve(
     top: int | None = None,
     handicap: int = 0,
     order: str = "random",
-    device: str = "cpu",
+    device: str | Device = CPU,
     store=None,
     keep_from: int | None = None,
     below_in_memory: bool = False,
@@ -134,9 +130,10 @@ def solve(
     only) solves every lead reachable from a starting lead in [-handicap, handicap]
     (default 0: the real game); ``order``: who orders the prizes (:mod:`exact.game.orders`:
     "random", "ascending", "descending", "controlled-by-me", "controlled-by-them"; for
-    either objective and either arithmetic); ``device``: where the float kernels run,
-    "cpu" (the default), "cuda" (a CUDA GPU through numba, :mod:`exact.cuda`; float
-    arithmetic only; without a GPU a one-line GopsInputError "no CUDA GPU found") or
+    either objective and either arithmetic); ``device``: where the float kernels run
+    (:class:`exact.dp.device.Device`, or its name), "cpu" (the default), "cuda" (a CUDA
+    GPU through numba, :mod:`exact.cuda`; float arithmetic only; without a GPU a one-line
+    GopsInputError "no CUDA GPU found") or
     "cuda+cpu" (the GPU and the CPU cores together, each chunk split between them);
     ``store``: a directory to solve into (:mod:`exact.dp.store`: checkpointed, resumed if
     there, the backend recorded; the real game in float arithmetic, the whole game), the
@@ -154,6 +151,7 @@ def solve(
     Fraction(148116, 1307731)
     """
     spec = parse_game(n, objective, arithmetic, top, handicap, order)
+    device = Device.parse(device)
     if store is None:
         if keep_from is not None:
             raise GopsInputError("keep_from applies to a store only (a solve in memory keeps all)")
@@ -175,17 +173,17 @@ def solve(
     return sink.solution()
 
 
-def kernel_objective(objective, spec: GameSpec, device: str):
+def kernel_objective(objective, spec: GameSpec, device: Device):
     """The objective whose chunks the float level loop runs on ``device``
-    (:func:`exact.dp.drivers.device_objective`)."""
-    return device_objective(objective, device, spec.arithmetic.exact)
+    (:meth:`exact.dp.device.Device.wrap`)."""
+    return device.wrap(objective, spec.arithmetic.exact)
 
 
 def solve_game(
-    spec: GameSpec, progress=None, top: int | None = None, device: str = "cpu"
+    spec: GameSpec, progress=None, top: int | None = None, device: Device = CPU
 ) -> Solution:
     """:func:`solve` of a checked GameSpec (:func:`check_limits`), its float kernels on
-    ``device`` (:data:`DEVICES`)."""
+    ``device`` (:class:`exact.dp.device.Device`)."""
     t0 = time.perf_counter()
     levels = build_levels(spec.n, top)
     objective = objective_of(spec)

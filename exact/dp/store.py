@@ -93,7 +93,8 @@ from typing import Literal
 import numpy as np
 
 from exact.atomic import atomic_file
-from exact.dp.drivers import BACKENDS, backend_of, device_objective, solve_float_levels
+from exact.dp.device import BACKENDS, CPU, Device, recorded_bit_exact
+from exact.dp.drivers import solve_float_levels
 from exact.dp.objective import Objective, objective_of
 from exact.dp.rederive import LevelVerifier, check_items, escape_chance, fixed_problem, pick_items
 from exact.dp.solution import Solution
@@ -536,7 +537,7 @@ class Store:
     def device_levels(self) -> list[int]:
         """The completed levels a device (not the CPU kernels) computed."""
         return sorted(
-            int(k) for k, e in self.manifest["levels"].items() if e.get("backend", "cpu") != "cpu"
+            int(k) for k, e in self.manifest["levels"].items() if not recorded_bit_exact(e)
         )
 
     def dropped_error(self, k: int) -> StoreError:
@@ -805,13 +806,14 @@ class Store:
         items, _ = read_progress(self._progress_path(k), total)
         return ResumePoint(stored, k, items, total)
 
-    def solve(self, progress=None, device: str = "cpu") -> Store:
+    def solve(self, progress=None, device: str | Device = CPU) -> Store:
         """Solve the game into the store (written first: :meth:`create`), resuming whatever is
-        already there, its float kernels on ``device`` (one of DEVICES,
-        :func:`exact.dp.drivers.device_objective`); ``games`` then counts the matrix games
-        solved (see :func:`solve_into_store`)."""
-        kernels = device_objective(self.objective, device)
-        self.backend = backend_of(device)
+        already there, its float kernels on ``device`` (:class:`exact.dp.device.Device`,
+        or its name); ``games`` then counts the matrix games solved (see
+        :func:`solve_into_store`)."""
+        device = Device.parse(device)
+        kernels = device.wrap(self.objective)
+        self.backend = device.record()
         self.create()
         self._previous_writer = self.manifest.get("writer", CPU_BACKEND)
         if self._previous_writer != self.backend:
@@ -897,10 +899,10 @@ class Store:
                 below = self.load_level(k - 1, verify=False)
             radius_below = self.radius(k - 1)
         if self.is_complete(k):
-            device = self.backend_of_level(k)["backend"] != "cpu"
-            slack = self.radius(k) if device else 0.0
+            exact_bits = recorded_bit_exact(self.backend_of_level(k))
+            slack = 0.0 if exact_bits else self.radius(k)
         else:  # a checkpoint this solve's backend goes on from
-            slack = self._progress(k)[1] if self.backend["backend"] != "cpu" else 0.0
+            slack = 0.0 if recorded_bit_exact(self.backend) else self._progress(k)[1]
         return LevelVerifier(self.objective, self.levels[k], stored, below, radius_below, slack)
 
     def refuse(self, k: int, problem: str | None) -> None:
@@ -1196,7 +1198,7 @@ def _is_backend(entry: dict) -> bool:
         entry.get("backend", "cpu") in BACKENDS
         and isinstance(device, str)
         and len(device) <= 200
-        and ("device" not in entry or entry.get("backend") != "cpu")
+        and ("device" not in entry or not recorded_bit_exact(entry))
     )
 
 
@@ -1319,7 +1321,7 @@ def solve_into_store(
     progress=None,
     chunk_items: int | None = None,
     on_repair=None,
-    device: str = "cpu",
+    device: str | Device = CPU,
     keep_from: int | None = None,
     below_in_memory: bool = False,
 ) -> Store:
@@ -1330,7 +1332,7 @@ def solve_into_store(
     items found already done on resume).  A completed level is verified before it is
     skipped; a damaged one is recomputed after ``on_repair(k, what_is_wrong)``.  The
     returned store's ``games`` counts the matrix games solved by this call.  ``device``:
-    where the float kernels run (one of exact.dp.drivers.DEVICES); ``keep_from`` K: keep
+    where the float kernels run (:class:`exact.dp.device.Device`); ``keep_from`` K: keep
     the files of the levels K..N only (the frontier mode, module docstring), and with
     ``below_in_memory`` never write the levels below K.
     """

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from exact.dp.cluster import connect, parts_of, use_threads, worker_threads
+from exact.dp.device import recorded_bit_exact
 from exact.dp.rederive import (
     LevelVerifier,
     PartCheck,
@@ -176,8 +177,7 @@ def open_level_pair(store: Store, k: int, radius_below: float | None = None) -> 
     if k > 0 and not store.is_dropped(k - 1):
         below = store.load_level(k - 1, verify=False, mode="c")
         rb = store.radius(k - 1) if radius_below is None else radius_below
-    device = store.backend_of_level(k)["backend"] != "cpu"
-    slack = store.radius(k) if device else 0.0
+    slack = 0.0 if recorded_bit_exact(store.backend_of_level(k)) else store.radius(k)
     return LevelVerifier(store.objective, store.levels[k], stored, below, rb, slack)
 
 
@@ -561,7 +561,7 @@ def check_reads(solution, k: int, reads: dict[int, set[int]], rederived=False) -
     stored = solution.values[k]
     below = solution.values[k - 1] if k > 0 else None
     radius_below = solution.radii[k - 1] if k > 0 else 0.0
-    device = store is not None and store.backend_of_level(k)["backend"] != "cpu"
+    device = store is not None and not recorded_bit_exact(store.backend_of_level(k))
     slack = radius if device else 0.0
     verifier = LevelVerifier(objective, level, stored, below, radius_below, slack)
     slot = np.full(level.patterns, -1, dtype=np.int64)  # pattern -> its item of a prize set
