@@ -199,3 +199,75 @@ def test_no_library_module_changes_the_process_limits():
             if isinstance(node, ast.Attribute) and node.attr in ("setrlimit", "setrecursionlimit"):
                 calls.setdefault(path.relative_to(ROOT).as_posix(), []).append(node.attr)
     assert calls == {"exact/three/gambit.py": ["setrlimit", "setrlimit"]}
+
+
+#: The names of the devices (exact.dp.device.NAMES) and of the backends a store records.
+DEVICE_NAMES = {"cpu", "cuda", "cuda+cpu", "cuda-simulator"}
+
+
+def compared_constants(path: Path, names: set) -> list[str]:
+    """Every comparison (==, !=, in, not in) of something with one of ``names``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        for side in [node.left, *node.comparators]:
+            values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+            found += [
+                f"{path.name}:{node.lineno} {ast.unparse(node)}"
+                for v in values
+                if isinstance(v, ast.Constant) and v.value in names
+            ]
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ROOT / f"exact/{p}.py"
+        for p in ("dp/store", "dp/verify", "dp/solve", "cli/solve", "cli/common")
+    ]
+    + files("exact/cuda"),
+    ids=lambda p: p.name,
+)
+def test_no_device_name_is_compared_below_the_boundary(path):
+    """--device and exact.solve's device are parsed once into a Device (exact.dp.device),
+    which says what differs (wrap, record, bit_exact); a level's recorded writer is asked
+    through recorded_bit_exact (issue 49)."""
+    assert compared_constants(path, DEVICE_NAMES) == []
+
+
+#: The kernel bodies that the GPU compiles from the CPU's source (exact.kernels.target):
+#: their modules, and the names of the bodies, which exact/cuda must not define again.
+BODY_MODULES = ("tableau", "combine", "points", "win", "bounds")
+
+
+def kernel_bodies() -> set[str]:
+    """The names in the BODIES tuples of the kernel modules that the GPU compiles."""
+    names = set()
+    for module in BODY_MODULES:
+        tree = ast.parse((ROOT / f"exact/kernels/{module}.py").read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "BODIES":
+                names |= {e.id for e in node.value.elts if isinstance(e, ast.Name)}
+    return names
+
+
+def test_the_gpu_compiles_the_cpus_kernel_bodies_and_restates_none():
+    """One source for each kernel body (issue 49): exact/cuda imports the body modules,
+    defines no function of a body's name, and defines no tolerance of the simplex; the
+    level layout of an objective is exact.dp.objective's (no has_lead in exact/cuda)."""
+    bodies = kernel_bodies()
+    assert {"simplex", "pivot", "saddle", "fold", "finish", "_solve_item", "polished"} <= bodies
+    imported, defined = set(), set()
+    for path in files("exact/cuda"):
+        imported |= imported_modules(path)
+        tree = ast.parse(path.read_text())
+        defined |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert "has_lead" not in path.read_text(), f"{path.name} reads an objective's layout"
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            names = {getattr(t, "id", "") for t in targets}
+            assert not names & {"EPS_RC", "EPS_PIV", "EPS_TIE", "PIV_REL", "MAX_PIVOTS", "KMAX"}
+    assert {f"exact.kernels.{m}" for m in BODY_MODULES} <= imported
+    assert not defined & bodies, sorted(defined & bodies)
