@@ -164,7 +164,7 @@ PHONE_VIEWS = [
     "#first?n=8&objective=points",
     "#play?n=10&objective=points",
     "#play?n=4&objective=points&order=descending&variant=hidden",
-    "#play?n=4&objective=points&variant=three",
+    "#play?n=3&objective=points&variant=three",  # N = 3: its equilibrium in a second
     "#play?n=10&objective=points&variant=dummy",
     "#agent",
     "#play?n=5&objective=points&variant=declaring",
