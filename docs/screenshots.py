@@ -132,7 +132,6 @@ def play_hidden(driver, url: str, seed: int = 3):
         rows = len(driver.find_elements(By.CSS_SELECTOR, "#history tbody tr"))
         cards[0].click()
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history tbody tr")) > rows)  # noqa: B023
-    time.sleep(0.5)  # the cards' flip is over
 
 
 #: The screenshots made (docs/figures/<name>.png), each shown in docs/web.md.
@@ -161,6 +160,7 @@ def shoot(out: Path) -> list[Path]:
             width = driver.execute_script("return window.innerWidth")  # outer: 500 at least
             driver.set_window_size(width, min(2400, height + 120))
             driver.execute_script("window.scrollTo(0, 0)")
+            time.sleep(0.5)  # the cards' flip (0.35 s) is over
             path = out / f"web-{name}.png"
             driver.save_screenshot(str(path))
             made.append(path)
