@@ -161,7 +161,7 @@ def solve(
             "a store holds the whole real game in float arithmetic: no top, handicap or "
             "rational arithmetic with store="
         )
-    kernel_objective(objective_of(spec), spec, device)  # no GPU: refused before any write
+    device.wrap(objective_of(spec))  # no GPU: refused before any write
     sink = solve_into_store(
         spec,
         store,
@@ -173,12 +173,6 @@ def solve(
     return sink.solution()
 
 
-def kernel_objective(objective, spec: GameSpec, device: Device):
-    """The objective whose chunks the float level loop runs on ``device``
-    (:meth:`exact.dp.device.Device.wrap`)."""
-    return device.wrap(objective, spec.arithmetic.exact)
-
-
 def solve_game(
     spec: GameSpec, progress=None, top: int | None = None, device: Device = CPU
 ) -> Solution:
@@ -187,7 +181,7 @@ def solve_game(
     t0 = time.perf_counter()
     levels = build_levels(spec.n, top)
     objective = objective_of(spec)
-    kernels = kernel_objective(objective, spec, device)
+    kernels = device.wrap(objective, spec.arithmetic.exact)
     if spec.arithmetic.exact:
         values, extra = solve_rational_levels(objective, levels, progress)
         games = sum(extra["paths"].values())
