@@ -82,9 +82,9 @@ REFINEMENT_STEPS = 3
 #: The probabilities of a certified policy are integer multiples of 1 / GRID.
 GRID = 2**52
 #: From this many cards on the float LP is solved by HiGHS's interior point method and
-#: crossover (benchmarks/RESULTS.md: 27 s at 6 cards descending, the dual simplex 395 s;
-#: at 5 cards both take 0.2 s).
-IPM_MIN_N = 5
+#: crossover: at 6 cards (descending, points) 27 s against the dual simplex's 395 s; at 5
+#: cards both take under 1.3 s, neither ahead on every game (benchmarks/RESULTS.md).
+IPM_MIN_N = 6
 #: Up to this many cards (by prize order) the epsilon is by default the exact rational
 #: NashConv: the recursion in Fractions takes 3.5 s on a 6-card fixed-order policy of the
 #: grid, seconds at 4 cards random, and grows about 50x a card.
