@@ -9,7 +9,7 @@ still there and shows that time).  The command line states the limits per comman
 read the numbers from here through cog.
 
 >>> TIMINGS["points", "float", 13].about()
-'about 9 minutes'
+'about 9.5 minutes'
 >>> LARGEST_SOLVED_N["points"]
 15
 
@@ -33,7 +33,7 @@ from exact.errors import GopsInputError
 RULES_MAX_N = 52
 #: The canonical encoding (exact.game.encoding) packs a hand pattern into 16-bit masks.
 ENCODING_MAX_N = 16
-#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 9
+#: exact.solve in memory, by (objective, arithmetic): the float N = 13 takes about 9.5
 #: minutes and 3 GiB on 2 cores (TIMINGS); the win objective also carries the lead (float
 #: N = 10: about 5 minutes and 1.3 GiB, N = 11 would need about 7 GiB); rational N = 7
 #: minutes.
@@ -101,10 +101,12 @@ class Timing:
     results_line: str
 
     def about(self) -> str:
-        """The time rounded for a message: "about 4 s", "about 10 minutes", "about 7.3
+        """The time rounded for a message: "about 4 s", "about 9.5 minutes", "about 7.3
         hours"."""
         if self.seconds < 90:
             return f"about {self.seconds:.0f} s"
+        if self.seconds < 20 * 60:  # 569.67 s is about 9.5 minutes, not 9
+            return f"about {self.seconds / 60:.1f} minutes".replace(".0 minutes", " minutes")
         if self.seconds < 2 * 3600:
             return f"about {self.seconds / 60:.0f} minutes"
         return f"about {self.seconds / 3600:.1f} hours"

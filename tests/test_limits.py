@@ -33,7 +33,7 @@ def test_each_time_is_the_one_results_md_records(key):
 
 
 def test_each_time_a_limit_message_quotes_is_the_measured_one():
-    """ "N = 13 takes about 9 minutes": the N's measured time, rounded as Timing.about()."""
+    """ "N = 13 takes about 9.5 minutes": the N's measured time, rounded as Timing.about()."""
     quoted = 0
     for key, limit in limits().items():
         for n, about in re.findall(
