@@ -7,11 +7,11 @@ statement "the policy is an epsilon-equilibrium with epsilon <= X" holds exactly
 1. The sequence-form LP of player 0 (Koller, Megiddo & von Stengel 1996; the LP pair of
    :mod:`exact.imperfect.exact_lp`), built in arrays over the tables
    (:mod:`exact.imperfect.lp_tables`), is solved by HiGHS (the dual simplex, or from
-   :data:`IPM_MIN_N` cards on the interior point method and crossover to a basis) with
-   tight tolerances (:data:`HIGHS_TOLERANCE`).  Its final basis B (the nonbasic rows, at their
-   bounds, over the basic columns) is square and nonsingular; the plan x of player 0 is
-   solved again from it (B z = b) and player 1's plan y, the duals of the rows
-   F^T q <= A^T x, from B^T pi = c_B, each by a sparse LU (SuperLU, scipy) and
+   :data:`IPM_MIN_SEQUENCES` sequences on the interior point method and crossover to a
+   basis) with tight tolerances (:data:`HIGHS_TOLERANCE`).  Its final basis B (the
+   nonbasic rows, at their bounds, over the basic columns) is square and nonsingular;
+   the plan x of player 0 is solved again from it (B z = b) and player 1's plan y, the
+   duals of the rows F^T q <= A^T x, from B^T pi = c_B, each by a sparse LU (SuperLU, scipy) and
    :data:`REFINEMENT_STEPS` steps of iterative refinement in float64 (Wilkinson 1963;
    Higham, "Accuracy and Stability of Numerical Algorithms", 2002, ch. 12).  HiGHS is
    the copy bundled with scipy, through its highspy interface
@@ -53,7 +53,7 @@ from exact.errors import GopsInputError, SolverError
 from exact.imperfect.exact_lp import lp_rows
 from exact.imperfect.fast import best_response_values
 from exact.imperfect.game import IMP_INFO, ImperfectGame
-from exact.imperfect.lp_tables import SequenceFormLP, table_lp
+from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
 from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
 from exact.imperfect.policy import Policy
 from exact.imperfect.sequence_form import SequenceForm
@@ -81,10 +81,11 @@ HIGHS_TOLERANCE = 1e-10
 REFINEMENT_STEPS = 3
 #: The probabilities of a certified policy are integer multiples of 1 / GRID.
 GRID = 2**52
-#: From this many cards on the float LP is solved by HiGHS's interior point method and
-#: crossover: at 6 cards (descending, points) 27 s against the dual simplex's 395 s; at 5
-#: cards both take under 1.3 s, neither ahead on every game (benchmarks/RESULTS.md).
-IPM_MIN_N = 6
+#: From this many sequences per player on, the float LP is solved by HiGHS's interior
+#: point method and crossover: at 6 cards (fixed orders, 37,039 sequences) 27 s against
+#: the dual simplex's 395 s; at 5 cards (2,284) both take under 1.3 s, neither ahead on
+#: every game; 5 cards random (244,786) 12 minutes (benchmarks/RESULTS.md).
+IPM_MIN_SEQUENCES = 10_000
 #: Up to this many cards (by prize order) the epsilon is by default the exact rational
 #: NashConv: the recursion in Fractions takes 3.5 s on a 6-card fixed-order policy of the
 #: grid, seconds at 4 cards random, and grows about 50x a card.
@@ -238,10 +239,10 @@ def arrays_policy(game: ImperfectGame, where: Layout, sigmas, name: str) -> Poli
     return Policy(game, name, tables)
 
 
-def default_solver(game: ImperfectGame) -> str:
-    """HiGHS's solver for the float LP: ``ipm`` from :data:`IPM_MIN_N` cards on, else
-    ``simplex`` (the dual simplex)."""
-    return "ipm" if game.n >= IPM_MIN_N else "simplex"
+def default_solver(built: TableLP) -> str:
+    """HiGHS's solver for the float LP ``built``: ``ipm`` from :data:`IPM_MIN_SEQUENCES`
+    sequences per player on, else ``simplex`` (the dual simplex)."""
+    return "ipm" if built.sequences[0] >= IPM_MIN_SEQUENCES else "simplex"
 
 
 def default_method(game: ImperfectGame) -> str:
@@ -417,10 +418,10 @@ def solve_certified(
         raise GopsInputError("certified equilibria are computed for OpenSpiel's imp_info game")
     tell = progress or (lambda _: None)
     where = layout(game)  # the tables must fit before anything is solved
-    solver = solver or default_solver(game)
     start = time.perf_counter()
     built = table_lp(game)
     made = time.perf_counter()
+    solver = solver or default_solver(built)
     tell(
         f"sequence-form LP built: {built.sequences[0]:,} sequences per player, "
         f"{built.payoff_nonzeros:,} payoff nonzeros"
