@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import exact.imperfect.certified as certified
 from exact.imperfect.certified import (
     certify,
     dyadic_rows,
@@ -183,3 +184,17 @@ def test_solve_certified_goes_through_the_tables(n, order, objective, solver):
     assert proof.method == "rational" and 0 <= proof.epsilon <= NASHCONV_TOLERANCE
     assert found.sizes["sequences"] == [s.size for s in sequence_form(game).players]
     assert found.sizes["solver"] == solver
+
+
+def test_a_failed_basis_solve_falls_back_to_highs_own_solution(monkeypatch):
+    """Where SuperLU fails (out of memory at 7 cards, say), HiGHS's own primal and duals
+    are taken: the policy still certifies, by the exact rational NashConv."""
+
+    def fails(matrix, rhs):
+        raise MemoryError("SuperLU: not enough memory")
+
+    monkeypatch.setattr(certified, "_refined", fails)
+    game = ImperfectGame.parse(4, "descending", "points")
+    found = solve_certified(game, "rational", solver="ipm")
+    assert found.sizes["basis_solve"].startswith("HiGHS's own solution")
+    assert 0 <= found.certificate.epsilon <= NASHCONV_TOLERANCE
