@@ -189,3 +189,39 @@ def test_the_bot_plays_the_shipped_policy():
     other = pyspiel.load_game("goofspiel", {"num_cards": 4, "imp_info": False})
     with pytest.raises(GopsInputError, match="imp_info=True"):
         equilibrium_bot(other, 0)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("{", "cannot read"),
+        ("[]", "is not an index of shipped equilibria"),
+        ('{"format": "gops imperfect equilibria 1", "equilibria": [{"n": 4}]}', "an entry without"),
+        (
+            json.dumps(
+                {
+                    "format": "gops imperfect equilibria 1",
+                    "equilibria": [
+                        {
+                            "n": 4,
+                            "order": "descending",
+                            "objective": "points",
+                            "file": "../x",
+                            "sha256": "0",
+                            "method": "m",
+                            "command": "c",
+                        }
+                    ],
+                }
+            ),
+            "names a file outside its folder",
+        ),
+    ],
+    ids=["not-json", "a-list", "an-entry-short", "outside"],
+)
+def test_a_broken_index_is_one_line(tmp_path, text, words):
+    (tmp_path / "index.json").write_text(text)
+    game = ImperfectGame.parse(4, "descending", "points")
+    with pytest.raises(GopsInputError, match=words) as caught:
+        load_shipped(game, tmp_path)
+    assert "\n" not in str(caught.value)

@@ -52,15 +52,32 @@ def file_name(game: ImperfectGame) -> str:
     return f"goofspiel-imp-{game.n}-{game.order.name}-{game.objective.name}.json.xz"
 
 
+#: Every index entry's keys and their types.
+ENTRY_KEYS = {"n": int, "order": str, "objective": str, "file": str, "sha256": str,
+              "method": str, "command": str}  # fmt: skip
+
+
 def index(folder: Path = FOLDER) -> list[dict]:
-    """The entries of the folder's ``index.json`` (an empty list where there is none)."""
+    """The entries of the folder's ``index.json`` (an empty list where there is none); a
+    one-line GopsInputError for an index that is not one."""
     path = folder / "index.json"
     if not path.exists():
         return []
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("format") != FORMAT:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GopsInputError(f"cannot read {path} ({exc})") from None
+    entries = data.get("equilibria") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or data.get("format") != FORMAT:
         raise GopsInputError(f"{path} is not an index of shipped equilibria ({FORMAT!r})")
-    return list(data["equilibria"])
+    for entry in entries:
+        if not isinstance(entry, dict) or any(
+            not isinstance(entry.get(key), kind) for key, kind in ENTRY_KEYS.items()
+        ):
+            raise GopsInputError(f"{path} has an entry without {', '.join(ENTRY_KEYS)}")
+        if "/" in entry["file"] or entry["file"].startswith("."):
+            raise GopsInputError(f"{path} names a file outside its folder: {entry['file']!r}")
+    return entries
 
 
 def shipped_entry(game: ImperfectGame, folder: Path = FOLDER) -> dict | None:
