@@ -261,9 +261,8 @@ class CFRPlus:
     def save(self, path) -> None:
         """The state as a checkpoint (:mod:`exact.imperfect.checkpoint`), written
         atomically."""
-        arrays = {f"{name}{player}": getattr(self, attr)[player]
-                  for name, attr in (("sigma", "sigma"), ("regret", "regret"), ("avg", "avg"))
-                  for player in (0, 1)}  # fmt: skip
+        arrays = {f"{name}{player}": getattr(self, name)[player]
+                  for name in ("sigma", "regret", "avg") for player in (0, 1)}  # fmt: skip
         write_checkpoint(path, self.game, self.variant, self.iteration, arrays)
 
     @classmethod
