@@ -17,11 +17,11 @@ import sys
 import time
 from fractions import Fraction
 
-import pyspiel
 from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import exploitability
 
 from exact.imperfect.game import ImperfectGame
+from exact.imperfect.policy import openspiel_game
 from exact.imperfect.shipped import FOLDER, index
 
 #: OpenSpiel's float NashConv may exceed the exact one by its own rounding.
@@ -36,9 +36,7 @@ def main(max_n: int) -> int:
             continue
         game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
         start = time.perf_counter()
-        turn_based = pyspiel.convert_to_turn_based(
-            pyspiel.load_game("goofspiel", game.openspiel_parameters())
-        )
+        turn_based = openspiel_game(game)
         tabular = openspiel_policy.TabularPolicy(turn_based)
         data = json.loads(lzma.decompress((FOLDER / entry["file"]).read_bytes()))
         for string, row in tabular.state_lookup.items():

@@ -21,6 +21,7 @@ from exact.cli import main
 from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import nash_conv
+from exact.imperfect.policy import openspiel_game
 from exact.imperfect.policy_file import load_policy_file
 from exact.imperfect.shipped import FOLDER, index, load_shipped
 
@@ -75,13 +76,11 @@ def test_each_six_card_equilibrium_reproves_its_bound(entry):
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e["n"] <= 4], ids=_id)
 def test_openspiel_nash_conv_of_the_shipped_policy(entry):
-    pyspiel = pytest.importorskip("pyspiel")
+    pytest.importorskip("pyspiel")
     exploitability = pytest.importorskip("open_spiel.python.algorithms.exploitability")
     openspiel_policy = pytest.importorskip("open_spiel.python.policy")
     game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
-    turn_based = pyspiel.convert_to_turn_based(
-        pyspiel.load_game("goofspiel", game.openspiel_parameters())
-    )
+    turn_based = openspiel_game(game)
     tabular = openspiel_policy.TabularPolicy(turn_based)
     data = json.loads(lzma.decompress((FOLDER / entry["file"]).read_bytes()))
     for string, row in tabular.state_lookup.items():
