@@ -12,6 +12,7 @@ import io
 import json
 import subprocess
 import sys
+from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
 
@@ -297,15 +298,92 @@ def test_float_values_lie_within_their_radii():
             assert r < 1e-12
 
 
+def _play_out(tables, hands, prizes, points, mode, first, rnd, p, out):
+    """Brute force over the whole game tree of card values and points (no canonical
+    positions, no merged states), every choice drawn from the computed equilibrium's
+    stages as the rules of docs/declarations.md read them: ``mode`` is who bids face up
+    (None: nobody declared; "both"; 0 or 1: that player leads), ``first`` the round of
+    the earliest declaration (None: none yet).  Adds p to ``out`` per (first, score,
+    signed score)."""
+    n = tables.n
+    left = sum(prizes)
+    diff = points[0] - points[1]
+    if abs(diff) > left or not prizes:
+        if mode is None and prizes and len(prizes) > 1:
+            first = rnd  # the sure winner declares at once (the value O assumes it)
+        score = n - first + 1 if first is not None else 1  # rule 2: the rounds face up
+        winner = (diff > 0) - (diff < 0)
+        out[first, score if winner else 0, winner * score] += p
+        return
+    mine, theirs = sorted(hands[0]), sorted(hands[1])
+    key = position_of(mine, theirs, prizes, diff).key()
+    k = len(prizes)
+
+    def bid(u, i, j, q, mode_, first_):
+        u_points = [0, 0]
+        if i != j:
+            u_points[0 if i > j else 1] = u
+        _play_out(
+            tables,
+            (hands[0] - {i}, hands[1] - {j}),
+            prizes - {u},
+            (points[0] + u_points[0], points[1] + u_points[1]),
+            mode_,
+            first_,
+            rnd + 1,
+            q,
+            out,
+        )
+
+    def sealed(u, stage_bids, q, mode_, first_):
+        x, y, _ = stage_bids
+        for a, i in enumerate(mine):
+            for b, j in enumerate(theirs):
+                if x[a] * y[b] != 0:
+                    bid(u, i, j, q * x[a] * y[b], mode_, first_)
+
+    def face_up(u, leader, stage, q, first_):
+        hand_l, hand_r = (mine, theirs) if leader == 0 else (theirs, mine)
+        shown, reply = hand_l[stage.leader], hand_r[stage.replies[stage.leader]]
+        bid(u, *((shown, reply) if leader == 0 else (reply, shown)), q, leader, first_)
+
+    for idx, u in enumerate(sorted(prizes)):
+        q = p / k
+        if k == 1:  # the bids are forced; a declaration now changes nothing
+            bid(u, mine[0], theirs[0], q, mode, first)
+        elif mode == "both":
+            sealed(u, tables.stages["sim"][key][idx].bids, q, "both", first)
+        elif mode in (0, 1):
+            face_up(u, mode, tables.stages[f"lead{mode}"][key][idx], q, first)
+        else:
+            st = tables.stages["open"][key][idx]
+            x, y, _ = st.declare
+            sealed(u, st.bids, q * x[0] * y[0], None, None)
+            for leader, w in ((0, x[1] * y[0]), (1, x[0] * y[1])):
+                if w != 0:
+                    face_up(u, leader, tables.stages[f"lead{leader}"][key][idx], q * w, rnd)
+            if x[1] * y[1] != 0:
+                sealed(u, tables.stages["sim"][key][idx].bids, q * x[1] * y[1], "both", rnd)
+
+
 def test_four_cards_declare_from_round_two():
-    """N = 4: the probabilities are a distribution, the score's expectation is its mean,
-    and declaring starts in round 2 (a position of three rounds left is worth 3 to a sure
-    winner)."""
+    """N = 4: the path statistics equal a brute force over the whole game tree of card
+    values and points (``_play_out``, its own scoring by rule 2), which also reproduces
+    the value (equilibrium play earns it); the first declaration comes in round 2."""
     sol = solve(4, exact=True)
     st = sol.stats
-    assert sum(st.score_distribution) == 1
-    assert st.expected_score == sum(s * p for s, p in enumerate(st.score_distribution))
+    out: dict = defaultdict(lambda: fmpq(0))
+    cards = frozenset(range(1, 5))
+    _play_out(sol.tables, (cards, cards), cards, (0, 0), None, None, 1, fmpq(1), out)
+    assert sum(out.values()) == 1
+    assert sum(p * signed for (_, _, signed), p in out.items()) == sol.value == 0
+    by_round = [sum(p for (r, _, _), p in out.items() if r == rnd) for rnd in range(1, 5)]
+    scores = [sum(p for (_, s, _), p in out.items() if s == score) for score in range(5)]
+    assert list(st.declare_by_round) == by_round
+    assert list(st.score_distribution) == scores
+    assert st.expected_score == sum(p * s for (_, s, _), p in out.items())
     assert st.earliest_declaration == 2
+    assert by_round[0] == 0 and by_round[1] > 0
     # A first declaration in round r makes the game worth N - r + 1 to its winner, and a
     # declarer is a sure winner (test below), so no such game is drawn.
     assert st.declare_by_round[1] == st.score_distribution[3]

@@ -36,6 +36,7 @@ from exact.three.nashconv import nashconv
 from exact.three.openspiel import policy_json
 from exact.three.rules import round_points
 from exact.three.stage import solve_stage
+from reference_win import win_value
 
 #: Float agreement with a hand-derived irrational probability or value.
 TOL = 1e-12
@@ -44,6 +45,8 @@ EPSILON = 1e-9
 #: A polished stage's regret: float rounding of its payoff sums.
 POLISHED_REGRET = 1e-13
 DATA = Path(__file__).parent / "data"
+#: A value below 1 printed with 4 significant digits (%.3e): within half its last unit.
+PRINTED_4_DIGITS = 5e-4
 
 
 def high_probability(rule: str, u: int, w: int) -> float:
@@ -312,8 +315,22 @@ def test_cli_repeated_players_bad_last_is_one_line(players, message):
 
 
 def test_cli_two_players_unchanged():
-    result = CliRunner().invoke(main, ["solve", "3", "--players", "2", "--quiet"])
-    assert result.exit_code == 0, result.output
+    """--players 2 is the two-player command: the same summary, line for line (the
+    time and memory lines aside), and its value that of the brute-force oracle
+    (tests/reference_win.py) to the 4 digits printed."""
+    args = ["solve", "4", "--quiet", "--objective", "win", "--lead", "1"]
+    outputs = []
+    for extra in ([], ["--players", "2"]):
+        result = CliRunner().invoke(main, args + extra)
+        assert result.exit_code == 0, result.output
+        outputs.append(
+            [s for s in result.output.splitlines() if not s.startswith(("time:", "peak memory:"))]
+        )
+    assert outputs[0] == outputs[1]
+    (line,) = (s for s in outputs[1] if s.startswith("value at the start, lead 1: "))
+    value = float(line.split(": ")[1].split()[0])
+    hands = frozenset(range(1, 5))
+    assert value == pytest.approx(win_value(hands, hands, hands, 1), abs=PRINTED_4_DIGITS)
 
 
 def test_own_trace_follows_pygambit_s_branch():
