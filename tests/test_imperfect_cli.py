@@ -10,6 +10,9 @@ from exact.cli import main
 from exact.cli.imperfect import _Progress
 from exact.imperfect.game import ImperfectGame
 
+#: The float NashConv's proven bound at N = 2: the rounding of a few dozen sums.
+FLOAT_BOUND_TWO_CARDS = 1e-12
+
 
 def run(*args):
     result = CliRunner().invoke(main, [str(a) for a in args])
@@ -37,13 +40,45 @@ def test_uniform_json_is_exact_and_states_its_units():
     assert data["openspiel_game"]["returns_type"] == "point_difference"
 
 
-def test_text_output_and_win_units():
+@pytest.mark.parametrize(
+    "objective,nash_conv,units",
+    [
+        ("win", Fraction(1), "OpenSpiel's win_loss: +1 a win, -1 a loss, 0 a draw"),
+        ("points", Fraction(1, 2), "OpenSpiel's point_difference: half the point difference"),
+    ],
+)
+def test_text_output_and_win_units(objective, nash_conv, units):
+    """N = 2 ascending, uniform, by hand: prize 1 first, each bids 1 or 2 (1/2 each), the
+    last round plays itself.  P0's 1 against 2 loses prize 1 and wins prize 2 (a win,
+    difference +1), its 2 against 1 the opposite, a tie ties both.  win: bidding 1 is
+    worth 1/2 * 1 = 1/2, bidding 2 -1/2, so each best response is worth 1/2 (P1's by
+    symmetry) and NashConv = 1; points (half the difference): 1/4 each, NashConv 1/2.
+    The text shows each number within the bound it prints."""
     code, out = run(
-        "imperfect", "nashconv", "uniform", "--n", 2, "--order", "ascending", "--objective", "win"
+        "imperfect",
+        "nashconv",
+        "uniform",
+        "--n",
+        2,
+        "--order",
+        "ascending",
+        "--objective",
+        objective,
     )
     assert code == 0
-    assert "NashConv of uniform in 2-card" in out and ": 1.0 (+- " in out
-    assert "units: OpenSpiel's win_loss" in out
+    head, responses, unit_line = out.strip().splitlines()
+    title = (
+        "NashConv of uniform in 2-card imperfect-information goofspiel "
+        f"(ascending order, {objective}): "
+    )
+    assert head.startswith(title)
+    value, bound = head.removeprefix(title).removesuffix(")").split(" (+- ")
+    assert 0 < float(bound) < FLOAT_BOUND_TWO_CARDS
+    assert abs(Fraction(value) - nash_conv) <= Fraction(bound)
+    p0, p1 = responses.removeprefix("best responses: P0 ").split(", P1 ")
+    for response in (p0, p1):
+        assert abs(Fraction(response) - nash_conv / 2) <= Fraction(bound)
+    assert unit_line == f"units: {units}"
 
 
 def test_policy_file_and_fill_uniform(tmp_path):
