@@ -64,7 +64,9 @@ if SIMULATED:
         """An upper bound of a / b, b != 0 (simulator: one unit outward)."""
         return math.nextafter(float(a) / float(b), math.inf)
 
-else:  # pragma: no cover - needs a GPU
+else:  # pragma: no cover - needs a GPU: the simulator's libdevice functions are stubs
+    # that return None.  On a GPU tests/test_cuda_sim.py checks these are correctly
+    # rounded and within the fallback's one-unit-outward interval.
     from numba.cuda import libdevice
 
     @cuda.jit(device=True, inline=True)
