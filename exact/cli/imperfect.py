@@ -7,17 +7,18 @@ epsilon-equilibrium whose epsilon is proven (:mod:`exact.imperfect.certified`)."
 from __future__ import annotations
 
 import json
-import time
 from fractions import Fraction
 
 import click
 
 from exact.atomic import atomic_file, output_kind
 from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
+from exact.cli.progress import PROGRESS_AFTER_SECONDS, CountProgress
 from exact.errors import GopsInputError
 from exact.imperfect.certified import round_up, solve_certified
 from exact.imperfect.cfr import solve_cfr
 from exact.imperfect.checkpoint import MAX_ITERATIONS
+from exact.imperfect.double_oracle import START_ITERATIONS, solve_double_oracle
 from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
@@ -40,20 +41,12 @@ NASHCONV_BEYOND = {
 }
 
 
-#: A run prints progress lines once it has taken this long (seconds).
-PROGRESS_AFTER_SECONDS = 2.0
-
-
-class _Progress:
-    """ "gops: best responses: D of T first-round bids" on stderr, from the first that
-    takes a while (a run of seconds prints nothing)."""
+class _Progress(CountProgress):
+    """The best responses' first-round bids done, of their total
+    (:class:`exact.cli.progress.CountProgress`)."""
 
     def __init__(self, enabled: bool, after: float = PROGRESS_AFTER_SECONDS):
-        self.enabled, self.start, self.after = enabled, time.monotonic(), after
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.enabled and done < total and time.monotonic() - self.start >= self.after:
-            click.echo(f"gops: best responses: {done} of {total} first-round bids done", err=True)
+        super().__init__("best responses", "first-round bids", enabled, after)
 
 
 def _check_size(game: ImperfectGame) -> None:
@@ -105,12 +98,11 @@ def nashconv(
         policy = BUILT_IN[policy_source](game)
     else:
         policy = load_policy_file(game, policy_source, fill_uniform)
-    result = nash_conv(
-        game,
-        policy,
-        "rational" if rational else "float",
-        progress=_Progress(not quiet),
-    )
+    progress = _Progress(not quiet)
+    try:
+        result = nash_conv(game, policy, "rational" if rational else "float", progress=progress)
+    finally:
+        progress.close()
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
@@ -153,8 +145,20 @@ FLOAT_LP_BEYOND = {
     "random": "N = 6 has 23,853,637 sequences per player and about 350 million payoff "
     "nonzeros (N = 5: 244,786 and 1.6 million, 12 minutes): use --method cfr",
 }
+#: The largest games `gops imperfect solve --method oracle` takes on (the full LP is built
+#: in memory before it is restricted), and what the next size would need.
+ORACLE_MAX_N = {"descending": 7, "ascending": 7, "random": 5}
+_ORACLE_EIGHT = (
+    "N = 8 has 16,109,527 sequences per player and about 1.5 billion payoff nonzeros, "
+    "about 18.6 GB for the LP alone: use --method cfr"
+)
+ORACLE_BEYOND = {
+    "descending": _ORACLE_EIGHT,
+    "ascending": _ORACLE_EIGHT,
+    "random": FLOAT_LP_BEYOND["random"],
+}
 #: How each --method finds its equilibrium.
-METHODS = ("exact", "lp", "cfr")
+METHODS = ("exact", "lp", "cfr", "oracle")
 #: CFR+ iterations when --iterations is not given.
 CFR_ITERATIONS = 1000
 
@@ -165,9 +169,12 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
         "exact": (SOLVE_MAX_N[order], SOLVE_BEYOND[order]),
         "lp": (FLOAT_LP_MAX_N[order], FLOAT_LP_BEYOND[order]),
         "cfr": (NASHCONV_MAX_N[order], NASHCONV_BEYOND[order]),
+        "oracle": (ORACLE_MAX_N[order], ORACLE_BEYOND[order]),
     }[method]
     if game.n > high:
-        hint = "; --method lp or cfr gives a certified epsilon-equilibrium" * (method == "exact")
+        hint = "; --method oracle or cfr gives a certified epsilon-equilibrium" * (
+            method == "exact"
+        )
         raise GopsInputError(
             f"N must be at most {high} for gops imperfect solve --method {method} --order "
             f"{order} ({beyond}{hint}), got {game.n}"
@@ -181,7 +188,8 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "--method",
     type=click.Choice(METHODS),
     help="exact: the sequence-form LP made exact; lp: the float LP, its NashConv proven "
-    "(an epsilon-equilibrium); cfr: CFR+, its average policy's NashConv proven "
+    "(an epsilon-equilibrium); oracle: a double oracle over restricted LPs, its NashConv "
+    "proven (7 cards); cfr: CFR+, its average policy's NashConv proven "
     "[default: the shipped equilibrium where there is one, else exact].",
 )
 @click.option(
@@ -197,12 +205,17 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "float NashConv plus its proven error bound [default: rational up to 6 cards in a "
     "fixed order, 4 random].",
 )
-@click.option("--iterations", type=INTEGER, help="--method cfr: CFR+ iterations [default: 1000].")
+@click.option(
+    "--iterations",
+    type=INTEGER,
+    help="--method cfr: CFR+ iterations [default: 1000]; --method oracle: the predictive "
+    "CFR+ iterations that guess the support to start from [default: 300; 0: none].",
+)
 @click.option(
     "--checkpoint",
     type=click.Path(dir_okay=False),
-    help="--method cfr: resume from this .npz file if it exists (checked whole first); save "
-    "to it every 5 minutes of work and at the end.",
+    help="--method cfr or oracle: resume from this .npz file if it exists (checked whole "
+    "first); save to it every 5 minutes of work (oracle: every round) and at the end.",
 )
 @click.option(
     "--policy-out",
@@ -265,6 +278,9 @@ def solve(
     tell = None if quiet else (lambda line: click.echo(f"gops: {line}", err=True))
     if method == "lp":
         found = solve_certified(game, certification, tell)
+    elif method == "oracle":
+        start = START_ITERATIONS if iterations is None else iterations
+        found = solve_double_oracle(game, start, checkpoint, certification, tell)
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
     if policy_out is not None:
@@ -294,11 +310,12 @@ def _check_method_options(method, certification, iterations, checkpoint) -> None
     """A one-line error for an option the method does not take, or no iterations."""
     if method in ("exact", "shipped") and certification is not None:
         raise GopsInputError("--certify is for --method lp or cfr (exact needs no bound)")
-    if method != "cfr" and (iterations is not None or checkpoint is not None):
-        raise GopsInputError("--iterations and --checkpoint are for --method cfr")
-    if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
+    if method not in ("cfr", "oracle") and (iterations is not None or checkpoint is not None):
+        raise GopsInputError("--iterations and --checkpoint are for --method cfr or oracle")
+    low = 0 if method == "oracle" else 1
+    if iterations is not None and not low <= iterations <= MAX_ITERATIONS:
         raise GopsInputError(
-            f"--iterations must be between 1 and {MAX_ITERATIONS:,}, got {iterations}"
+            f"--iterations must be between {low} and {MAX_ITERATIONS:,}, got {iterations}"
         )
 
 

@@ -38,7 +38,16 @@ from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.tables import Layout, layout, legal_rows
 
-__all__ = ["FORMAT", "MAX_ITERATIONS", "SUM_TOLERANCE", "read_checkpoint", "write_checkpoint"]
+__all__ = [
+    "FORMAT",
+    "MAX_ITERATIONS",
+    "SUM_TOLERANCE",
+    "SUPPORT_FORMAT",
+    "read_checkpoint",
+    "read_support",
+    "write_checkpoint",
+    "write_support",
+]
 
 #: The ``format`` member of a checkpoint.
 FORMAT = "gops imperfect CFR+ checkpoint 1"
@@ -60,6 +69,13 @@ SCALARS = {
     "variant": "U",
     "iteration": "i",
 }
+#: The ``format`` member of a double oracle's checkpoint (:func:`write_support`).
+SUPPORT_FORMAT = "gops imperfect double-oracle checkpoint 1"
+#: Its members: the scalars (as :data:`SCALARS`) and two bool arrays of shape (rows, N).
+SUPPORT_SCALARS = {"format": "U", "n": "i", "order": "U", "objective": "U", "round": "i"}
+SUPPORT_ARRAYS = ("allow0", "allow1")
+#: The most rounds a double oracle's checkpoint may count.
+MAX_ROUNDS = 10**6
 #: The longest text member (characters).
 TEXT_MAX = 64
 #: The largest .npy header read (bytes; np.savez writes about 128).
@@ -90,12 +106,13 @@ def read_checkpoint(game: ImperfectGame, path, variants) -> dict:
     _check_file(path, where)
     try:
         with zipfile.ZipFile(path) as archive:
-            members = _members(archive, where)
-            scalars = {name: _scalar(archive, members[name], name, where) for name in SCALARS
-                       if name in members}  # fmt: skip
+            members = _members(archive, where, SCALARS, ARRAYS, ("format",))
+            scalars = {name: _scalar(archive, members[name], name, where, SCALARS[name])
+                       for name in SCALARS if name in members}  # fmt: skip
             _check_game(game, scalars, variants, where)
             shape = (layout(game).rows, game.n)
-            arrays = {name: _array(archive, members[name], name, shape, where) for name in ARRAYS}
+            arrays = {name: _array(archive, members[name], name, shape, where, "<f8")
+                      for name in ARRAYS}  # fmt: skip
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
         if isinstance(exc, GopsInputError):
             raise
@@ -118,17 +135,20 @@ def _check_file(path, where: str) -> None:
             raise GopsInputError(f"{where} is not an .npz archive (np.savez)")
 
 
-def _members(archive: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
-    """Member name (without .npy) -> its entry; exactly the expected names."""
+def _members(
+    archive: zipfile.ZipFile, where: str, scalars, arrays, optional=()
+) -> dict[str, zipfile.ZipInfo]:
+    """Member name (without .npy) -> its entry; exactly the expected names (those of
+    ``optional`` may be absent)."""
     members: dict[str, zipfile.ZipInfo] = {}
     for info in archive.infolist():
         name = info.filename.removesuffix(".npy")
-        if (name not in SCALARS and name not in ARRAYS) or not info.filename.endswith(".npy"):
+        if (name not in scalars and name not in arrays) or not info.filename.endswith(".npy"):
             raise GopsInputError(f"{where} has a member {info.filename!r} no checkpoint has")
         if name in members:
             raise GopsInputError(f"{where} has the member {info.filename!r} twice")
         members[name] = info
-    missing = [name for name in (*SCALARS, *ARRAYS) if name not in members and name != "format"]
+    missing = [name for name in (*scalars, *arrays) if name not in members and name not in optional]
     if missing:
         raise GopsInputError(f"{where} lacks {', '.join(missing)}")
     return members
@@ -156,9 +176,7 @@ def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, where: str
         return npy.read_array(fh, allow_pickle=False, max_header_size=HEADER_MAX)
 
 
-def _scalar(archive, info, name: str, where: str):
-    kind = SCALARS[name]
-
+def _scalar(archive, info, name: str, where: str, kind: str):
     def check(shape, dtype) -> None:
         ok = shape == () and dtype.kind == kind and not dtype.hasobject
         if ok and kind == "U":
@@ -173,16 +191,16 @@ def _scalar(archive, info, name: str, where: str):
     return int(value) if kind == "i" else str(value)
 
 
-def _array(archive, info, name: str, shape: tuple[int, int], where: str) -> np.ndarray:
+def _array(archive, info, name: str, shape: tuple[int, int], where: str, kind: str) -> np.ndarray:
     def check(found, dtype) -> None:
-        if dtype != np.dtype("<f8"):
-            raise GopsInputError(f"{where}: {name} is {dtype}, not float64")
+        if dtype != np.dtype(kind):
+            raise GopsInputError(f"{where}: {name} is {dtype}, not {np.dtype(kind)}")
         if found != shape:
             raise GopsInputError(
                 f"{where}: {name} has shape {found}, not {shape} (the game's tables)"
             )
 
-    return np.ascontiguousarray(_read(archive, info, name, where, check), dtype=np.float64)
+    return np.ascontiguousarray(_read(archive, info, name, where, check))
 
 
 def _check_game(game: ImperfectGame, scalars: dict, variants, where: str) -> None:
@@ -224,3 +242,62 @@ def _check_values(where_: Layout, arrays: dict[str, np.ndarray], where: str) -> 
 
 def _count(mask: np.ndarray) -> str:
     return f"{int(mask.sum()):,}"
+
+
+def write_support(
+    path, game: ImperfectGame, round_: int, allow: tuple[np.ndarray, np.ndarray]
+) -> None:
+    """A double oracle's state (:mod:`exact.imperfect.double_oracle`): the rounds done and
+    both players' allowed cells, as an .npz file written atomically."""
+    with atomic_file(path, "wb") as fh:
+        np.savez(
+            fh,
+            format=SUPPORT_FORMAT,
+            n=np.int64(game.n),
+            order=game.order.name,
+            objective=game.objective.name,
+            round=np.int64(round_),
+            allow0=np.asarray(allow[0], dtype=bool),
+            allow1=np.asarray(allow[1], dtype=bool),
+        )
+
+
+def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
+    """The rounds and allowed cells of a double oracle's checkpoint for ``game``, checked
+    as :func:`read_checkpoint` checks a CFR+ one (file, members, headers before data, the
+    game, bool arrays of the tables' shape, nothing allowed at a card already bid); a
+    one-line GopsInputError otherwise."""
+    where = f"the double-oracle checkpoint {str(path)!r}"
+    _check_file(path, where)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = _members(archive, where, SUPPORT_SCALARS, SUPPORT_ARRAYS)
+            scalars = {name: _scalar(archive, members[name], name, where, kind)
+                       for name, kind in SUPPORT_SCALARS.items()}  # fmt: skip
+            if scalars["format"] != SUPPORT_FORMAT:
+                raise GopsInputError(
+                    f"{where} is of format {scalars['format']!r}, not {SUPPORT_FORMAT!r}"
+                )
+            saved = (scalars["n"], scalars["order"], scalars["objective"])
+            wanted = (game.n, game.order.name, game.objective.name)
+            if saved != wanted:
+                raise GopsInputError(f"{where} is of the game {saved}, not {wanted}")
+            if not 0 <= scalars["round"] <= MAX_ROUNDS:
+                raise GopsInputError(
+                    f"{where}: the round {scalars['round']} is not between 0 and {MAX_ROUNDS:,}"
+                )
+            shape = (layout(game).rows, game.n)
+            allow = [
+                _array(archive, members[name], name, shape, where, "|b1") for name in SUPPORT_ARRAYS
+            ]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+        if isinstance(exc, GopsInputError):
+            raise
+        raise GopsInputError(f"{where} is not a readable .npz archive ({exc})") from None
+    legal = legal_rows(layout(game))
+    for name, array in zip(SUPPORT_ARRAYS, allow, strict=True):
+        if np.any(array & ~legal):
+            raise GopsInputError(
+                f"{where}: {name} allows {_count(array & ~legal)} cards already bid"
+            )
+    return scalars["round"], (allow[0], allow[1])

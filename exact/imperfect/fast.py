@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["best_response_values"]
+__all__ = ["best_response_actions", "best_response_values"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -201,9 +201,11 @@ def _decode(index, digits, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q, values):
+def _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q, values, actions):
     """Step 2 (module docstring) for one player: ``values[row]`` = V of every decision,
-    from the last round's ``q`` up; returns the best-response value."""
+    from the last round's ``q`` up, and where ``actions`` has rows, ``actions[row, a - 1]``
+    = Q(I, a) of every legal bid (-inf elsewhere); returns the best-response value."""
+    keep = actions.shape[0] > 0
     for r in range(last, -1, -1):
         pow3 = 3**r
         left = n - r - 1
@@ -236,6 +238,8 @@ def _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q, values):
                                         + (pidx2 * own_seqs[r + 1] + sidx2) * pow3 * 3
                                         + widx2
                                     ]
+                        if keep:
+                            actions[row, a - 1] = value
                         if value > best:
                             best = value
                     values[row] = best
@@ -260,6 +264,31 @@ def best_response_values(layout, sig0: np.ndarray, sig1: np.ndarray) -> tuple[fl
     >>> best_response_values(where, *policy_arrays(where, uniform_policy(game)))
     (0.25, 0.25)
     """
+    values, _ = _best_response(layout, sig0, sig1, keep=False)
+    return values
+
+
+def best_response_actions(
+    layout, sig0: np.ndarray, sig1: np.ndarray
+) -> tuple[tuple[float, float], tuple[np.ndarray, np.ndarray]]:
+    """Both best-response values (as :func:`best_response_values`) and each player's
+    counterfactual best-response action values ``Q[row, card - 1]`` (step 2: the bid,
+    then a best response; -inf at cards already bid; 0 at rows the opponent and chance
+    never reach).
+
+    >>> from exact.imperfect.game import ImperfectGame
+    >>> from exact.imperfect.policy import uniform_policy
+    >>> from exact.imperfect.tables import layout, policy_arrays
+    >>> game = ImperfectGame.parse(2, "descending", "points")
+    >>> where = layout(game)
+    >>> _, (q0, q1) = best_response_actions(where, *policy_arrays(where, uniform_policy(game)))
+    >>> q0[0].tolist()  # bid 1 on the prize 2: lose it half the time; bid 2: win or tie
+    [-0.25, 0.25]
+    """
+    return _best_response(layout, sig0, sig1, keep=True)
+
+
+def _best_response(layout, sig0, sig1, keep: bool):
     a = layout.arrays()
     n, last, order, win = layout.n, layout.last, layout.order, layout.objective_win
     fixed, prize_seqs, own_seqs, offsets = (
@@ -279,6 +308,8 @@ def best_response_values(layout, sig0: np.ndarray, sig1: np.ndarray) -> tuple[fl
         root[PMASK], root[PIDX], root[PRIZE] = 1 << (p - 1), p - 1 if order == 0 else 0, p
         _walk(root, np.array([chance, chance]), g, t)
     values = np.zeros(layout.rows)
-    v0 = _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q0, values)
-    v1 = _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q1, values)
-    return float(v0), float(v1)
+    shape = (layout.rows if keep else 0, n)
+    actions = (np.full(shape, -np.inf), np.full(shape, -np.inf))
+    v0 = _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q0, values, actions[0])
+    v1 = _best_responses(n, last, order, prize_seqs, own_seqs, offsets, q1, values, actions[1])
+    return (float(v0), float(v1)), actions

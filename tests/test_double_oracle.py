@@ -1,0 +1,234 @@
+"""exact.imperfect.double_oracle: the sequence-form LP solved over growing restricted games.
+
+The references: the value of each game, 0 (the players are interchangeable in each game
+here: a symmetric zero-sum game), the exact
+rational NashConv of the policy found (:mod:`exact.imperfect.nashconv`'s recursion over
+the game tree in Fractions, not the tables the oracle uses), OpenSpiel's expected
+returns of a pure-strategy profile, and the invariants of a restriction (closed under
+prefixes; every decision in play has a bid)."""
+
+import json
+import random
+import zipfile
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from exact.cli import main
+from exact.errors import GopsInputError
+from exact.imperfect.certified import certify, lp_plans
+from exact.imperfect.checkpoint import read_support, write_support
+from exact.imperfect.double_oracle import (
+    closure,
+    double_oracle,
+    restricted_lp,
+    solve_double_oracle,
+)
+from exact.imperfect.game import ImperfectGame
+from exact.imperfect.lp_tables import table_lp
+from exact.imperfect.tables import legal_rows, reachable_rows
+
+#: The proven NashConv of the oracle's last policy, computed exactly in rationals, is at
+#: most this (the restricted LP's vertex is solved in float64).
+NASHCONV_TOLERANCE = 1e-12
+#: Player 0's best-response value against the oracle's policy and the game's exact value
+#: agree this closely.
+VALUE_TOLERANCE = 1e-12
+#: The seed of the random restrictions (fixed: the same ones in every run).
+SEED = 48
+
+GAMES = [
+    pytest.param((n, order, objective), id=f"{n}-{order}-{objective}")
+    for n, order in ((4, "descending"), (4, "ascending"), (5, "descending"), (3, "random"),
+                     (4, "random"))
+    for objective in ("points", "win")
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spec", GAMES)
+def test_the_oracle_from_nothing_reaches_the_exact_value(spec):
+    game = ImperfectGame.parse(*spec)
+    sigmas, rounds = double_oracle(game)
+    proof = certify(game, *sigmas, "rational")
+    assert proof.epsilon <= NASHCONV_TOLERANCE
+    # the players are interchangeable in each of these games: a symmetric zero-sum game
+    value = 0
+    v0, v1 = proof.best_responses
+    # NashConv = v0 + v1 >= 0, and the value lies between -v1 and v0
+    assert -v1 <= value <= v0
+    assert float(v0 - value) <= VALUE_TOLERANCE
+    # the restricted game ended smaller than the whole one, and only grew
+    built = table_lp(game)
+    assert rounds[-1].sequences[0] <= built.sequences[0]
+    sizes = [r.sequences for r in rounds]
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(sizes, sizes[1:]))
+
+
+def _random_allow(legal, rng, share):
+    return legal & (rng.random(legal.shape) < share)
+
+
+@pytest.mark.parametrize("spec", [(5, "ascending", "points"), (4, "random", "win")])
+def test_a_closure_is_closed_under_prefixes_and_every_decision_in_play_bids(spec):
+    game = ImperfectGame.parse(*spec)
+    built = table_lp(game)
+    legal = legal_rows(built.where)
+    rng = np.random.default_rng(SEED)
+    for share in (0.0, 0.2, 0.6):
+        for player in (0, 1):
+            allow = _random_allow(legal, rng, share)
+            before = allow.copy()
+            default = np.argmax(legal, axis=1)  # the lowest legal card
+            in_s = closure(built, player, allow, default, legal)
+            columns, parents = built.columns[player], built.parents[player]
+            decisions = np.flatnonzero(reachable_rows(built.where, player))
+            in_play = decisions[in_s[parents[decisions]]]
+            # closed: a sequence is in S exactly when its decision is in play and it is allowed
+            cells = np.zeros_like(allow)
+            cells[in_play] = allow[in_play] & legal[in_play]
+            assert sorted(columns[cells].tolist()) == sorted(np.flatnonzero(in_s[1:]) + 1)
+            # every decision in play bids; only bare decisions gained their default
+            assert np.all(cells[in_play].any(axis=1))
+            gained = allow & ~before
+            assert set(np.flatnonzero(gained.any(axis=1))) <= set(in_play.tolist())
+            assert np.all(gained.sum(axis=1) <= 1)
+
+
+def test_restricted_to_everything_the_lp_is_the_full_lp():
+    game = ImperfectGame.parse(4, "random", "points")
+    built = table_lp(game)
+    everything = [np.ones(built.sequences[p], dtype=bool) for p in (0, 1)]
+    lp, rows, cols = restricted_lp(built, *everything)
+    assert rows.all() and cols.all()
+    assert (lp.matrix() != built.lp.matrix()).nnz == 0
+
+
+def test_one_pure_strategy_each_the_lp_value_is_openspiels_return_of_the_profile():
+    pytest.importorskip("pyspiel")
+    from open_spiel.python import policy as openspiel_policy
+    from open_spiel.python.algorithms import expected_game_score
+
+    from exact.imperfect.policy import openspiel_game
+
+    game = ImperfectGame.parse(4, "descending", "points")
+    built = table_lp(game)
+    where, legal = built.where, legal_rows(built.where)
+    rng = np.random.default_rng(SEED)
+    # each player a random pure strategy: one random legal card at every row
+    picks = [np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in legal])
+             for _ in (0, 1)]  # fmt: skip
+    pure = [np.zeros(legal.shape, dtype=bool) for _ in (0, 1)]
+    for p in (0, 1):
+        pure[p][np.arange(len(legal)), picks[p]] = True
+        pure[p] &= legal
+    in_s = [closure(built, p, pure[p].copy(), picks[p], legal) for p in (0, 1)]
+    lp, _, _ = restricted_lp(built, *in_s)
+    ours = lp_plans(lp)[2]["value_float"]
+    turn_based = openspiel_game(game)
+    tabular = openspiel_policy.TabularPolicy(turn_based)
+    for player in (0, 1):
+        for decision in game.information_states(player):
+            index = tabular.state_lookup[decision.string]
+            tabular.action_probability_array[index] = pure[player][where.row(decision.key)]
+    theirs = expected_game_score.policy_value(turn_based.new_initial_state(), [tabular] * 2)
+    assert ours == pytest.approx(theirs[0], abs=VALUE_TOLERANCE)
+    assert ours != 0  # the profile is not a draw: the check could fail
+
+
+def test_a_checkpoint_round_trips_and_resumes(tmp_path):
+    game = ImperfectGame.parse(5, "descending", "points")
+    path = tmp_path / "oracle.npz"
+    first = solve_double_oracle(game, 100, path, "rational")
+    done, allow = read_support(game, path)
+    assert done == first.sizes["rounds"]
+    again = solve_double_oracle(game, 100, path, "rational")
+    # resumed after the last round: one round more, on the same restricted game
+    assert again.sizes["rounds"] == done + 1
+    assert again.sizes["restricted_sequences"] == first.sizes["restricted_sequences"]
+    assert again.certificate.epsilon <= NASHCONV_TOLERANCE
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d.update(n=np.int64(5)), "is of the game"),
+        (lambda d: d.update(format="something else"), "is of format"),
+        (lambda d: d.update(round=np.int64(-1)), "is not between 0"),
+        (lambda d: d.update(allow0=d["allow0"].astype(np.float64)), "not bool"),
+        (lambda d: d.update(allow1=d["allow1"][:-1]), "has shape"),
+        (lambda d: d.update(allow0=np.ones_like(d["allow0"])), "cards already bid"),
+        (lambda d: d.pop("allow1"), "lacks allow1"),
+        (lambda d: d.update(extra=np.int64(1)), "no checkpoint has"),
+    ],
+)
+def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
+    game = ImperfectGame.parse(4, "descending", "points")
+    legal = legal_rows(table_lp(game).where)
+    path = tmp_path / "oracle.npz"
+    write_support(path, game, 3, (legal.copy(), legal.copy()))
+    with np.load(path) as archive:
+        data = {name: archive[name] for name in archive.files}
+    edit(data)
+    with open(path, "wb") as fh:
+        np.savez(fh, **data)
+    with pytest.raises(GopsInputError, match=message) as error:
+        read_support(game, path)
+    assert "\n" not in str(error.value)
+
+
+def test_files_that_are_not_checkpoints(tmp_path):
+    game = ImperfectGame.parse(4, "descending", "points")
+    for content in (b"", b"not a zip", b"PK\x03\x04broken"):
+        path = tmp_path / "bad.npz"
+        path.write_bytes(content)
+        with pytest.raises(GopsInputError):
+            read_support(game, path)
+    with zipfile.ZipFile(tmp_path / "z.npz", "w") as archive:
+        archive.writestr("allow0.npy", b"\x93NUMPY garbage")
+    with pytest.raises(GopsInputError):
+        read_support(game, tmp_path / "z.npz")
+
+
+def test_the_command_line(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        ["imperfect", "solve", "5", "--order", "ascending", "--objective", "win",
+         "--method", "oracle", "--iterations", "0", "--json", "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["certified"]["method"] == "rational"
+    assert float(data["certified"]["epsilon_float"]) <= NASHCONV_TOLERANCE
+    assert data["sizes"]["start_iterations"] == 0
+    for args, message in (
+        (["8", "--order", "descending", "--method", "oracle"], "at most 7"),
+        (["6", "--order", "random", "--method", "oracle"], "at most 5"),
+        (["5", "--method", "oracle", "--iterations", "-1"], "between 0"),
+        (["5", "--method", "lp", "--iterations", "5"], "cfr or oracle"),
+    ):
+        result = runner.invoke(main, ["imperfect", "solve", *args])
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_random_restrictions_never_beat_the_value():
+    """Restricting one player (the other free) can only hurt it: the restricted LP's value
+    for player 0 is at most the game's value, 0 (the players are interchangeable), and
+    restricting player 1 only helps player 0."""
+    game = ImperfectGame.parse(4, "ascending", "points")
+    built = table_lp(game)
+    legal = legal_rows(built.where)
+    value = 0.0  # a symmetric zero-sum game
+    rng = random.Random(SEED)
+    everything = np.ones(built.sequences[1], dtype=bool)
+    for _ in range(5):
+        share = rng.choice((0.3, 0.5, 0.8))
+        allow = _random_allow(legal, np.random.default_rng(rng.randrange(10**6)), share)
+        in0 = closure(built, 0, allow, np.argmax(legal, axis=1), legal)
+        lp, _, _ = restricted_lp(built, in0, everything)
+        assert lp_plans(lp)[2]["value_float"] <= value + VALUE_TOLERANCE
+        in1 = closure(built, 1, allow.copy(), np.argmax(legal, axis=1), legal)
+        lp, _, _ = restricted_lp(built, np.ones(built.sequences[0], dtype=bool), in1)
+        assert lp_plans(lp)[2]["value_float"] >= value - VALUE_TOLERANCE
