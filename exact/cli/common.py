@@ -1,5 +1,5 @@
-"""Pieces every command shares: exit codes, one-line errors, progress bars, parameter
-types, and the printers of tables and strategies.
+"""Pieces every command shares: exit codes, one-line errors, parameter types, and the
+printers of tables and strategies (progress: :mod:`exact.cli.progress`).
 
 Exit codes (every command):
     0    success
@@ -12,11 +12,9 @@ Exit codes (every command):
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 import sys
-import time
 from collections.abc import Callable
 from functools import wraps
 
@@ -26,10 +24,19 @@ from tqdm import tqdm
 
 from exact.analysis.certified import certify_strategy
 from exact.cli.limits import check_command_n
+from exact.cli.progress import (  # the commands import these from here too
+    PROGRESS_LINE_SECONDS as PROGRESS_LINE_SECONDS,
+)
+from exact.cli.progress import (
+    SOLVE_PROGRESS_LINE_SECONDS,
+    ProgressBar,
+    ProgressLines,
+)
+from exact.cli.progress import time_left as time_left
+from exact.cli.progress import utc_now as utc_now
 from exact.cli.render import fraction_text, interval_text
 from exact.dp import solve as dp_solve  # the module: solve_game looked up at each call
 from exact.dp.device import CPU, NAMES, Device
-from exact.dp.preflight import level_work
 from exact.dp.store import Store
 from exact.dp.variant_solver import check_variant_options, solve_variant
 from exact.errors import GopsError, GopsInputError
@@ -39,7 +46,6 @@ from exact.game.rules import parse_cards, parse_integer
 from exact.game.spec import GameSpec
 from exact.game.ties import TIE_RULES
 from exact.imperfect.game import IMPERFECT_ORDERS
-from exact.kernels.points import level_items
 from exact.play.bots import solution_for
 from exact.views import strategy_json
 
@@ -72,141 +78,6 @@ def one_line_errors(command):
             fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
 
     return wrapper
-
-
-class ProgressBar:
-    """A tqdm bar per level on stderr, shown only once a solve has taken 2 seconds.
-
-    Only when stderr is a terminal: in logs and pipes the bar's redraws are noise, and
-    output captured by scripts (JSON on stdout mixed with stderr) stays clean.
-    """
-
-    def __init__(self, enabled: bool = True, leave: bool = False):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.leave = leave
-        self.bar = None
-        self.level = None
-
-    def __call__(self, level, done):
-        if not self.enabled:
-            return
-
-        if self.level is not level.k:
-            self.close()
-            self.level = level.k
-            self.bar = tqdm(
-                total=level_items(level),
-                desc=f"level {level.k}/{level.n}",
-                unit="item",
-                unit_scale=True,
-                delay=2,
-                file=sys.stderr,
-                leave=self.leave,
-            )
-        self.bar.update(done)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-
-#: A long solve whose stderr is a log writes a progress line at most this often (seconds).
-PROGRESS_LINE_SECONDS = 600.0
-
-
-class ProgressLines:
-    """Progress of a long store solve as plain lines on stderr, where stderr is a log and
-    not a terminal (there ProgressBar draws): once ``every`` seconds have passed since the
-    run began or since the last line, the level, the time of day (UTC), its items done,
-    the rate this run has kept in the level, and the time left in the level at that rate;
-    and, for a level that had such a line, a line when it is done, with its time of day
-    (so that a log of a run of days says when each level ended).  A solve shorter than
-    ``every`` prints nothing.  The rate counts from the level's first report, which on a
-    resume is the items found done, so it is this run's own.
-
-    Given the ``game``, a line also says the time left in the whole run: the levels above
-    weighed by the pre-flight's cost model (:func:`exact.dp.preflight.level_work`), at the
-    rate this level keeps in the model's units.  Levels of more cards have kept more units
-    a second than those below them (points N = 15: 2.5e7 at level 7, 5.0e7 at level 9,
-    benchmarks/RESULTS.md), so early in a run this over-estimates.
-    """
-
-    def __init__(
-        self,
-        enabled: bool = True,
-        every: float = PROGRESS_LINE_SECONDS,
-        clock=None,
-        game: GameSpec | None = None,
-        wall=None,
-    ):
-
-        self.game = game
-        self.wall = wall or utc_now  # the time of day each line is stamped with
-        self.enabled = enabled and not sys.stderr.isatty()
-        self.every = every
-        self.clock = clock or time.monotonic
-        self.last = self.clock()  # when the last line was written (or the run began)
-        self.k = None  # the level being reported, its items done and its first report
-        self.done = 0
-        self.first = (0.0, 0)
-        self.spoken = False  # a line was written during this level
-
-    def __call__(self, level, done):
-        if not self.enabled:
-            return
-
-        now = self.clock()
-        if level.k != self.k:
-            self.k, self.done, self.spoken = level.k, 0, False
-        self.done += done
-        if self.done == done:  # the level's first report
-            self.first = (now, self.done)
-        total = level_items(level)
-        head = f"gops: level {level.k}/{level.n}"
-        stamp = f" at {self.wall():%Y-%m-%d %H:%M} UTC"
-        if self.done >= total:
-            if self.spoken:
-                click.echo(f"{head} done{stamp}: {total:,} items", err=True)
-                self.last = now
-            return
-        if now - self.last < self.every:
-            return
-        since, before = self.first
-        rate = (self.done - before) / max(now - since, 1e-9)
-        left = ""
-        if rate > 0:
-            seconds = (total - self.done) / rate
-            left = f"; about {time_left(seconds)} left in it"
-            if self.game is not None:  # the levels above, in items of this level's work
-                above = sum(level_work(self.game, j) for j in range(level.k + 1, level.n + 1))
-                seconds += above * total / level_work(self.game, level.k) / rate
-                left += f", {time_left(seconds)} in the run"
-        click.echo(
-            f"{head}{stamp}: {self.done:,} of {total:,} items ({100 * self.done / total:.1f} %), "
-            f"{60 * rate:,.0f} items a minute{left}",
-            err=True,
-        )
-        self.last, self.spoken = now, True
-
-
-def utc_now():
-    """The time of day, UTC (progress lines are stamped with it)."""
-    return datetime.datetime.now(datetime.timezone.utc)
-
-
-def time_left(seconds: float) -> str:
-    """A time left, as a log line says it.
-
-    >>> time_left(95), time_left(5400), time_left(13 * 3600)
-    ('2 min', '90 min', '13.0 h')
-    """
-    return f"{seconds / 3600:.1f} h" if seconds >= 7200 else f"{max(1, round(seconds / 60))} min"
-
-
-#: An in-memory solve (minutes at most) whose stderr is a log writes a progress line at
-#: most this often (seconds).
-SOLVE_PROGRESS_LINE_SECONDS = 30.0
 
 
 def solve_with_progress(

@@ -12,6 +12,7 @@ from fractions import Fraction
 import click
 
 from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
+from exact.cli.progress import message_lines
 from exact.imperfect.value_of_information import (
     Mix,
     value_of_information,
@@ -44,10 +45,7 @@ def value_of_information_command(
     exact; and each equilibrium's first move against the perfect-information one.
     """
 
-    def progress(message: str) -> None:
-        if not quiet:
-            click.echo(f"gops: {message}", err=True)
-
+    progress = message_lines(not quiet)
     if bounds:
         _print_bounds(value_of_information_bounds(n, order, objective, progress), as_json)
         return

@@ -13,8 +13,6 @@ from exact.analysis.ranges import first_move_ranges, format_ranges, ranges_json
 from exact.cli.common import (
     INTEGER,
     NumberArgumentsCommand,
-    ProgressBar,
-    ProgressLines,
     card_list,
     certified_columns,
     check_device,
@@ -29,6 +27,7 @@ from exact.cli.common import (
     solve_with_progress,
 )
 from exact.cli.limits import check_command_n, objective_flag
+from exact.cli.progress import ProgressBar, ProgressLines
 from exact.dp.cluster import parse_cluster, solve_on_cluster
 from exact.dp.device import CPU, Device
 from exact.dp.objective import objective_of

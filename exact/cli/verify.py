@@ -11,9 +11,9 @@ from exact.cli.common import (
     EXIT_OK,
     INTEGER,
     NumberArgumentsCommand,
-    ProgressBar,
     one_line_errors,
 )
+from exact.cli.progress import ProgressBar
 from exact.dp.objective import warm_up_all
 from exact.dp.rederive import escape_chance
 from exact.dp.verify import LevelCheck, StoreVerdict, verify_store
