@@ -186,14 +186,15 @@ class CountProgress:
         self.terminal = sys.stderr.isatty()
         self.clock = clock or time.monotonic
         self.start = self.clock()
-        self.bar = None
+        self.bar: tqdm | None = None
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
         if self.terminal:
-            if self.bar is None:
-                self.bar = tqdm(
+            bar = self.bar
+            if bar is None:
+                bar = self.bar = tqdm(
                     total=total,
                     desc=self.what,
                     unit=f" {self.unit}",
@@ -201,7 +202,7 @@ class CountProgress:
                     file=sys.stderr,
                     leave=False,
                 )
-            self.bar.update(done - self.bar.n)
+            bar.update(done - bar.n)
         elif done < total and self.clock() - self.start >= self.after:
             click.echo(f"gops: {self.what}: {done} of {total} {self.unit} done", err=True)
 
