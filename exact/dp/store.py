@@ -1,34 +1,23 @@
 """A solved game on disk: per-level value arrays, checkpointed per chunk, resumable.
 
-Layout of a store directory::
+Files of a store directory (names: :mod:`exact.dp.store_files`)::
 
-    manifest.json      {"format": "gops-store", "version": 2, "n": N, "objective": ...,
-                        ["order": O,] "arithmetic": "float", "chunk_items": C,
-                        ["keep_from": K[, "below_in_memory": true]],
-                        "writer": {"backend": B[, "device": D]},
-                        "levels": {"k": {"shape": [...], "sha256": ..., "radius": r_k,
-                                         "backend": B[, "device": D][, "dropped": true]}}}
+    manifest.json      the game, and each completed level's shape, SHA-256, radius
+                       and backend (:mod:`exact.dp.manifest`)
     level-K.npy        float64 array of level K: values[prize rank, column] for the
                        points objective, values[prize rank, column, L + offset_K]
                        for the win objective (the real game: no handicap), one column
                        per antisymmetric pair of patterns (exact.game.encoding.Columns;
                        every pattern under a controlled prize order)
-
-    level-K.progress   while level K is being built: "ITEMS RADIUS ROWS SHA256", the
-                       finished items, their radius, and the SHA-256 of the prize-set
-                       rows [0, ROWS) they complete
+    level-K.progress   while level K is being built: its checkpoint
     level-K.parts/     while level K is being built on a cluster: its parts
                        (:mod:`exact.dp.cluster`)
 
-``backend`` names what computed a level: "cpu" (the CPU kernels), "cuda" (a CUDA GPU,
-:mod:`exact.cuda`; ``device`` its name; with ``--device cuda+cpu`` some of its rows were
-solved by the CPU kernels beside it) or "cuda-simulator" (numba's CUDA simulator); an
-entry without one was written by the CPU kernels.
-``writer`` is the backend of the last solve into the store: a level in progress is its,
-and a solve on another backend restarts that level, so that one backend writes each level.
-A level a device wrote holds values whose bits may differ from the CPU kernels' (a fused
-multiply-add), and its radius is the device's own directed-rounding bound:
-:mod:`exact.dp.verify` checks such a level within its radius, not bit for bit.
+One backend writes each level: a level in progress is the manifest's ``writer``'s, and a
+solve on another backend restarts it.  A level a device wrote holds values whose bits may
+differ from the CPU kernels' (a fused multiply-add), and its radius is the device's own
+directed-rounding bound: :mod:`exact.dp.verify` checks such a level within its radius,
+not bit for bit.
 
 The frontier mode (``keep_from`` K, ``gops solve --keep-from K``) keeps the files of the
 levels K..N only: level j < K is dropped (its file deleted, its entry marked "dropped", its
@@ -44,9 +33,6 @@ With ``below_in_memory`` the levels 0..K - 1 are never written: each is built in
 its entry (shape, the SHA-256 its .npy file would have, radius) recorded "dropped" once
 complete, so the disk holds levels K..N only and the memory the largest pair of adjacent
 levels below K.  A solve stopped before level K is complete starts again from level 0.
-
-Version 2 keeps one value of each antisymmetric pair; a version 1 store (both values of
-each pair) is refused with a line saying how to get a new store.
 
 Invariants (what makes ``kill -9`` at any moment harmless):
 
@@ -65,177 +51,100 @@ Invariants (what makes ``kill -9`` at any moment harmless):
   level it would skip (readable, right shape, right checksum, every value the rules fix)
   and recomputes a damaged one from the level below; a manifest that contradicts N is
   refused without writing anything.
-- Nothing is built on what was not re-derived: before a level is computed, the kept level
-  below and the items a checkpoint takes as done are re-derived from their level below
-  (:meth:`Store.check_resume`, all of a small level, a sample of a large one); a
-  disagreement is StoreContradicted, and nothing is written.  The one exception, a
-  frontier store's level K (its level below dropped), and what was re-derived of every
-  kept level are recorded (:class:`ResumeCheck`) and stated by ``gops solve``.
+- Nothing is built on what was not re-derived (:mod:`exact.dp.resume`): before a level is
+  computed, the kept level below and the items a checkpoint takes as done are re-derived
+  from their level below (:meth:`Store.check_resume`); a disagreement is
+  StoreContradicted, and nothing is written.  The one exception, a frontier store's
+  level K (its level below dropped), and what was re-derived of every kept level are
+  recorded (:class:`~exact.dp.resume.ResumeCheck`) and stated by ``gops solve``.
 
 Only the level being built and the one below it are mapped into memory, both as file
 mappings (the one below copy-on-write, never written): their pages are the system's page
 cache, not the process's own memory, so a machine whose memory holds the two levels solves
 without rereading, and one that holds less still solves, rereading pages from disk.
+
+This module is over 700 lines because a stored thing is one object (open, read, write,
+check): :class:`Store` alone is about 600.  What it uses without its state lives beside it:
+the files (:mod:`exact.dp.store_files`), the manifest (:mod:`exact.dp.manifest`) and the
+checks of a resume (:mod:`exact.dp.resume`).
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
-import io
 import json
-import os
-import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from exact.atomic import atomic_file
-from exact.dp.device import BACKENDS, CPU, Device, recorded_bit_exact
+from exact.dp.device import CPU, Device, recorded_bit_exact
 from exact.dp.drivers import solve_float_levels
+from exact.dp.manifest import (
+    CPU_BACKEND,
+    MANIFEST,
+    check_dropped,
+    check_keep_from,
+    check_radii,
+    check_shapes,
+    fresh_manifest,
+    game_difference,
+    game_of,
+)
+from exact.dp.manifest import read_manifest as _read_manifest
 from exact.dp.objective import Objective, objective_of
-from exact.dp.rederive import LevelVerifier, check_items, escape_chance, fixed_problem, pick_items
+from exact.dp.rederive import LevelVerifier, fixed_problem
+from exact.dp.resume import (
+    CHECKPOINT_ITEMS,
+    CHECKSUM_ONLY,
+    ResumeCheck,
+    ResumePoint,
+    resume_words,
+    spot_check,
+)
 from exact.dp.solution import Solution
+from exact.dp.store_files import (
+    NotRegularFile,
+    StoreContradicted,
+    StoreError,
+    allocate,
+    atomic_write_text,
+    hash_rows,
+    level_file,
+    missing_parent,
+    non_finite,
+    npy_sha256,
+    parts_folder,
+    path_kind,
+    progress_file,
+    read_checkpoint_hash,
+    read_progress,
+    require_regular_file,
+    unreadable_reason,
+)
 from exact.errors import GopsInputError
-from exact.game.encoding import MAX_CARDS, build_levels
-from exact.game.orders import ORDERS, RANDOM
+from exact.game.encoding import build_levels
 from exact.game.spec import GameSpec
 
-FORMAT = "gops-store"
-VERSION = 2
-#: The layout before version 2: every pattern of every level (both values of each pair).
-FULL_LAYOUT_VERSION = 1
-MANIFEST = "manifest.json"
+__all__ = [
+    "DEFAULT_CHUNK_ITEMS",
+    "NotRegularFile",
+    "Store",
+    "StoreContradicted",
+    "StoreError",
+    "StoredLevels",
+    "file_sha256",
+    "level_file",
+    "open_checked_level",
+    "parts_folder",
+    "progress_file",
+    "require_regular_file",
+    "resume_words",
+    "solve_into_store",
+]
+
 #: Items per checkpoint (an item is a prize set and a canonical pattern: k matrix games).
 DEFAULT_CHUNK_ITEMS = 1 << 20
-#: Items of a large level re-derived by a resume before it builds on the level.
-RESUME_SAMPLE = 256
-#: What wrote a level of a store whose entry names no backend (gops before they were named).
-CPU_BACKEND = {"backend": "cpu"}
-
-
-class StoreError(GopsInputError):
-    """A store that cannot be used: missing, corrupted, truncated, or for another game."""
-
-
-class StoreContradicted(StoreError):
-    """A store that reads well but whose values contradict their re-derivation from the
-    level below, or the rules: edited or corrupted (exit 1 at the CLI, as ``gops verify``'s
-    "not verified"; a store that cannot be read at all is a plain StoreError, exit 2)."""
-
-    exit_code = 1
-
-
-class NotRegularFile(StoreError):
-    """A store file that is a FIFO, a device or a folder: tampered with, never repaired
-    (opening it could block, writing it could reach a device)."""
-
-
-def level_file(root, k: int) -> Path:
-    """The file of level k (the one place that spells the store's file names)."""
-    return Path(root) / f"level-{k}.npy"
-
-
-def progress_file(root, k: int) -> Path:
-    """The checkpoint of level k while it is built in this process."""
-    return Path(root) / f"level-{k}.progress"
-
-
-def parts_folder(root, k: int) -> Path:
-    """The parts of level k while it is built on a cluster (:mod:`exact.dp.cluster`)."""
-    return Path(root) / f"level-{k}.parts"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` all at once (:mod:`exact.atomic`)."""
-    with atomic_file(path, "w") as fh:
-        fh.write(text)
-
-
-def _game_of(manifest: dict) -> GameSpec:
-    """The game a store holds: the real game (no handicap) in floating point, from a
-    manifest :func:`_read_manifest` has checked (no order: the paper's random one)."""
-    return GameSpec.from_json(
-        {
-            "n": manifest["n"],
-            "objective": manifest["objective"],
-            "order": manifest.get("order", "random"),
-            "arithmetic": "float",
-        }
-    )
-
-
-def unreadable_reason(exc: OSError) -> str:
-    """What is wrong with a level file that could not be opened, in a few words."""
-    reasons: dict[int | None, str] = {
-        errno.ENOENT: "is missing",
-        errno.EACCES: "is not readable (permission denied)",
-        errno.EPERM: "is not readable (operation not permitted)",
-        errno.ELOOP: "is a symbolic link loop",
-        errno.EISDIR: "is a directory, not a level file",
-    }
-    return reasons.get(exc.errno, f"cannot be read ({exc.strerror or exc})")
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISREG(mode):
-        return "a file"
-    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
-
-
-def path_kind(path: Path) -> str | None:
-    """What ``path`` is ("a file", "a FIFO", ...), None if nothing is there (or it cannot
-    be looked at: then the caller's own open says why)."""
-    try:
-        return _kind(os.stat(path).st_mode)
-    except OSError:
-        return None
-
-
-def no_store_here(root: Path) -> StoreError:
-    """The error for a store directory that is not there, saying how to make one."""
-    kind = path_kind(root)
-    if kind is not None:
-        return StoreError(f"{root} is {kind}, not a store directory")
-    return StoreError(
-        f"{root}: no such store directory; make one with `gops solve N --store {root}` "
-        "(add --objective or --order as the game needs)"
-    )
-
-
-def missing_parent(root: Path) -> StoreError:
-    """The error for a new store whose parent folder is missing or no folder."""
-    parent = root.parent
-    for above in [parent, *parent.parents]:
-        kind = path_kind(above)
-        if kind is not None and kind != "a directory":
-            return StoreError(f"{above} is {kind}, not a directory: choose another store directory")
-        if kind is not None:
-            break
-    return StoreError(
-        f"{parent} does not exist: create it first, or choose another store directory"
-    )
-
-
-def require_regular_file(path: Path) -> None:
-    """StoreError unless ``path`` is a regular file (or missing: the caller says so).
-
-    Opening a FIFO for reading blocks until a writer comes, and a device is no level:
-    a store's files are refused before they are opened if they are anything else."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
-    if not stat.S_ISREG(mode):
-        raise NotRegularFile(
-            f"{path} is {_kind(mode)}, not a regular file: the store was tampered with"
-        )
 
 
 def open_checked_level(
@@ -312,7 +221,7 @@ class Store:
         #: Whether the store is on disk (its manifest written).
         self.exists = manifest is not None
         self.manifest = (
-            self._fresh_manifest(chunk_items, keep_from, below_in_memory)
+            fresh_manifest(game, chunk_items, keep_from, below_in_memory)
             if manifest is None
             else manifest
         )
@@ -350,7 +259,7 @@ class Store:
         StoreError (one line) otherwise; nothing is written.  Every command that reads a
         store opens it here, so each reads every level entry the same way."""
         manifest = _read_manifest(root)
-        store = cls(root, _game_of(manifest), manifest)
+        store = cls(root, game_of(manifest), manifest)
         store._check_shapes()
         store._check_radii()
         store._check_dropped()
@@ -422,24 +331,6 @@ class Store:
 
     # -- manifest ------------------------------------------------------------------------
 
-    def _fresh_manifest(
-        self, chunk_items: int, keep_from: int | None, below_in_memory: bool = False
-    ) -> dict:
-        manifest = {
-            "format": FORMAT,
-            "version": VERSION,
-            "n": self.game.n,
-            "objective": self.game.objective.name,
-        }
-        if self.game.order is not RANDOM:  # a store of the paper's game says nothing (version 1)
-            manifest["order"] = self.game.order.name
-        manifest = {**manifest, "arithmetic": "float", "chunk_items": chunk_items}
-        if keep_from:
-            manifest["keep_from"] = keep_from
-        if keep_from and below_in_memory:
-            manifest["below_in_memory"] = True
-        return {**manifest, "writer": dict(CPU_BACKEND), "levels": {}}
-
     def create(self) -> None:
         """Write a new store's folder and manifest (nothing if it exists)."""
         if self.exists:
@@ -452,69 +343,16 @@ class Store:
         self.exists = True
 
     def _check_shapes(self) -> None:
-        """Every completed level's recorded shape must be the one N implies: a manifest that
-        says otherwise was edited or belongs to another game (StoreError, nothing written)."""
-        n = self.game.n
-        for key, entry in self.manifest["levels"].items():
-            want = list(self.objective.level_shape(self.levels[int(key)]))
-            if entry["shape"] != want:
-                raise StoreError(
-                    f"{self.root / MANIFEST} says N={n} but records level {key} with shape "
-                    f"{entry['shape']}, while N={n} implies {want}: the manifest was edited "
-                    "or belongs to another game"
-                )
+        """:func:`exact.dp.manifest.check_shapes` of this store."""
+        check_shapes(self.root, self.manifest, self.objective, self.levels)
 
     def _check_radii(self) -> None:
-        """Refuse radii that no solve writes (StoreError, one line).  The rule, for each
-        recorded level k: a level that solves no matrix game has radius 0 (the empty game,
-        level 0; and the top level under an antisymmetric prize order, identical hands whose
-        values the rules fix: 0 by symmetry); every other level has a radius at least level
-        k - 1's (each of its games' bounds adds to it, :mod:`exact.kernels.bounds`), so 0
-        only if level k - 1's is 0; and no radius reaches the largest |value| of the game
-        (it would prove nothing).  This catches the crude edits;
-        :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
-        n = self.game.n
-        ceiling = self.objective.largest_value(n)
-        radii = {int(k): entry["radius"] for k, entry in self.manifest["levels"].items()}
-        where = self.root / MANIFEST
-        for k in sorted(radii):
-            radius, below = radii[k], radii.get(k - 1)
-            solves = k > 0 and not (k == n and self.objective.order.antisymmetric)
-            if not solves and radius != 0.0:
-                what = "the empty game (level 0)" if k == 0 else f"level {k} (no game to solve)"
-                raise StoreError(
-                    f"{where} gives {what} the radius {radius!r}, not 0: the manifest was edited"
-                )
-            if radius >= ceiling:
-                raise StoreError(
-                    f"{where} gives level {k} the radius {radius!r}, which proves "
-                    f"nothing (values are at most {ceiling:g} in size): the manifest "
-                    "was edited"
-                )
-            if solves and below is not None and radius < below:
-                raise StoreError(
-                    f"{where} gives level {k} the radius {radius!r}, below level "
-                    f"{k - 1}'s {below!r}: no solve writes that (the manifest was "
-                    "edited)"
-                )
+        """:func:`exact.dp.manifest.check_radii` of this store."""
+        check_radii(self.root, self.manifest, self.objective)
 
     def _check_dropped(self) -> None:
-        """Refuse a frontier store whose level j < K is complete, its level j + 1 too, and
-        not marked "dropped" (StoreError, one line).  The rule: a solve marks level j
-        dropped as soon as level j + 1 is complete (:meth:`finish`), so such an entry was
-        edited, or left by a solve stopped between the two writes of the manifest; a
-        solve into the store drops it (:meth:`drop_below_frontier`).  A store to read
-        never has one, so that no command reads its file where another says it is gone."""
-        keep = self.keep_from
-        for k in range(keep):
-            if self.is_complete(k) and self.is_complete(k + 1) and not self.is_dropped(k):
-                raise StoreError(
-                    f"{self.root / MANIFEST} does not mark level {k} dropped, but the store "
-                    f"keeps levels {keep}..{self.game.n} (--keep-from {keep}) and level "
-                    f"{k + 1} is complete: the manifest was edited, or a solve stopped "
-                    f"before dropping it (`gops solve {self.game.command_flags()} --store "
-                    f"{self.root}` drops it)"
-                )
+        """:func:`exact.dp.manifest.check_dropped` of this store."""
+        check_dropped(self.root, self.manifest, self.game)
 
     def _save_manifest(self) -> None:
         atomic_write_text(self.root / MANIFEST, json.dumps(self.manifest, indent=1))
@@ -657,11 +495,11 @@ class Store:
             self._progress_path(level.k).unlink(missing_ok=True)
             self._remove_level_file(level.k)
             arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=shape)
-            self._allocate(path, level.k)
+            allocate(path, self.root, level.k)
             if write_empty:  # not when the caller writes every row (a cluster's join)
                 self._write_empty(level, arr)
         else:
-            self._allocate(path, level.k)
+            allocate(path, self.root, level.k)
         if self.objective.has_identical_hands_column():  # points: identical hands are 0
             columns = self.objective.columns(level)
             arr[:, columns.patterns == level.swap[columns.patterns]] = 0.0
@@ -678,21 +516,6 @@ class Store:
             arr[r0:r1] = self.objective.empty_rows(level, r0, r1)
         arr.flush()
 
-    def _allocate(self, path: Path, k: int) -> None:
-        if not hasattr(os, "posix_fallocate"):
-            return
-        size = path.stat().st_size
-        try:
-            with open(path, "r+b") as fh:
-                os.posix_fallocate(fh.fileno(), 0, size)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-                raise
-            raise StoreError(
-                f"no space left in {self.root} for level {k} "
-                f"({size:,} bytes): free some space and rerun to resume"
-            ) from None
-
     def record_progress(self, k: int, items: int, arr: np.memmap, radius: float) -> None:
         """Record ``items`` of level k finished, with their radius and the SHA-256 of the
         prize sets they complete (the rows [0, items // items per row) of the file, hashed
@@ -700,7 +523,7 @@ class Store:
         arr.flush()
         rows, digest = self._chain.get(k) or (0, hashlib.sha256())
         full = items // max(1, self._per_row(k))
-        _hash_rows(digest, arr, rows, full)
+        hash_rows(digest, arr, rows, full)
         self._chain[k] = (full, digest)
         atomic_write_text(self._progress_path(k), f"{items} {radius!r} {full} {digest.hexdigest()}")
 
@@ -711,7 +534,7 @@ class Store:
         if rows > arr.shape[0]:
             return False
         digest = hashlib.sha256()
-        _hash_rows(digest, arr, 0, rows)
+        hash_rows(digest, arr, 0, rows)
         self._chain[k] = (rows, digest)
         return digest.hexdigest() == recorded
 
@@ -779,7 +602,7 @@ class Store:
             "float",
         )
         if want != held:
-            raise StoreError(f"{self.root} holds {_difference(held, want)}")
+            raise StoreError(f"{self.root} holds {game_difference(held, want)}")
         missing = [k for k in range(held.n + 1) if not self.is_complete(k)]
         if missing:
             raise StoreError(
@@ -990,169 +813,6 @@ class Store:
         return self.load_level(level.k, verify=False)
 
 
-def npy_sha256(arr: np.ndarray) -> str:
-    """The SHA-256 of the .npy file that would hold ``arr`` (the header numpy writes, then
-    the data), without writing it: what the manifest records for a level never written."""
-    header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(arr))
-    digest = hashlib.sha256(header.getvalue())
-    _hash_rows(digest, arr, 0, arr.shape[0])
-    return digest.hexdigest()
-
-
-def _hash_rows(digest, arr: np.ndarray, r0: int, r1: int, rows: int = 1 << 12) -> None:
-    """Feed the bytes of rows [r0, r1) of ``arr`` to ``digest``, a block at a time."""
-    for a in range(r0, r1, rows):
-        digest.update(np.ascontiguousarray(arr[a : min(r1, a + rows)]).tobytes())
-
-
-def spot_check(
-    verifier: LevelVerifier, items: int | None, radius: float, rng, item_of=None
-) -> tuple[str | None, int, int]:
-    """(words for the first of ``items`` kernel items of a level (default all; ``item_of``
-    maps their indices to item numbers, default the first ``items``) that its
-    re-derivation contradicts, or whose bound exceeds ``radius``, None if none; the
-    items re-derived; ``items``).  Every item when there are few
-    (:func:`exact.dp.rederive.pick_items`), else :data:`RESUME_SAMPLE` drawn by ``rng``."""
-    total = verifier.level.prize_sets * verifier.per_row if verifier.level.k else 0
-    items = total if items is None else items
-    picked = pick_items(items, RESUME_SAMPLE, rng)
-    chosen = np.arange(items) if picked is None else picked
-    parts = check_items(verifier, chosen if item_of is None else item_of(chosen))
-    bad = next((p.bad for p in parts if p.bad is not None), None)
-    needed = max((p.needed for p in parts), default=0.0)
-    if bad is None and needed > radius and not verifier.slack:  # a device's: its own bound
-        bad = f"its items need the radius {needed:.3e}, above the {radius:.3e} recorded"
-    return bad, len(chosen), items
-
-
-#: What a resume checks of a kept level none of whose items it re-derives.
-CHECKSUM_ONLY = "checksum and the values the rules fix checked"
-#: The items of a level in progress that a resume takes from its checkpoint.
-CHECKPOINT_ITEMS = "the items its checkpoint took as done"
-
-
-@dataclass(frozen=True)
-class ResumeCheck:
-    """What a resume checked of a level it keeps as the store held it (whole, or the
-    ``items`` a checkpoint takes as done): ``rederived`` of its ``items`` kernel items
-    re-derived from the stored level below (every one of a small level, else
-    :data:`RESUME_SAMPLE` drawn at random without replacement), and ``note``: what else
-    (or why nothing) was checked; ``checkpoint``: the items are a level's in progress.
-
-    >>> str(ResumeCheck(7, 256, 10_000))
-    'level 7: 256 of 10,000 items re-derived; an edited item escapes with probability 0.974'
-    """
-
-    k: int
-    rederived: int
-    items: int
-    note: str = ""
-    checkpoint: bool = False
-
-    def __str__(self) -> str:
-        return _check_words(f"level {self.k}", self.rederived, self.items, self.note)
-
-
-def _check_words(levels: str, rederived: int, items: int, note: str) -> str:
-    """``rederived`` of ``items`` in words, with the chance that one edited item is none of
-    them (:func:`exact.dp.rederive.escape_chance`: 1 - rederived / items, the items drawn
-    without replacement)."""
-    note = f" ({note})" if note else ""
-    p = probability_text(escape_chance(items, rederived))
-    return (
-        f"{levels}: {rederived:,} of {items:,} items re-derived{note}; an edited item "
-        f"escapes with probability {p}"
-    )
-
-
-def probability_text(p: float) -> str:
-    """A probability in words that never rounds a chance to a certainty: 0 and 1 as
-    such, else three significant digits, or 1 - q where p would print as 1.
-
-    >>> probability_text(1 - 256 / 10_000), probability_text(1 - 256 / 10**9)
-    ('0.974', '1 - 2.6e-07')
-    >>> probability_text(0.0), probability_text(1.0)
-    ('0', '1')
-    """
-    if p in (0.0, 1.0):
-        return f"{p:g}"
-    if f"{p:.3g}" == "1":
-        return f"1 - {1.0 - p:.2g}"
-    return f"{p:.3g}"
-
-
-def resume_words(checks: list[ResumeCheck]) -> list[str]:
-    """What a resume checked of the levels it kept, a line per level, consecutive levels
-    checked alike (nothing re-derived, for the same reason) on one line.
-
-    >>> checks = [ResumeCheck(k, 0, 10 * k, "checksum") for k in range(4)]
-    >>> for line in resume_words([*checks, ResumeCheck(4, 40, 40)]):
-    ...     print(line)
-    levels 0..3: 0 of 60 items re-derived (checksum); an edited item escapes with probability 1
-    level 4: 40 of 40 items re-derived; an edited item escapes with probability 0
-    """
-    groups: list[list[ResumeCheck]] = []
-    for check in checks:
-        last = groups[-1][-1] if groups else None
-        alike = (
-            last is not None
-            and check.k == last.k + 1
-            and check.rederived == last.rederived == 0
-            and check.note == last.note
-        )
-        if alike:
-            groups[-1].append(check)
-        else:
-            groups.append([check])
-    lines = []
-    for group in groups:
-        if len(group) == 1:
-            lines.append(str(group[0]))
-        else:
-            levels = f"levels {group[0].k}..{group[-1].k}"
-            items = sum(c.items for c in group)
-            lines.append(_check_words(levels, 0, items, group[0].note))
-    return lines
-
-
-def read_checkpoint_hash(path: Path) -> tuple[int, str]:
-    """(prize sets hashed, their SHA-256) of a ``level-K.progress`` file; (0, "") if it
-    records none (then it takes no item as done: :func:`read_progress`)."""
-    try:
-        _, _, rows, digest = path.read_text().split()
-        return int(rows), digest
-    except (OSError, ValueError, UnicodeDecodeError):
-        return 0, ""
-
-
-def read_progress(path: Path, total: int) -> tuple[int, float]:
-    """(items recorded as finished in a ``level-K.progress`` file, their certified radius);
-    (0, 0.0) when unknown, out of range 0..``total``, or written without a radius or the
-    hash of its rows (the level is then redone from its first item)."""
-    try:
-        require_regular_file(path)
-        items, radius_text, rows, _ = path.read_text().split()
-        done, radius = int(items), float(radius_text)
-        int(rows)
-    except (OSError, ValueError, UnicodeDecodeError, StoreError):
-        return 0, 0.0
-    if not (0 <= done <= total and radius >= 0.0):
-        return 0, 0.0
-    return done, radius
-
-
-@dataclass(frozen=True)
-class ResumePoint:
-    """Where a solve into an existing store picks up, as its files say (nothing checked
-    yet: a damaged level is found, and redone, when the solve reaches it)."""
-
-    stored: tuple[int, ...]  # the levels the manifest lists as complete
-    level: int | None  # the first level not listed (None: every level is)
-    items: int  # its items recorded as finished (level-K.progress)
-    total: int  # its items
-
-
 def _existing_manifest(root, game: GameSpec) -> dict | None:
     """The manifest of the store at ``root`` if there is one, checked against the game
     (N, objective, order); None where a new store may be made (no folder yet, or an empty
@@ -1168,150 +828,12 @@ def _existing_manifest(root, game: GameSpec) -> dict | None:
             raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a store")
         return None
     manifest = _read_manifest(root)
-    held = _game_of(manifest)
+    held = game_of(manifest)
     if held != game:
         raise StoreError(
             f"{root} holds N={held.n} objective={held.objective.name} order={held.order.name}, "
             f"not N={game.n} objective={game.objective.name} order={game.order.name}"
         )
-    return manifest
-
-
-def check_keep_from(keep_from: int | None, n: int) -> None:
-    """One-line GopsInputError unless ``keep_from`` is None or a level 1..N - 1 (the
-    levels from it up are kept; the table at the start reads level N - 1)."""
-    if keep_from is None:
-        return
-    if isinstance(keep_from, bool) or not isinstance(keep_from, int) or not 1 <= keep_from < n:
-        raise GopsInputError(
-            f"--keep-from must be a level from 1 to {n - 1} (N - 1: the first move reads "
-            f"level N - 1), got {keep_from}"
-            if n > 1
-            else "--keep-from needs N of at least 2 (a 1-card store has nothing to drop)"
-        )
-
-
-def _is_backend(entry: dict) -> bool:
-    """A level entry's (or the writer's) backend and device name, if given, well formed."""
-    device = entry.get("device", "")
-    return (
-        entry.get("backend", "cpu") in BACKENDS
-        and isinstance(device, str)
-        and len(device) <= 200
-        and ("device" not in entry or not recorded_bit_exact(entry))
-    )
-
-
-def _is_sha256(text) -> bool:
-    return isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdef" for c in text)
-
-
-def _is_level_entry(entry) -> bool:
-    shape = entry.get("shape") if isinstance(entry, dict) else None
-    return (
-        isinstance(shape, list)
-        and len(shape) in (2, 3)
-        and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)
-        and _is_sha256(entry.get("sha256"))
-        and _is_radius(entry.get("radius"))
-        and _is_backend(entry)
-        and entry.get("dropped", True) is True
-    )
-
-
-def _is_radius(radius) -> bool:
-    """A finite float >= 0 (version 2 keeps a radius for every level)."""
-    return (
-        isinstance(radius, (int, float))
-        and not isinstance(radius, bool)
-        and 0.0 <= radius < float("inf")
-    )
-
-
-class DuplicateKey(Exception):
-    """A JSON object that names a key twice (json keeps the last one silently)."""
-
-
-def _unique_keys(pairs: list) -> dict:
-    """json's ``object_pairs_hook``: a dict, refusing a key named twice."""
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKey(repr(key))
-        out[key] = value
-    return out
-
-
-def _read_manifest(root) -> dict:
-    """Parse and sanity-check a store's manifest; StoreError (one line) otherwise."""
-    root = Path(root)
-    path = root / MANIFEST
-    if path_kind(root) != "a directory":
-        raise no_store_here(root)
-    require_regular_file(path)
-    try:
-        manifest = json.loads(path.read_text(), object_pairs_hook=_unique_keys)
-    except FileNotFoundError:
-        raise StoreError(f"{root} is not a store (no {MANIFEST})") from None
-    except OSError as exc:
-        raise StoreError(f"{path} {unreadable_reason(exc)}") from None
-    except (ValueError, UnicodeDecodeError):
-        raise StoreError(f"{path} is corrupted (not JSON)") from None
-    except RecursionError:
-        raise StoreError(f"{path} is corrupted (JSON nested too deeply)") from None
-    except DuplicateKey as exc:
-        raise StoreError(f"{path} names {exc} twice: the manifest was edited") from None
-    ok = (
-        isinstance(manifest, dict)
-        and manifest.get("format") == FORMAT
-        and manifest.get("version") == VERSION
-        and isinstance(manifest.get("n"), int)
-        and manifest.get("objective") in ("points", "win")
-        and manifest.get("order", "random") in ORDERS
-        and manifest.get("arithmetic") == "float"
-        and isinstance(manifest.get("chunk_items"), int)
-        and not isinstance(manifest["chunk_items"], bool)
-        and manifest["chunk_items"] > 0
-        and isinstance(manifest.get("levels"), dict)
-        and isinstance(manifest.get("writer", {}), dict)
-        and _is_backend(manifest.get("writer", {}))
-    )
-    if (
-        not ok
-        and isinstance(manifest, dict)
-        and manifest.get("format") == FORMAT
-        and manifest.get("version") == FULL_LAYOUT_VERSION
-    ):
-        raise StoreError(
-            f"{root} is a store of version {FULL_LAYOUT_VERSION} (both values of every "
-            f"antisymmetric pair), which this gops no longer reads: solve again into a new "
-            f"directory, `gops solve N --store NEWDIR` (half the size)"
-        )
-    if not ok:
-        raise StoreError(f"{path} is not a gops store manifest of version {VERSION}")
-    n = manifest["n"]
-    if isinstance(n, bool) or not 1 <= n <= MAX_CARDS:
-        raise StoreError(f"{path} says N={n}: a store holds 1 to {MAX_CARDS} cards")
-    if manifest.get("below_in_memory", True) is not True or (
-        "below_in_memory" in manifest and "keep_from" not in manifest
-    ):
-        raise StoreError(f"{path} has a malformed below_in_memory: the manifest was edited")
-    keep_from = manifest.get("keep_from", 0)
-    if isinstance(keep_from, bool) or not isinstance(keep_from, int) or not 0 <= keep_from < n:
-        raise StoreError(f"{path} says keep_from={keep_from!r}: not a level below N={n}")
-    for key, entry in manifest["levels"].items():
-        if key.isdigit() and key.isascii() and int(key) > n:
-            raise StoreError(
-                f"{path} says N={n} but records level {key}: the manifest was "
-                "edited or belongs to another game"
-            )
-        if key not in {str(k) for k in range(n + 1)} or not _is_level_entry(entry):
-            raise StoreError(f"{path} has a malformed entry for level {key!r}")
-        if entry.get("dropped") and int(key) >= keep_from:
-            raise StoreError(
-                f"{path} marks level {key} dropped, but the store keeps levels "
-                f"{keep_from}..{n}: the manifest was edited"
-            )
     return manifest
 
 
@@ -1359,27 +881,3 @@ class StoredLevels:
 
     def __getitem__(self, k: int) -> np.ndarray:
         return self.store.level(k)
-
-
-def non_finite(values: np.ndarray, nan_allowed: bool, rows: int = 1 << 12) -> str | None:
-    """Whether ``values`` holds an infinity (or, unless ``nan_allowed``, a NaN): words for
-    the first kind found, scanned a block of rows at a time; None if neither."""
-    for a in range(0, values.shape[0], rows):
-        block = np.asarray(values[a : a + rows])
-        if np.isinf(block).any():
-            return "an infinite value"
-        if not nan_allowed and np.isnan(block).any():
-            return "a NaN value"
-    return None
-
-
-def _difference(held: GameSpec, want: GameSpec) -> str:
-    """The first part of the game a store holds that differs from the one wanted."""
-    if held.n != want.n:
-        return f"N={held.n}, not N={want.n}"
-    if held.objective != want.objective:
-        return f"objective {held.objective.name}, not {want.objective.name}"
-    return (
-        f"the {held.order.name} prize order, not {want.order.name} "
-        f"(read it with --order {held.order.name})"
-    )
