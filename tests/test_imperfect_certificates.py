@@ -427,11 +427,11 @@ def test_certify_command_to_stdout_carries_the_certificate_alone():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["6", "--order", "descending"], "N must be at most 5 for gops imperfect certify"),
-        (["5", "--order", "random"], "N must be at most 4"),
+        (["7", "--order", "descending"], "N must be at most 6 for gops imperfect certify"),
+        (["6", "--order", "random"], "N must be at most 5"),
         (["0"], "N must be"),
     ],
-    ids=["6-descending", "5-random", "0"],
+    ids=["7-descending", "6-random", "0"],
 )
 def test_certify_command_refuses_sizes_beyond_exact_reach(tmp_path, args, message):
     out = tmp_path / "c.cert"

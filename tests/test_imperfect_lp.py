@@ -256,12 +256,12 @@ def test_solve_command_policy_is_exactly_an_equilibrium(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["5", "--order", "random", "--recompute"], "N must be at most 4 for gops imperfect"),
-        (["6", "--order", "descending", "--method", "exact"], "N = 6 has 37,039 sequences"),
+        (["6", "--order", "random", "--recompute"], "N must be at most 5 for gops imperfect"),
+        (["7", "--order", "descending", "--method", "exact"], "N = 7 has 716,794 sequences"),
         (["0"], "N must be"),
         (["3", "--objective", "lead"], "lead"),
     ],
-    ids=["5-random", "6-descending", "zero", "objective"],
+    ids=["6-random", "7-descending", "zero", "objective"],
 )
 def test_solve_command_refusals(args, message):
     result = CliRunner().invoke(main, ["imperfect", "solve", *args])

@@ -33,6 +33,7 @@ No certificate for the independent checker is written here.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -43,17 +44,20 @@ import scipy.sparse
 from flint import fmpq, fmpq_mat
 
 from exact.errors import SolverError
-from exact.imperfect.game import ImperfectGame
+from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.policy import Distribution, Policy
 from exact.imperfect.sequence_form import PlayerSequences, SequenceForm, sequence_form
 
 __all__ = [
     "ACTIVE_TOLERANCE",
+    "DENSE_MAX_N",
     "Equilibrium",
     "best_response_value",
     "exact_plan",
     "plan_policy",
+    "plans_policy",
     "solve",
+    "solve_dense",
     "verify",
 ]
 
@@ -63,6 +67,18 @@ ACTIVE_TOLERANCE = 1e-9
 RANK_TOLERANCE = 1e-10
 
 SparseRows = list[dict[int, Fraction]]
+
+#: The largest N (by prize order) that :func:`solve` solves by the module's steps, with
+#: the dense basis system: beyond, the sparse exact solve of
+#: :mod:`exact.imperfect.exact_tables` (6 cards fixed in about 40 s, where the dense
+#: system would need about 6 GB; benchmarks/RESULTS.md).
+DENSE_MAX_N = {"descending": 5, "ascending": 5, "random": 4}
+
+#: How :func:`solve` finds the equilibria it returns (steps 1-3 and the verification).
+DENSE_METHOD = (
+    "sequence-form LP (Koller, Megiddo & von Stengel 1996): HiGHS, then its vertex solved "
+    "exactly (python-flint) and verified (zero duality gap)"
+)
 
 
 def transpose(payoff: dict[tuple[int, int], Fraction]) -> dict[tuple[int, int], Fraction]:
@@ -219,11 +235,20 @@ def verify(form: SequenceForm, x: list[Fraction], y: list[Fraction]) -> Fraction
 
 
 def plan_policy(form: SequenceForm, plans: tuple[list[Fraction], list[Fraction]]) -> Policy:
+    """The behaviour strategies of the plans (:func:`plans_policy`) of ``form``'s game."""
+    return plans_policy(form.game, form.players, plans)
+
+
+def plans_policy(
+    game: ImperfectGame,
+    players: tuple[PlayerSequences, PlayerSequences],
+    plans: tuple[list[Fraction], list[Fraction]],
+) -> Policy:
     """The behaviour strategies of the plans: p(a | I) = x[I a] / x[parent(I)], uniform
     where the player's own earlier bids never reach I (Koller et al. 1996)."""
     tables: tuple[dict, dict] = ({}, {})
     for player, plan in enumerate(plans):
-        seqs = form.players[player]
+        seqs = players[player]
         for k, decision in enumerate(seqs.decisions):
             reach, first = plan[seqs.parents[k]], seqs.first[k]
             cards = [a + 1 for a in decision.legal]
@@ -233,7 +258,7 @@ def plan_policy(form: SequenceForm, plans: tuple[list[Fraction], list[Fraction]]
                 probabilities = [plan[first + j] / reach for j in range(len(cards))]
             distribution: Distribution = tuple(zip(cards, probabilities))
             tables[player][decision.key] = distribution
-    return Policy(form.game, "sequence-form LP", tables)
+    return Policy(game, "sequence-form LP", tables)
 
 
 @dataclass(frozen=True)
@@ -247,6 +272,7 @@ class Equilibrium:
     policy: Policy
     sizes: dict
     seconds: dict
+    method: str = DENSE_METHOD
 
     def policy_json(self) -> dict:
         """The policy file: {information-state string: {action id: "p/q"}}."""
@@ -272,15 +298,28 @@ class Equilibrium:
                 if self.game.objective.name == "points"
                 else "(win_loss)"
             ),
-            "method": "sequence-form LP (Koller, Megiddo & von Stengel 1996): HiGHS, then "
-            "its vertex solved exactly (python-flint) and verified (zero duality gap)",
+            "method": self.method,
             "sizes": self.sizes,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
             "openspiel_game": self.game.openspiel_parameters(),
         }
 
 
-def solve(game: ImperfectGame) -> Equilibrium:
+def solve(game: ImperfectGame, progress: Callable[[str], None] | None = None) -> Equilibrium:
+    """An exact equilibrium of ``game`` and its value: :func:`solve_dense` up to
+    :data:`DENSE_MAX_N` cards and in every other information model, else (OpenSpiel's
+    imp_info game beyond) the LP over the tables with its basis solved exactly by numeric
+    lifting (:func:`exact.imperfect.exact_tables.solve_tables`).  ``progress`` is told
+    each step of the latter."""
+    if game.information == IMP_INFO and game.n > DENSE_MAX_N[game.order.name]:
+        # exact_tables builds on this module (Equilibrium, plans_policy): imported here
+        from exact.imperfect.exact_tables import solve_tables
+
+        return solve_tables(game, progress)
+    return solve_dense(game)
+
+
+def solve_dense(game: ImperfectGame) -> Equilibrium:
     """An exact equilibrium of ``game`` and its value (module docstring)."""
     start = time.perf_counter()
     form = sequence_form(game)
