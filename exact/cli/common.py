@@ -435,7 +435,7 @@ def print_strategy(
     source=None,
 ):
     """Print an equilibrium (gops strategy): text, or JSON with exact numbers as "p/q".
-    ``source``: what an answer read from a store rests on (exact.dp.verify.ReadCheck)."""
+    ``source``: what an answer read from a store rests on (exact.dp.reads.ReadCheck)."""
 
     if as_json:
         out = strategy_json(st, exact_, json_head, certified, hands)
@@ -483,7 +483,7 @@ def certified_columns(solution, lead=None) -> dict:
 
 def _claim(word: str, given: str | None) -> str:
     """A claim's opening, with its condition in the same sentence when it has one (a
-    claim made from a store's levels not re-derived here, exact.dp.verify.ReadCheck)."""
+    claim made from a store's levels not re-derived here, exact.dp.reads.ReadCheck)."""
     return word if given is None else f"{word}, {given}"
 
 

@@ -263,7 +263,7 @@ def check_radii(root: Path, manifest: dict, objective: Objective) -> None:
     k - 1's (each of its games' bounds adds to it, :mod:`exact.kernels.bounds`), so 0
     only if level k - 1's is 0; and no radius reaches the largest |value| of the game
     (it would prove nothing).  This catches the crude edits;
-    :func:`exact.dp.verify.check_reads` and ``gops verify`` the others."""
+    :func:`exact.dp.reads.check_reads` and ``gops verify`` the others."""
     n = manifest["n"]
     ceiling = objective.largest_value(n)
     radii = {int(k): entry["radius"] for k, entry in manifest["levels"].items()}
