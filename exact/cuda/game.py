@@ -1,36 +1,33 @@
 """One k x k zero-sum matrix game on a CUDA thread: its value by the condensed-tableau
 simplex, and a certified bound on that value's error computed with directed rounding.
 
-The solver (:func:`solve_game`) is the CPU's own source,
-:func:`exact.kernels.tableau.solve_unchecked` compiled as device functions: k = 1, the
-pure-saddle test, the 2 x 2 closed form, else the primal simplex on the column player's
-LP of the game rescaled to [1, 2] (Williams' condensed tableau; Dantzig's rule, ties in
-the ratio test to the largest pivot, tiny pivots refused, Bland's rule after 8k + 16
-pivots, NaN after 100000).  The same tolerances and the same operations in the same
-order; the tableau's rows are not padded (the CPU's padding columns hold zeros and never
-change a number).  The scratch
-is in the caller's local arrays (fixed size ``KMAX``): ``T`` ((KMAX + 1) x (KMAX + 1)),
-``P``, ``R``, ``rowlab``, ``collab``, ``cmax`` (KMAX + 1 each).  On a GPU the compiler
-may contract a multiply and an add into one fused operation, so the bits of a value may
-differ from the CPU's; the bound below does not rely on them.
+1. The value (:func:`solve_game`): the CPU's own body,
+   :func:`exact.kernels.tableau.solve_unchecked`, compiled as device functions
+   (:mod:`exact.kernels.target`): k = 1, the pure-saddle test, the 2 x 2 closed form, else
+   the primal simplex on the column player's LP of the game rescaled to [1, 2]
+   (Williams' condensed tableau; Dantzig's rule, ties in the ratio test to the largest
+   pivot, tiny pivots refused, Bland's rule after 8k + 16 pivots, NaN after 100,000),
+   with the CPU's tolerances.  The scratch is the caller's local arrays of side
+   ``SCRATCH`` = KMAX + 1 (``T``, ``P``, ``R``, ``rowlab``, ``collab``, ``cmax``).  A GPU
+   may fuse a multiply and an add, so a value's bits may differ from the CPU's; nothing
+   below relies on them.
+2. The bound (:func:`game_bound`): the enclosure (1)-(2) of :mod:`exact.kernels.bounds`.
+   For the strategies x, y returned, clamped at 0 and normalised,
+   lo = min_j (x~^T A)_j / sum x~ <= w(A) <= max_i (A y~)_i / sum y~ = hi, with lo
+   computed rounded down and hi rounded up (:mod:`exact.cuda.rounding`: every product,
+   sum and quotient directed, the weights' sums bracketed both ways), so no rounding
+   margin is needed: the bound is max(v - lo, hi - v) rounded up, plus
+   eps max|A_ij| + 2^-1074 (one rounding of each entry, as the CPU bound covers).  NaN
+   (no bound) for a NaN anywhere, an infinite sum, or weights that sum to zero.
+3. The polish (:func:`certified_game`: the CPU's body
+   :func:`exact.kernels.bounds.certified`): a game whose bound exceeds 1 + POLISH_ABOVE
+   rounding margins is offered the re-solves of both strategies on their supports and,
+   if still above, the strategies of the transposed game -A^T and their re-solves; each
+   player's best guarantee is kept, and the midpoint of [lo, hi] becomes the value if its
+   bound is smaller.  (1)-(2) hold for any probability vectors and any value, so the
+   polish needs no proof of its own.
 
-The bound (:func:`game_bound`) is the enclosure (1)-(2) of :mod:`exact.kernels.bounds`:
-for the strategies x, y returned, clamped at 0 and normalised, lo <= w(A) <= hi with
-lo = min_j (x~^T A)_j / sum x~ and hi = max_i (A y~)_i / sum y~.  Here lo is computed
-rounded down and hi rounded up (:mod:`exact.cuda.rounding`: every product, sum and
-quotient directed, the sums of the weights bracketed both ways), so no rounding margin is
-needed; the bound is max(v - lo, hi - v) rounded up, plus eps max|A_ij| + 2^-1074 (one
-rounding of each entry, as the CPU bound also covers).  NaN (no bound) for a NaN
-anywhere, an infinite sum, or weights that sum to zero.  The CPU's polish of
-near-degenerate games is the CPU's own source (:func:`certified_game`:
-:func:`exact.kernels.bounds.certified`, compiled here): a game whose bound exceeds the CPU's polish
-threshold (1 + POLISH_ABOVE rounding margins of the CPU's analysis) is offered the
-re-solves of both strategies on their supports and, if still above it, the strategies of
-the transposed game -A^T and their re-solves; each player's best guarantee is kept and
-the midpoint of [lo, hi] becomes the value if that bound is smaller.  Any probability
-vectors and any value are valid inputs to the bound, so the polish needs no proof; without
-it a few games in 10^5 (near-degenerate ones, where the simplex stops early) keep a much
-larger bound (on an H200, 0.24 at N = 13 instead of 5.9e-12).
+What the polish changes at N = 13 on an H200: benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
