@@ -16,12 +16,15 @@ import json
 import sys
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import click
 from tqdm import tqdm
 
 from exact.atomic import atomic_file, output_kind
 from exact.cli.common import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
     INTEGER,
     NumberArgumentsCommand,
     card_list,
@@ -32,8 +35,13 @@ from exact.cli.common import (
 from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
+from exact.three.cache import cache_file
+from exact.three.canonical import canonical
+from exact.three.checkpoint import side_file, solve_checkpointed
+from exact.three.nashconv import nashconv
 from exact.three.openspiel import policy_json
 from exact.three.rules import OBJECTIVES, ORDERS, ThreeGame
+from exact.three.saved import load, save
 from exact.three.tables import FirstMoveTable, ThreeStrategy, check_position, first_move_table
 from exact.three.tables import strategy as three_strategy
 
@@ -84,8 +92,23 @@ def game_options(command):
     help="Write the equilibrium as an OpenSpiel policy (JSON; --tie-rule discard; - for "
     "stdout, the report then on stderr).",
 )
+@click.option(
+    "--save",
+    "save_to",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[FILE]",
+    help="Write the solution to FILE once certified (every stage game's mixes, the game, "
+    "the proven NashConv, a SHA-256; checked on load, re-proved by gops verify FILE); "
+    "without FILE, into the cache folder ($GOPS_CACHE/three, else "
+    "$XDG_CACHE_HOME/gops/three or ~/.cache/gops/three), where gops play and gops serve "
+    "find it.  The solve keeps its stage games in FILE.partial: run it again to resume.",
+)
 @one_line_errors
-def solve_three(n, players, tie_rule, objective, order, as_json, quiet, policy_out) -> None:
+def solve_three(
+    n, players, tie_rule, objective, order, as_json, quiet, policy_out, save_to
+) -> None:
     """Solve N-card three-player GOPS: the logit-limit subgame-perfect equilibrium, with
     its NashConv in the whole game proven below 1e-9."""
     game = ThreeGame.parse(n, tie_rule, objective, order)
@@ -93,7 +116,8 @@ def solve_three(n, players, tie_rule, objective, order, as_json, quiet, policy_o
     # stderr, so that stdout carries one JSON document.  A folder or a FIFO is refused here,
     # before the solve.
     on_stdout = policy_out is not None and output_kind(policy_out) == "stdout"
-    sol = solve_with_progress(game, quiet)
+    save_path = None if save_to is None else _save_path(game, save_to)
+    sol = solve_with_progress(game, quiet, save_path)
     if policy_out is not None:
         table = policy_json(sol)
         with atomic_file(policy_out, "w") as fh:
@@ -102,19 +126,48 @@ def solve_three(n, players, tie_rule, objective, order, as_json, quiet, policy_o
                 fh.write("\n")
     report = certify(sol)
     out = summary_json(sol, report)
+    if save_path is not None and report.bound <= EPSILON:
+        out["saved"] = {"file": str(save_path), "sha256": save(sol, report, save_path)}
+        side_file(save_path).unlink(missing_ok=True)
     if as_json:
         click.echo(json.dumps(out), err=on_stdout)
     else:
         print_summary(sol, out, on_stdout)
+        if "saved" in out:
+            click.echo(f"saved to {save_path} (SHA-256 {out['saved']['sha256'][:16]}...)")
     _fail_unless_certified(report)  # shown above, then said as a failure (exit 2)
 
 
-def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
-    """``game`` solved, with progress unless ``quiet``: the stage games solved so far on a
-    terminal (after 2 s), else a line on stderr every PROGRESS_SECONDS (the time of day,
-    the count and the seconds so far; a short solve prints nothing)."""
+def _save_path(game: ThreeGame, save_to: str) -> Path:
+    """Where --save writes: FILE, or the game's file in the cache folder (made here).
+    Refused before the solve: standard output, a folder, a FIFO (exact.atomic)."""
+    if not save_to:
+        path = cache_file(game)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GopsInputError(
+                f"cannot make the cache folder {path.parent}: {exc.strerror or exc} "
+                "(set GOPS_CACHE, or give --save a FILE)"
+            ) from None
+    else:
+        path = Path(save_to)
+    if output_kind(path) in ("stdout", "direct"):
+        raise GopsInputError(f"--save writes a file, not {save_to}")
+    return path
+
+
+def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = None):
+    """``game`` solved, with progress unless ``quiet``: on a terminal a bar (after 2 s)
+    of the stage games solved, with their total and the time left where the total is
+    known (:attr:`ThreeGame.stage_games`), else a line on stderr every PROGRESS_SECONDS
+    (the time of day, the count, of the total, the seconds so far and to go; a short
+    solve prints nothing).  With ``save_path`` the solve keeps its stage games in the
+    side file and resumes from it (:mod:`exact.three.checkpoint`), saying so."""
     terminal = sys.stderr.isatty()
+    total = game.stage_games
     bar = tqdm(
+        total=total,
         unit=" stage games",
         desc=f"three players N={game.n} {game.tie_rule.name}",
         delay=2,
@@ -123,6 +176,7 @@ def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
         disable=quiet or not terminal,
     )
     start = last = time.monotonic()
+    first = 0  # stage games read from a checkpoint: the rate counts the others
 
     def progress(done: int) -> None:
         nonlocal last
@@ -132,15 +186,39 @@ def solve_with_progress(game: ThreeGame, quiet: bool) -> ThreeSolution:
         last = time.monotonic()
         click.echo(
             f"gops: three players N={game.n} {game.tie_rule.name} {game.objective.name} at "
-            f"{utc_now():%Y-%m-%d %H:%M} UTC: {done:,} stage games solved in "
-            f"{last - start:.0f} s",
+            f"{utc_now():%Y-%m-%d %H:%M} UTC: {_done_words(done, total, first, last - start)}",
+            err=True,
+        )
+
+    def resumed(k: int) -> None:
+        nonlocal first
+        first = k
+        of = f" of {total:,}" if total else ""
+        click.echo(
+            f"gops: resuming: {k:,}{of} stage games from the checkpoint {side_file(save_path)}",
             err=True,
         )
 
     try:
-        return solve(game.n, game.tie_rule, game.objective, game.order, progress)
+        if save_path is None:
+            return solve(game.n, game.tie_rule, game.objective, game.order, progress)
+        return solve_checkpointed(game, save_path, progress, resumed)
     finally:
         bar.close()
+
+
+def _done_words(done: int, total: int | None, first: int, seconds: float) -> str:
+    """ "1,234 stage games solved (of 6,255) in 60 s, about 244 s to go" (no total: no
+    time to go); the rate counts the stage games solved in this run only.
+
+    >>> _done_words(1234, 6255, 0, 60.0)
+    '1,234 stage games solved (of 6,255) in 60 s, about 244 s to go'
+    """
+    of = f" (of {total:,})" if total else ""
+    words = f"{done:,} stage games solved{of} in {seconds:.0f} s"
+    if total and done > first and seconds > 0:
+        words += f", about {(total - done) * seconds / (done - first):.0f} s to go"
+    return words
 
 
 def first_move(sol: ThreeSolution) -> dict[str, dict[str, float]]:
@@ -387,3 +465,53 @@ def with_three_players(two_player: click.Command, three_player: click.Command) -
         hidden=two_player.hidden,
         deprecated=two_player.deprecated,
     )
+
+
+def verify_saved(path: str, quiet: bool) -> int:
+    """``gops verify FILE`` of a saved solution: loaded (every check of
+    :mod:`exact.three.saved`; a failed one is one line, exit 2), then its NashConv proved
+    again from its mixes (:mod:`exact.three.nashconv`), never read from the file.  Exit 0
+    when the bound is below EPSILON and at most the file's claim; 1 otherwise, naming the
+    stage game of the largest one-shot gain."""
+    saved = load(path)
+    sol = saved.solution
+    if not quiet:
+        click.echo(f"{path}: {sol.game.describe()}, {len(sol.stages):,} stage games", err=True)
+    try:
+        report = nashconv(sol.game, sol.mixes, locate=True)
+    except KeyError as exc:
+        click.echo(f"not verified: {path} lacks a stage game that play reaches ({exc.args[0]})")
+        return EXIT_CHECK_FAILED
+    claimed = saved.nashconv.get("bound")
+    proven = f"NashConv <= {report.bound:.3g}, proven again from the mixes"
+    if report.bound > EPSILON:
+        click.echo(f"not verified: {proven}, is not below {EPSILON:g}" + _worst(sol, report))
+        return EXIT_CHECK_FAILED
+    if not isinstance(claimed, (int, float)) or report.bound > claimed:
+        click.echo(f"not verified: {proven}; the file claims {claimed!r}")
+        return EXIT_CHECK_FAILED
+    click.echo(
+        f"verified: {sol.game.describe()}: {proven} (below {EPSILON:g}; the file's claim "
+        f"{claimed:.3g}); SHA-256 {saved.sha256}"
+    )
+    return EXIT_OK
+
+
+def _worst(sol: ThreeSolution, report) -> str:
+    """ "; the largest one-shot gain, G, is at the stage game with hands ..." (the
+    position in actual cards and as the file stores it)."""
+    if report.worst is None:
+        return ""
+    gain, hands, prizes, points, upcard = report.worst
+    key, _ = canonical(hands, tuple(sorted(prizes)), sol._units(points))
+    return (
+        f"; the largest one-shot gain, {gain:.3g}, is at the stage game with hands "
+        f"{_cards(hands)}, prizes {{{','.join(map(str, prizes))}}}, upcard {upcard}"
+        + (f", points {', '.join(map(str, points))}" if sol.game.top else "")
+        + f" (stored as hands {_cards(key[0])}, prizes {list(key[1])}, upcard {upcard})"
+    )
+
+
+def _cards(hands) -> str:
+    """Three hands as "1,2 | 1,3 | 2,3"."""
+    return " | ".join(",".join(map(str, h)) for h in hands)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -42,7 +43,7 @@ def parse_levels(text: str | None) -> list[int] | None:
 
 
 @click.command(cls=NumberArgumentsCommand)
-@click.argument("store_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("store_dir", metavar="DIR|FILE", type=click.Path())
 @click.option(
     "--sample",
     type=INTEGER,
@@ -83,6 +84,11 @@ def verify(
     store's readable, well-formed files contradict; 2 unreadable: missing, truncated,
     of another type or shape, a manifest no solve writes, or bad options).
 
+    A FILE is a saved three-player solution (gops solve N --players 3 --save FILE): its
+    checks passed, its NashConv is proved again from its mixes (exit 0 below 1e-9; 1 not,
+    naming the stage game of the largest one-shot gain; 2 a file that fails its SHA-256
+    or format check).
+
     The store's checksums only detect accidents: this re-derives each level with the
     solver's kernels from the stored level below, and checks that every stored value
     lies within its certified bound of the re-derived one and that the manifest's radius
@@ -96,6 +102,12 @@ def verify(
     store made with --keep-from K keeps no level below K: levels K+1..N are re-derived,
     level K is taken as stored (its checksum and the values the rules fix checked).
     """
+    if os.path.isfile(store_dir):  # a saved three-player solution (exact.three.saved)
+        if sample is not None or levels_text is not None or cluster is not None:
+            raise GopsInputError("--sample, --levels and --cluster are for a store (DIR)")
+        from exact.cli.three import verify_saved
+
+        sys.exit(verify_saved(store_dir, quiet))
     if sample is not None and sample < 1:
         raise GopsInputError(f"--sample must be at least 1, got {sample}")
     if seed < 0:

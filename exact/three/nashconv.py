@@ -55,6 +55,9 @@ class NashConvReport:
     values: tuple[float, float, float]  # V_i, the policy's value for each player, float
     depth: int  # D, the rounding factors counted
     positions: int  # positions walked
+    #: With ``locate``: the largest one-shot gain (float) and where: (gain, hands, prizes,
+    #: points, upcard), actual cards; None otherwise.
+    worst: tuple | None = None
 
 
 def _score(upcard: int, bids: tuple[int, ...], tie_rule: TieRule) -> tuple[Fraction, ...]:
@@ -84,8 +87,10 @@ class _Walk:
     """The recursion of the module docstring over positions keyed by bit masks:
     (hand 0, hand 1, hand 2, prizes left, points so far in half points)."""
 
-    def __init__(self, game: ThreeGame, policy: Policy):
+    def __init__(self, game: ThreeGame, policy: Policy, locate: bool = False):
         self.n, self.tie_rule, self.top = game.n, game.tie_rule, game.top
+        self.locate = locate
+        self.worst: tuple | None = None
         self.order, self.policy = game.order, policy
         self.row: dict = {}  # position -> row of self.table
         self.table = np.zeros((1024, 2, 3))  # V and B of each position
@@ -181,23 +186,40 @@ class _Walk:
                 np.max(np.sum(Q[..., 1, 2] * np.outer(p[0], p[1])[:, :, None], axis=(0, 1))),
             ]
         )
+        if self.locate:
+            self.one_shot(Q, p, V, (hands, prizes, points, u))
         # Factors: each probability k (sum, division); a product of three 3k + 2; the term
         # one for r + child and one for the product; the sum of k^3 terms k^3 - 1; the
         # mean over upcards k more.
         self.depth[k] = (3 * k + 2) + (self.depth[k - 1] + 1) + 1 + (k**3 - 1) + k
         return np.stack([V, B])
 
+    def one_shot(self, Q, p, V, where) -> None:
+        """Keep the position where a player gains most by deviating here only (the
+        others' mixes and everyone's continuation as the policy plays it): the one-shot
+        deviation principle points there when NashConv is not 0.  Float; no proof."""
+        best = (
+            np.max(np.sum(Q[..., 0, 0] * np.outer(p[1], p[2])[None], axis=(1, 2))),
+            np.max(np.sum(Q[..., 0, 1] * np.outer(p[0], p[2])[:, None], axis=(0, 2))),
+            np.max(np.sum(Q[..., 0, 2] * np.outer(p[0], p[1])[:, :, None], axis=(0, 1))),
+        )
+        gain = float(max(b - v for b, v in zip(best, V)))
+        if self.worst is None or gain > self.worst[0]:
+            hands, prizes, points, u = where
+            self.worst = (gain, hands, prizes, tuple(Fraction(x, 2) for x in points), u)
 
-def nashconv(game: ThreeGame, policy: Policy) -> NashConvReport:
+
+def nashconv(game: ThreeGame, policy: Policy, locate: bool = False) -> NashConvReport:
     """The NashConv of ``policy`` in ``game`` (its n, tie rule, objective and prize
     order), with a proven bound.
 
     ``policy(hands, prizes, points, upcard)`` gives each player's mix over their hand
     (ascending); ``hands`` are three ascending tuples, ``prizes`` ascending (upcard
     included), ``points`` the points so far (Fractions; all zero for ``points``).
+    ``locate``: also find the position of the largest one-shot gain (``worst``).
     """
     n = game.n
-    walk = _Walk(game, policy)
+    walk = _Walk(game, policy, locate)
     full = (1 << n) - 1
     root = walk.value((full, full, full, full, (0, 0, 0)))
     V, B = walk.table[root]
@@ -213,4 +235,5 @@ def nashconv(game: ThreeGame, policy: Policy) -> NashConvReport:
         values=tuple(float(V[i]) for i in range(3)),  # type: ignore[arg-type]
         depth=depth,
         positions=len(walk.row),
+        worst=walk.worst,
     )

@@ -51,6 +51,7 @@ from exact.limits import check_n
 __all__ = [
     "OBJECTIVES",
     "ORDERS",
+    "STAGE_GAMES",
     "THREE_MAX_N",
     "TIE_RULES",
     "TOP",
@@ -80,6 +81,11 @@ ORDERS: dict[str, PrizeOrder] = {o.name: o for o in (RANDOM, ASCENDING, DESCENDI
 #: is projected at 2-4 hours, not measured (benchmarks/bench_three.py,
 #: docs/three-players.md).
 THREE_MAX_N = 6
+#: The stage games (canonical position and upcard) of the points objective with shuffled
+#: prizes, by N, under every tie rule (its positions carry no points): counted by the
+#: solves of benchmarks/RESULTS.md (N = 7 by the positions' count, not solved); the total
+#: of a solve's progress bar.
+STAGE_GAMES = {1: 1, 2: 8, 3: 63, 4: 584, 5: 6255, 6: 73590, 7: 917616}
 
 
 def three_objective_named(name) -> GameObjective | _Top:
@@ -136,6 +142,13 @@ class ThreeGame:
     def value_words(self) -> str:
         """What a seat's value is, as a summary line says it."""
         return "chance of finishing on top" if self.top else "expected points"
+
+    @property
+    def stage_games(self) -> int | None:
+        """How many stage games its solve solves, where known (:data:`STAGE_GAMES`)."""
+        if self.objective is POINTS and self.order is RANDOM:
+            return STAGE_GAMES.get(self.n)
+        return None
 
     def describe(self) -> str:
         return (

@@ -1,0 +1,354 @@
+"""Saved three-player solutions (exact.three.saved, checkpoint, cache): the round trip,
+``gops verify FILE`` against edits, hostile files, a solve killed and resumed, and play
+from a saved file (terminal; the page in tests/test_web_three_saved.py).
+
+The solutions are made once per session by the CLI (N = 4, each tie rule: 584 stage games,
+a few seconds each), as a user makes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import exact.three
+from exact.cli import main
+from exact.game.ties import DISCARD, SPLIT
+from exact.play import three as play_three
+from exact.three import certify
+from exact.three import saved as saved_module
+from exact.three.cache import cache_file
+from exact.three.checkpoint import side_file
+from exact.three.rules import STAGE_GAMES, ThreeGame
+from exact.three.saved import SUFFIX, load
+
+RULES = ("split", "third", "discard")
+N = 4
+
+
+def run(*args, env=None):
+    result = CliRunner().invoke(main, [str(a) for a in args], env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="session")
+def solutions(tmp_path_factory) -> Path:
+    """A folder with the saved 4-card solution of each tie rule (``gops solve 4 --players 3
+    --tie-rule R --save FILE``), and each solve's --json summary beside it."""
+    folder = tmp_path_factory.mktemp("three-saved")
+    for rule in RULES:
+        path = folder / f"three-{N}-{rule}-points-random{SUFFIX}"
+        code, out, err = run(
+            "solve", N, "--players", 3, "--tie-rule", rule, "--json", "--quiet", "--save", path
+        )
+        assert code == 0, err
+        (folder / f"{rule}.json").write_text(out)
+    return folder
+
+
+def saved_file(folder: Path, rule: str = "split") -> Path:
+    return folder / f"three-{N}-{rule}-points-random{SUFFIX}"
+
+
+def summary(folder: Path, rule: str = "split") -> dict:
+    return json.loads((folder / f"{rule}.json").read_text())
+
+
+def reseal(src: Path, dst: Path, edit) -> None:
+    """``src`` with ``edit(header, body)`` applied and its SHA-256 made to match again:
+    a file as a hostile or buggy writer would make it, past the checksum."""
+    head, _, body = lzma.decompress(src.read_bytes()).partition(b"\n")
+    header, content = json.loads(head), json.loads(body)
+    edit(header, content)
+    new = json.dumps(content, separators=(",", ":")).encode()
+    header["sha256"] = hashlib.sha256(new).hexdigest()
+    dst.write_bytes(lzma.compress(json.dumps(header).encode() + b"\n" + new))
+
+
+def test_the_loaded_solution_is_the_solved_one(solutions):
+    """Every stored float reads back bit for bit: the loaded solution's NashConv, proved
+    again, is the solve's exactly (==), and its seat values are the solve's."""
+    out = summary(solutions)
+    loaded = load(saved_file(solutions))
+    report = certify(loaded.solution)
+    assert report.bound == out["nashconv"]["bound"] == loaded.nashconv["bound"]
+    assert report.estimate == out["nashconv"]["estimate"]
+    assert list(map(float, loaded.solution.seat_values())) == out["seat_values"]
+    assert len(loaded.solution.stages) == STAGE_GAMES[N]
+    assert out["saved"]["sha256"] == loaded.sha256
+    # the same mixes as a solve in this process
+    fresh = exact.three.solve(3, "split")
+    three = loaded.for_n(3)  # the 3-card game, read from the 4-card file
+    hand = (1, 2, 3)
+    for u in hand:
+        at = ((hand,) * 3, hand, (0, 0, 0), u)
+        for a, b in zip(fresh.mixes(*at), three.mixes(*at)):
+            assert list(a) == list(b)
+    assert list(three.seat_values()) == list(fresh.seat_values())
+
+
+def test_verify_proves_a_saved_solution_again(solutions):
+    code, out, _ = run("verify", saved_file(solutions, "discard"))
+    assert code == 0, out
+    bound = summary(solutions, "discard")["nashconv"]["bound"]
+    assert out.startswith("verified: three-player GOPS, 4 cards, tie rule discard")
+    assert f"NashConv <= {bound:.3g}, proven again from the mixes" in out
+
+
+def test_one_mix_entry_edited_fails_verify_naming_the_stage(solutions, tmp_path):
+    """Canonical stage: three hands 1,2,3 (all bid alike in round 1, the 1 up), prizes
+    2,3,4, upcard 3; canonical player 1's first entry moved by 5e-7 (the mix still sums
+    to 1 within MIX_SUM_TOLERANCE, so it loads): the bound is no longer below 1e-9."""
+    at = [[[1, 2, 3]] * 3, [2, 3, 4], [0, 0, 0], 3]
+
+    def edit(header, body):
+        (row,) = [r for r in body["stages"] if r[:4] == at]
+        row[4][1][0] += 5e-7
+
+    bad = tmp_path / "edited.gops3.xz"
+    reseal(saved_file(solutions), bad, edit)
+    code, out, _ = run("verify", bad)
+    assert code == 1, out
+    assert out.startswith("not verified: NashConv <= ")
+    assert "is not below 1e-09" in out
+    assert "stored as hands 1,2,3 | 1,2,3 | 1,2,3, prizes [2, 3, 4], upcard 3" in out
+
+
+def test_a_claim_below_the_proof_fails_verify(solutions, tmp_path):
+    bad = tmp_path / "claim.gops3.xz"
+
+    def edit(header, body):
+        header["nashconv"]["bound"] = body["nashconv"]["bound"] = 1e-300
+
+    reseal(saved_file(solutions), bad, edit)
+    code, out, _ = run("verify", bad)
+    assert code == 1 and "the file claims 1e-300" in out, out
+
+
+def _drop_a_stage(header, body):
+    body["stages"].pop()  # the start's last upcard
+
+
+def _twice(header, body):
+    body["stages"].append(body["stages"][0])
+
+
+def _set(index, entry, value):
+    def edit(header, body):
+        body["stages"][index][entry] = value
+
+    return edit
+
+
+def _mix(value):
+    def edit(header, body):
+        body["stages"][5][4][0][0] = value
+
+    return edit
+
+
+def _header(key, value):
+    def edit(header, body):
+        header[key] = value
+
+    return edit
+
+
+def _game(key, value):
+    def edit(header, body):
+        header["game"][key] = body["game"][key] = value
+
+    return edit
+
+
+HOSTILE = [
+    ("empty", lambda good: b"", "not an xz file"),
+    ("garbage", lambda good: b"not a solution\n" * 20, "not an xz file"),
+    ("truncated", lambda good: good[: len(good) // 2], "truncated"),
+    ("trailing data", lambda good: good + b"more", "data after its xz stream"),
+    ("xz of text", lambda good: lzma.compress(b"hello\nworld"), "not a saved three-player"),
+    ("xz of deep JSON", lambda good: lzma.compress(b"[" * 100000 + b"\n"), "not a saved"),
+]
+
+RESEALED = [
+    ("a stage dropped", _drop_a_stage, "lacks a stage game"),
+    ("a stage twice", _twice, "appears twice"),
+    ("NaN in a mix", _mix(float("nan")), "not JSON"),
+    ("a mix not summing to 1", _mix(0.75), "not a distribution"),
+    ("a negative entry", _mix(-1e-3), "not a distribution"),
+    ("a mix too short", _set(-1, 4, [[1.0], [1.0], [1.0]]), "is not 4 finite numbers"),
+    (
+        "hands not canonical",
+        _set(-1, 0, [[4, 3, 2, 1], [1, 2, 3, 4], [1, 2, 3, 4]]),
+        "not in canonical",
+    ),
+    ("an upcard not a prize", _set(0, 3, 99), "not prizes of the 4-card game"),
+    ("a string for a stage", _set(0, 4, "mixes"), "not three mixes"),
+    ("version 2", _header("version", 2), "version 2 of the format"),
+    ("another format", _header("format", "gops-store"), "not a saved three-player"),
+    ("a game of 99 cards", _game("n", 99), "not one gops solves"),
+    ("a bool for N", _game("n", True), "not one gops solves"),
+]
+
+
+@pytest.mark.parametrize("name,make,message", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_a_broken_file_is_one_line_exit_2(solutions, tmp_path, name, make, message):
+    bad = tmp_path / "bad.gops3.xz"
+    bad.write_bytes(make(saved_file(solutions).read_bytes()))
+    for args in (["verify", bad], ["play", 3, "--players", 3, "--solution", bad]):
+        code, out, err = run(*args)
+        assert code == 2 and err.count("\n") == 1 and message in err, (args, out, err)
+        assert err.startswith("gops: error: ")
+
+
+@pytest.mark.parametrize("name,edit,message", RESEALED, ids=[r[0] for r in RESEALED])
+def test_a_resealed_bad_file_is_one_line_exit_2(solutions, tmp_path, name, edit, message):
+    bad = tmp_path / "bad.gops3.xz"
+    reseal(saved_file(solutions), bad, edit)
+    code, _, err = run("verify", bad)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_a_position_missing_fails_verify(solutions, tmp_path):
+    """A last-round position (one stage game) taken out: the file loads, but the proof
+    reaches it, and says so (exit 1)."""
+
+    def edit(header, body):
+        (i,) = [
+            i for i, r in enumerate(body["stages"]) if r[:4] == [[[1], [1], [2]], [4], [0, 0, 0], 4]
+        ]
+        body["stages"].pop(i)
+
+    bad = tmp_path / "short.gops3.xz"
+    reseal(saved_file(solutions), bad, edit)
+    code, out, _ = run("verify", bad)
+    assert code == 1 and "lacks a stage game that play reaches" in out, out
+
+
+def test_an_edit_past_the_checksum_is_exit_2(solutions, tmp_path):
+    text = lzma.decompress(saved_file(solutions).read_bytes())
+    at = text.index(b'"logit"')
+    bad = tmp_path / "bad.gops3.xz"
+    bad.write_bytes(lzma.compress(text[:at] + b'"forced"' + text[at + 7 :]))
+    code, _, err = run("verify", bad)
+    assert code == 2 and "its SHA-256 does not match its content" in err, err
+
+
+def test_an_xz_bomb_is_refused(solutions, monkeypatch):
+    monkeypatch.setattr(saved_module, "MAX_TEXT_BYTES", 1000)
+    code, _, err = run("verify", saved_file(solutions))
+    assert code == 2 and "expands past 1,000 bytes: refused" in err, err
+
+
+def test_a_killed_solve_resumes_to_the_same_solution(solutions, tmp_path):
+    """SIGKILL a child solving the 4-card third-rule game once its side file holds 100
+    stage games, cut its last line short (a crash mid-write), then run the same command
+    again: it resumes ("k of 584 stage games from the checkpoint") and saves the solution
+    the uninterrupted solve saved, stage for stage, bit for bit."""
+    path = tmp_path / f"three-4-third{SUFFIX}"
+    side = side_file(path)
+    cmd = [sys.executable, "-m", "exact.cli", "solve", "4", "--players", "3"]
+    cmd += ["--tie-rule", "third", "--quiet", "--save", str(path)]
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            if side.exists() and side.read_bytes().count(b"\n") > 100:
+                break
+            time.sleep(0.01)
+        assert child.poll() is None, "the solve ended before it could be killed"
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait()
+    assert not path.exists() and side.exists()
+    with side.open("ab") as fh:
+        fh.write(b"[[[1,2],[1,")  # a line cut short
+    code, out, err = run(*cmd[3:])
+    assert code == 0, err
+    (line,) = [x for x in err.splitlines() if "resuming" in x]
+    k = int(line.split("resuming: ")[1].split(" of ")[0].replace(",", ""))
+    assert 100 <= k < STAGE_GAMES[N] and f" of {STAGE_GAMES[N]} stage games from" in line
+    assert not side.exists()
+    resumed, uninterrupted = load(path).solution, load(saved_file(solutions, "third")).solution
+    assert list(resumed.stages) == list(uninterrupted.stages)  # the same order, too
+    for at, st in uninterrupted.stages.items():
+        got = resumed.stages[at]
+        assert [list(m) for m in got.mixes] == [list(m) for m in st.mixes]
+        assert list(got.values) == list(st.values) and got.method == st.method
+
+
+def test_a_checkpoint_of_another_game_is_refused(tmp_path):
+    path = tmp_path / f"x{SUFFIX}"
+    side_file(path).write_text(
+        json.dumps(
+            {"format": "gops-three-checkpoint", "version": 1, "game": {"n": 5, "players": 3}}
+        )
+        + "\n"
+    )
+    code, _, err = run("solve", 3, "--players", 3, "--tie-rule", "split", "--save", path)
+    assert code == 2 and "the checkpoint of another game" in err, err
+
+
+def test_save_without_a_file_goes_to_the_cache_and_play_reads_it(tmp_path, monkeypatch):
+    """GOPS_CACHE chooses the cache folder; a game of --players 3 then reads the saved
+    solution there, with no solve (exact.three.solve made to fail)."""
+    monkeypatch.setenv("GOPS_CACHE", str(tmp_path))
+    code, out, err = run("solve", 2, "--players", 3, "--tie-rule", "discard", "--save")
+    game = ThreeGame.parse(2, "discard")
+    assert code == 0 and f"saved to {cache_file(game)}" in out, err
+    assert cache_file(game) == tmp_path / "three" / f"three-2-discard-points-random{SUFFIX}"
+    monkeypatch.setattr(exact.three, "solve", lambda *a, **k: pytest.fail("solved again"))
+    play_three.forget_solutions()
+    try:
+        sol = play_three.three_solution(2, "three-discard")
+        assert sol.game.n == 2 and sol.game.tie_rule is DISCARD
+        assert play_three.saved_solution(1, DISCARD) is not None  # the 1-card game in it
+        assert play_three.saved_solution(3, DISCARD) is None
+        assert play_three.saved_solution(2, SPLIT) is None
+    finally:
+        play_three.forget_solutions()
+
+
+def test_play_from_a_saved_solution_in_the_terminal(solutions, monkeypatch):
+    """gops play 3 from the 4-card file (no solve): the discard rule, every bid a 1, a
+    three-way tie each round: nobody scores."""
+    monkeypatch.setattr(exact.three, "solve", lambda *a, **k: pytest.fail("solved again"))
+    play_three.forget_solutions()
+    try:
+        args = ["play", 3, "--players", 3, "--tie-rule", "discard", "--seed", 5]
+        args += ["--solution", saved_file(solutions, "discard")]
+        result = CliRunner().invoke(main, [str(a) for a in args], input="1\n2\n")
+        assert result.exit_code == 0, result.output
+        assert "computer 1 (equilibrium) and computer 2 (equilibrium)" in result.output
+        assert "Any tie for the high bid discards the prize" in result.output
+        assert "Final score: you " in result.output
+        code, _, err = run(*args[:-1], saved_file(solutions, "split"))
+        assert code == 2 and "not the game of --tie-rule discard" in err
+        code, _, err = run("play", 5, *args[2:-1], saved_file(solutions, "discard"))
+        assert code == 2 and "holds the 4-card game: it has no 5-card game" in err
+    finally:
+        play_three.forget_solutions()
+
+
+def test_progress_lines_say_the_total_and_the_time_to_go(monkeypatch):
+    """Off a terminal, a line per PROGRESS_SECONDS (here every stage game): the count of
+    the total (STAGE_GAMES: 63 at N = 3) and the time to go."""
+    from exact.cli import three as cli_three
+
+    monkeypatch.setattr(cli_three, "PROGRESS_SECONDS", 0.0)
+    code, _, err = run("solve", 3, "--players", 3, "--tie-rule", "split")
+    assert code == 0
+    lines = [x for x in err.splitlines() if "stage games solved" in x]
+    assert len(lines) == STAGE_GAMES[3] == 63
+    for k, line in enumerate(lines, 1):
+        assert f": {k} stage games solved (of 63) in " in line and " s to go" in line
