@@ -42,6 +42,8 @@ def _play_n(options: dict) -> int:
     )
     check_setup(variant, options["order"], objective, declarations)
     n = options["n"]
+    if options.get("solution") is not None and get_variant(variant).players == 2:
+        raise GopsInputError("--solution is a saved three-player solution: add --players 3")
     if get_variant(variant).players == 2:
         if options["opponents"] is not None:
             raise GopsInputError(
@@ -79,6 +81,7 @@ def _hidden_n(options: dict) -> int:
         "--declarations": options["declarations"],
         "--lead": bool(options.get("lead")),
         "--reveal": options["reveal"],
+        "--solution": options.get("solution") is not None,
     }
     for flag, given in others.items():
         if given:
@@ -185,7 +188,8 @@ def _play_help() -> str:
     {table["play", "--store"].high} from --store.  With --objective win, --lead L gives you a
     head start of L points (the computer, if L < 0), and the computer plays the game solved
     for every lead within |L|.  In the three-player variants the two computer players play
-    the three-player equilibrium (solved on the fly for N <= {EQUILIBRIUM_MAX_N}; beyond, the
+    the three-player equilibrium (from --solution FILE or a saved solution in the cache
+    folder, any N it holds; else solved on the fly for N <= {EQUILIBRIUM_MAX_N}; beyond, the
     heuristic bots {HEURISTIC[0]} and {HEURISTIC[1]}, said so), or the bots of --opponents.
     Type a card number to bid; the last round plays itself.  End of input or "q" quits.
     """
@@ -228,6 +232,16 @@ def _play_help() -> str:
     default=None,
     help="Play from a store of `gops solve N --store DIR` (either objective).",
 )
+@click.option(
+    "--solution",
+    "solution",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="Three players: the computers play the equilibrium saved by `gops solve M "
+    "--players 3 --tie-rule R --save FILE` (any N <= M, tie rule R) [default: a saved "
+    "solution in the cache folder, else solved on the fly for N <= "
+    f"{EQUILIBRIUM_MAX_N}].",
+)
 @order_option(
     "Who orders the prizes: shuffled, ascending, descending, or chosen before "
     "each round by you (controlled-by-me) or by the computer "
@@ -268,6 +282,7 @@ def play(
     players: str | None,
     tie_rule: str | None,
     hidden_bids: bool = False,
+    solution: str | None = None,
 ) -> None:
     """Play N-card GOPS against the computer (an optimal bot); its help: _play_help()."""
     from exact.game.variants import get_variant
@@ -286,6 +301,8 @@ def play(
                 "(a store holds the game from an even start)"
             )
         game = game.replace(handicap=abs(lead))  # every lead reachable from the head start
+    if solution is not None:
+        _use_solution(solution, n, rules)
     computers, note = _computers(game, rules, opponents, store)
     board = Game(n, computers, rules, game.order.name, seed, declarations, lead=lead or 0)
     # Labels: in lists of the round ("short") and as the subject of a sentence.
@@ -487,6 +504,22 @@ def _ask_prize(choices: list[int]) -> int | None:
             return prize
         shown = text if len(text) <= 20 else text[:20] + "..."
         click.echo(f"{shown!r} is not a prize left; type one of {_cards(choices)}.")
+
+
+def _use_solution(path: str, n: int, rules) -> None:
+    """--solution FILE: loaded and checked (one line, exit 2, if it fails), and it must
+    hold the n-card game of the variant's tie rule (points, shuffled prizes)."""
+    from exact.play.three import use_solutions
+
+    (saved,) = use_solutions(files=[path])
+    g = saved.game
+    if g.tie_rule is not rules.tie_rule or g.objective is not POINTS or g.order.name != "random":
+        raise GopsInputError(
+            f"{path} holds {g.describe()}: not the game of --tie-rule {rules.tie_rule.name} "
+            "for points with shuffled prizes"
+        )
+    if not saved.covers(n):
+        raise GopsInputError(f"{path} holds the {g.n}-card game: it has no {n}-card game")
 
 
 def _computers(game: GameSpec, rules, opponents: str | None, store: str | None):

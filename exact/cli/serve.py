@@ -44,6 +44,19 @@ def listening_socket(host: str, port: int):
     return sock
 
 
+def _use_solutions(folders: tuple[str, ...]) -> None:
+    """--solutions DIR: each a readable folder (one line, exit 2, if not); its saved
+    three-player solutions are read when a game asks (exact.play.three)."""
+    import os
+
+    from exact.play.three import use_solutions
+
+    for folder in folders:
+        if not os.path.isdir(folder) or not os.access(folder, os.R_OK | os.X_OK):
+            raise GopsInputError(f"--solutions {folder}: not a readable folder")
+    use_solutions(folders=folders)
+
+
 @click.command()
 @click.option(
     "--host",
@@ -64,6 +77,15 @@ def listening_socket(host: str, port: int):
     multiple=True,
     type=click.Path(file_okay=False),
     help="Also answer from this store (any N it holds, either objective); repeatable.",
+)
+@click.option(
+    "--solutions",
+    "solution_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="Play three-player games from the saved solutions in this folder (gops solve N "
+    "--players 3 ... --save DIR/FILE; any N each holds), besides the cache folder's; "
+    "repeatable.",
 )
 @click.option(
     "--cache-mib",
@@ -90,7 +112,13 @@ def listening_socket(host: str, port: int):
 )
 @one_line_errors
 def serve(
-    host: str, port: int, stores: tuple[str, ...], cache_mib: int, solvers: int, queue_limit: int
+    host: str,
+    port: int,
+    stores: tuple[str, ...],
+    solution_dirs: tuple[str, ...],
+    cache_mib: int,
+    solvers: int,
+    queue_limit: int,
 ) -> None:
     """Serve the web page: explore any position, the first move, and play the solution."""
     import signal
@@ -110,6 +138,7 @@ def serve(
             raise GopsInputError(f"{name} must be at least {low}, got {value}")
     # a bad store is a one-line error here, before listening
     app = create_app(stores, cache_mib * MIB, solvers, queue_limit)
+    _use_solutions(solution_dirs)
     sock = listening_socket(host, port)
     warm_up()
     shown = f"[{host}]" if ":" in host else host

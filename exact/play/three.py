@@ -7,10 +7,12 @@ exact expected points of any bots seated together.
 points objective with shuffled prizes, under the variant's tie rule (its
 :class:`~exact.game.ties.TieRule`: ``three`` splits a two-way tie for the high bid,
 ``three-third`` gives it to the third player, ``three-discard`` discards it).  The
-solution is solved once per (N, tie rule) and kept in this process
-(:func:`three_solution`); beyond :data:`EQUILIBRIUM_MAX_N` it is not solved on the fly,
-and :func:`computer_players` hands out the heuristic bots :data:`HEURISTIC` instead,
-with a note saying so.
+solution is read from a saved solution where one holds the game (:mod:`exact.three.saved`:
+a file of :func:`use_solutions`, or one in a folder of it or in the cache folder of
+:mod:`exact.three.cache`; a file of N cards holds every game of n <= N cards), else solved
+once per (N, tie rule) and kept in this process (:func:`three_solution`); beyond
+:data:`EQUILIBRIUM_MAX_N` it is not solved on the fly, and :func:`computer_players` hands
+out the heuristic bots :data:`HEURISTIC` instead, with a note saying so.
 
 :func:`evaluate_three` is the exact expected points of each seat when three bots play:
 the walk of :mod:`exact.three.walk` over the public positions (three hands, the prizes
@@ -43,6 +45,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import exact.three
@@ -54,10 +57,15 @@ from exact.game.variants import VARIANTS, VariantPosition, get_variant
 from exact.limits import check_n
 from exact.play.bots import BOTS, THREE_PLAYER_BOTS, Bot, make_bot
 from exact.three import ThreeSolution
+from exact.three.cache import cache_dir, find, index
+from exact.three.saved import SavedSolution, load
 from exact.three.walk import EXACT, walk_profile
 
 __all__ = [
     "EQUILIBRIUM_MAX_N",
+    "forget_solutions",
+    "saved_solution",
+    "use_solutions",
     "HEURISTIC",
     "TIE_RULE_OF",
     "EquilibriumBot",
@@ -69,8 +77,8 @@ __all__ = [
 ]
 
 #: The three-player variants the web page offers, and their tie rules (``gops play``
-#: offers every three-player variant of :mod:`exact.game.variants`).
-TIE_RULE_OF = {v: get_variant(v).tie_rule for v in ("three", "three-third")}
+#: offers the same: every three-player variant of :mod:`exact.game.variants`).
+TIE_RULE_OF = {v: get_variant(v).tie_rule for v in ("three", "three-third", "three-discard")}
 #: The largest N whose equilibrium is solved on the fly (in this process, once per tie
 #: rule): N = 4 takes about 13 s of CPU on one core, N = 5 several minutes (CHANGELOG.md).
 EQUILIBRIUM_MAX_N = 4
@@ -79,9 +87,53 @@ EQUILIBRIUM_MAX_N = 4
 HEURISTIC = ("upcard+1", "upcard")
 
 _SOLUTIONS: dict[tuple[int, TieRule], ThreeSolution] = {}
-#: One solve at a time (the web page's requests run in threads): a second request for
-#: the same game waits for the first's solution instead of solving it again.
+#: One solve or load at a time (the web page's requests run in threads): a second
+#: request for the same game waits for the first's solution instead of making it again.
 _SOLVING = threading.Lock()
+#: Saved solutions to read before solving: files (each loaded and checked when named)
+#: and folders (indexed when a game is asked); the cache folder is always looked in.
+_FILES: list[SavedSolution] = []
+_FOLDERS: list[Path] = []
+_LOADED: dict[Path, SavedSolution] = {}
+
+
+def use_solutions(files: Sequence = (), folders: Sequence = ()) -> list[SavedSolution]:
+    """Play from these saved solutions (files loaded and checked now: a bad one is one
+    line, exit 2) and the ones in these folders; returns the files' solutions."""
+    loaded = [load(f) for f in files]
+    with _SOLVING:
+        _FILES.extend(loaded)
+        _FOLDERS.extend(Path(f) for f in folders)
+        _SOLUTIONS.clear()  # a game solved before is now read from them
+    return loaded
+
+
+def forget_solutions() -> None:
+    """Back to no saved solution named and nothing solved (for tests: the registry of
+    :func:`use_solutions` is this process's)."""
+    with _SOLVING:
+        _FILES.clear()
+        _FOLDERS.clear()
+        _LOADED.clear()
+        _SOLUTIONS.clear()
+
+
+def saved_solution(n: int, rule: TieRule) -> ThreeSolution | None:
+    """The n-card game (points, shuffled prizes, ``rule``) from a saved solution, if one
+    holds it: the files of :func:`use_solutions` first, then the smallest file of its
+    folders and of the cache folder (:func:`exact.three.cache.find`); None if none does.
+    A file found in a folder that fails its checks is an error (one line)."""
+    for saved in _FILES:
+        g = saved.game
+        if g.tie_rule is rule and g.objective is POINTS and g.order is RANDOM and saved.covers(n):
+            return saved.for_n(n)
+    path = find(index([*_FOLDERS, cache_dir()]), n, rule, POINTS, RANDOM)
+    if path is None:
+        return None
+    if path not in _LOADED:
+        _LOADED[path] = load(path)
+    saved = _LOADED[path]
+    return saved.for_n(n) if saved.covers(n) else None
 
 
 def _tie_rule(variant: str) -> TieRule:
@@ -99,9 +151,19 @@ def three_solution(
     """The equilibrium of the n-card three-player ``variant`` (points, shuffled prizes),
     solved once and cached; ``on_solve(message)`` is told before and after a solve."""
     rule = _tie_rule(variant)
-    n = check_n(n, EQUILIBRIUM_MAX_N, what=" for the three-player equilibrium (solved on the fly)")
     with _SOLVING:
         if (n, rule) not in _SOLUTIONS:
+            saved = saved_solution(n, rule)
+            if saved is not None:
+                _SOLUTIONS[n, rule] = saved
+                return saved
+        if (n, rule) not in _SOLUTIONS:
+            n = check_n(
+                n,
+                EQUILIBRIUM_MAX_N,
+                what=" for the three-player equilibrium (solved on the fly; beyond, save it: "
+                f"gops solve {n} --players 3 --tie-rule {rule.name} --save)",
+            )
             if on_solve is not None:
                 on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule.name} ...")
             start = time.perf_counter()
@@ -171,20 +233,32 @@ def computer_players(
     _tie_rule(variant)
     note = None
     if names is None:
-        if n <= EQUILIBRIUM_MAX_N:
+        if n <= EQUILIBRIUM_MAX_N or has_saved(n, variant):
             three_solution(n, variant, on_solve)
             names = ("equilibrium", "equilibrium")
         else:
             names = HEURISTIC
+            rule = _tie_rule(variant).name
             note = (
-                f"The three-player equilibrium is solved for N <= {EQUILIBRIUM_MAX_N} only: "
-                f"the computers play the heuristic bots {HEURISTIC[0]} and {HEURISTIC[1]}."
+                f"The three-player equilibrium is solved on the fly for N <= "
+                f"{EQUILIBRIUM_MAX_N} only, and no saved solution holds N = {n} (gops solve "
+                f"{n} --players 3 --tie-rule {rule} --save): the computers play the heuristic "
+                f"bots {HEURISTIC[0]} and {HEURISTIC[1]}."
             )
     elif len(names) != 2:
         raise GopsInputError(f"--opponents takes exactly two bots, got {len(names)}")
     elif "equilibrium" in names:
         three_solution(n, variant, on_solve)
     return [make_three_bot(x, n, variant) for x in names], note
+
+
+def has_saved(n: int, variant: str) -> bool:
+    """Whether a saved solution holds the n-card game of ``variant`` (points, shuffled)."""
+    rule = _tie_rule(variant)
+    if (n, rule) in _SOLUTIONS:
+        return True
+    with _SOLVING:
+        return saved_solution(n, rule) is not None
 
 
 @dataclass(frozen=True)

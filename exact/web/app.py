@@ -32,7 +32,8 @@ their answers with :mod:`exact.views`.
                                                     a game against the equilibrium (lead:
                                                     your head start, win objective;
                                                     variant: standard, twelve, dummy,
-                                                    three or three-third,
+                                                    three, three-third or
+                                                    three-discard,
                                                     points and the random order only;
                                                     hidden: hidden bids against the
                                                     shipped imperfect-information

@@ -10,9 +10,11 @@ game's random seed draws the computer's bids), the move played and the new game 
 a finished standard game adds ``review``, each of your bids against the equilibrium
 (:meth:`exact.play.engine.Game.review`).
 
-The three-player variants (``variant=three`` or ``three-third``) are played against two
-computers (:func:`exact.play.three.computer_players`: the three-player equilibrium where
-it is solved, else the heuristic bots, said so by ``note``), answered by
+The three-player variants (``variant=three``, ``three-third`` or ``three-discard``: the
+tie rules split, third and discard) are played against two computers
+(:func:`exact.play.three.computer_players`: the three-player equilibrium where a saved
+solution holds it (``gops serve --solutions DIR``, the cache folder) or it is solved on
+the fly, else the heuristic bots, said so by ``note``), answered by
 :func:`three_player_json`; their state is n, seed, variant and your bids.
 
 Hidden bids (``variant=hidden``, any shipped game of imperfect-information Goofspiel:
@@ -319,7 +321,8 @@ THREE_NAMES = ("you", "computer 1", "computer 2")
 def three_player_json(game: Game, bids: list[int], note: str | None) -> dict:
     """A three-player game as the page draws it: the two-player game's keys (``computer``
     is computer 1) plus computer 2's (``computer2``), the points of every round, who
-    plays (``computers``) and ``note`` (the heuristic standing in, or null)."""
+    plays (``computers``), ``note`` (the heuristic standing in, or null) and every
+    player's pile of prizes won (``piles``: whole, or halves under the split rule)."""
 
     def who(scorers) -> str:
         return " and ".join(THREE_NAMES[i] for i in scorers) or "nobody"
@@ -350,6 +353,7 @@ def three_player_json(game: Game, bids: list[int], note: str | None) -> dict:
             name: [r.prize for r in game.history if r.scorers == [i]]
             for i, name in enumerate(("you", "computer", "computer2"))
         },
+        "piles": _piles(game),
         "your_cards": game.legal_bids(),
         "computer_cards": sorted(game.position.hands[1]),
         "computer2_cards": sorted(game.position.hands[2]),
@@ -373,12 +377,26 @@ def three_player_json(game: Game, bids: list[int], note: str | None) -> dict:
     }
 
 
+def _piles(game: Game) -> dict[str, list[dict]]:
+    """Each player's prizes won, in the order won: ``{"prize": 5, "share": "1"}``, or
+    ``"1/2"`` for the half of a prize split by a two-way tie (``three``); a discarded
+    prize is in no pile."""
+    piles: dict[str, list[dict]] = {name: [] for name in ("you", "computer", "computer2")}
+    for r in game.history:
+        for name, got in zip(piles, r.points):
+            if got:
+                piles[name].append({"prize": r.prize, "share": str(got / r.prize)})
+    return piles
+
+
 #: The rules of each three-player variant, as the page states them (gops play's).
 THREE_TEXT = {
     "three": "Three players: a tie for the high bid splits the prize between the two tied "
     "players; a three-way tie discards it.",
     "three-third": "Three players: a two-way tie for the high bid gives the prize to the "
     "third player; a three-way tie discards it.",
+    "three-discard": "Three players: any tie for the high bid (two or three players) "
+    "discards the prize (OpenSpiel's rule).",
 }
 
 

@@ -637,14 +637,27 @@ function faceSpan(card, suit, className = "face", down = false) {
   return e;
 }
 
-// A pile of won prizes: small faces (their ranks as text, "none" for an empty pile).
+// A pile of won prizes: small faces (their ranks as text, "none" for an empty pile); a
+// prize is a card or {prize, share} (three players: share "1/2", half of a split prize,
+// drawn as the card's left half, its corner rank showing, marked "½"; data-prize and
+// data-share say what it is).
 function drawPile(id, cards) {
   const box = $(id);
   box.innerHTML = "";
   if (!cards.length) { box.textContent = "none"; return; }
   cards.forEach((c, i) => {
     if (i) box.appendChild(document.createTextNode(" "));
-    box.appendChild(faceSpan(c, "prize", "face mini"));
+    const prize = typeof c === "object" ? c.prize : c;
+    const half = typeof c === "object" && c.share === "1/2";
+    const face = faceSpan(prize, "prize", half ? "face mini half" : "face mini");
+    face.dataset.prize = prize;
+    face.dataset.share = half ? "1/2" : "1";
+    if (half) {
+      face.textContent = "\u00bd";
+      face.title = `half of the ${prize}: a tie for the high bid split it`;
+      face.setAttribute("aria-label", `half of the ${prize}`);
+    }
+    box.appendChild(face);
   });
 }
 
@@ -731,8 +744,16 @@ function drawPlay() {
   const hidden = game.hidden === true;  // the computer's cards face down until the end
   $("their-cards").textContent = hidden ? `${plural(game.computer_cards_left, "card")}, face down`
     : cardList(game.computer_cards);
-  drawPile("won-me", game.won.you);
-  drawPile("won-them", game.won.computer);
+  $("won-them-name").textContent = three ? "prizes computer 1 won" : "prizes it won";
+  $("reveal").textContent = three ? "Show the computers' mixes last round" : "Show the computer's mix last round";
+  if (three) {  // every player's pile, a split prize's half in each tied bidder's
+    drawPile("won-me", game.piles.you);
+    drawPile("won-them", game.piles.computer);
+    drawPile("won-second", game.piles.computer2);
+  } else {
+    drawPile("won-me", game.won.you);
+    drawPile("won-them", game.won.computer);
+  }
   drawBoard(hidden, over, three);
   const hand = $("hand");
   hand.innerHTML = "";
@@ -1031,8 +1052,10 @@ async function start() {
   $("cancel").onclick = cancelSolve;
   $("reveal").onclick = () => {
     const last = game && game.history[game.history.length - 1];
-    $("revealed").textContent = "its mix: " + Object.entries(last ? last.mix : {})
-      .map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ");
+    const mix = (m) => Object.entries(m || {}).map(([c, p]) => `${c}: ${fmt(p, 3)}`).join(", ");
+    $("revealed").textContent = game && game.players === 3  // both computers' mixes
+      ? `computer 1's mix: ${mix(last && last.mix)}; computer 2's mix: ${mix(last && last.mix2)}`
+      : "its mix: " + mix(last && last.mix);
   };
   document.querySelectorAll(".tab").forEach((b) => { b.onclick = () => showTab(b.dataset.tab); });
   showTab(tab);

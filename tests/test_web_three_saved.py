@@ -1,0 +1,169 @@
+"""The page's three-player games from saved solutions (``gops serve --solutions DIR``),
+clicked through in Chromium under each tie rule.
+
+The server reads the 4-card solutions of tests/test_three_saved.py's fixture (one per tie
+rule; ``exact.three.solve`` is made to fail, so nothing is solved on the fly).  For each
+rule, a seed whose game has a two-way tie for the high bid is found through the API, then
+that game is played by clicking, and what the page shows is checked against the rules
+scored by hand from the bids it shows (the "Psychological JuJitsu" write-up: a unique high
+bid takes the prize, a three-way tie discards it, a two-way tie splits it (``three``),
+gives it to the third player (``three-third``) or discards it (``three-discard``,
+OpenSpiel's goofspiel)): each round's winner, the scores, every player's pile of prizes
+(halves for a split), and that both computers bid cards of their saved equilibrium mix.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import exact.three
+from exact.play import three as play_three
+from exact.three.saved import load
+from exact.web.app import create_app
+from test_three_saved import N, saved_file, solutions
+from test_web import ARTIFACTS, browser, no_console_errors, serve, testclient, wait_for
+
+__all__ = ["browser", "no_console_errors", "solutions"]  # fixtures, used by name
+
+RULE_OF = {"three": "split", "three-third": "third", "three-discard": "discard"}
+NAMES = ("you", "computer 1", "computer 2")
+
+
+def hand_points(prize: int, bids, variant: str) -> list[Fraction]:
+    """One round scored by the rules of the module docstring."""
+    top = max(bids)
+    high = [b == top for b in bids]
+    if sum(high) == 1:
+        return [Fraction(prize) * h for h in high]
+    if sum(high) == 3 or variant == "three-discard":
+        return [Fraction(0)] * 3
+    if variant == "three":
+        return [Fraction(prize, 2) * h for h in high]
+    return [Fraction(prize) * (not h) for h in high]
+
+
+def shown(x: Fraction) -> str:
+    return str(int(x)) if x.denominator == 1 else str(float(x))
+
+
+@pytest.fixture(scope="module")
+def saved_app(solutions):
+    """The page's app, playing three-player games from the saved solutions only."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(exact.three, "solve", lambda *a, **k: pytest.fail("solved on the fly"))
+        mp.setenv("GOPS_CACHE", str(solutions / "no-cache"))
+        play_three.forget_solutions()
+        play_three.use_solutions(folders=[solutions])
+        try:
+            yield create_app()
+        finally:
+            play_three.forget_solutions()
+
+
+@pytest.fixture(scope="module")
+def saved_server(saved_app):
+    yield from serve(saved_app)
+
+
+def lowest_card(buttons):
+    return buttons[0]
+
+
+def tied_seed(app, variant: str) -> int:
+    """A seed whose game, your lowest card bid each round, has a two-way tie for the
+    high bid (played through the API)."""
+    client = testclient.TestClient(app)
+    for seed in range(200):
+        game = client.get("/api/game/new", params={"n": N, "variant": variant, "seed": seed})
+        game = game.json()
+        for _ in range(N - 1):
+            bid = min(game["your_cards"])
+            game = client.get("/api/game/bid", params={**game["state"], "bid": bid}).json()
+        for r in game["history"]:
+            bids = [r["you"], r["computer"], r["computer2"]]
+            if bids.count(max(bids)) == 2:
+                return seed
+    pytest.fail("no seed in 200 has a two-way tie")
+
+
+@pytest.mark.parametrize("variant", list(RULE_OF))
+def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, solutions, variant):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from test_web import click_bids
+
+    seed = tied_seed(saved_app, variant)
+    browser.get("about:blank")
+    browser.get(f"{saved_server}/#play?n={N}&objective=points")
+    wait_for(browser, lambda d: d.find_element(By.ID, "variant").is_displayed())
+    Select(browser.find_element(By.ID, "variant")).select_by_value(variant)
+    browser.find_element(By.ID, "seed").send_keys(str(seed))
+    browser.find_element(By.ID, "new-game").click()
+    what = wait_for(browser, lambda d: d.find_element(By.ID, "play-what").text)
+    assert "computers: equilibrium and equilibrium" in what
+    assert not browser.find_element(By.ID, "play-note").is_displayed()
+    click_bids(browser, N - 1, lowest_card)
+    outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    cells = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert len(cells) == N
+
+    # the bids: each seat plays each card once, the computers from their saved mixes
+    saved = load(saved_file(solutions, RULE_OF[variant])).solution
+    full = tuple(range(1, N + 1))
+    hands, prizes = [set(full) for _ in range(3)], set(full)
+    totals = [Fraction(0)] * 3
+    piles: list[list[tuple[str, str]]] = [[], [], []]
+    ties = 0
+    for c in cells:
+        prize, bids = int(c[1]), [int(c[2]), int(c[3]), int(c[4])]
+        at = (tuple(sorted(h) for h in hands), tuple(sorted(prizes)), (0, 0, 0), prize)
+        mixes = saved.mixes(*at)
+        for seat in (1, 2):
+            assert mixes[seat][sorted(hands[seat]).index(bids[seat])] > 0, (c, mixes)
+        got = hand_points(prize, bids, variant)
+        ties += bids.count(max(bids)) == 2
+        totals = [t + g for t, g in zip(totals, got)]
+        for seat, g in enumerate(got):
+            if g:
+                piles[seat].append((str(prize), "1" if g == prize else "1/2"))
+        winners = [NAMES[s] for s, g in enumerate(got) if g]
+        each = f" ({shown(max(got))} each)" if len(winners) == 2 else ""  # a split
+        assert c[5] == (" and ".join(winners) or "nobody") + each, c
+        for seat in range(3):
+            hands[seat].remove(bids[seat])
+        prizes.remove(prize)
+    assert ties >= 1 and not any(hands) and not prizes
+
+    # the scores, the verdict and every player's pile
+    scores = [
+        browser.find_element(By.ID, x).text for x in ("score-me", "score-them", "score-second")
+    ]
+    assert scores == [shown(t) for t in totals]
+    leaders = [i for i, t in enumerate(totals) if t == max(totals)]
+    verdict = (
+        "a tie for the most points."
+        if len(leaders) > 1
+        else ["you win.", "computer 1 wins.", "computer 2 wins."][leaders[0]]
+    )
+    assert outcome == (
+        f"Game over: you {scores[0]}, computer 1 {scores[1]}, computer 2 {scores[2]}: {verdict}"
+    )
+    for seat, box in enumerate(("won-me", "won-them", "won-second")):
+        faces = browser.find_elements(By.CSS_SELECTOR, f"#{box} .face")
+        got = [(f.get_attribute("data-prize"), f.get_attribute("data-share")) for f in faces]
+        assert got == piles[seat], (box, got, piles[seat])
+        if not piles[seat]:
+            assert browser.find_element(By.ID, box).text == "none"
+    assert browser.find_element(By.ID, "won-second").is_displayed()
+    if variant == "three":
+        assert any(share == "1/2" for pile in piles for _, share in pile)
+    reveal = browser.find_element(By.ID, "reveal")
+    assert reveal.text == "Show the computers' mixes last round"
+    reveal.click()
+    revealed = browser.find_element(By.ID, "revealed").text
+    assert revealed.startswith("computer 1's mix: ") and "; computer 2's mix: " in revealed
+    browser.save_screenshot(str(ARTIFACTS / f"play-{variant}-saved.png"))
