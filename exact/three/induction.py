@@ -32,6 +32,7 @@ import numpy as np
 from exact.three.canonical import Key, canonical, twins
 from exact.three.rules import ThreeGame, round_points, top_shares
 from exact.three.stage import StageSolution, solve_stage
+from exact.three.walk import FLOAT, reached_stages
 
 __all__ = ["PlayStatistics", "ThreeSolution", "play_statistics", "solve_game"]
 
@@ -177,41 +178,22 @@ class PlayStatistics:
 
 
 def play_statistics(sol: ThreeSolution) -> PlayStatistics:
-    """Forward over the canonical positions that equilibrium play reaches, with their
-    probabilities: the mixes' entropy and the ties, by round."""
+    """Forward over the stages that equilibrium play reaches, with their probabilities
+    (:func:`exact.three.walk.reached_stages`, in float): the mixes' entropy and the ties
+    for the high bid, by round."""
     game, n = sol.game, sol.game.n
-    solver = _Solver(game, sol)
-    mass = {sol.root: 1.0}
     ent, tie, three = [0.0] * n, [0.0] * n, [0.0] * n
-    for r in range(n):
-        nxt: dict = {}
-        for key, m in mass.items():
-            hands, prizes, units = key
-            ups = game.order.next_prizes(prizes)
-            rest_of = {u: tuple(p for p in prizes if p != u) for u in ups}
-            for u in ups:
-                w = m / len(ups)
-                st = sol.stages[(key, u)]
-                ent[r] += w * sum(entropy_bits(x) for x in st.mixes) / 3
-                for a in product(*(np.flatnonzero(x > 0) for x in st.mixes)):
-                    q = w * float(np.prod([st.mixes[i][a[i]] for i in range(3)]))
-                    bids = tuple(hands[i][a[i]] for i in range(3))
-                    top = sum(b == max(bids) for b in bids)
-                    tie[r] += q * (top > 1)
-                    three[r] += q * (top == 3)
-                    won = solver.share(bids)
-                    child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
-                    cunits = (
-                        tuple(units[i] + int(2 * u * won[i]) for i in range(3))
-                        if game.top
-                        else (0, 0, 0)
-                    )
-                    ckey, _ = canonical(child, rest_of[u], cunits)
-                    nxt[ckey] = nxt.get(ckey, 0.0) + q
-        mass = nxt
+    reached = reached_stages(n, game.tie_rule, game.order, sol.mixes, FLOAT, track_points=game.top)
+    for st in reached:
+        r = st.round - 1
+        ent[r] += st.probability * sum(entropy_bits(x) for x in st.mixes) / 3
+        for bids, q in st.profiles:
+            top = sum(b == max(bids) for b in bids)
+            tie[r] += st.probability * q * (top > 1)
+            three[r] += st.probability * q * (top == 3)
     return PlayStatistics(tuple(ent), tuple(tie), tuple(three))
 
 
-def entropy_bits(mix: np.ndarray) -> float:
+def entropy_bits(mix) -> float:
     """Shannon entropy of a mix, in bits."""
     return float(-sum(p * math.log2(p) for p in mix if p > 0))

@@ -18,11 +18,10 @@ response reaches them.
 
 from __future__ import annotations
 
-from itertools import product
-
 from exact.errors import GopsInputError
 from exact.game.ties import DISCARD
 from exact.three.induction import ThreeSolution
+from exact.three.walk import histories
 
 __all__ = ["information_state", "policy_json"]
 
@@ -48,28 +47,19 @@ def policy_json(solution: ThreeSolution) -> dict[str, dict[str, float]]:
             "(OpenSpiel's three-player goofspiel discards tied prizes and scores points)"
         )
     out: dict[str, dict[str, float]] = {}
-    hand = tuple(range(1, game.n + 1))
-    _walk(solution, out, (), (hand, hand, hand), hand, (), (0, 0, 0))
+    # One card left: the bid is forced, its state left out (module docstring).
+    for h in histories(game.n, game.tie_rule, game.order, until_cards=1):
+        wins = tuple(_winner(points) for points in h.scored)
+        points = tuple(sum(r[i] for r in h.scored) for i in range(3))
+        mixes = solution.mixes(h.hands, h.prizes, (0, 0, 0), h.upcard)
+        for p in range(3):
+            out[information_state(p, h.upcards, h.hands, wins, points)] = {
+                str(c - 1): float(q) for c, q in zip(h.hands[p], mixes[p])
+            }
     return out
 
 
-def _walk(solution, out, sequence, hands, prizes, wins, points) -> None:
-    k = len(prizes)
-    if k <= 1:
-        return  # forced bids from here on
-    for u in solution.game.order.next_prizes(prizes):
-        seq = (*sequence, u)
-        mixes = solution.mixes(hands, prizes, (0, 0, 0), u)
-        for p in range(3):
-            out[information_state(p, seq, hands, wins, points)] = {
-                str(c - 1): float(q) for c, q in zip(hands[p], mixes[p])
-            }
-        rest = tuple(x for x in prizes if x != u)
-        for a in product(range(k), repeat=3):
-            bids = tuple(hands[i][a[i]] for i in range(3))
-            top = max(bids)
-            high = [i for i in range(3) if bids[i] == top]
-            winner = high[0] if len(high) == 1 else -3
-            pts = tuple(x + (u if i == winner else 0) for i, x in enumerate(points))
-            child = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
-            _walk(solution, out, seq, child, rest, (*wins, winner), pts)
+def _winner(points) -> int:
+    """A round's winner as OpenSpiel's win sequence writes it: the seat that scored (the
+    discard rule gives a prize to one seat or to none), -3 for a discarded prize."""
+    return next((i for i, x in enumerate(points) if x > 0), -3)

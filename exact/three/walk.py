@@ -16,6 +16,12 @@ of each stored float scaled by their exact sum; :data:`FLOAT`: float64, each mix
 its sum), as the declarations solver's ``_Exact``/``_Float``.  Without best responses
 (``best=False``) only the bid profiles in the mixes' supports are followed.
 
+The same tree walked forward: :func:`reached_stages` yields every stage that play under
+a profile reaches, with the probability of reaching it (positions merged where equal,
+the bids followed in the mixes' supports); :func:`histories` every history, off any
+path included (what a policy keyed by histories, as OpenSpiel's information states,
+needs).  Both score a round by the tie rule and turn the prizes the order allows.
+
 The certified NashConv (:mod:`exact.three.nashconv`) keeps its own walk and its own
 scoring of a round, apart from this one on purpose; the tests hold the two together.
 
@@ -34,7 +40,7 @@ probability 1/2): a three-way tie discards u, the last prize w = 3 - u is tied t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
@@ -46,7 +52,18 @@ from exact.errors import GopsInputError
 from exact.game.orders import PrizeOrder
 from exact.game.ties import TieRule
 
-__all__ = ["EXACT", "FLOAT", "Arithmetic", "ProfileValues", "exact_mix", "walk_profile"]
+__all__ = [
+    "EXACT",
+    "FLOAT",
+    "Arithmetic",
+    "History",
+    "ProfileValues",
+    "Reached",
+    "exact_mix",
+    "histories",
+    "reached_stages",
+    "walk_profile",
+]
 
 #: policy(hands, prizes, upcard) -> three mixes, each over the seat's hand ascending
 #: (floats or rationals).
@@ -199,3 +216,121 @@ def walk_profile(
         tuple(out(x) for x in B) if best else None,
         len(walk.memo),
     )
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A stage that play reaches: its ``round`` (1-based), the ``hands``, the ``prizes``
+    left (the upcard among them), the ``points`` so far (zeros unless tracked), the
+    ``upcard``, the three ``mixes``, the ``probability`` of reaching it and its
+    ``profiles``: each bid profile in the mixes' supports with its probability given the
+    stage."""
+
+    round: int
+    hands: tuple
+    prizes: tuple
+    points: tuple
+    upcard: int
+    mixes: tuple
+    probability: Any
+    profiles: tuple
+
+
+#: policy(hands, prizes, points, upcard) -> three mixes (a policy that may read the points).
+PointsPolicy = Callable[[tuple, tuple, tuple, int], Sequence]
+
+
+def reached_stages(
+    n: int,
+    tie_rule: TieRule,
+    order: PrizeOrder,
+    policy: PointsPolicy,
+    arithmetic: Arithmetic = FLOAT,
+    track_points: bool = False,
+) -> Iterator[Reached]:
+    """Round by round from the start, every stage that play under ``policy`` reaches:
+    each position's probability is the sum over the ways to reach it (positions equal in
+    hands, prizes and, with ``track_points``, points merged), split evenly over the
+    upcards the order allows, then over the bid profiles of the mixes' supports.
+
+    Two cards, every seat bidding its 2 first: each upcard with probability 1/2, then
+    the other one, reached the same way:
+
+    >>> from exact.game.orders import RANDOM
+    >>> from exact.game.ties import SPLIT
+    >>> high = lambda hands, prizes, points, u: [[0, 1] if len(h) == 2 else [1] for h in hands]
+    >>> [(s.round, s.upcard, s.probability) for s in reached_stages(2, SPLIT, RANDOM, high, EXACT)]
+    [(1, 1, 1/2), (1, 2, 1/2), (2, 2, 1/2), (2, 1, 1/2)]
+    """
+    zero = (Fraction(0),) * 3
+    full = tuple(range(1, n + 1))
+    frontier: dict = {((full, full, full), full, zero): arithmetic.number(1)}
+    for rnd in range(1, n + 1):
+        nxt: dict = {}
+        for (hands, prizes, points), p in frontier.items():
+            ups = order.next_prizes(prizes)
+            for u in ups:
+                where = f"hands {hands}, prizes {prizes}, upcard {u}"
+                mixes = tuple(arithmetic.mix(m, where) for m in policy(hands, prizes, points, u))
+                profiles = []
+                for a in product(*([i for i, x in enumerate(m) if x] for m in mixes)):
+                    q = mixes[0][a[0]] * mixes[1][a[1]] * mixes[2][a[2]]
+                    bids = tuple(hands[i][a[i]] for i in range(3))
+                    profiles.append((bids, q))
+                    child = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
+                    gained = tie_rule.score(u, bids) if track_points else zero
+                    key = (
+                        child,
+                        tuple(c for c in prizes if c != u),
+                        tuple(x + y for x, y in zip(points, gained)),
+                    )
+                    nxt[key] = nxt.get(key, arithmetic.zero) + p / len(ups) * q
+                yield Reached(rnd, hands, prizes, points, u, mixes, p / len(ups), tuple(profiles))
+        frontier = nxt
+
+
+@dataclass(frozen=True)
+class History:
+    """A node of the game tree before the bids of a round: the ``upcards`` turned so far
+    (this round's last), the ``hands``, the ``prizes`` left (this round's upcard among
+    them) and ``scored``, each finished round's points by seat."""
+
+    upcards: tuple
+    hands: tuple
+    prizes: tuple
+    scored: tuple
+
+    @property
+    def upcard(self) -> int:
+        return self.upcards[-1]
+
+
+def histories(
+    n: int, tie_rule: TieRule, order: PrizeOrder, until_cards: int = 0
+) -> Iterator[History]:
+    """Every history of the n-card game, depth first, every bid profile followed (off any
+    equilibrium path too), down to the rounds with more than ``until_cards`` cards left.
+
+    Two cards: 2 first upcards, each followed by 2 x 2 x 2 bid profiles (the third
+    history: upcard 1, the seats bid 1, 1, 2, the third takes it):
+
+    >>> from exact.game.orders import RANDOM
+    >>> from exact.game.ties import SPLIT
+    >>> walked = list(histories(2, SPLIT, RANDOM))
+    >>> len(walked), walked[2].upcards, walked[2].scored
+    (18, (1, 2), ((Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)),))
+    """
+    full = tuple(range(1, n + 1))
+
+    def down(upcards, hands, prizes, scored):
+        if len(prizes) <= until_cards:
+            return
+        for u in order.next_prizes(prizes):
+            seq = (*upcards, u)
+            yield History(seq, hands, prizes, scored)
+            rest = tuple(c for c in prizes if c != u)
+            for bids in product(*hands):
+                child = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
+                yield from down(seq, child, rest, (*scored, tie_rule.score(u, bids)))
+
+    yield from down((), (full, full, full), full, ())
