@@ -54,17 +54,8 @@ def test_text_output_and_win_units(objective, nash_conv, units):
     worth 1/2 * 1 = 1/2, bidding 2 -1/2, so each best response is worth 1/2 (P1's by
     symmetry) and NashConv = 1; points (half the difference): 1/4 each, NashConv 1/2.
     The text shows each number within the bound it prints."""
-    code, out = run(
-        "imperfect",
-        "nashconv",
-        "uniform",
-        "--n",
-        2,
-        "--order",
-        "ascending",
-        "--objective",
-        objective,
-    )
+    command = "imperfect nashconv uniform --n 2 --order ascending --objective"
+    code, out = run(*command.split(), objective)
     assert code == 0
     head, responses, unit_line = out.strip().splitlines()
     title = (

@@ -43,6 +43,21 @@ from exact.game.rules import validate_position
 from exact.game.spec import GameSpec
 from exact.views import table_json
 
+#: gops table's and gops strategy's --certified.
+CERTIFIED = click.option(
+    "--certified",
+    is_flag=True,
+    help="Prove each equilibrium: an interval for every exact probability (or why not).",
+)
+#: gops table's and gops strategy's --rederive.
+REDERIVE = click.option(
+    "--rederive",
+    is_flag=True,
+    help="With --store: first re-derive every level below the one read (gops verify's "
+    "proof, here), so that no claim rests on the store's word (refused for a store made "
+    "with --keep-from: its lowest level cannot be re-derived).",
+)
+
 
 def _solve_n(options: dict) -> int:
     """gops solve's checks of its flags, then its N (the limit depends on --objective and
@@ -405,18 +420,8 @@ def _table_n(options: dict) -> int:
     is_flag=True,
     help="Also each entry's range over ALL optimal strategies (exact for N <= 7).",
 )
-@click.option(
-    "--certified",
-    is_flag=True,
-    help="Prove each equilibrium: an interval for every exact probability (or why not).",
-)
-@click.option(
-    "--rederive",
-    is_flag=True,
-    help="With --store: first re-derive every level below the one read (gops verify's "
-    "proof, here), so that no claim rests on the store's word (refused for a store made "
-    "with --keep-from: its lowest level cannot be re-derived).",
-)
+@CERTIFIED
+@REDERIVE
 @device_option
 @objective_options
 @game_options("table", n=_table_n)
@@ -553,18 +558,8 @@ def _strategy_n(options: dict) -> int:
     default=None,
     help="Read the values from a store (its N is the game's N).",
 )
-@click.option(
-    "--certified",
-    is_flag=True,
-    help="Prove each equilibrium: an interval for every exact probability (or why not).",
-)
-@click.option(
-    "--rederive",
-    is_flag=True,
-    help="With --store: first re-derive every level below the one read (gops verify's "
-    "proof, here), so that no claim rests on the store's word (refused for a store made "
-    "with --keep-from: its lowest level cannot be re-derived).",
-)
+@CERTIFIED
+@REDERIVE
 @objective_options
 @game_options(
     "strategy",
