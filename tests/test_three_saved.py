@@ -105,15 +105,38 @@ def test_verify_proves_a_saved_solution_again(solutions):
     assert f"NashConv <= {bound:.3g}, proven again from the mixes" in out
 
 
+def find_stage(body: dict, hands, prizes, upcard) -> int:
+    """The index of a stage game in the body (FORMAT of exact.three.saved)."""
+    (i,) = [
+        i
+        for i, (p, u, _) in enumerate(body["stages"])
+        if body["positions"][p][:2] == [hands, prizes] and u == upcard
+    ]
+    return i
+
+
+def columns(body: dict, i: int) -> tuple[slice, slice, slice]:
+    """Stage game i's slices of the mixes, values and regrets columns."""
+    k = [len(body["positions"][p][1]) for p, _, _ in body["stages"]]
+    start = 3 * sum(k[:i])
+    return slice(start, start + 3 * k[i]), slice(3 * i, 3 * i + 3), slice(i, i + 1)
+
+
+def remove_stage(body: dict, i: int) -> None:
+    for name, part in zip(("mixes", "values", "regrets"), columns(body, i)):
+        del body[name][part]
+    body["stages"].pop(i)
+
+
 def test_one_mix_entry_edited_fails_verify_naming_the_stage(solutions, tmp_path):
     """Canonical stage: three hands 1,2,3 (all bid alike in round 1, the 1 up), prizes
     2,3,4, upcard 3; canonical player 1's first entry moved by 5e-7 (the mix still sums
     to 1 within MIX_SUM_TOLERANCE, so it loads): the bound is no longer below 1e-9."""
-    at = [[[1, 2, 3]] * 3, [2, 3, 4], [0, 0, 0], 3]
 
     def edit(header, body):
-        (row,) = [r for r in body["stages"] if r[:4] == at]
-        row[4][1][0] += 5e-7
+        i = find_stage(body, [[1, 2, 3]] * 3, [2, 3, 4], 3)
+        mixes = columns(body, i)[0]
+        body["mixes"][mixes.start + 3] += 5e-7  # player 1 (k = 3 entries a player), bid 1
 
     bad = tmp_path / "edited.gops3.xz"
     reseal(saved_file(solutions), bad, edit)
@@ -136,25 +159,35 @@ def test_a_claim_below_the_proof_fails_verify(solutions, tmp_path):
 
 
 def _drop_a_stage(header, body):
-    body["stages"].pop()  # the start's last upcard
+    remove_stage(body, len(body["stages"]) - 1)  # the start's last upcard
 
 
 def _twice(header, body):
+    for name, part in zip(("mixes", "values", "regrets"), columns(body, 0)):
+        body[name] += body[name][part]
     body["stages"].append(body["stages"][0])
 
 
-def _set(index, entry, value):
+def _set(name, index, value, entry=None):
     def edit(header, body):
-        body["stages"][index][entry] = value
+        if entry is None:
+            body[name][index] = value
+        else:
+            body[name][index][entry] = value
 
     return edit
 
 
-def _mix(value):
+def _start_hands(hands):
     def edit(header, body):
-        body["stages"][5][4][0][0] = value
+        (start,) = [p for p in body["positions"] if len(p[1]) == N]
+        start[0] = hands
 
     return edit
+
+
+def _short(header, body):
+    body["mixes"].pop()
 
 
 def _header(key, value):
@@ -183,17 +216,22 @@ HOSTILE = [
 RESEALED = [
     ("a stage dropped", _drop_a_stage, "lacks a stage game"),
     ("a stage twice", _twice, "appears twice"),
-    ("NaN in a mix", _mix(float("nan")), "not JSON"),
-    ("a mix not summing to 1", _mix(0.75), "not a distribution"),
-    ("a negative entry", _mix(-1e-3), "not a distribution"),
-    ("a mix too short", _set(-1, 4, [[1.0], [1.0], [1.0]]), "is not 4 finite numbers"),
+    ("NaN in a mix", _set("mixes", 0, float("nan")), "not JSON"),
+    ("a mix not summing to 1", _set("mixes", 0, 0.75), "not a distribution over 1 bids"),
+    ("a negative entry", _set("mixes", 0, -1e-3), "not a distribution"),
+    ("true for a probability", _set("mixes", 0, True), "mixes is not"),
+    ("a mix too short", _short, "mixes is not"),
+    ("a string for values", _set("values", 4, "x"), "values is not"),
     (
         "hands not canonical",
-        _set(-1, 0, [[4, 3, 2, 1], [1, 2, 3, 4], [1, 2, 3, 4]]),
+        _start_hands([[4, 3, 2, 1], [1, 2, 3, 4], [1, 2, 3, 4]]),
         "not in canonical",
     ),
-    ("an upcard not a prize", _set(0, 3, 99), "not prizes of the 4-card game"),
-    ("a string for a stage", _set(0, 4, "mixes"), "not three mixes"),
+    ("a prize of 99", _set("positions", 0, [99], entry=1), "not prizes of the 4-card game"),
+    ("an upcard not a prize", _set("stages", 0, 99, entry=1), "not [position, upcard, method]"),
+    ("no such position", _set("stages", 0, 10**6, entry=0), "not [position, upcard, method]"),
+    ("a string for a stage", _set("stages", 0, "mixes"), "not [position, upcard, method]"),
+    ("an unknown method", _set("stages", 0, "magic", entry=2), "not [position, upcard, method]"),
     ("version 2", _header("version", 2), "version 2 of the format"),
     ("another format", _header("format", "gops-store"), "not a saved three-player"),
     ("a game of 99 cards", _game("n", 99), "not one gops solves"),
@@ -224,10 +262,7 @@ def test_a_position_missing_fails_verify(solutions, tmp_path):
     reaches it, and says so (exit 1)."""
 
     def edit(header, body):
-        (i,) = [
-            i for i, r in enumerate(body["stages"]) if r[:4] == [[[1], [1], [2]], [4], [0, 0, 0], 4]
-        ]
-        body["stages"].pop(i)
+        remove_stage(body, find_stage(body, [[1], [1], [2]], [4], 4))
 
     bad = tmp_path / "short.gops3.xz"
     reseal(saved_file(solutions), bad, edit)
