@@ -227,7 +227,11 @@ def decode_stage(row, game: ThreeGame) -> tuple[tuple[Key, int], StageSolution]:
 def _body(sol: ThreeSolution, nashconv: dict) -> bytes:
     """The body of the FORMAT: positions, stage games and the flat float columns."""
     index: dict = {}
-    positions, stages, mixes, values, regrets = [], [], [], [], []
+    positions: list[list] = []
+    stages: list[list] = []
+    mixes: list[float] = []
+    values: list[float] = []
+    regrets: list[float] = []
     for (key, u), st in sol.stages.items():
         if key not in index:
             index[key] = len(positions)
