@@ -265,6 +265,16 @@ def reached_stages(
     zero = (Fraction(0),) * 3
     full = tuple(range(1, n + 1))
     frontier: dict = {((full, full, full), full, zero): arithmetic.number(1)}
+    scores: dict = {}  # (upcard, bids) -> the round's points
+
+    def after(points: tuple, u: int, bids: tuple) -> tuple:
+        if not track_points:
+            return points
+        gained = scores.get((u, bids))
+        if gained is None:
+            gained = scores[u, bids] = tie_rule.score(u, bids)
+        return tuple(x + y if y else x for x, y in zip(points, gained))
+
     for rnd in range(1, n + 1):
         nxt: dict = {}
         for (hands, prizes, points), p in frontier.items():
@@ -273,19 +283,15 @@ def reached_stages(
                 where = f"hands {hands}, prizes {prizes}, upcard {u}"
                 mixes = tuple(arithmetic.mix(m, where) for m in policy(hands, prizes, points, u))
                 profiles = []
+                rest, reach = tuple(c for c in prizes if c != u), p / len(ups)
                 for a in product(*([i for i, x in enumerate(m) if x] for m in mixes)):
                     q = mixes[0][a[0]] * mixes[1][a[1]] * mixes[2][a[2]]
                     bids = tuple(hands[i][a[i]] for i in range(3))
                     profiles.append((bids, q))
                     child = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
-                    gained = tie_rule.score(u, bids) if track_points else zero
-                    key = (
-                        child,
-                        tuple(c for c in prizes if c != u),
-                        tuple(x + y for x, y in zip(points, gained)),
-                    )
-                    nxt[key] = nxt.get(key, arithmetic.zero) + p / len(ups) * q
-                yield Reached(rnd, hands, prizes, points, u, mixes, p / len(ups), tuple(profiles))
+                    key = (child, rest, after(points, u, bids))
+                    nxt[key] = nxt.get(key, arithmetic.zero) + reach * q
+                yield Reached(rnd, hands, prizes, points, u, mixes, reach, tuple(profiles))
         frontier = nxt
 
 
