@@ -390,6 +390,21 @@ def test_four_cards_declare_from_round_two():
     assert st.declare_by_round[2] == st.score_distribution[2]
 
 
+def test_the_brute_force_earns_the_value_of_an_uneven_position():
+    """The reference above, from round 2 of N = 4 (hands 1, 2, 4 against 2, 3, 4, prizes
+    1, 3, 4, player 0 ahead by 2): equilibrium play earns the position's value, -365/936,
+    so its scoring is the solver's game."""
+    mine, theirs, prizes = {1, 2, 4}, {2, 3, 4}, {1, 3, 4}
+    pos = position_of(mine, theirs, prizes, 2)
+    tables = solve_tables(4, True, pos)
+    out: dict = defaultdict(lambda: fmpq(0))
+    hands = (frozenset(mine), frozenset(theirs))
+    _play_out(tables, hands, frozenset(prizes), (2, 0), None, None, 2, fmpq(1), out)
+    assert sum(out.values()) == 1
+    assert sum(p * signed for (_, _, signed), p in out.items()) == tables.value("open", pos)
+    assert tables.value("open", pos) == fmpq(-365, 936)
+
+
 def test_the_equilibrium_declares_only_when_sure():
     """N = 4: wherever the computed equilibrium declares with positive probability, the
     declarer's face-up game is won for certain (L0 = 1 for player 0, L1 = -1 for player 1)
