@@ -175,18 +175,23 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
         leave=False,
         disable=quiet or not terminal,
     )
-    start = last = time.monotonic()
-    first = 0  # stage games read from a checkpoint: the rate counts the others
+    start = last = fresh = time.monotonic()
+    # Stage games read from a checkpoint: the first ``first`` the walk passes (it meets
+    # them in the order they were solved); the rate counts the stage games after them.
+    first = 0
 
     def progress(done: int) -> None:
-        nonlocal last
+        nonlocal last, fresh
         bar.update(1)
+        if done == first:
+            fresh = time.monotonic()
         if quiet or terminal or time.monotonic() - last < PROGRESS_SECONDS:
             return
         last = time.monotonic()
+        words = _done_words(done, total, first, last - start, last - fresh)
         click.echo(
             f"gops: three players N={game.n} {game.tie_rule.name} {game.objective.name} at "
-            f"{utc_now():%Y-%m-%d %H:%M} UTC: {_done_words(done, total, first, last - start)}",
+            f"{utc_now():%Y-%m-%d %H:%M} UTC: {words}",
             err=True,
         )
 
@@ -207,17 +212,23 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
         bar.close()
 
 
-def _done_words(done: int, total: int | None, first: int, seconds: float) -> str:
+def _done_words(
+    done: int, total: int | None, first: int, seconds: float, fresh: float | None = None
+) -> str:
     """ "1,234 stage games solved (of 6,255) in 60 s, about 244 s to go" (no total: no
-    time to go); the rate counts the stage games solved in this run only.
+    time to go); the rate counts the stage games after the ``first`` read from a
+    checkpoint, solved in the last ``fresh`` seconds (default: ``seconds``).
 
     >>> _done_words(1234, 6255, 0, 60.0)
     '1,234 stage games solved (of 6,255) in 60 s, about 244 s to go'
+    >>> _done_words(1234, 6255, 1000, 60.0, 20.0)
+    '1,234 stage games solved (of 6,255) in 60 s, about 429 s to go'
     """
     of = f" (of {total:,})" if total else ""
     words = f"{done:,} stage games solved{of} in {seconds:.0f} s"
-    if total and done > first and seconds > 0:
-        words += f", about {(total - done) * seconds / (done - first):.0f} s to go"
+    fresh = seconds if fresh is None else fresh
+    if total and done > first and fresh > 0:
+        words += f", about {(total - done) * fresh / (done - first):,.0f} s to go"
     return words
 
 

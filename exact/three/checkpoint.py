@@ -132,6 +132,7 @@ class _Resuming(_Induction):
     def __init__(self, game, solution, progress, done: dict, append):
         super().__init__(game, solution, progress)
         self.done, self.append = done, append
+        self.forms: dict = {}
 
     def stage(self, key, u):
         st = self.done.pop((key, u), None)
@@ -148,18 +149,38 @@ class _Resuming(_Induction):
         return st
 
     def children(self, key, u: int) -> None:
-        """Each position after the round (the induction's loop over bid profiles)."""
+        """Each position after the round (the induction's loop over bid profiles, in
+        its order).  Under ``points`` a child's canonical hands do not depend on the
+        upcard (only its prizes do), so they are found once per position, not per stage
+        game: the walk of a 6-card checkpoint's stage games takes seconds, not minutes."""
         hands, prizes, units = key
-        k = len(prizes)
         rest = tuple(p for p in prizes if p != u)
-        for a in product(range(k), repeat=3):
-            child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
-            if self.game.top:
+        if self.game.top:
+            k = len(prizes)
+            for a in product(range(k), repeat=3):
+                child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
                 won = self.share(tuple(hands[i][a[i]] for i in range(3)))
                 cunits = tuple(units[i] + int(2 * u * won[i]) for i in range(3))
-            else:
-                cunits = (0, 0, 0)
-            self.value(canonical(child, rest, cunits)[0])
+                self.value(canonical(child, rest, cunits)[0])
+            return
+        for h, s in self.child_forms(hands):
+            self.value((h, rest, s))
+
+    def child_forms(self, hands) -> list:
+        """The canonical (hands, points) of every child of ``hands`` (points objective),
+        in bid-profile order; kept for the position's other upcards."""
+        level = len(hands[0])
+        kept = self.forms.get(level)  # a position's upcards come one after the other, each
+        forms = kept[1] if kept is not None and kept[0] == hands else None  # below it
+        if forms is None:
+            k = len(hands[0])
+            forms = []
+            for a in product(range(k), repeat=3):
+                child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
+                h, _, s = canonical(child, (), (0, 0, 0))[0]
+                forms.append((h, s))
+            self.forms[level] = (hands, forms)  # one position a level: its upcards' walks
+        return forms  # go deeper between them, never to another position of this level
 
 
 def solve_checkpointed(game: ThreeGame, path, progress=None, resumed=None) -> ThreeSolution:

@@ -9,14 +9,17 @@ text in two parts, separated by the first newline:
         "game": {"players": 3, "n": 5, "tie_rule": "split", "objective": "points",
                  "order": "random"},
         "nashconv": {"bound": 1.2e-12, "estimate": ..., "depth": ..., "positions": ...},
-        "stage_games": 8115}
+        "stage_games": 6255,
+        "solved": {"seconds": ..., "cpu_seconds": ..., "peak_rss_bytes": ...,
+                   "methods": {"logit": ..., ...}}}
+
+   (``solved`` says how the solve went; it is the only part outside the checksum, so that
+   two solves of one game write the same body and the same SHA-256)
 
 2. the body, one JSON object, whose exact bytes ``sha256`` is the SHA-256 of::
 
        {"game": {...the header's game...},
         "nashconv": {...the header's nashconv...},
-        "solved": {"seconds": ..., "cpu_seconds": ..., "peak_rss_bytes": ...,
-                   "methods": {"logit": ..., ...}},
         "positions": [[hands, prizes, points], ...],
         "stages": [[position, upcard, method], ...],
         "mixes": [...], "values": [...], "regrets": [...]}
@@ -244,12 +247,6 @@ def _body(sol: ThreeSolution, nashconv: dict) -> bytes:
     body = {
         "game": sol.game.to_json(),
         "nashconv": nashconv,
-        "solved": {
-            "seconds": round(sol.seconds, 3),
-            "cpu_seconds": round(sol.cpu_seconds, 3),
-            "peak_rss_bytes": sol.peak_rss_bytes,
-            "methods": dict(sorted(sol.methods.items())),
-        },
         "positions": positions,
         "stages": stages,
         "mixes": mixes,
@@ -282,6 +279,12 @@ def save(sol: ThreeSolution, report: NashConvReport, path) -> str:
         "game": sol.game.to_json(),
         "nashconv": nashconv,
         "stage_games": len(sol.stages),
+        "solved": {
+            "seconds": round(sol.seconds, 3),
+            "cpu_seconds": round(sol.cpu_seconds, 3),
+            "peak_rss_bytes": sol.peak_rss_bytes,
+            "methods": dict(sorted(sol.methods.items())),
+        },
     }
     text = json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
     with atomic_file(path, "wb") as fh:
@@ -373,11 +376,14 @@ def load(path) -> SavedSolution:
         raise SavedSolutionError(f"{path}: the body's NashConv is not the header's")
     game = _game(body["game"], path)
     sol = ThreeSolution(game)
-    solved = body.get("solved")
-    if isinstance(solved, dict):
-        sol.seconds = float(solved.get("seconds", 0))
-        sol.cpu_seconds = float(solved.get("cpu_seconds", 0))
-        sol.peak_rss_bytes = int(solved.get("peak_rss_bytes", 0))
+    solved = header.get("solved")
+    if isinstance(solved, dict):  # not checked: what the solve took, shown as it is
+        try:
+            sol.seconds = float(solved.get("seconds", 0))
+            sol.cpu_seconds = float(solved.get("cpu_seconds", 0))
+            sol.peak_rss_bytes = int(solved.get("peak_rss_bytes", 0))
+        except (TypeError, ValueError):
+            pass
     values = _stages(sol, body, path)
     _position_values(sol, values, path)
     return SavedSolution(sol, header["nashconv"], header["sha256"], path)
