@@ -25,6 +25,7 @@ from exact.imperfect.exact_tables import (
     optimal_basis,
     payoff_scale,
     solve_tables,
+    verify_optimal,
 )
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lp_tables import table_lp
@@ -181,3 +182,38 @@ def test_a_consistent_tamper_is_a_duality_gap(tmp_path):
     tampered = check(path)
     assert not tampered.ok and tampered.code == 1
     assert "duality gap" in tampered.message
+
+
+def _exact_basis(game):
+    built = table_lp(game)
+    matrix = integer_matrix(built.lp, payoff_scale(game))
+    rows, columns, _ = optimal_basis(built.lp, "simplex")
+    square = scipy.sparse.csr_array(matrix[rows][:, columns])
+    rhs = np.rint(built.lp.row_upper[rows]).astype(np.int64).tolist()
+    cost = np.rint(built.lp.col_cost[columns]).astype(np.int64).tolist()
+    z = solve_integer_system(square, rhs)
+    pi = solve_integer_system(scipy.sparse.csr_array(square.T), cost)
+    full_z = np.zeros(built.lp.num_col, dtype=object)
+    full_z[columns] = np.array(z.numerators, dtype=object)
+    full_pi = np.zeros(built.lp.num_row, dtype=object)
+    full_pi[rows] = np.array(pi.numerators, dtype=object)
+    return built.lp, matrix, (full_z, z.denominator), (full_pi, pi.denominator)
+
+
+def test_the_optimality_check_accepts_the_basis_and_refuses_a_changed_one():
+    """3 cards descending: the exact basic solution is optimal with value 0; a plan entry
+    moved off it, or the duals' sign flipped, is refused."""
+    lp, matrix, z, pi = _exact_basis(ImperfectGame.parse(3, "descending", "points"))
+    assert verify_optimal(lp, matrix, z, pi) == 0
+    moved = z[0].copy()
+    moved[1] += 1
+    with pytest.raises(SolverError, match="breaks"):
+        verify_optimal(lp, matrix, (moved, z[1]), pi)
+    with pytest.raises(SolverError, match="negative plan entry"):
+        verify_optimal(lp, matrix, z, (-pi[0], pi[1]))
+
+
+def test_an_entry_that_is_not_an_integer_once_scaled_is_refused():
+    built = table_lp(ImperfectGame.parse(3, "random", "points"))
+    with pytest.raises(SolverError, match="not an integer once scaled"):
+        integer_matrix(built.lp, 6)  # 2 N! = 12 makes them integers, 6 leaves halves
