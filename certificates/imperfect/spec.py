@@ -25,6 +25,6 @@ FOOTER_KEYS = frozenset({"end", "decisions"})
 MAX_N = {"random": 5, "descending": 6, "ascending": 6}
 
 #: Every Integer (a plan's numerators and denominator, the value's numerator and
-#: denominator) has at most this many bits; honest certificates need at most 87 (N = 4
-#: random).
+#: denominator) has at most this many bits; honest certificates need at most 1,706 (N = 6
+#: ascending, point_difference).
 MAX_INTEGER_BITS = 1 << 16
