@@ -28,6 +28,12 @@ F y = f; player 1's best-response value against x (min over its plans of x^T A y
 backward induction over its decisions) equals player 0's against y (max over x' of
 x'^T A y): a zero duality gap, so (x, y) is an equilibrium and that number is its value.
 No certificate for the independent checker is written here.
+
+Steps 2-3 are dense (the QR and python-flint's solve of the whole basis system): up to
+:data:`DENSE_MAX_N` cards.  Beyond, :func:`solve` hands OpenSpiel's imp_info game to
+:mod:`exact.imperfect.exact_tables`, which solves HiGHS's optimal basis of the same LP
+exactly by sparse numeric lifting and rational reconstruction
+(:mod:`exact.imperfect.reconstruct`; Wan 2006, Saunders, Wood & Youse 2011).
 """
 
 from __future__ import annotations
