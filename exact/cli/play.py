@@ -520,6 +520,10 @@ def _use_solution(path: str, n: int, rules) -> None:
         )
     if not saved.covers(n):
         raise GopsInputError(f"{path} holds the {g.n}-card game: it has no {n}-card game")
+    click.echo(
+        f"The computers play the equilibrium saved in {path} ({g.n} cards, NashConv <= "
+        f"{saved.nashconv['bound']:.3g} proven when saved; gops verify proves it again)."
+    )
 
 
 def _computers(game: GameSpec, rules, opponents: str | None, store: str | None):

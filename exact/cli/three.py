@@ -23,8 +23,6 @@ from tqdm import tqdm
 
 from exact.atomic import atomic_file, output_kind
 from exact.cli.common import (
-    EXIT_CHECK_FAILED,
-    EXIT_OK,
     INTEGER,
     NumberArgumentsCommand,
     card_list,
@@ -36,17 +34,16 @@ from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
 from exact.three.cache import cache_file
-from exact.three.canonical import canonical
 from exact.three.checkpoint import side_file, solve_checkpointed
-from exact.three.nashconv import nashconv
 from exact.three.openspiel import policy_json
 from exact.three.rules import OBJECTIVES, ORDERS, ThreeGame
-from exact.three.saved import load, save
+from exact.three.saved import save
 from exact.three.tables import FirstMoveTable, ThreeStrategy, check_position, first_move_table
 from exact.three.tables import strategy as three_strategy
+from exact.three.verify import CERTIFIED_BELOW
 
 #: The NashConv every reported three-player equilibrium is proven below.
-EPSILON = 1e-9
+EPSILON = CERTIFIED_BELOW
 #: Seconds between two progress lines of a solve whose stderr is not a terminal.
 PROGRESS_SECONDS = 60.0
 
@@ -476,53 +473,3 @@ def with_three_players(two_player: click.Command, three_player: click.Command) -
         hidden=two_player.hidden,
         deprecated=two_player.deprecated,
     )
-
-
-def verify_saved(path: str, quiet: bool) -> int:
-    """``gops verify FILE`` of a saved solution: loaded (every check of
-    :mod:`exact.three.saved`; a failed one is one line, exit 2), then its NashConv proved
-    again from its mixes (:mod:`exact.three.nashconv`), never read from the file.  Exit 0
-    when the bound is below EPSILON and at most the file's claim; 1 otherwise, naming the
-    stage game of the largest one-shot gain."""
-    saved = load(path)
-    sol = saved.solution
-    if not quiet:
-        click.echo(f"{path}: {sol.game.describe()}, {len(sol.stages):,} stage games", err=True)
-    try:
-        report = nashconv(sol.game, sol.mixes, locate=True)
-    except KeyError as exc:
-        click.echo(f"not verified: {path} lacks a stage game that play reaches ({exc.args[0]})")
-        return EXIT_CHECK_FAILED
-    claimed = saved.nashconv.get("bound")
-    proven = f"NashConv <= {report.bound:.3g}, proven again from the mixes"
-    if report.bound > EPSILON:
-        click.echo(f"not verified: {proven}, is not below {EPSILON:g}" + _worst(sol, report))
-        return EXIT_CHECK_FAILED
-    if not isinstance(claimed, (int, float)) or report.bound > claimed:
-        click.echo(f"not verified: {proven}; the file claims {claimed!r}")
-        return EXIT_CHECK_FAILED
-    click.echo(
-        f"verified: {sol.game.describe()}: {proven} (below {EPSILON:g}; the file's claim "
-        f"{claimed:.3g}); SHA-256 {saved.sha256}"
-    )
-    return EXIT_OK
-
-
-def _worst(sol: ThreeSolution, report) -> str:
-    """ "; the largest one-shot gain, G, is at the stage game with hands ..." (the
-    position in actual cards and as the file stores it)."""
-    if report.worst is None:
-        return ""
-    gain, hands, prizes, points, upcard = report.worst
-    key, _ = canonical(hands, tuple(sorted(prizes)), sol._units(points))
-    return (
-        f"; the largest one-shot gain, {gain:.3g}, is at the stage game with hands "
-        f"{_cards(hands)}, prizes {{{','.join(map(str, prizes))}}}, upcard {upcard}"
-        + (f", points {', '.join(map(str, points))}" if sol.game.top else "")
-        + f" (stored as hands {_cards(key[0])}, prizes {list(key[1])}, upcard {upcard})"
-    )
-
-
-def _cards(hands) -> str:
-    """Three hands as "1,2 | 1,3 | 2,3"."""
-    return " | ".join(",".join(map(str, h)) for h in hands)

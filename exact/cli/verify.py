@@ -105,9 +105,7 @@ def verify(
     if os.path.isfile(store_dir):  # a saved three-player solution (exact.three.saved)
         if sample is not None or levels_text is not None or cluster is not None:
             raise GopsInputError("--sample, --levels and --cluster are for a store (DIR)")
-        from exact.cli.three import verify_saved
-
-        sys.exit(verify_saved(store_dir, quiet))
+        sys.exit(_verify_saved(store_dir, quiet))
     if sample is not None and sample < 1:
         raise GopsInputError(f"--sample must be at least 1, got {sample}")
     if seed < 0:
@@ -137,6 +135,19 @@ def verify(
         sys.exit(EXIT_CHECK_FAILED)
     click.echo(summary(verdict))
     sys.exit(EXIT_OK)
+
+
+def _verify_saved(path: str, quiet: bool) -> int:
+    """``gops verify FILE``: a saved three-player solution (exact.three.verify); its exit
+    code (0 verified, 1 not; a file failing its checks raises: one line, exit 2)."""
+    from exact.three.verify import verify_saved
+
+    verdict = verify_saved(path)
+    if not quiet:
+        sol = verdict.saved.solution
+        click.echo(f"{path}: {sol.game.describe()}, {len(sol.stages):,} stage games", err=True)
+    click.echo(verdict.line)
+    return EXIT_OK if verdict.verified else EXIT_CHECK_FAILED
 
 
 class BarProgress:
