@@ -41,8 +41,9 @@ text in two parts, separated by the first newline:
 Why JSON in xz: the standard library reads and writes it (no new dependency), ``xz -dc
 FILE | head -1`` shows what a file is, Python's float ``repr`` makes every stored float
 read back bit for bit (so a loaded solution's NashConv equals the solved one's exactly),
-and xz brings the 5-card solution to about 0.3 MB and loads it in a tenth of a second
-(benchmarks/three_saved.py).
+and xz brings the 5-card solution (6,255 stage games) to 181 KB, loaded and checked in
+about a fifth of a second on a loaded machine (benchmarks/three_saved.py,
+benchmarks/RESULTS.md).
 
 :func:`load` checks everything before it answers: the xz stream (at most
 :data:`MAX_TEXT_BYTES` of text), the format and version, the SHA-256 of the body, the
@@ -53,7 +54,7 @@ the start present, and each mix a distribution (finite, non-negative, summing to
 :data:`MIX_SUM_TOLERANCE`; the policy judged is each mix scaled by its own sum, as
 :mod:`exact.three.nashconv` judges it).  A file failing any check is one
 :class:`SavedSolutionError` line (the CLI's exit 2).  The stored NashConv is a claim:
-``gops verify FILE`` proves it again from the mixes (:func:`exact.three.certify`).
+``gops verify FILE`` proves it again from the mixes (:mod:`exact.three.verify`).
 """
 
 from __future__ import annotations
@@ -97,8 +98,9 @@ SUFFIX = ".gops3.xz"
 #: How far from 1 a stored mix may sum: the solver's mixes sum to 1 within float rounding
 #: (a few 1e-16); a mix further off is not the distribution it claims to be.
 MIX_SUM_TOLERANCE = 1e-6
-#: The most text a file may expand to: the 6-card solution is about 20 MB, the 7-card one
-#: (917,616 stage games) projected at about 300 MB; anything beyond is refused unread.
+#: The most text a file may expand to: the 6-card solution is about 15 MB, the 7-card one
+#: (917,616 stage games) projected at about 200 MB; a file expanding beyond is refused
+#: once this much is read.
 MAX_TEXT_BYTES = 2**30
 #: The first bytes of every xz file (the .xz format, sec 2.1.1.1).
 XZ_MAGIC = b"\xfd7zXZ\x00"
