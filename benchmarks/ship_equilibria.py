@@ -3,11 +3,17 @@
 
     python benchmarks/ship_equilibria.py                 # every game of GAMES
     python benchmarks/ship_equilibria.py 6:descending:win  # one game (N:ORDER:OBJECTIVE)
+    python benchmarks/ship_equilibria.py 7:descending:points --from FILE [--facts JSON]
 
 Each game is solved in a child process of its own (its peak memory is its own): exactly
-(the sequence-form LP made exact, exact.imperfect.exact_lp) where that is in reach, else
-the float LP (HiGHS's interior point and crossover) whose NashConv is then proven.  The
-table: game, method, seconds, peak RSS, proven NashConv, the compressed file's bytes.
+(the sequence-form LP made exact, exact.imperfect.exact_lp) where that is in reach, the
+float LP (HiGHS's interior point and crossover) at 6 cards, the double oracle
+(exact.imperfect.double_oracle) at 7; the float ones' NashConv is then proven.  The
+7-card runs take an hour or more each, so they are run by ``gops imperfect solve 7
+--method oracle --checkpoint C --policy-out FILE`` (resumable) and shipped ``--from``
+the policy file, whose NashConv is proven again here (``--facts``: the solve's ``--json``
+output, whose seconds, rounds and sizes go into the index).  The table: game, method,
+seconds, peak RSS, proven NashConv, the compressed file's bytes.
 """
 
 from __future__ import annotations
@@ -26,11 +32,25 @@ GAMES = [
     *[(n, "random", objective, "exact") for n in (3, 4) for objective in ("points", "win")],
     *[(6, order, objective, "lp") for order in ("descending", "ascending")
       for objective in ("points", "win")],
+    *[(7, order, objective, "oracle") for order in ("descending", "ascending")
+      for objective in ("points", "win")],
 ]  # fmt: skip
+#: The command that solves a 7-card game (then shipped --from its policy file).
+ORACLE_COMMAND = (
+    "gops imperfect solve 7 --order {order} --objective {objective} --method oracle "
+    "--iterations 600 --certify bound --checkpoint oracle.npz --policy-out {file}"
+)
 
 
-def one(n: int, order: str, objective: str, method: str) -> dict:
-    """Solve and ship one game (in this process); the facts of the table."""
+def _policy_file(path: str) -> dict:
+    """The policy file written by the solve (checked, and its NashConv proven, by ship)."""
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def one(n: int, order: str, objective: str, method: str, source: str = "", facts: str = "") -> dict:
+    """Solve (or read ``source``, a policy file, and ``facts``, its solve's JSON) and ship
+    one game (in this process); the facts of the table."""
     from exact.imperfect.certified import solve_certified
     from exact.imperfect.exact_lp import solve
     from exact.imperfect.game import ImperfectGame
@@ -38,6 +58,31 @@ def one(n: int, order: str, objective: str, method: str) -> dict:
 
     game = ImperfectGame.parse(n, order, objective)
     start = time.perf_counter()
+    command = f"python benchmarks/ship_equilibria.py {n}:{order}:{objective}"
+    if method == "oracle":
+        from exact.imperfect.double_oracle import solve_double_oracle
+
+        how = (
+            "a double oracle over sequences (Bošanský et al. 2014): restricted sequence-form "
+            "LPs (HiGHS) grown by the tables' best responses from a predictive CFR+ support "
+            "guess, its policy on the grid 2^-52"
+        )
+        if source:
+            data = _policy_file(source)
+            command = ORACLE_COMMAND.format(order=order, objective=objective, file="FILE") + (
+                f"; then {command} --from FILE --facts JSON"
+            )
+            run = _policy_file(facts) if facts else {}
+            seconds = {"solve": run.get("seconds", {}).get("solve", 0.0)}
+            sizes = run.get("sizes", {})
+        else:
+            found = solve_double_oracle(game, 600, method="bound")
+            data = found.policy_json()
+            seconds, sizes = {"solve": time.perf_counter() - start}, found.sizes
+        extra = {"rounds": sizes.get("rounds"), "sequences": sizes.get("restricted_sequences")}
+        entry = ship(game, data, how, command, seconds, extra=extra)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return {**entry, "peak_mib": round(peak), "total_seconds": time.perf_counter() - start}
     if method == "exact":
         found = solve(game)
         how = "the sequence-form LP made exact (HiGHS's vertex solved again in rationals)"
@@ -48,7 +93,6 @@ def one(n: int, order: str, objective: str, method: str) -> dict:
             "re-solved by sparse LU with refinement), its policy on the grid 2^-52"
         )
     solved = time.perf_counter() - start
-    command = f"python benchmarks/ship_equilibria.py {n}:{order}:{objective}"
     entry = ship(game, found.policy_json(), how, command, {"solve": round(solved, 2)})
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {**entry, "peak_mib": round(peak), "total_seconds": time.perf_counter() - start}
@@ -56,9 +100,16 @@ def one(n: int, order: str, objective: str, method: str) -> dict:
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--one"]:
-        n, order, objective, method = argv[1:]
-        print(json.dumps(one(int(n), order, objective, method)))
+        n, order, objective, method, source, facts = argv[1:]
+        print(json.dumps(one(int(n), order, objective, method, source, facts)))
         return
+    source = facts = ""
+    if "--from" in argv:
+        at = argv.index("--from")
+        source, argv = argv[at + 1], argv[:at] + argv[at + 2 :]
+    if "--facts" in argv:
+        at = argv.index("--facts")
+        facts, argv = argv[at + 1], argv[:at] + argv[at + 2 :]
     wanted = [tuple(a.split(":")) for a in argv]
     games = [g for g in GAMES if not wanted or (str(g[0]), g[1], g[2]) in wanted]
     if wanted and len(games) != len(wanted):
@@ -67,7 +118,7 @@ def main(argv: list[str]) -> None:
     print("{:<24} {:<6} {:>8} {:>9} {:>12} {:>9}".format(*header))
     for n, order, objective, method in games:
         child = subprocess.run(
-            [sys.executable, __file__, "--one", str(n), order, objective, method],
+            [sys.executable, __file__, "--one", str(n), order, objective, method, source, facts],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         facts = json.loads(child.stdout.splitlines()[-1])
