@@ -250,11 +250,14 @@ def solve(
     epsilon-equilibrium with a proven epsilon.
 
     --method exact: the sequence-form LP (Koller, Megiddo & von Stengel 1996) is solved
-    by HiGHS, its vertex is then solved again exactly (python-flint) and verified
-    exactly: both plans feasible and both players' best-response values equal (zero
-    duality gap).  --method lp: the same LP in float64 (HiGHS's basis re-solved with
-    iterative refinement), --method cfr: CFR+ (Tammelin 2014); either policy's NashConv
-    is then bounded with proof (exact rationals, or float64 with its proven error bound).
+    by HiGHS, its vertex is then solved again exactly (python-flint up to 5 cards fixed
+    and 4 random; beyond, the sparse basis by numeric lifting and rational
+    reconstruction) and verified exactly: both plans feasible and both players'
+    best-response values equal (zero duality gap).  --method lp: the same LP in float64
+    (HiGHS's basis re-solved with iterative refinement); --method oracle: the LP of a
+    restricted game grown by the whole game's best responses (a double oracle; 7 cards);
+    --method cfr: CFR+ (Tammelin 2014); each float policy's NashConv is then bounded with
+    proof (exact rationals, or float64 with its proven error bound).
 
     Without --method or --recompute, a game whose equilibrium ships with gops
     (exact/imperfect/equilibria/) is read from there: its file checked against its

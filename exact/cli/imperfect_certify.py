@@ -40,8 +40,8 @@ def certify(
     The certificate holds both players' exact realization plans (keyed by OpenSpiel's
     information-state strings) and the value; `python -m certificates FILE` (or `gops
     check FILE`) proves the value from the rules alone: both plans are realization plans
-    and both best responses give the stated value (zero duality gap).  N at most 4 in
-    the random order, 5 in the fixed orders.  An existing FILE is overwritten only with
+    and both best responses give the stated value (zero duality gap).  N at most 5 in
+    the random order, 6 in the fixed orders.  An existing FILE is overwritten only with
     --force; with --out - the certificate goes to standard output, the report to stderr.
     """
     game = ImperfectGame.parse(n, order, objective)
