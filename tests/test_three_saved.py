@@ -272,7 +272,7 @@ def test_a_position_missing_fails_verify(solutions, tmp_path):
 
 def test_an_edit_past_the_checksum_is_exit_2(solutions, tmp_path):
     text = lzma.decompress(saved_file(solutions).read_bytes())
-    at = text.index(b'"logit"')
+    at = text.index(b'"logit"', text.index(b"\n"))  # in the body
     bad = tmp_path / "bad.gops3.xz"
     bad.write_bytes(lzma.compress(text[:at] + b'"forced"' + text[at + 7 :]))
     code, _, err = run("verify", bad)
