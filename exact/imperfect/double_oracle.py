@@ -289,6 +289,7 @@ def solve_double_oracle(
     seconds = {"solve": solved - begin, "certify": certificate.seconds}
     source = (
         "a double oracle over sequences (Bošanský et al. 2014): restricted sequence-form LPs "
-        "(HiGHS) grown by the tables' best responses, from a predictive CFR+ support guess"
+        "(HiGHS) grown by the tables' best responses"
+        + (", from a predictive CFR+ support guess" if start_iterations > 0 else "")
     )
     return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)
