@@ -84,6 +84,17 @@ def work_tree_left_clean():
         )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def empty_three_player_cache(tmp_path_factory):
+    """Every test sees an empty cache of saved three-player solutions (exact/three/cache.py)
+    unless it sets GOPS_CACHE itself: what a user saved never changes what a test sees.
+    Commands run in child processes inherit it."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("GOPS_CACHE", str(tmp_path_factory.mktemp("gops-cache")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="session")
 def solved():
     """solved(n) -> the float Solution of n-card GOPS (points objective), cached."""

@@ -188,12 +188,12 @@ def test_solve_method_lp_command(tmp_path):
     [
         (["9", "--order", "descending", "--method", "cfr"], "N must be at most 8"),
         (["7", "--order", "descending", "--method", "lp"], "use --method cfr"),
-        (["6", "--order", "descending", "--recompute"], "--method lp or cfr gives a certified"),
+        (["7", "--order", "descending", "--recompute"], "--method oracle or cfr gives a certified"),
         (["3", "--method", "cfr", "--iterations", "0"], "--iterations must be between 1 and"),
         (["3", "--method", "lp", "--iterations", "5"], "are for --method cfr"),
         (["3", "--certify", "bound"], "--certify is for --method lp or cfr"),
     ],
-    ids=["9-cfr", "7-lp", "6-exact", "zero-iterations", "lp-iterations", "exact-certify"],
+    ids=["9-cfr", "7-lp", "7-exact", "zero-iterations", "lp-iterations", "exact-certify"],
 )
 def test_solve_method_refusals(args, message):
     result = CliRunner().invoke(main, ["imperfect", "solve", *args])

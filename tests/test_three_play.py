@@ -101,9 +101,11 @@ def test_beyond_the_solved_n_the_heuristic_plays_and_says_so():
     )
     assert result.exit_code == 0, result.output
     assert "computer 1 (upcard+1) and computer 2 (upcard)" in result.output
+    n = EQUILIBRIUM_MAX_N + 1
     assert (
-        f"The three-player equilibrium is solved for N <= {EQUILIBRIUM_MAX_N} only: the "
-        "computers play the heuristic bots upcard+1 and upcard." in result.output
+        f"The three-player equilibrium is solved on the fly for N <= {EQUILIBRIUM_MAX_N} "
+        f"only, and no saved solution holds N = {n} (gops solve {n} --players 3 --tie-rule "
+        "split --save): the computers play the heuristic bots upcard+1 and upcard." in result.output
     )
 
 

@@ -82,7 +82,7 @@ def test_a_hidden_game_through_the_api_hides_the_computers_cards(client, n, orde
 def test_hidden_bids_are_refused_beyond_the_shipped_games(client):
     for params, message in (
         ({"n": 5, "order": "random"}, "N = 3 to 4 in this order"),
-        ({"n": 7, "order": "descending"}, "N = 3 to 6"),
+        ({"n": 8, "order": "descending"}, "N = 3 to 7"),
         ({"n": 4, "order": "controlled-by-me"}, "prize orders"),
         ({"n": 4, "order": "descending", "lead": 1}, "no lead"),
     ):
