@@ -285,14 +285,13 @@ def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
     return z
 
 
-def lp_plans(
+def highs_optimum(
     lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
-) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Both players' float equilibrium plans (x, y) of player 0's LP ``lp``: HiGHS's
-    optimal basis re-solved by sparse LU with refinement (module docstring, step 1), and
-    facts about the solve (iterations, residuals).  ``solver`` is HiGHS's: ``simplex``
-    (dual) or ``ipm`` (interior point, then crossover to a basis); ``options`` more of
-    HiGHS's options (a log file, say)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    """HiGHS's optimal basis of ``lp`` as (nonbasic rows, basic columns), square; HiGHS's
+    own primal and dual solution; and facts about the solve (solver, iterations, basis
+    size, the optimal value).  ``solver``: ``simplex`` (dual) or ``ipm`` (interior point,
+    then crossover to a basis); ``options`` more of HiGHS's options."""
     highs = highs_core._Highs()
     highs.setOptionValue("output_flag", False)
     highs.setOptionValue("solver", solver)
@@ -308,9 +307,7 @@ def lp_plans(
     )  # fmt: skip
     if passed == highs_core.HighsStatus.kError:
         raise SolverError("HiGHS refused the sequence-form LP")
-    began = time.perf_counter()
     highs.run()
-    ran = time.perf_counter()
     status = highs.getModelStatus()
     if status != highs_core.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS did not solve the sequence-form LP: {status}")
@@ -319,11 +316,30 @@ def lp_plans(
     own_z, own_pi = np.asarray(solution.col_value), np.asarray(solution.row_dual)
     basis = highs.getBasis()
     basic = highs_core.HighsBasisStatus.kBasic
-    columns = np.flatnonzero(np.array([s == basic for s in basis.col_status]))
-    rows = np.flatnonzero(np.array([s != basic for s in basis.row_status]))
-    del solution, basis, highs  # HiGHS's copy of the LP, before the LU
+    columns = np.flatnonzero(np.array([s == basic for s in basis.col_status], dtype=bool))
+    rows = np.flatnonzero(np.array([s != basic for s in basis.row_status], dtype=bool))
     if len(columns) != len(rows):
         raise SolverError("HiGHS's final basis is not square")
+    facts = {
+        "solver": solver,
+        "iterations": int(info.simplex_iteration_count),
+        "ipm_iterations": int(info.ipm_iteration_count),
+        "crossover_iterations": int(info.crossover_iteration_count),
+        "basis_size": len(columns),
+        "value_float": float(-info.objective_function_value),
+    }
+    return rows, columns, own_z, own_pi, facts
+
+
+def lp_plans(
+    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Both players' float equilibrium plans (x, y) of player 0's LP ``lp``: HiGHS's
+    optimal basis (:func:`highs_optimum`) re-solved by sparse LU with refinement (module
+    docstring, step 1), and facts about the solve (iterations, residuals)."""
+    began = time.perf_counter()
+    rows, columns, own_z, own_pi, facts = highs_optimum(lp, solver, options)
+    ran = time.perf_counter()
     square = lp.matrix()[rows][:, columns]
     cost = lp.col_cost[columns]
     z = np.zeros(lp.num_col)
@@ -340,18 +356,12 @@ def lp_plans(
         float(np.abs(square @ z[columns] - lp.row_upper[rows]).max(initial=0.0)),
         float(np.abs(square.T @ pi[rows] - cost).max(initial=0.0)),
     )
-    facts = {
-        "solver": solver,
-        "iterations": int(info.simplex_iteration_count),
-        "ipm_iterations": int(info.ipm_iteration_count),
-        "crossover_iterations": int(info.crossover_iteration_count),
-        "basis_size": len(columns),
-        "basis_solve": basis_solve,
-        "residual": residual,
-        "value_float": float(-info.objective_function_value),
-        "highs_seconds": ran - began,
-        "basis_solve_seconds": time.perf_counter() - ran,
-    }
+    facts.update(
+        basis_solve=basis_solve,
+        residual=residual,
+        highs_seconds=ran - began,
+        basis_solve_seconds=time.perf_counter() - ran,
+    )
     return z[: lp.n_own], -pi[: lp.n_ub], facts
 
 

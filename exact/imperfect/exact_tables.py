@@ -38,10 +38,9 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse
-from scipy.optimize._highspy import _core as highs_core
 
 from exact.errors import GopsInputError, SolverError
-from exact.imperfect.certified import HIGHS_TOLERANCE, default_solver
+from exact.imperfect.certified import default_solver, highs_optimum
 from exact.imperfect.exact_lp import Equilibrium, plans_policy
 from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
@@ -83,37 +82,8 @@ def integer_matrix(lp: SequenceFormLP, scale: int) -> scipy.sparse.csr_array:
 
 def optimal_basis(lp: SequenceFormLP, solver: str) -> tuple[np.ndarray, np.ndarray, dict]:
     """Step 2: HiGHS's optimal basis, as (nonbasic rows, basic columns), and its facts."""
-    highs = highs_core._Highs()
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("solver", solver)
-    highs.setOptionValue("primal_feasibility_tolerance", HIGHS_TOLERANCE)
-    highs.setOptionValue("dual_feasibility_tolerance", HIGHS_TOLERANCE)
-    passed = highs.passModel(
-        lp.num_col, lp.num_row, len(lp.value), int(highs_core.MatrixFormat.kRowwise),
-        int(highs_core.ObjSense.kMinimize), 0.0, lp.col_cost, lp.col_lower, lp.col_upper,
-        lp.row_lower, lp.row_upper, lp.start, lp.index, lp.value,
-        np.zeros(lp.num_col, dtype=np.int32),  # every column continuous
-    )  # fmt: skip
-    if passed == highs_core.HighsStatus.kError:
-        raise SolverError("HiGHS refused the sequence-form LP")
-    highs.run()
-    status = highs.getModelStatus()
-    if status != highs_core.HighsModelStatus.kOptimal:
-        raise SolverError(f"HiGHS did not solve the sequence-form LP: {status}")
-    info = highs.getInfo()
-    basis = highs.getBasis()
-    basic = highs_core.HighsBasisStatus.kBasic
-    columns = np.flatnonzero(np.array([s == basic for s in basis.col_status], dtype=bool))
-    rows = np.flatnonzero(np.array([s != basic for s in basis.row_status], dtype=bool))
-    if len(columns) != len(rows):
-        raise SolverError("HiGHS's final basis is not square")
-    facts = {
-        "solver": solver,
-        "iterations": int(info.simplex_iteration_count),
-        "ipm_iterations": int(info.ipm_iteration_count),
-        "crossover_iterations": int(info.crossover_iteration_count),
-        "basis_size": len(columns),
-    }
+    rows, columns, _, _, facts = highs_optimum(lp, solver)
+    del facts["value_float"]
     return rows, columns, facts
 
 
