@@ -103,22 +103,33 @@ def read_checkpoint(game: ImperfectGame, path, variants) -> dict:
     docstring): the six arrays (C-contiguous float64 copies), ``variant`` (one of
     ``variants``) and ``iteration``; a one-line GopsInputError otherwise."""
     where = f"the CFR checkpoint {str(path)!r}"
+
+    def read(archive: zipfile.ZipFile):
+        members = _members(archive, where, SCALARS, ARRAYS, ("format",))
+        scalars = {name: _scalar(archive, members[name], name, where, SCALARS[name])
+                   for name in SCALARS if name in members}  # fmt: skip
+        _check_game(game, scalars, variants, where)
+        shape = (layout(game).rows, game.n)
+        arrays = {name: _array(archive, members[name], name, shape, where, "<f8")
+                  for name in ARRAYS}  # fmt: skip
+        return scalars, arrays
+
+    scalars, arrays = _read_archive(path, where, read)
+    _check_values(layout(game), arrays, where)
+    return {**arrays, "variant": scalars["variant"], "iteration": scalars["iteration"]}
+
+
+def _read_archive(path, where: str, read):
+    """``read(archive)`` of the .npz file at ``path``, once it is a regular, non-empty zip
+    archive; any failure to read it is one GopsInputError naming ``where``."""
     _check_file(path, where)
     try:
         with zipfile.ZipFile(path) as archive:
-            members = _members(archive, where, SCALARS, ARRAYS, ("format",))
-            scalars = {name: _scalar(archive, members[name], name, where, SCALARS[name])
-                       for name in SCALARS if name in members}  # fmt: skip
-            _check_game(game, scalars, variants, where)
-            shape = (layout(game).rows, game.n)
-            arrays = {name: _array(archive, members[name], name, shape, where, "<f8")
-                      for name in ARRAYS}  # fmt: skip
+            return read(archive)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
         if isinstance(exc, GopsInputError):
             raise
         raise GopsInputError(f"{where} is not a readable .npz archive ({exc})") from None
-    _check_values(layout(game), arrays, where)
-    return {**arrays, "variant": scalars["variant"], "iteration": scalars["iteration"]}
 
 
 def _check_file(path, where: str) -> None:
@@ -206,10 +217,7 @@ def _array(archive, info, name: str, shape: tuple[int, int], where: str, kind: s
 def _check_game(game: ImperfectGame, scalars: dict, variants, where: str) -> None:
     if "format" in scalars and scalars["format"] != FORMAT:
         raise GopsInputError(f"{where} is of format {scalars['format']!r}, not {FORMAT!r}")
-    saved = (scalars["n"], scalars["order"], scalars["objective"])
-    wanted = (game.n, game.order.name, game.objective.name)
-    if saved != wanted:
-        raise GopsInputError(f"{where} is of the game {saved}, not {wanted}")
+    _check_same_game(game, scalars, where)
     if scalars["variant"] not in variants:
         raise GopsInputError(
             f"{where}: the variant {scalars['variant']!r} is not one of {', '.join(variants)}"
@@ -218,6 +226,13 @@ def _check_game(game: ImperfectGame, scalars: dict, variants, where: str) -> Non
         raise GopsInputError(
             f"{where}: the iteration {scalars['iteration']} is not between 0 and {MAX_ITERATIONS:,}"
         )
+
+
+def _check_same_game(game: ImperfectGame, scalars: dict, where: str) -> None:
+    saved = (scalars["n"], scalars["order"], scalars["objective"])
+    wanted = (game.n, game.order.name, game.objective.name)
+    if saved != wanted:
+        raise GopsInputError(f"{where} is of the game {saved}, not {wanted}")
 
 
 def _check_values(where_: Layout, arrays: dict[str, np.ndarray], where: str) -> None:
@@ -268,32 +283,26 @@ def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.n
     game, bool arrays of the tables' shape, nothing allowed at a card already bid); a
     one-line GopsInputError otherwise."""
     where = f"the double-oracle checkpoint {str(path)!r}"
-    _check_file(path, where)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = _members(archive, where, SUPPORT_SCALARS, SUPPORT_ARRAYS)
-            scalars = {name: _scalar(archive, members[name], name, where, kind)
-                       for name, kind in SUPPORT_SCALARS.items()}  # fmt: skip
-            if scalars["format"] != SUPPORT_FORMAT:
-                raise GopsInputError(
-                    f"{where} is of format {scalars['format']!r}, not {SUPPORT_FORMAT!r}"
-                )
-            saved = (scalars["n"], scalars["order"], scalars["objective"])
-            wanted = (game.n, game.order.name, game.objective.name)
-            if saved != wanted:
-                raise GopsInputError(f"{where} is of the game {saved}, not {wanted}")
-            if not 0 <= scalars["round"] <= MAX_ROUNDS:
-                raise GopsInputError(
-                    f"{where}: the round {scalars['round']} is not between 0 and {MAX_ROUNDS:,}"
-                )
-            shape = (layout(game).rows, game.n)
-            allow = [
-                _array(archive, members[name], name, shape, where, "|b1") for name in SUPPORT_ARRAYS
-            ]
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
-        if isinstance(exc, GopsInputError):
-            raise
-        raise GopsInputError(f"{where} is not a readable .npz archive ({exc})") from None
+
+    def read(archive: zipfile.ZipFile):
+        members = _members(archive, where, SUPPORT_SCALARS, SUPPORT_ARRAYS)
+        scalars = {name: _scalar(archive, members[name], name, where, kind)
+                   for name, kind in SUPPORT_SCALARS.items()}  # fmt: skip
+        if scalars["format"] != SUPPORT_FORMAT:
+            raise GopsInputError(
+                f"{where} is of format {scalars['format']!r}, not {SUPPORT_FORMAT!r}"
+            )
+        _check_same_game(game, scalars, where)
+        if not 0 <= scalars["round"] <= MAX_ROUNDS:
+            raise GopsInputError(
+                f"{where}: the round {scalars['round']} is not between 0 and {MAX_ROUNDS:,}"
+            )
+        shape = (layout(game).rows, game.n)
+        arrays = [_array(archive, members[name], name, shape, where, "|b1")
+                  for name in SUPPORT_ARRAYS]  # fmt: skip
+        return scalars, arrays
+
+    scalars, allow = _read_archive(path, where, read)
     legal = legal_rows(layout(game))
     for name, array in zip(SUPPORT_ARRAYS, allow, strict=True):
         if np.any(array & ~legal):
