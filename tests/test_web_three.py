@@ -25,12 +25,15 @@ from test_web import (  # the page's server, browser and helpers
 __all__ = ["browser", "client", "no_console_errors", "page_server"]  # fixtures, used by name
 
 
-def hand_points(prize, bids, variant):
+def hand_points(prize: int, bids, variant: str) -> list[Fraction]:
+    """One round scored by the rules: the highest bid alone takes the prize; a three-way
+    tie, or any tie under the discard rule, scores for nobody; a two-way tie splits it
+    (three) or gives it to the third player (three-third)."""
     top = max(bids)
     high = [b == top for b in bids]
     if sum(high) == 1:
         return [Fraction(prize) * h for h in high]
-    if sum(high) == 3:
+    if sum(high) == 3 or variant == "three-discard":
         return [Fraction(0)] * 3
     if variant == "three":
         return [Fraction(prize, 2) * h for h in high]
@@ -40,6 +43,26 @@ def hand_points(prize, bids, variant):
 def shown(x: Fraction) -> str:
     """Points as the page shows them (4.5 for a half)."""
     return str(int(x)) if x.denominator == 1 else str(float(x))
+
+
+def assert_final_scores(browser, totals, outcome: str) -> None:
+    """The page's three scores are ``totals`` and its last line names the winner (or a
+    tie for the most points)."""
+    from selenium.webdriver.common.by import By
+
+    scores = [
+        browser.find_element(By.ID, x).text for x in ("score-me", "score-them", "score-second")
+    ]
+    assert scores == [shown(t) for t in totals]
+    leaders = [i for i, t in enumerate(totals) if t == max(totals)]
+    verdict = (
+        "a tie for the most points."
+        if len(leaders) > 1
+        else ["you win.", "computer 1 wins.", "computer 2 wins."][leaders[0]]
+    )
+    assert outcome == (
+        f"Game over: you {scores[0]}, computer 1 {scores[1]}, computer 2 {scores[2]}: {verdict}"
+    )
 
 
 @pytest.mark.parametrize("variant", ["three", "three-third"])
@@ -99,17 +122,5 @@ def test_play_a_whole_three_player_game_by_clicking(page_server, browser, varian
     for c in cells:
         got = hand_points(int(c[1]), [int(c[2]), int(c[3]), int(c[4])], variant)
         totals = [t + g for t, g in zip(totals, got)]
-    scores = [
-        browser.find_element(By.ID, x).text for x in ("score-me", "score-them", "score-second")
-    ]
-    assert scores == [shown(t) for t in totals]
-    leaders = [i for i, t in enumerate(totals) if t == max(totals)]
-    verdict = (
-        "a tie for the most points."
-        if len(leaders) > 1
-        else ["you win.", "computer 1 wins.", "computer 2 wins."][leaders[0]]
-    )
-    assert outcome == (
-        f"Game over: you {scores[0]}, computer 1 {scores[1]}, computer 2 {scores[2]}: {verdict}"
-    )
+    assert_final_scores(browser, totals, outcome)
     browser.save_screenshot(str(ARTIFACTS / f"play-{variant}.png"))

@@ -24,28 +24,12 @@ from exact.three.saved import load
 from exact.web.app import create_app
 from test_three_saved import N, saved_file, solutions
 from test_web import ARTIFACTS, browser, no_console_errors, serve, testclient, wait_for
+from test_web_three import assert_final_scores, hand_points, shown
 
 __all__ = ["browser", "no_console_errors", "solutions"]  # fixtures, used by name
 
 RULE_OF = {"three": "split", "three-third": "third", "three-discard": "discard"}
 NAMES = ("you", "computer 1", "computer 2")
-
-
-def hand_points(prize: int, bids, variant: str) -> list[Fraction]:
-    """One round scored by the rules of the module docstring."""
-    top = max(bids)
-    high = [b == top for b in bids]
-    if sum(high) == 1:
-        return [Fraction(prize) * h for h in high]
-    if sum(high) == 3 or variant == "three-discard":
-        return [Fraction(0)] * 3
-    if variant == "three":
-        return [Fraction(prize, 2) * h for h in high]
-    return [Fraction(prize) * (not h) for h in high]
-
-
-def shown(x: Fraction) -> str:
-    return str(int(x)) if x.denominator == 1 else str(float(x))
 
 
 @pytest.fixture(scope="module")
@@ -139,19 +123,7 @@ def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, so
     assert ties >= 1 and not any(hands) and not prizes
 
     # the scores, the verdict and every player's pile
-    scores = [
-        browser.find_element(By.ID, x).text for x in ("score-me", "score-them", "score-second")
-    ]
-    assert scores == [shown(t) for t in totals]
-    leaders = [i for i, t in enumerate(totals) if t == max(totals)]
-    verdict = (
-        "a tie for the most points."
-        if len(leaders) > 1
-        else ["you win.", "computer 1 wins.", "computer 2 wins."][leaders[0]]
-    )
-    assert outcome == (
-        f"Game over: you {scores[0]}, computer 1 {scores[1]}, computer 2 {scores[2]}: {verdict}"
-    )
+    assert_final_scores(browser, totals, outcome)
     for seat, box in enumerate(("won-me", "won-them", "won-second")):
         faces = browser.find_elements(By.CSS_SELECTOR, f"#{box} .face")
         got = [(f.get_attribute("data-prize"), f.get_attribute("data-share")) for f in faces]
