@@ -19,14 +19,10 @@ from exact.cli import main
 from exact.errors import GopsInputError
 from exact.imperfect.certified import certify, lp_plans
 from exact.imperfect.checkpoint import read_support, write_support
-from exact.imperfect.double_oracle import (
-    closure,
-    double_oracle,
-    restricted_lp,
-    solve_double_oracle,
-)
+from exact.imperfect.double_oracle import double_oracle, solve_double_oracle
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lp_tables import table_lp
+from exact.imperfect.restricted import GameTree, closure, restricted_lp
 from exact.imperfect.tables import legal_rows, reachable_rows
 
 #: The proven NashConv of the oracle's last policy, computed exactly in rationals, is at
@@ -59,8 +55,7 @@ def test_the_oracle_from_nothing_reaches_the_exact_value(spec):
     assert -v1 <= value <= v0
     assert float(v0 - value) <= VALUE_TOLERANCE
     # the restricted game ended smaller than the whole one, and only grew
-    built = table_lp(game)
-    assert rounds[-1].sequences[0] <= built.sequences[0]
+    assert rounds[-1].sequences[0] <= table_lp(game).sequences[0]
     sizes = [r.sequences for r in rounds]
     assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(sizes, sizes[1:]))
 
@@ -69,25 +64,33 @@ def _random_allow(legal, rng, share):
     return legal & (rng.random(legal.shape) < share)
 
 
+def _everything(tree):
+    return [closure(tree, p, tree.legal.copy(), np.argmax(tree.legal, axis=1)) for p in (0, 1)]
+
+
 @pytest.mark.parametrize("spec", [(5, "ascending", "points"), (4, "random", "win")])
 def test_a_closure_is_closed_under_prefixes_and_every_decision_in_play_bids(spec):
     game = ImperfectGame.parse(*spec)
-    built = table_lp(game)
-    legal = legal_rows(built.where)
+    built = table_lp(game)  # its parents: the sequence-column numbering, built apart
+    tree = GameTree.of(game)
+    legal = tree.legal
     rng = np.random.default_rng(SEED)
     for share in (0.0, 0.2, 0.6):
         for player in (0, 1):
             allow = _random_allow(legal, rng, share)
             before = allow.copy()
             default = np.argmax(legal, axis=1)  # the lowest legal card
-            in_s = closure(built, player, allow, default, legal)
+            in_s = closure(tree, player, allow, default)
             columns, parents = built.columns[player], built.parents[player]
+            sequences = np.zeros(built.sequences[player], dtype=bool)
+            sequences[0] = True
+            sequences[columns[in_s]] = True
             decisions = np.flatnonzero(reachable_rows(built.where, player))
-            in_play = decisions[in_s[parents[decisions]]]
+            in_play = decisions[sequences[parents[decisions]]]
             # closed: a sequence is in S exactly when its decision is in play and it is allowed
             cells = np.zeros_like(allow)
             cells[in_play] = allow[in_play] & legal[in_play]
-            assert sorted(columns[cells].tolist()) == sorted(np.flatnonzero(in_s[1:]) + 1)
+            assert np.array_equal(cells, in_s)
             # every decision in play bids; only bare decisions gained their default
             assert np.all(cells[in_play].any(axis=1))
             gained = allow & ~before
@@ -95,13 +98,50 @@ def test_a_closure_is_closed_under_prefixes_and_every_decision_in_play_bids(spec
             assert np.all(gained.sum(axis=1) <= 1)
 
 
-def test_restricted_to_everything_the_lp_is_the_full_lp():
-    game = ImperfectGame.parse(4, "random", "points")
-    built = table_lp(game)
-    everything = [np.ones(built.sequences[p], dtype=bool) for p in (0, 1)]
-    lp, rows, cols = restricted_lp(built, *everything)
-    assert rows.all() and cols.all()
-    assert (lp.matrix() != built.lp.matrix()).nnz == 0
+def _submatrix(built, in_s):
+    """The whole LP's rows and columns of the restriction to the cells ``in_s``: player 1's
+    sequences, player 0's decisions in play; player 0's sequences, player 1's decisions
+    in play (the restriction as the module docstring derives it)."""
+    sequences = []
+    for p in (0, 1):
+        mask = np.zeros(built.sequences[p], dtype=bool)
+        mask[0] = True
+        mask[built.columns[p][in_s[p]]] = True
+        sequences.append(mask)
+    d0 = np.flatnonzero(reachable_rows(built.where, 0))
+    d1 = np.flatnonzero(reachable_rows(built.where, 1))
+    rows = np.concatenate([sequences[1], [True], sequences[0][built.parents[0][d0]]])
+    cols = np.concatenate([sequences[0], [True], sequences[1][built.parents[1][d1]]])
+    return rows, cols
+
+
+@pytest.mark.parametrize(
+    "spec", [(3, "random", "win"), (4, "ascending", "points"), (4, "random", "points"),
+             (5, "descending", "win")]
+)  # fmt: skip
+def test_the_restricted_lp_is_the_submatrix_of_the_whole_lp(spec):
+    """Built from the tree (walking only the histories both sets reach), the restricted
+    LP equals the whole LP's (lp_tables, built over every pair of sequences) rows and
+    columns of the restriction, entry for entry; with every card allowed, the whole LP."""
+    game = ImperfectGame.parse(*spec)
+    built, tree = table_lp(game), GameTree.of(game)
+    rng = np.random.default_rng(SEED)
+    everything = _everything(tree)
+    assert (restricted_lp(tree, *everything).lp.matrix() != built.lp.matrix()).nnz == 0
+    for share in (0.3, 0.5, 0.8):
+        default = np.argmax(tree.legal, axis=1)
+        in_s = [closure(tree, p, _random_allow(tree.legal, rng, share), default) for p in (0, 1)]
+        ours = restricted_lp(tree, *in_s).lp
+        rows, cols = _submatrix(built, in_s)
+        whole = built.lp
+        assert (
+            ours.matrix() != whole.matrix()[np.flatnonzero(rows)][:, np.flatnonzero(cols)]
+        ).nnz == 0
+        assert np.array_equal(ours.col_cost, whole.col_cost[cols])
+        assert np.array_equal(ours.col_lower, whole.col_lower[cols])
+        assert np.array_equal(ours.row_lower, whole.row_lower[rows])
+        assert np.array_equal(ours.row_upper, whole.row_upper[rows])
+        assert (ours.n_own, ours.n_ub) == (cols[: whole.n_own].sum(), rows[: whole.n_ub].sum())
 
 
 def test_one_pure_strategy_each_the_lp_value_is_openspiels_return_of_the_profile():
@@ -112,8 +152,8 @@ def test_one_pure_strategy_each_the_lp_value_is_openspiels_return_of_the_profile
     from exact.imperfect.policy import openspiel_game
 
     game = ImperfectGame.parse(4, "descending", "points")
-    built = table_lp(game)
-    where, legal = built.where, legal_rows(built.where)
+    tree = GameTree.of(game)
+    where, legal = tree.where, tree.legal
     rng = np.random.default_rng(SEED)
     # each player a random pure strategy: one random legal card at every row
     picks = [np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in legal])
@@ -122,9 +162,8 @@ def test_one_pure_strategy_each_the_lp_value_is_openspiels_return_of_the_profile
     for p in (0, 1):
         pure[p][np.arange(len(legal)), picks[p]] = True
         pure[p] &= legal
-    in_s = [closure(built, p, pure[p].copy(), picks[p], legal) for p in (0, 1)]
-    lp, _, _ = restricted_lp(built, *in_s)
-    ours = lp_plans(lp)[2]["value_float"]
+    in_s = [closure(tree, p, pure[p].copy(), picks[p]) for p in (0, 1)]
+    ours = lp_plans(restricted_lp(tree, *in_s).lp)[2]["value_float"]
     turn_based = openspiel_game(game)
     tabular = openspiel_policy.TabularPolicy(turn_based)
     for player in (0, 1):
@@ -218,17 +257,17 @@ def test_random_restrictions_never_beat_the_value():
     for player 0 is at most the game's value, 0 (the players are interchangeable), and
     restricting player 1 only helps player 0."""
     game = ImperfectGame.parse(4, "ascending", "points")
-    built = table_lp(game)
-    legal = legal_rows(built.where)
+    tree = GameTree.of(game)
+    legal = tree.legal
     value = 0.0  # a symmetric zero-sum game
     rng = random.Random(SEED)
-    everything = np.ones(built.sequences[1], dtype=bool)
+    everything = _everything(tree)
     for _ in range(5):
         share = rng.choice((0.3, 0.5, 0.8))
         allow = _random_allow(legal, np.random.default_rng(rng.randrange(10**6)), share)
-        in0 = closure(built, 0, allow, np.argmax(legal, axis=1), legal)
-        lp, _, _ = restricted_lp(built, in0, everything)
+        in0 = closure(tree, 0, allow.copy(), np.argmax(legal, axis=1))
+        lp = restricted_lp(tree, in0, everything[1]).lp
         assert lp_plans(lp)[2]["value_float"] <= value + VALUE_TOLERANCE
-        in1 = closure(built, 1, allow.copy(), np.argmax(legal, axis=1), legal)
-        lp, _, _ = restricted_lp(built, np.ones(built.sequences[0], dtype=bool), in1)
+        in1 = closure(tree, 1, allow.copy(), np.argmax(legal, axis=1))
+        lp = restricted_lp(tree, everything[0], in1).lp
         assert lp_plans(lp)[2]["value_float"] >= value - VALUE_TOLERANCE

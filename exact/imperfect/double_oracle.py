@@ -11,15 +11,12 @@ player p is allowed a set S_p of bids at each decision, and the LP restricted to
 sequences they make is solved; then each player's best response in the whole game
 says which bids to add.
 
-Restriction.  A set of allowed cells ``allow[p][row, card - 1]`` makes the sequences
-S_p closed under prefixes (:func:`closure`): a decision is *in play* when its parent
-sequence is in S_p (the empty sequence always is), and its allowed bids are then
-sequences of S_p; a decision in play with no allowed bid is given one (its best response
-against the last solution).  Fixing x_s = 0 for s outside S_0, and dropping the
-constraint of each sequence t of player 1 outside S_1 (y_t = 0 in the dual), leaves the
-LP of the game where each player bids only within its sets, a submatrix of the full LP:
-the rows of t in S_1 and of player 0's decisions in play, the columns of x in S_0 and
-of q at player 1's decisions in play (:func:`restricted_lp`).
+Restriction.  Each player's allowed cells ``allow[p][row, card - 1]`` make a set S_p of
+its sequences closed under prefixes, and the LP of the game where each player bids only
+within S_p is built from the game tree, walking only the histories both players reach
+within their sets (:mod:`exact.imperfect.restricted`): a submatrix of the whole LP that
+never needs the whole LP, so that its size follows the restricted game (8 cards: the
+whole LP would hold about 1.5 billion payoff entries).
 
 Oracle.  Against the restricted equilibrium (x, y), extended by any bids off its
 support (they are never reached), each player's counterfactual best-response values
@@ -59,17 +56,10 @@ from exact.imperfect.cfr import CFRPlus
 from exact.imperfect.checkpoint import read_support, write_support
 from exact.imperfect.fast import best_response_actions
 from exact.imperfect.game import ImperfectGame
-from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
-from exact.imperfect.tables import check_memory, layout, legal_rows, reachable_rows
+from exact.imperfect.restricted import GameTree, closure, in_play, restricted_lp
+from exact.imperfect.tables import check_memory, layout
 
-__all__ = [
-    "GAP_TOLERANCE",
-    "Round",
-    "closure",
-    "double_oracle",
-    "restricted_lp",
-    "solve_double_oracle",
-]
+__all__ = ["GAP_TOLERANCE", "Round", "double_oracle", "solve_double_oracle"]
 
 #: A decision's gap (in OpenSpiel's units, weighted by the opponent's and chance's
 #: reach) above which its best bid is added to the restricted game.
@@ -100,59 +90,6 @@ class Round:
     seconds: dict = field(default_factory=dict)
 
 
-def closure(
-    built: TableLP, player: int, allow: np.ndarray, default: np.ndarray, legal: np.ndarray
-) -> np.ndarray:
-    """Player ``player``'s sequences S (a bool per sequence column) made by ``allow``
-    (module docstring), round by round from the empty sequence; ``allow`` gains
-    ``default[row]`` (a card index) at each decision in play with no allowed bid."""
-    where = built.where
-    columns, parents = built.columns[player], built.parents[player]
-    in_s = np.zeros(built.sequences[player], dtype=bool)
-    in_s[0] = True
-    decisions = reachable_rows(where, player)
-    for r in range(where.last + 1):
-        rows = where.offsets[r] + np.flatnonzero(decisions[where.offsets[r] : where.offsets[r + 1]])
-        rows = rows[in_s[parents[rows]]]
-        allowed = allow[rows] & legal[rows]
-        bare = rows[~allowed.any(axis=1)]
-        allow[bare, default[bare]] = True
-        allowed = allow[rows] & legal[rows]
-        in_s[columns[rows][allowed]] = True
-    return in_s
-
-
-def restricted_lp(
-    built: TableLP, in0: np.ndarray, in1: np.ndarray
-) -> tuple[SequenceFormLP, np.ndarray, np.ndarray]:
-    """The submatrix of the full LP that is the game restricted to the sequences in0 of
-    player 0 and in1 of player 1 (module docstring), and which of the full LP's rows and
-    columns it keeps (bool; rows: player 1's sequences, then player 0's decisions;
-    columns: player 0's sequences, then player 1's decisions)."""
-    lp = built.lp
-    d0 = np.flatnonzero(reachable_rows(built.where, 0))
-    d1 = np.flatnonzero(reachable_rows(built.where, 1))
-    eq_rows = np.concatenate([[True], in0[built.parents[0][d0]]])
-    rows = np.concatenate([in1, eq_rows])
-    q_cols = np.concatenate([[True], in1[built.parents[1][d1]]])
-    cols = np.concatenate([in0, q_cols])
-    matrix = lp.matrix()[np.flatnonzero(rows)][:, np.flatnonzero(cols)]
-    matrix.sort_indices()
-    restricted = SequenceFormLP(
-        matrix.indptr.astype(np.int32),
-        matrix.indices.astype(np.int32),
-        matrix.data,
-        lp.col_cost[cols],
-        lp.col_lower[cols],
-        lp.col_upper[cols],
-        lp.row_lower[rows],
-        lp.row_upper[rows],
-        int(in0.sum()),
-        int(in1.sum()),
-    )
-    return restricted, rows, cols
-
-
 def _gaps(q: np.ndarray, allow: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """At each row of ``rows``: max_a Q - max_{a allowed} Q, and the best bid (index)."""
     best = np.argmax(q[rows], axis=1)
@@ -166,7 +103,7 @@ def double_oracle(
     start: tuple[np.ndarray, np.ndarray] | None = None,
     target: float = 0.0,
     max_rounds: int = MAX_ROUNDS,
-    built: TableLP | None = None,
+    tree: GameTree | None = None,
     progress: Callable[[Round, tuple[np.ndarray, np.ndarray]], None] | None = None,
     first_round: int = 1,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
@@ -177,36 +114,35 @@ def double_oracle(
     uniform policy); the loop stops when the proven NashConv is at most ``target``, when
     no gap is left, or after ``max_rounds`` rounds.  ``progress(round, allowed cells)``
     is called after each round with the cells the next round starts from."""
-    built = built or table_lp(game)
-    where = built.where
-    legal = legal_rows(where)
+    tree = tree or GameTree.of(game)
+    where, legal = tree.where, tree.legal
     uniform = dyadic_rows(np.zeros(legal.shape), legal)
     _, q = best_response_actions(where, uniform, uniform)
     allow = [np.zeros(legal.shape, dtype=bool), np.zeros(legal.shape, dtype=bool)]
     if start is not None:
         allow = [start[0] & legal, start[1] & legal]
     default = [np.argmax(q[0], axis=1), np.argmax(q[1], axis=1)]
-    decisions = [reachable_rows(where, 0), reachable_rows(where, 1)]
+    decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
-        in_s = [closure(built, p, allow[p], default[p], legal) for p in (0, 1)]
-        lp, _, _ = restricted_lp(built, in_s[0], in_s[1])
+        in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
+        built = restricted_lp(tree, in_s[0], in_s[1])
+        lp = built.lp
         built_at = time.perf_counter()
         solver = "ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"
         x, y, _ = lp_plans(lp, solver)
         solved_at = time.perf_counter()
-        plans = [np.zeros(built.sequences[p]) for p in (0, 1)]
-        plans[0][in_s[0]], plans[1][in_s[1]] = x, y
-        sigmas = [dyadic_rows(built.behaviour(p, plans[p]), legal) for p in (0, 1)]
+        sigmas = [
+            dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
+        ]
+        del built
         certificate = certify(game, sigmas[0], sigmas[1], "bound")
         added = [0, 0]
         if certificate.epsilon > target:
             _, q = best_response_actions(where, sigmas[0], sigmas[1])
             for p in (0, 1):
-                parents = built.parents[p]
-                rows = np.flatnonzero(decisions[p])
-                rows = rows[in_s[p][parents[rows]]]
+                rows = decisions[p][in_play(tree, p, in_s[p], decisions[p])]
                 gap, best = _gaps(q[p], allow[p] & legal, rows)
                 grow = gap > GAP_TOLERANCE
                 allow[p][rows[grow], best[grow]] = True
@@ -262,8 +198,8 @@ def solve_double_oracle(
         average = state.average()
         allow = (average[0] >= START_THRESHOLD, average[1] >= START_THRESHOLD)
         del state
-    built = table_lp(game)
-    tell(f"sequence-form LP built: {built.sequences[0]:,} sequences per player")
+    tree = GameTree.of(game)
+    tell(f"game tree indexed: {tree.sequences(0):,} sequences per player")
 
     def report(done: Round, cells) -> None:
         if checkpoint is not None:
@@ -275,13 +211,13 @@ def solve_double_oracle(
         )
 
     sigmas, rounds = double_oracle(
-        game, allow, target, built=built, progress=report, first_round=first
+        game, allow, target, tree=tree, progress=report, first_round=first
     )
     solved = time.perf_counter()
     method = method or default_method(game)
     certificate = rounds[-1].certificate if method == "bound" else certify(game, *sigmas, method)
     sizes = {
-        "sequences": list(built.sequences),
+        "sequences": [tree.sequences(0), tree.sequences(1)],
         "restricted_sequences": list(rounds[-1].sequences),
         "rounds": rounds[-1].round,
         "start_iterations": start_iterations,
