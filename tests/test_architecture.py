@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from exact.cli.families import FAMILIES
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -56,7 +58,7 @@ def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
 #: The modules of exact/cli that command modules share (and the ``python -m`` entry point);
 #: every other module there is a command module, found by walking the package, so that a
 #: new command is covered without being named here.
-SHARED = {"common", "limits", "progress", "render", "__main__"}
+SHARED = {"common", "families", "limits", "progress", "render", "__main__"}
 COMMANDS = sorted(
     m.name for m in pkgutil.iter_modules([str(ROOT / "exact" / "cli")]) if m.name not in SHARED
 )
@@ -74,8 +76,29 @@ def test_the_command_modules_are_found_and_registered():
         and getattr(node.func, "id", None) == "_attribute"
         and isinstance(node.args[0], ast.Constant)
     }
+    # the game families' command modules: registered once, in exact/cli/families.py
+    registered |= {f"exact.cli.{family.module}" for family in FAMILIES}
     missing = {c for c in COMMANDS if f"exact.cli.{c}" not in registered}
     assert not missing, f"exact/cli/__init__.py does not import {missing}"
+
+
+def test_no_command_reads_argv_or_changes_another():
+    """One shape for every game family (exact/cli/families.py): click parses every command
+    line; no module of exact/cli reads sys.argv, nor sets a command's parameters,
+    callback or class (a command is reached, never changed or copied)."""
+    for path in (ROOT / "exact" / "cli").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "argv":
+                raise AssertionError(f"cli/{path.name} reads sys.argv (line {node.lineno})")
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                if isinstance(target, ast.Attribute) and target.attr in {
+                    "params",
+                    "callback",
+                    "__dict__",
+                }:
+                    where = f"cli/{path.name}, line {node.lineno}"
+                    raise AssertionError(f"{where} sets .{target.attr}")
 
 
 @pytest.mark.parametrize("name", COMMANDS)

@@ -725,8 +725,11 @@ def test_gops_solve_variant_declarations_certificate_to_stdout():
     "args, words",
     [
         (["solve", "9", "--variant", "declarations"], "between 1 and 7"),
-        (["solve", "3", "--variant", "declarations", "--objective", "win"], "not --objective"),
-        (["solve", "3", "--exact"], "apply to --variant declarations"),
+        (
+            ["solve", "3", "--variant", "declarations", "--objective", "win"],
+            "--objective applies to --players 2 and --players 3 only",
+        ),
+        (["solve", "3", "--exact"], "--exact applies to --variant declarations only"),
         (["solve", "3", "--variant", "declarations", "--certificate", "x"], "exact solve"),
     ],
 )

@@ -304,7 +304,10 @@ def test_cli_repeated_players_the_last_wins(players, first_line):
 @pytest.mark.parametrize(
     "players, message",
     [
-        (["--players", "3", "--players", "4"], "Invalid value for '--players': '4' is not '3'."),
+        (
+            ["--players", "3", "--players", "4"],
+            "Invalid value for '--players': '4' is not one of '2', '3'.",
+        ),
         (["--players", "2", "--players"], "Option '--players' requires an argument."),
     ],
 )
@@ -609,16 +612,56 @@ def test_the_shared_walk_agrees_with_the_independent_nashconv(solved, rule):
             assert min(report.gains) > 0.1  # a policy far from equilibrium: the check bites
 
 
-def test_routing_builds_new_commands_and_leaves_gops_solve_alone():
-    """gops solve's routes (--variant declarations, --players 3) are new commands built
-    from it: the two-player command's parameters and callback are never changed."""
-    from exact.cli import declarations, solve
+def test_families_reach_their_commands_unchanged():
+    """gops solve reaches each family's own command through click's parse of --players
+    and --variant: every family's command keeps its parameters and callback, and each
+    help names the others."""
+    from exact.cli import declarations, families, solve
     from exact.cli import three as three_cli
 
-    params, callback = list(solve.solve.params), solve.solve.callback
-    routed = three_cli.with_three_players(declarations.route(solve.solve), three_cli.solve_three)
-    assert routed is not solve.solve
-    assert solve.solve.params == params and solve.solve.callback is callback
-    names = {p.name for p in routed.params}
-    assert {"variant", "exact", "certificate"} <= names
-    assert "Three players: gops solve N --players 3" in (routed.epilog or "")
+    before = {
+        c: (list(c.params), c.callback)
+        for c in (solve.solve, three_cli.solve_three, declarations.solve_declarations)
+    }
+    runner = CliRunner()
+    assert runner.invoke(main, ["solve", "2", "--players", "3", "--quiet"]).exit_code == 0
+    assert runner.invoke(main, ["solve", "2", "--quiet"]).exit_code == 0
+    assert runner.invoke(main, ["solve", "2", "--variant", "declarations"]).exit_code == 0
+    for command, (params, callback) in before.items():
+        assert command.params == params and command.callback is callback
+    assert not {p.name for p in solve.solve.params} & {"players", "variant", "tie_rule"}
+    assert "players" not in {p.name for p in three_cli.solve_three.params}
+    front = main.commands["solve"]
+    assert isinstance(front, families.FamilyCommand)
+    assert [f.name for f in front.families] == [
+        "two players",
+        "three players",
+        "the declarations game",
+    ]
+    assert "Three players" not in (solve.solve.epilog or "")
+    assert "gops solve --players 3 --help" in (solve.solve.epilog or "")
+    assert "gops solve --variant declarations --help" in (solve.solve.epilog or "")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--exact"], "--exact applies to --variant declarations only, not to two players"),
+        (
+            ["--players", "3", "--store", "s"],
+            "--store applies to --players 2 only, not to three players",
+        ),
+        (
+            ["--players", "3", "--variant", "declarations"],
+            "--variant declarations is a two-player game: drop --players 3",
+        ),
+        (
+            ["--variant", "declarations", "--tie-rule", "split"],
+            "--tie-rule applies to --players 3 only, not to the declarations game",
+        ),
+    ],
+)
+def test_an_option_of_another_family_is_refused_by_name(args, message):
+    result = CliRunner().invoke(main, ["solve", "2", *args])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"gops: error: {message}\n"

@@ -25,17 +25,14 @@ def _attribute(module: str, name: str) -> Callable[[], click.Command]:
     return lambda: getattr(importlib.import_module(f"exact.cli.{module}"), name)
 
 
-def _two_or_three(name: str, three_name: str) -> Callable[[], click.Command]:
-    """gops solve, table or strategy, routed to the three-player form by --players 3
-    (and gops solve to --variant declarations)."""
+def _families(verb: str) -> Callable[[], click.Command]:
+    """gops solve, table or strategy: its game families (two players, --players 3,
+    --variant declarations) reached through exact.cli.families."""
 
     def load() -> click.Command:
-        from exact.cli import declarations, solve, three
+        from exact.cli.families import FamilyCommand
 
-        command = getattr(solve, name)
-        if name == "solve":
-            command = declarations.route(command)  # gops solve N --variant declarations
-        return three.with_three_players(command, getattr(three, three_name))
+        return FamilyCommand(verb)
 
     return load
 
@@ -100,15 +97,15 @@ COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
         "Serve the web page: explore any position, the first move, and play the solution.",
     ),
     "solve": (
-        _two_or_three("solve", "solve_three"),
+        _families("solve"),
         "Solve N-card GOPS (floating point) and print a summary.",
     ),
     "strategy": (
-        _two_or_three("strategy", "strategy_three"),
+        _families("strategy"),
         "The equilibrium at any position once the upcard is turned.",
     ),
     "table": (
-        _two_or_three("table", "table_three"),
+        _families("table"),
         "The first-move table of N-card GOPS (rows = bids, columns = upcards).",
     ),
     "tournament": (

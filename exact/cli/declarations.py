@@ -1,10 +1,7 @@
 """``gops solve N --variant declarations [--exact] [--certificate FILE [--force]] [--json]``:
-the face-up declarations game (:mod:`exact.declarations`).
+the face-up declarations game (:mod:`exact.declarations`), a family of
+:mod:`exact.cli.families` (its one command, :data:`solve_declarations`).
 
-:func:`route` builds ``gops solve`` anew with these options and sends ``--variant
-declarations`` here (every other run goes to ``gops solve``'s callback unchanged); the
-command it is given is read, never changed.  It is applied once, by :mod:`exact.cli`, so
-that this module and :mod:`exact.cli.solve` never import each other.
 Exact rationals too long to read are printed as an interval of six decimals that contains
 them (outward rounding); the JSON keeps them whole, as "p/q" strings.  An existing
 certificate FILE is overwritten only with --force (as by gops certify); with
@@ -21,14 +18,12 @@ from flint import fmpq
 
 import exact.declarations as declarations
 from exact.atomic import output_kind
-from exact.cli.common import one_line_errors
+from exact.cli.common import INTEGER, NumberArgumentsCommand, one_line_errors
+from exact.cli.families import DECLARATIONS, settings
 from exact.errors import GopsInputError
 
 #: Exact rationals with more digits than this (numerator or denominator) print as intervals.
 SHORT_DIGITS = 12
-#: The options of gops solve that --variant declarations accepts (with their defaults,
-#: which every other option must keep).
-ALLOWED = {"n", "quiet", "variant", "exact", "certificate", "force", "as_json"}
 
 
 def exact_text(q) -> str:
@@ -124,91 +119,26 @@ def _certificate_on_stdout(certificate, force: bool) -> bool:
     return kind == "stdout"
 
 
-def _run(options: dict) -> None:
-    """gops solve N --variant declarations, after its options were checked.  The report
-    goes to stderr when the certificate itself takes standard output."""
-    to_stderr = _certificate_on_stdout(options["certificate"], options["force"])
-    sol = declarations.solve(options["n"], options["exact"], options["certificate"])
-    if options["as_json"]:
+@click.command("solve", cls=NumberArgumentsCommand, **settings("solve", DECLARATIONS))
+@click.argument("n", type=INTEGER)
+@click.option("--exact", is_flag=True, help="Rational arithmetic.")
+@click.option(
+    "--certificate",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --exact: write its LP-duality certificate to FILE (atomically; - for "
+    "stdout, the report then on stderr).",
+)
+@click.option("--force", is_flag=True, help="With --certificate: overwrite FILE if it exists.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--quiet", is_flag=True, help="No progress (this solve shows none).")
+@one_line_errors
+def solve_declarations(n, exact, certificate, force, as_json, quiet) -> None:
+    """Solve N-card GOPS with face-up declarations (docs/declarations.md): its value, and
+    with --exact the declarations and scores along the equilibrium."""
+    to_stderr = _certificate_on_stdout(certificate, force)
+    sol = declarations.solve(n, exact, certificate)
+    if as_json:
         click.echo(json.dumps(_report(sol), indent=2), err=to_stderr)
     else:
-        _print(sol, options["certificate"], lambda line: click.echo(line, err=to_stderr))
-
-
-NEW_OPTIONS = (
-    click.Option(
-        ["--variant"],
-        type=click.Choice(["standard", "declarations"]),
-        default="standard",
-        show_default=True,
-        help="declarations: the face-up declarations game (docs/declarations.md).",
-    ),
-    click.Option(
-        ["--exact"], is_flag=True, help="With --variant declarations: rational arithmetic."
-    ),
-    click.Option(
-        ["--certificate"],
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="With --variant declarations --exact: write its LP-duality certificate to FILE "
-        "(atomically; - for stdout, the report then on stderr).",
-    ),
-    click.Option(
-        ["--force"], is_flag=True, help="With --certificate: overwrite FILE if it exists."
-    ),
-    click.Option(["--json", "as_json"], is_flag=True, help="Print JSON (--variant declarations)."),
-)
-
-
-def _given(options: dict) -> set:
-    """The options the user gave (on the command line or in the environment)."""
-    ctx = click.get_current_context()
-    default = {click.core.ParameterSource.DEFAULT, None}
-    return {k for k in options if ctx.get_parameter_source(k) not in default}
-
-
-def route(command: click.Command) -> click.Command:
-    """A new command: ``command`` (gops solve) with --variant, --exact, --certificate,
-    --force and --json where it lacks them, running --variant declarations here; anything
-    else runs ``command``'s callback as before, without the options it did not have.
-    ``command`` itself is left as it is (its parameters and callback are read, never
-    changed)."""
-    original = command.callback
-    have = {p.name for p in command.params}
-    added = [o for o in NEW_OPTIONS if o.name not in have]
-    added_names = {o.name for o in added}
-
-    @one_line_errors
-    def callback(**options):
-        given = _given(options)
-        if options.get("variant", "standard") != "declarations":
-            if given & (added_names - {"variant"}):
-                raise GopsInputError(
-                    "--exact, --certificate, --force and --json apply to --variant declarations"
-                )
-            rest = {k: v for k, v in options.items() if k not in added_names}
-            assert original is not None
-            return original(**rest)
-        changed = given - ALLOWED
-        if changed:
-            flags = ", ".join("--" + k.replace("_", "-") for k in sorted(changed))
-            raise GopsInputError(
-                f"--variant declarations takes --exact, --certificate, --force, --json only, "
-                f"not {flags}"
-            )
-        return _run(options)
-
-    return type(command)(
-        command.name,
-        context_settings=command.context_settings,
-        callback=callback,
-        params=[*command.params, *added],
-        help=command.help,
-        epilog=command.epilog,
-        short_help=command.short_help,
-        options_metavar=command.options_metavar,
-        add_help_option=command.add_help_option,
-        no_args_is_help=command.no_args_is_help,
-        hidden=command.hidden,
-        deprecated=command.deprecated,
-    )
+        _print(sol, certificate, lambda line: click.echo(line, err=to_stderr))

@@ -26,6 +26,7 @@ from exact.cli.common import (
     print_strategy,
     solve_with_progress,
 )
+from exact.cli.families import TWO, settings
 from exact.cli.limits import check_command_n, objective_flag
 from exact.cli.progress import ProgressBar, ProgressLines
 from exact.dp.cluster import parse_cluster, solve_on_cluster
@@ -90,7 +91,7 @@ def _solve_n(options: dict) -> int:
     return n
 
 
-@click.command(cls=NumberArgumentsCommand)
+@click.command(cls=NumberArgumentsCommand, **settings("solve", TWO))
 @click.argument("n", type=INTEGER)
 @click.option(
     "--store",
@@ -403,7 +404,7 @@ def _table_n(options: dict) -> int:
     )
 
 
-@click.command(cls=NumberArgumentsCommand)
+@click.command(cls=NumberArgumentsCommand, **settings("table", TWO))
 @click.argument("n", type=INTEGER)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -537,7 +538,7 @@ def _strategy_n(options: dict) -> int:
     return check_command_n(n or max(m | t | d), "strategy")
 
 
-@click.command(cls=NumberArgumentsCommand)
+@click.command(cls=NumberArgumentsCommand, **settings("strategy", TWO))
 @click.option("--mine", required=True, callback=card_list, help="My hand, e.g. 2,4.")
 @click.option("--theirs", required=True, callback=card_list, help="Their hand, e.g. 1,3.")
 @click.option("--deck", required=True, callback=card_list, help="Prizes left, upcard included.")

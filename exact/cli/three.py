@@ -1,13 +1,10 @@
 """``gops solve|table|strategy --players 3``: three-player GOPS solved, its NashConv certified.
 
-:func:`with_three_players` gives a two-player command (``gops solve``, ``gops table``,
-``gops strategy``) a route: a command line naming ``--players 3`` is parsed and run by its
-three-player form (:data:`solve_three`, :data:`table_three`, :data:`strategy_three`)
-instead (``--players 2`` is the two-player command itself); a repeated --players counts
-by its last occurrence, as click takes every other repeated option.  Registered by
-:mod:`exact.cli`.  Every three-player answer states the proven NashConv bound of the
-solution it comes from, and fails (exit 2, after the answer) when it is not below
-:data:`EPSILON`.
+The three-player family's commands (:data:`solve_three`, :data:`table_three`,
+:data:`strategy_three`), reached by ``gops solve|table|strategy --players 3``
+(:mod:`exact.cli.families` parses --players and hands them the rest of the command
+line).  Every three-player answer states the proven NashConv bound of the solution it
+comes from, and fails (exit 2, after the answer) when it is not below :data:`EPSILON`.
 """
 
 from __future__ import annotations
@@ -30,6 +27,7 @@ from exact.cli.common import (
     tie_rule_option,
     utc_now,
 )
+from exact.cli.families import THREE, settings
 from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
@@ -49,13 +47,10 @@ PROGRESS_SECONDS = 60.0
 
 
 def game_options(command):
-    """The options every three-player command takes: --players 3, the tie rule, the
-    objective, the prize order and --json."""
+    """The options every three-player command takes: the tie rule, the objective, the
+    prize order, --json and --quiet."""
     for option in reversed(
         [
-            click.option(
-                "--players", type=click.Choice(["3"]), required=True, help="3: three players."
-            ),
             tie_rule_option(),
             click.option(
                 "--objective",
@@ -79,7 +74,7 @@ def game_options(command):
     return command
 
 
-@click.command("solve", cls=NumberArgumentsCommand)
+@click.command("solve", cls=NumberArgumentsCommand, **settings("solve", THREE))
 @click.argument("n", type=INTEGER)
 @game_options
 @click.option(
@@ -104,7 +99,7 @@ def game_options(command):
 )
 @one_line_errors
 def solve_three(
-    n, players, tie_rule, objective, order, as_json, quiet, policy_out, save_to
+    n, tie_rule, objective, order, as_json, quiet, policy_out, save_to
 ) -> None:
     """Solve N-card three-player GOPS: the logit-limit subgame-perfect equilibrium, with
     its NashConv in the whole game proven below 1e-9."""
@@ -300,11 +295,11 @@ def _what(sol: ThreeSolution) -> str:
     return sol.game.value_words
 
 
-@click.command("table", cls=NumberArgumentsCommand)
+@click.command("table", cls=NumberArgumentsCommand, **settings("table", THREE))
 @click.argument("n", type=INTEGER)
 @game_options
 @one_line_errors
-def table_three(n, players, tie_rule, objective, order, as_json, quiet) -> None:
+def table_three(n, tie_rule, objective, order, as_json, quiet) -> None:
     """The first-move table of N-card three-player GOPS (rows = bids, columns = upcards;
     the three seats mix alike), each seat's value, and the proven NashConv of the
     equilibrium it comes from."""
@@ -354,7 +349,7 @@ def _points(ctx, param, value):
         raise click.BadParameter(f"{value!r} is not three numbers such as 0,1.5,2") from None
 
 
-@click.command("strategy", cls=NumberArgumentsCommand)
+@click.command("strategy", cls=NumberArgumentsCommand, **settings("strategy", THREE))
 @game_options
 @click.option(
     "--hands",
@@ -376,7 +371,7 @@ def _points(ctx, param, value):
 )
 @one_line_errors
 def strategy_three(
-    players, tie_rule, objective, order, as_json, quiet, hands, deck, upcard, points, n
+    tie_rule, objective, order, as_json, quiet, hands, deck, upcard, points, n
 ):
     """The equilibrium mixes of all three players at any position once the upcard is
     turned, from the N-card three-player equilibrium (the whole game is solved first)."""
@@ -411,65 +406,3 @@ def print_strategy(st: ThreeStrategy) -> None:
     )
     click.echo(f"stage regret {st.stage_regret:.1e} (float)")
     click.echo(_nashconv_line(st.report))
-
-
-def _players(args: list[str]) -> str | None:
-    """The value of --players on a command line: its last occurrence, as click takes a
-    repeated option ("" for a last --players with no value, None if absent)."""
-    found = None
-    for i, arg in enumerate(args):
-        if arg == "--players":
-            found = args[i + 1] if i + 1 < len(args) else ""
-        elif arg.startswith("--players="):
-            found = arg.split("=", 1)[1]
-    return found
-
-
-def _without_players(args: list[str]) -> list[str]:
-    """``args`` without any --players option (the two-player command has none)."""
-    out, skip = [], False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg == "--players":
-            skip = True
-        elif not arg.startswith("--players="):
-            out.append(arg)
-    return out
-
-
-#: The three-player form of each routed command, and the line its two-player help gets.
-_ROUTES = {
-    "solve": "gops solve N --players 3 --tie-rule split|third|discard",
-    "table": "gops table N --players 3 --tie-rule split|third|discard",
-    "strategy": "gops strategy --players 3 --hands A B C --deck D --upcard U",
-}
-
-
-def with_three_players(two_player: click.Command, three_player: click.Command) -> click.Command:
-    """``two_player`` (gops solve, table or strategy) routed to ``three_player`` by
-    ``--players 3``; its help names the three-player form in one line."""
-
-    class Routed(type(two_player)):  # type: ignore[misc]
-        def make_context(self, info_name, args, parent=None, **extra):
-            players = _players(args)
-            if players not in (None, "2"):
-                return three_player.make_context(info_name, args, parent=parent, **extra)
-            return super().make_context(info_name, _without_players(args), parent=parent, **extra)
-
-    name = three_player.name or ""
-    return Routed(
-        two_player.name,
-        context_settings=two_player.context_settings,
-        callback=two_player.callback,
-        params=list(two_player.params),
-        help=two_player.help,
-        epilog=(two_player.epilog or "")
-        + f"\n\nThree players: {_ROUTES[name]} (gops {name} --players 3 --help).",
-        short_help=two_player.short_help,
-        options_metavar=two_player.options_metavar,
-        add_help_option=two_player.add_help_option,
-        no_args_is_help=two_player.no_args_is_help,
-        hidden=two_player.hidden,
-        deprecated=two_player.deprecated,
-    )
