@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from exact.errors import GopsInputError
+from exact.game.objectives import WIN
 from exact.game.orders import RANDOM
 from exact.imperfect.fast import _decode, _rank
 from exact.imperfect.game import TIE, ImperfectGame, InfoKey
@@ -207,7 +208,7 @@ def layout(game: ImperfectGame) -> Layout:
         n,
         last,
         ORDER_CODES[game.order.name],
-        game.objective.name == "win",
+        game.objective is WIN,
         tuple(fixed),
         prizes,
         own,
