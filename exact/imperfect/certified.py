@@ -42,6 +42,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 
 import numpy as np
@@ -92,6 +93,26 @@ IPM_MIN_SEQUENCES = 10_000
 RATIONAL_MAX_N = {"descending": 6, "ascending": 6, "random": 4}
 
 
+class Method(str, Enum):
+    """How a NashConv is proven: ``rational`` (the exact NashConv) or ``bound`` (float64
+    plus its proven error bound).  Parsed once, by :func:`certify`; compared by identity
+    (``method is Method.RATIONAL``).  A member is also the string of its name, for the
+    callers and the JSON that spell it.
+
+    >>> Method("bound") is Method.BOUND, f"{Method.RATIONAL}"
+    (True, 'rational')
+    """
+
+    RATIONAL = "rational"
+    BOUND = "bound"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 @dataclass(frozen=True)
 class Certificate:
     """A proven upper bound ``epsilon`` on the NashConv of a policy (module docstring):
@@ -99,7 +120,7 @@ class Certificate:
     (the float ``nash_conv`` plus its proven ``error_bound``, rounded up)."""
 
     game: ImperfectGame
-    method: str
+    method: Method
     epsilon: Fraction | float
     nash_conv: Fraction | float
     error_bound: float
@@ -114,9 +135,9 @@ class Certificate:
             "epsilon": number(self.epsilon),
             "epsilon_float": round_up(self.epsilon),
             "proof": "exact rational NashConv"
-            if self.method == "rational"
+            if self.method is Method.RATIONAL
             else "float64 NashConv plus its a-priori error bound (outward)",
-            "method": self.method,
+            "method": self.method.value,
             "nash_conv": number(self.nash_conv),
             "error_bound": self.error_bound,
             "best_response_values": [number(v) for v in self.best_responses],
@@ -245,30 +266,34 @@ def default_solver(built: TableLP) -> str:
     return "ipm" if built.sequences[0] >= IPM_MIN_SEQUENCES else "simplex"
 
 
-def default_method(game: ImperfectGame) -> str:
+def default_method(game: ImperfectGame) -> Method:
     """``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``."""
-    return "rational" if game.n <= RATIONAL_MAX_N[game.order.name] else "bound"
+    return Method.RATIONAL if game.n <= RATIONAL_MAX_N[game.order.name] else Method.BOUND
 
 
 def certify(
-    game: ImperfectGame, sig0: np.ndarray, sig1: np.ndarray, method: str = "bound"
+    game: ImperfectGame, sig0: np.ndarray, sig1: np.ndarray, method: str = Method.BOUND
 ) -> Certificate:
     """A proven upper bound on the NashConv of the table policy (sig0, sig1), whose rows
     must be exact distributions (as :func:`dyadic_rows` makes them; anything else is
     refused by :func:`check_policy_rows` before a number is computed): ``rational``
     computes it exactly, ``bound`` in float64 plus the proven error bound (module
     docstring)."""
+    try:
+        method = Method(method)
+    except ValueError:
+        raise GopsInputError(
+            f"the certification method is rational or bound, not {method!r}"
+        ) from None
     start = time.perf_counter()
     where = layout(game)
     check_policy_rows(where, (sig0, sig1))
-    if method == "rational":
+    if method is Method.RATIONAL:
         result = nash_conv(game, arrays_policy(game, where, (sig0, sig1), "certified"), "rational")
         value = result.value
         return Certificate(
             game, method, value, value, 0.0, result.best_responses, time.perf_counter() - start
         )
-    if method != "bound":
-        raise GopsInputError(f"the certification method is rational or bound, not {method!r}")
     v0, v1 = best_response_values(where, sig0, sig1)
     total = v0 + v1
     bound = tables_error_bound(game, total)
