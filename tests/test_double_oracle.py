@@ -242,8 +242,10 @@ def test_the_command_line(tmp_path):
     assert float(data["certified"]["epsilon_float"]) <= NASHCONV_TOLERANCE
     assert data["sizes"]["start_iterations"] == 0
     for args, message in (
-        (["8", "--order", "descending", "--method", "oracle"], "at most 7"),
-        (["6", "--order", "random", "--method", "oracle"], "at most 5"),
+        (["9", "--order", "descending", "--method", "oracle"], "at most 8"),
+        (["7", "--order", "random", "--method", "oracle"], "at most 6"),
+        (["5", "--method", "oracle", "--target", "0"], "positive number"),
+        (["5", "--method", "cfr", "--target", "1e-3"], "for --method oracle"),
         (["5", "--method", "oracle", "--iterations", "-1"], "between 0"),
         (["5", "--method", "lp", "--iterations", "5"], "cfr or oracle"),
     ):

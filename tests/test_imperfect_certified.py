@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from exact.cli import main
+from exact.errors import GopsInputError
 from exact.imperfect.certified import (
     GRID,
     arrays_policy,
@@ -212,3 +213,25 @@ def test_a_bad_checkpoint_is_one_line(tmp_path):
         )
         assert result.exit_code == 2 and message in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_policy_file_of_the_reached_decisions_only_has_the_same_nash_conv(monkeypatch):
+    """Beyond FULL_POLICY_MAX_ROWS a policy file holds only the decisions a player's own
+    bids reach; read back with the rest uniform, its exact NashConv is the whole file's
+    (NashConv depends on a policy through its realization plan only)."""
+    import exact.imperfect.certified as certified
+    from exact.imperfect.policy_file import policy_from_json
+
+    game = ImperfectGame.parse(4, "descending", "points")
+    found = solve_certified(game, "rational")
+    whole = found.policy_json()
+    monkeypatch.setattr(certified, "FULL_POLICY_MAX_ROWS", 0)
+    reached = found.policy_json()
+    assert set(reached) < set(whole)  # the LP's vertex leaves some decisions unreached
+    assert all(whole[s] == reached[s] for s in reached)
+    with pytest.raises(GopsInputError, match="the policy has no state"):
+        policy_from_json(game, reached)
+    exact_whole = nash_conv(game, policy_from_json(game, whole), "rational").value
+    filled = policy_from_json(game, reached, fill_uniform=True)
+    assert nash_conv(game, filled, "rational").value == exact_whole
+    assert exact_whole == found.certificate.epsilon

@@ -15,10 +15,10 @@ from exact.atomic import atomic_file, output_kind
 from exact.cli.common import INTEGER, imperfect_game_options, one_line_errors
 from exact.cli.progress import PROGRESS_AFTER_SECONDS, CountProgress
 from exact.errors import GopsInputError
-from exact.imperfect.certified import round_up, solve_certified
+from exact.imperfect.certified import Method, round_up, solve_certified
 from exact.imperfect.cfr import solve_cfr
 from exact.imperfect.checkpoint import MAX_ITERATIONS
-from exact.imperfect.double_oracle import START_ITERATIONS, solve_double_oracle
+from exact.imperfect.double_oracle import TARGET, default_start, solve_double_oracle
 from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
@@ -144,17 +144,15 @@ FLOAT_LP_BEYOND = {
     "random": "N = 6 has 23,853,637 sequences per player and about 350 million payoff "
     "nonzeros (N = 5: 244,786 and 1.6 million, 12 minutes): use --method cfr",
 }
-#: The largest games `gops imperfect solve --method oracle` takes on (the full LP is built
-#: in memory before it is restricted), and what the next size would need.
-ORACLE_MAX_N = {"descending": 7, "ascending": 7, "random": 5}
-_ORACLE_EIGHT = (
-    "N = 8 has 16,109,527 sequences per player and about 1.5 billion payoff nonzeros, "
-    "about 18.6 GB for the LP alone: use --method cfr"
-)
+#: The largest games `gops imperfect solve --method oracle` takes on (its best responses
+#: need the whole game's tables: 4.0 GiB at 8 cards fixed, 4.2 at 6 random), and what the
+#: next size would need.
+ORACLE_MAX_N = {"descending": 8, "ascending": 8, "random": 6}
+_ORACLE_NINE = "N = 9's best-response tables would need about 120 GiB"
 ORACLE_BEYOND = {
-    "descending": _ORACLE_EIGHT,
-    "ascending": _ORACLE_EIGHT,
-    "random": FLOAT_LP_BEYOND["random"],
+    "descending": _ORACLE_NINE,
+    "ascending": _ORACLE_NINE,
+    "random": "N = 7's best-response tables would need about 711 GiB",
 }
 #: How each --method finds its equilibrium.
 METHODS = ("exact", "lp", "cfr", "oracle")
@@ -188,7 +186,7 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     type=click.Choice(METHODS),
     help="exact: the sequence-form LP made exact; lp: the float LP, its NashConv proven "
     "(an epsilon-equilibrium); oracle: a double oracle over restricted LPs, its NashConv "
-    "proven (7 cards); cfr: CFR+, its average policy's NashConv proven "
+    "proven (8 cards); cfr: CFR+, its average policy's NashConv proven "
     "[default: the shipped equilibrium where there is one, else exact].",
 )
 @click.option(
@@ -208,7 +206,13 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "--iterations",
     type=INTEGER,
     help="--method cfr: CFR+ iterations [default: 1000]; --method oracle: the predictive "
-    "CFR+ iterations that guess the support to start from [default: 300; 0: none].",
+    "CFR+ iterations that guess the support to start from [default: 300 up to 7 cards "
+    "fixed and 5 random, else 0: none].",
+)
+@click.option(
+    "--target",
+    type=float,
+    help=f"--method oracle: stop once the proven NashConv is at most this [default: {TARGET:g}].",
 )
 @click.option(
     "--checkpoint",
@@ -240,6 +244,7 @@ def solve(
     recompute: bool,
     certification: str | None,
     iterations: int | None,
+    target: float | None,
     checkpoint: str | None,
     policy_out: str | None,
     policy_format: str | None,
@@ -255,7 +260,7 @@ def solve(
     reconstruction) and verified exactly: both plans feasible and both players'
     best-response values equal (zero duality gap).  --method lp: the same LP in float64
     (HiGHS's basis re-solved with iterative refinement); --method oracle: the LP of a
-    restricted game grown by the whole game's best responses (a double oracle; 7 cards);
+    restricted game grown by the whole game's best responses (a double oracle; 8 cards);
     --method cfr: CFR+ (Tammelin 2014); each float policy's NashConv is then bounded with
     proof (exact rationals, or float64 with its proven error bound).
 
@@ -274,6 +279,8 @@ def solve(
     method = method or "exact"
     _refuse_size(game, method)
     _check_method_options(method, certification, iterations, checkpoint)
+    if target is not None and (method != "oracle" or not 0 < target < float("inf")):
+        raise GopsInputError(f"--target is a positive number, for --method oracle (got {target})")
     if method == "exact":
         _solve_exact(game, policy_out, policy_format, as_json)
         return
@@ -281,8 +288,10 @@ def solve(
     if method == "lp":
         found = solve_certified(game, certification, tell)
     elif method == "oracle":
-        start = START_ITERATIONS if iterations is None else iterations
-        found = solve_double_oracle(game, start, checkpoint, certification, tell)
+        start = default_start(game) if iterations is None else iterations
+        found = solve_double_oracle(
+            game, start, checkpoint, certification, tell, TARGET if target is None else target
+        )
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
     if policy_out is not None:
@@ -294,7 +303,7 @@ def solve(
     proof = found.certificate
     how = (
         "exact rational NashConv"
-        if proof.method == "rational"
+        if proof.method is Method.RATIONAL
         else f"float NashConv {proof.nash_conv:.3e} + proven error bound {proof.error_bound:.1e}"
     )
     click.echo(
@@ -374,7 +383,7 @@ def _read_shipped(
     else:
         how = (
             "exact rational NashConv"
-            if proof.arithmetic == "rational"
+            if proof.arithmetic.exact
             else f"float NashConv {proof.value:.3e} + proven error bound {proof.error_bound:.1e}"
         )
         click.echo(

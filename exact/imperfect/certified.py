@@ -58,9 +58,10 @@ from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
 from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
 from exact.imperfect.policy import Policy
 from exact.imperfect.sequence_form import SequenceForm
-from exact.imperfect.tables import Layout, layout, legal_rows
+from exact.imperfect.tables import Layout, layout, legal_rows, own_reach
 
 __all__ = [
+    "FULL_POLICY_MAX_ROWS",
     "GRID",
     "Certificate",
     "CertifiedEquilibrium",
@@ -87,6 +88,9 @@ GRID = 2**52
 #: the dual simplex's 395 s; at 5 cards (2,284) both take under 1.3 s, neither ahead on
 #: every game; 5 cards random (244,786) 12 minutes (benchmarks/RESULTS.md).
 IPM_MIN_SEQUENCES = 10_000
+#: Up to this many rows of the tables (7 cards in a fixed order: 686,470) a policy file
+#: holds every decision; beyond (8 cards: 16,475,281), only those the player reaches.
+FULL_POLICY_MAX_ROWS = 2_000_000
 #: Up to this many cards (by prize order) the epsilon is by default the exact rational
 #: NashConv: the recursion in Fractions takes 3.5 s on a 6-card fixed-order policy of the
 #: grid, seconds at 4 cards random, and grows about 50x a card.
@@ -413,14 +417,28 @@ class CertifiedEquilibrium:
 
     def policy_json(self) -> dict:
         """The policy file: {information-state string: {action id: probability}}, every
-        probability a float (exact as written: a multiple of 2^-52) summing to 1."""
+        probability a float (exact as written: a multiple of 2^-52) summing to 1.  Up to
+        :data:`FULL_POLICY_MAX_ROWS` rows it holds every decision; beyond, only those the
+        player's own bids reach (read back with ``fill_uniform``): a policy's NashConv
+        depends on it only through its realization plan (Koller, Megiddo & von Stengel
+        1996), which is 0 below the others."""
         where = layout(self.game)
         data = {}
+        if where.rows <= FULL_POLICY_MAX_ROWS:
+            for player in (0, 1):
+                sigma = self.sigmas[player]
+                for decision in self.game.information_states(player):
+                    row = sigma[where.row(decision.key)]
+                    data[decision.string] = {str(a): float(row[a]) for a in decision.legal}
+            return data
+        legal = legal_rows(where)
         for player in (0, 1):
             sigma = self.sigmas[player]
-            for decision in self.game.information_states(player):
-                row = sigma[where.row(decision.key)]
-                data[decision.string] = {str(a): float(row[a]) for a in decision.legal}
+            for row in np.flatnonzero(own_reach(where, player, sigma) > 0).tolist():
+                key = where.key(row)
+                data[self.game.information_string(player, key)] = {
+                    str(a): float(sigma[row, a]) for a in np.flatnonzero(legal[row]).tolist()
+                }
         return data
 
     def to_json(self) -> dict:

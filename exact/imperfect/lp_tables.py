@@ -67,9 +67,16 @@ import numpy as np
 import scipy.sparse
 
 from exact.errors import GopsInputError
-from exact.imperfect.fast import _decode
 from exact.imperfect.game import IMP_INFO, ImperfectGame
-from exact.imperfect.tables import ORDER_CODES, Layout, layout, legal_rows, reachable_rows
+from exact.imperfect.tables import (
+    ORDER_CODES,
+    Layout,
+    _card_of_rank,
+    _parents,
+    layout,
+    legal_rows,
+    reachable_rows,
+)
 
 __all__ = ["SequenceFormLP", "TableLP", "table_lp"]
 
@@ -138,38 +145,6 @@ class SequenceFormLP:
             n_own,
             n_ub,
         )
-
-
-@numba.njit(cache=True, nogil=True)
-def _card_of_rank(mask, rank, n):
-    """The card 1..N of the given rank (from 0) among those not in ``mask``."""
-    seen = -1
-    for card in range(1, n + 1):
-        if not mask & (1 << (card - 1)):
-            seen += 1
-            if seen == rank:
-                return card
-    return 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _parents(n, last, order, own_seqs, offsets, parent_row, parent_card):
-    """Each row's parent decision row and the own bid made there (module docstring), -1
-    and 0 in round 0: the last digit of each mixed-radix part dropped."""
-    for r in range(last + 1):
-        pow3 = 3**r
-        for row in range(offsets[r], offsets[r + 1]):
-            if r == 0:
-                parent_row[row], parent_card[row] = -1, 0
-                continue
-            rest, widx = divmod(row - offsets[r], pow3)
-            pidx, sidx = divmod(rest, own_seqs[r])
-            prev_sidx, rank = divmod(sidx, n - r + 1)
-            prev_pidx = pidx // (n - r) if order == 0 else 0
-            prev = pow3 // 3
-            parent_row[row] = offsets[r - 1] + (prev_pidx * own_seqs[r - 1] + prev_sidx) * prev
-            parent_row[row] += widx % prev
-            parent_card[row] = _card_of_rank(_decode(prev_sidx, r - 1, n), rank, n)
 
 
 @numba.njit(cache=True, nogil=True)

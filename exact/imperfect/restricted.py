@@ -44,8 +44,15 @@ import scipy.sparse
 
 from exact.imperfect.fast import _rank, _return0
 from exact.imperfect.game import ImperfectGame
-from exact.imperfect.lp_tables import SequenceFormLP, _parents
-from exact.imperfect.tables import ORDER_CODES, Layout, layout, legal_rows, reachable_rows
+from exact.imperfect.lp_tables import SequenceFormLP
+from exact.imperfect.tables import (
+    ORDER_CODES,
+    Layout,
+    layout,
+    legal_rows,
+    parent_cells,
+    reachable_rows,
+)
 
 __all__ = ["GameTree", "RestrictedLP", "closure", "in_play", "restricted_lp"]
 
@@ -65,11 +72,7 @@ class GameTree:
     @classmethod
     def of(cls, game: ImperfectGame) -> GameTree:
         where = layout(game)
-        a = where.arrays()
-        parent_row = np.empty(where.rows, dtype=np.int64)
-        parent_card = np.empty(where.rows, dtype=np.int64)
-        _parents(where.n, where.last, where.order, a["own_sequences"], a["offsets"],
-                 parent_row, parent_card)  # fmt: skip
+        parent_row, parent_card = parent_cells(where)
         decisions = (reachable_rows(where, 0), reachable_rows(where, 1))
         return cls(game, where, legal_rows(where), decisions, parent_row, parent_card)
 

@@ -47,6 +47,8 @@ __all__ = [
     "check_memory",
     "layout",
     "legal_rows",
+    "own_reach",
+    "parent_cells",
     "policy_arrays",
     "reachable_rows",
     "table_bytes_limit",
@@ -326,3 +328,61 @@ def reachable_rows(where: Layout, player: int) -> np.ndarray:
         rows = out[where.offsets[r] : where.offsets[r + 1]].reshape(where.prize_sequences[r], -1)
         rows[:] = block[starts[r] : starts[r + 1]]
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _card_of_rank(mask, rank, n):
+    """The card 1..N of the given rank (from 0) among those not in ``mask``."""
+    seen = -1
+    for card in range(1, n + 1):
+        if not mask & (1 << (card - 1)):
+            seen += 1
+            if seen == rank:
+                return card
+    return 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _parents(n, last, order, own_seqs, offsets, parent_row, parent_card):
+    """Each row's parent decision row and the own bid made there (module docstring), -1
+    and 0 in round 0: the last digit of each mixed-radix part dropped."""
+    for r in range(last + 1):
+        pow3 = 3**r
+        for row in range(offsets[r], offsets[r + 1]):
+            if r == 0:
+                parent_row[row], parent_card[row] = -1, 0
+                continue
+            rest, widx = divmod(row - offsets[r], pow3)
+            pidx, sidx = divmod(rest, own_seqs[r])
+            prev_sidx, rank = divmod(sidx, n - r + 1)
+            prev_pidx = pidx // (n - r) if order == 0 else 0
+            prev = pow3 // 3
+            parent_row[row] = offsets[r - 1] + (prev_pidx * own_seqs[r - 1] + prev_sidx) * prev
+            parent_row[row] += widx % prev
+            parent_card[row] = _card_of_rank(_decode(prev_sidx, r - 1, n), rank, n)
+
+
+def parent_cells(where: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's parent decision row and the own bid made there (-1 and 0 in round 0),
+    for every row of the tables (reached or not)."""
+    a = where.arrays()
+    parent_row = np.empty(where.rows, dtype=np.int64)
+    parent_card = np.empty(where.rows, dtype=np.int64)
+    _parents(where.n, where.last, where.order, a["own_sequences"], a["offsets"],
+             parent_row, parent_card)  # fmt: skip
+    return parent_row, parent_card
+
+
+def own_reach(where: Layout, player: int, sigma: np.ndarray) -> np.ndarray:
+    """reach[row]: the product of ``player``'s own probabilities ``sigma`` on the way to
+    each of its decisions (its realization plan at the row's parent sequence; 1 in round
+    0), 0 at rows that are not its decisions."""
+    parent_row, parent_card = parent_cells(where)
+    decisions = reachable_rows(where, player)
+    reach = np.zeros(where.rows)
+    reach[where.offsets[0] : where.offsets[1]] = 1.0
+    for r in range(1, where.last + 1):
+        rows = np.arange(where.offsets[r], where.offsets[r + 1])
+        parent = parent_row[rows]
+        reach[rows] = reach[parent] * sigma[parent, parent_card[rows] - 1]
+    return np.where(decisions, reach, 0.0)
