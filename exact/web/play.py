@@ -26,6 +26,8 @@ and your bids, and the computer's cards are in the answer only once the game is 
 from __future__ import annotations
 
 from exact.errors import GopsInputError
+from exact.game.objectives import POINTS, objective_named
+from exact.game.orders import RANDOM, order_named
 from exact.limits import TOURNAMENT_MAX_N, check_n
 from exact.play.bots import Bot, VariantOptimalBot, bot_for
 from exact.play.engine import Game, check_setup
@@ -149,11 +151,18 @@ def _declarations_json(board: Game) -> dict:
     return out
 
 
+def _for_points_shuffled(params) -> bool:
+    """Whether a query's objective and order (parsed here; points and random by default)
+    are the points objective and shuffled prizes."""
+    objective = objective_named(params.get("objective", "points"))
+    return objective is POINTS and order_named(params.get("order", "random")) is RANDOM
+
+
 def _three_player_game(request, bid: bool) -> dict:
     """A three-player game (points, shuffled prizes), replayed with its new ``bid``."""
     params = request.query_params
     n = check_n(integer(request, "n"), TOURNAMENT_MAX_N, what=" for a three-player game")
-    if params.get("objective", "points") != "points" or params.get("order", "random") != "random":
+    if not _for_points_shuffled(params):
         raise GopsInputError("the three-player variants are played for points with shuffled prizes")
     if params.get("lead") is not None or params.get("prizes"):
         raise GopsInputError("a three-player game takes no lead and no prizes")
@@ -183,7 +192,7 @@ def _declaring_game(request, bid: bool, declare: bool) -> dict:
     from exact.play.declaring import DeclaringGame
 
     params = request.query_params
-    if params.get("objective", "points") != "points" or params.get("order", "random") != "random":
+    if not _for_points_shuffled(params):
         raise GopsInputError("declarations are played with shuffled prizes, for the game's score")
     if params.get("lead") is not None or params.get("prizes") or params.get("declarations"):
         raise GopsInputError("declarations against the equilibrium take no lead and no prizes")
