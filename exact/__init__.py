@@ -9,16 +9,38 @@
 package's version.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable as _Callable
+from importlib import import_module as _import_module
 from importlib.metadata import version as _version
 from os import PathLike as _PathLike
+from typing import TYPE_CHECKING
 
-from exact.certificate.writer import certify as _certify
-from exact.dp.solution import Solution, SolveStats, Strategy
-from exact.dp.solve import solve
-from exact.dp.store import Store as _Store
-from exact.dp.variant_solver import solve_variant
 from exact.errors import GopsError, GopsInputError, InvalidMoveError, SolverError
+
+if TYPE_CHECKING:
+    from exact.dp.solution import Solution, SolveStats, Strategy
+    from exact.dp.solve import solve
+    from exact.dp.variant_solver import solve_variant
+
+#: The public names that live in the solver's modules, imported on first use (PEP 562):
+#: ``import exact`` (and so ``gops --help``) does not load numba and numpy, 0.3 s of CPU
+#: of a quiet machine's 0.4 (benchmarks/RESULTS.md, "Issue 49, session 2026-11-29 b").
+_LAZY = {
+    "Solution": "exact.dp.solution",
+    "SolveStats": "exact.dp.solution",
+    "Strategy": "exact.dp.solution",
+    "solve": "exact.dp.solve",
+    "solve_variant": "exact.dp.variant_solver",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(_import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'exact' has no attribute {name!r}")
+
 
 __version__ = _version("gops-exact")
 
@@ -31,7 +53,9 @@ def load(
 ) -> Solution:
     """The Solution kept in a store directory written by ``gops solve N --store DIR``
     (``n``, ``objective`` and the prize ``order``, when given, must match it)."""
-    return _Store.open(root).solution(n, objective, order)
+    from exact.dp.store import Store
+
+    return Store.open(root).solution(n, objective, order)
 
 
 def certify(
@@ -41,7 +65,9 @@ def certify(
     progress: _Callable[..., None] | None = None,
 ) -> Solution:
     """Solve n-card GOPS exactly and write its LP-duality certificate to ``path``."""
-    return _certify(n, path, objective, progress)
+    from exact.certificate.writer import certify as write_certificate
+
+    return write_certificate(n, path, objective, progress)
 
 
 __all__ = [

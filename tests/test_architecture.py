@@ -58,7 +58,7 @@ def test_kernels_know_nothing_of_the_cli_files_or_progress(path):
 #: The modules of exact/cli that command modules share (and the ``python -m`` entry point);
 #: every other module there is a command module, found by walking the package, so that a
 #: new command is covered without being named here.
-SHARED = {"common", "families", "limits", "progress", "render", "__main__"}
+SHARED = {"base", "common", "families", "limits", "progress", "render", "__main__"}
 COMMANDS = sorted(
     m.name for m in pkgutil.iter_modules([str(ROOT / "exact" / "cli")]) if m.name not in SHARED
 )

@@ -5,7 +5,7 @@ import the shared pieces of :mod:`exact.cli.common` and the library, never each 
 A command's module is imported when the command runs (or its help is asked for), not when
 ``gops`` starts: ``gops --help`` lists the commands from their one-line help kept here
 (``COMMANDS``; ``tests/test_cli_startup.py`` checks it against each command's own).
-Exit codes: see :mod:`exact.cli.common`.
+Exit codes: see :mod:`exact.cli.base`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 
 import click
 
-from exact.cli.common import OneLineErrorGroup
+from exact.cli.base import OneLineErrorGroup
 
 __all__ = ["COMMANDS", "COMPILING", "main"]
 

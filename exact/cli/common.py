@@ -1,19 +1,11 @@
-"""Pieces every command shares: exit codes, one-line errors, parameter types, and the
-printers of tables and strategies (progress: :mod:`exact.cli.progress`).
-
-Exit codes (every command):
-    0    success
-    1    a check failed (a certificate or an audit found something wrong)
-    2    bad input: wrong N, malformed cards, an unreadable file; a one-line message on
-         stderr ("gops: error: ...").  Bare ``gops`` prints the help, the list of
-         commands, on stderr with this code, as click does.
-    130  interrupted (Ctrl-C): "gops: interrupted" on stderr, the shells' 128 + SIGINT
+"""Pieces every command shares: one-line errors, parameter types, and the printers of
+tables and strategies (progress: :mod:`exact.cli.progress`; exit codes, the group and the
+command class: :mod:`exact.cli.base`, imported again here for the commands).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -23,6 +15,16 @@ import numpy as np
 from tqdm import tqdm
 
 from exact.analysis.certified import certify_strategy
+from exact.cli.base import (  # the commands import these from here too
+    EXIT_BAD_INPUT as EXIT_BAD_INPUT,
+)
+from exact.cli.base import EXIT_CHECK_FAILED as EXIT_CHECK_FAILED
+from exact.cli.base import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from exact.cli.base import EXIT_OK as EXIT_OK
+from exact.cli.base import NumberArgumentsCommand as NumberArgumentsCommand
+from exact.cli.base import OneLineErrorGroup as OneLineErrorGroup
+from exact.cli.base import fail as fail
+from exact.cli.base import negative_numbers_as_arguments as negative_numbers_as_arguments
 from exact.cli.limits import check_command_n
 from exact.cli.progress import (  # the commands import these from here too
     PROGRESS_LINE_SECONDS as PROGRESS_LINE_SECONDS,
@@ -48,13 +50,6 @@ from exact.game.ties import TIE_RULES
 from exact.imperfect.game import IMPERFECT_ORDERS
 from exact.play.bots import solution_for
 from exact.views import strategy_json
-
-EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def fail(message: str, code: int = EXIT_BAD_INPUT):
-    click.echo(f"gops: error: {message}", err=True)
-    sys.exit(code)
 
 
 def one_line_errors(command):
@@ -169,71 +164,6 @@ def card_list(ctx, param, value):
         return parse_cards(value)
     except GopsInputError as exc:
         raise click.BadParameter(str(exc)) from None
-
-
-_NEGATIVE_NUMBER = re.compile(r"-[0-9]+")
-
-
-def negative_numbers_as_arguments(command: click.Command, args: list[str]) -> list[str]:
-    """``args`` with every negative number that is not an option's value moved, in order
-    with the other arguments, behind a "--": click would take "-1" for an option.
-
-    >>> cmd = click.Command("t", params=[click.Argument(["n"]), click.Option(["--lead"])])
-    >>> negative_numbers_as_arguments(cmd, ["--lead", "-2", "-1"])
-    ['--lead', '-2', '--', '-1']
-    """
-    if not any(_NEGATIVE_NUMBER.fullmatch(a) for a in args):
-        return args
-    takes_value = {
-        name
-        for p in command.params
-        if isinstance(p, click.Option) and not p.is_flag and not p.count
-        for name in p.opts
-    }
-    options: list[str] = []
-    arguments: list[str] = []
-    rest = iter(args)
-    for a in rest:
-        if a == "--":
-            arguments.extend(rest)
-        elif _NEGATIVE_NUMBER.fullmatch(a) or not a.startswith("-") or a == "-":
-            arguments.append(a)
-        else:
-            options.append(a)
-            value = next(rest, None) if a in takes_value else None
-            if value is not None:  # the option's value, negative or not
-                options.append(value)
-    return options + ["--"] + arguments
-
-
-class NumberArgumentsCommand(click.Command):
-    """A command whose N may be negative on the command line: ``gops table -1`` is a bad N
-    (reported with the command's limit), not "No such option '-1'"."""
-
-    def parse_args(self, ctx, args):
-        return super().parse_args(ctx, negative_numbers_as_arguments(self, args))
-
-
-class OneLineErrorGroup(click.Group):
-    """A click group whose usage errors are one line on stderr (exit 2), like ours."""
-
-    command_class = NumberArgumentsCommand
-
-    def main(self, args=None, prog_name=None, **kwargs):
-        try:
-            return super().main(args, prog_name or "gops", standalone_mode=False, **kwargs)
-        except click.exceptions.Exit as exc:
-            sys.exit(exc.exit_code)
-        except click.exceptions.Abort as exc:
-            if isinstance(exc.__cause__, EOFError):
-                fail("unexpected end of input")
-            click.echo("gops: interrupted", err=True)  # Ctrl-C
-            sys.exit(EXIT_INTERRUPTED)
-        except click.exceptions.NoArgsIsHelpError as exc:  # bare `gops`: the command list
-            click.echo(exc.format_message(), err=True)
-            sys.exit(exc.exit_code)
-        except click.ClickException as exc:
-            fail(exc.format_message().splitlines()[0], exc.exit_code)
 
 
 # -- the game: flags in, one GameSpec out ---------------------------------------------------
