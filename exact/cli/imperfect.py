@@ -210,6 +210,12 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "fixed and 5 random, else 0: none].",
 )
 @click.option(
+    "--lift",
+    is_flag=True,
+    help="--method oracle, fixed orders: guess the support to start from by lifting the "
+    "shipped equilibrium of one card fewer (instead of CFR+).",
+)
+@click.option(
     "--target",
     type=float,
     help=f"--method oracle: stop once the proven NashConv is at most this [default: {TARGET:g}].",
@@ -244,6 +250,7 @@ def solve(
     recompute: bool,
     certification: str | None,
     iterations: int | None,
+    lift: bool,
     target: float | None,
     checkpoint: str | None,
     policy_out: str | None,
@@ -281,6 +288,8 @@ def solve(
     _check_method_options(method, certification, iterations, checkpoint)
     if target is not None and (method != "oracle" or not 0 < target < float("inf")):
         raise GopsInputError(f"--target is a positive number, for --method oracle (got {target})")
+    if lift and (method != "oracle" or iterations):
+        raise GopsInputError("--lift is for --method oracle, without --iterations")
     if method == "exact":
         _solve_exact(game, policy_out, policy_format, as_json)
         return
@@ -290,8 +299,9 @@ def solve(
     elif method == "oracle":
         start = default_start(game) if iterations is None else iterations
         found = solve_double_oracle(
-            game, start, checkpoint, certification, tell, TARGET if target is None else target
-        )
+            game, 0 if lift else start, checkpoint, certification, tell,
+            TARGET if target is None else target, lift,
+        )  # fmt: skip
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
     if policy_out is not None:

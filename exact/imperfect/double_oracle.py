@@ -45,19 +45,28 @@ from pathlib import Path
 import numpy as np
 
 from exact.imperfect.certified import (
+    Basis,
     Certificate,
     CertifiedEquilibrium,
     certify,
     default_method,
     dyadic_rows,
-    lp_plans,
+    lp_plans_and_basis,
 )
 from exact.imperfect.cfr import CFRPlus
 from exact.imperfect.checkpoint import read_support, write_support
 from exact.imperfect.fast import best_response_actions
 from exact.imperfect.game import ImperfectGame
-from exact.imperfect.restricted import GameTree, closure, in_play, restricted_lp
-from exact.imperfect.tables import check_memory, layout
+from exact.imperfect.lift import lifted_support
+from exact.imperfect.restricted import (
+    GameTree,
+    RestrictedLP,
+    closure,
+    in_play,
+    restricted_lp,
+)
+from exact.imperfect.shipped import load_shipped
+from exact.imperfect.tables import check_memory, layout, own_reach, policy_arrays
 
 __all__ = ["GAP_TOLERANCE", "Round", "default_start", "double_oracle", "solve_double_oracle"]
 
@@ -67,6 +76,10 @@ GAP_TOLERANCE = 1e-13
 #: The restricted LP's HiGHS solver: the interior point (then crossover) from this many
 #: sequences a player, the dual simplex below.
 IPM_FROM = 10_000
+#: A round's LP is solved by the dual simplex from the last round's optimal basis (the
+#: new rows basic, the new columns at 0: Bošanský et al. 2014 warm-start theirs too) when
+#: it has at most this share more sequences than the last one, else as :data:`IPM_FROM`.
+WARM_GROWTH = 0.05
 #: The most rounds of one run.
 MAX_ROUNDS = 10_000
 #: The proven NashConv a run stops at (OpenSpiel's units).
@@ -96,6 +109,7 @@ class Round:
     certificate: Certificate
     added: tuple[int, int]
     seconds: dict = field(default_factory=dict)
+    lp: dict = field(default_factory=dict)
 
 
 def _gaps(q: np.ndarray, allow: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,6 +118,21 @@ def _gaps(q: np.ndarray, allow: np.ndarray, rows: np.ndarray) -> tuple[np.ndarra
     top = q[rows, best]
     within = np.where(allow[rows], q[rows], -np.inf).max(axis=1)
     return top - within, best
+
+
+def _how_to_solve(built: RestrictedLP, last) -> tuple[str, Basis | None]:
+    """The solver of a round's LP, and the basis it begins from (:data:`WARM_GROWTH`):
+    the last round's, carried to this LP's columns and rows, the new rows basic."""
+    lp = built.lp
+    if last is not None:
+        before, basis = last
+        if lp.n_own + lp.n_ub <= (before.lp.n_own + before.lp.n_ub) * (1 + WARM_GROWTH):
+            columns, rows = before.positions_in(built)
+            start = Basis(np.zeros(lp.num_col, dtype=bool), np.ones(lp.num_row, dtype=bool))
+            start.columns[columns] = basis.columns
+            start.rows[rows] = basis.rows
+            return "simplex", start
+    return ("ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"), None
 
 
 def double_oracle(
@@ -132,19 +161,20 @@ def double_oracle(
     default = [np.argmax(q[0], axis=1), np.argmax(q[1], axis=1)]
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
+    last = None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
         in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
         built_at = time.perf_counter()
-        solver = "ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"
-        x, y, _ = lp_plans(lp, solver)
+        solver, begin_from = _how_to_solve(built, last)
+        x, y, facts, basis = lp_plans_and_basis(lp, solver, start=begin_from)
+        last = (built, basis)
         solved_at = time.perf_counter()
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
         ]
-        del built
         certificate = certify(game, sigmas[0], sigmas[1], "bound")
         added = [0, 0]
         if certificate.epsilon > target:
@@ -169,6 +199,7 @@ def double_oracle(
                 certificate,
                 (added[0], added[1]),
                 seconds,
+                {key: facts[key] for key in ("solver", "warm_start", "iterations")},
             )
         )
         if progress is not None:
@@ -178,6 +209,28 @@ def double_oracle(
     return (sigmas[0], sigmas[1]), rounds
 
 
+def _lifted(game: ImperfectGame, tell: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray]:
+    """Both players' cells lifted from the shipped equilibrium of one card fewer, where it
+    plays a bid at least :data:`START_THRESHOLD` at a decision its own bids reach."""
+    small_game = ImperfectGame.parse(game.n - 1, game.order.name, game.objective.name)
+    tell(f"guessing the support: the shipped {small_game.n}-card equilibrium, lifted")
+    shipped = load_shipped(small_game)
+    small_where = layout(small_game)
+    sigmas = policy_arrays(small_where, shipped.policy)
+    del shipped
+    allow = []
+    for player, sigma in enumerate(sigmas):
+        reached = own_reach(small_where, player, sigma) > 0
+        allow.append(lifted_support(game, small_game, sigma * reached[:, None], START_THRESHOLD))
+    return allow[0], allow[1]
+
+
+def _how(facts: dict) -> str:
+    if facts["warm_start"]:
+        return f"dual simplex from the last basis, {facts['iterations']:,} iterations"
+    return "interior point" if facts["solver"] == "ipm" else "dual simplex"
+
+
 def solve_double_oracle(
     game: ImperfectGame,
     start_iterations: int = START_ITERATIONS,
@@ -185,11 +238,14 @@ def solve_double_oracle(
     method: str | None = None,
     progress: Callable[[str], None] | None = None,
     target: float = TARGET,
+    lift: bool = False,
 ) -> CertifiedEquilibrium:
     """An epsilon-equilibrium of ``game`` by the double oracle (module docstring), from
-    the support of ``start_iterations`` of predictive CFR+ (none: from nothing), resumed
-    from ``checkpoint`` where that file exists and saved to it after every round; its
-    NashConv proven by ``method`` (default :func:`~exact.imperfect.certified.default_method`)."""
+    the support of ``start_iterations`` of predictive CFR+ (none: from nothing), or with
+    ``lift`` from the shipped equilibrium of one card fewer (:mod:`exact.imperfect.lift`),
+    resumed from ``checkpoint`` where that file exists and saved to it after every
+    round; its NashConv proven by ``method`` (default
+    :func:`~exact.imperfect.certified.default_method`)."""
     tell = progress or (lambda _: None)
     begin = time.perf_counter()
     where = layout(game)
@@ -199,6 +255,8 @@ def solve_double_oracle(
         done, allow = read_support(game, checkpoint)
         first = done + 1
         tell(f"resumed from {checkpoint} after round {done:,}")
+    elif lift:
+        allow = _lifted(game, tell)
     elif start_iterations > 0:
         tell(f"guessing the support: {start_iterations:,} iterations of predictive CFR+")
         state = CFRPlus.start(game, "pcfr+")
@@ -215,7 +273,8 @@ def solve_double_oracle(
         tell(
             f"round {done.round}: restricted LP {done.sequences[0]:,} + {done.sequences[1]:,} "
             f"sequences; NashConv <= {done.certificate.epsilon:.3e} (proven); bids added "
-            f"{done.added[0]:,} + {done.added[1]:,}; {sum(done.seconds.values()):.0f} s"
+            f"{done.added[0]:,} + {done.added[1]:,}; {sum(done.seconds.values()):.0f} s "
+            f"(LP {done.seconds['lp']:.0f} s, {_how(done.lp)})"
         )
 
     sigmas, rounds = double_oracle(
@@ -229,11 +288,18 @@ def solve_double_oracle(
         "restricted_sequences": list(rounds[-1].sequences),
         "rounds": rounds[-1].round,
         "start_iterations": start_iterations,
+        "lifted": lift,
     }
     seconds = {"solve": solved - begin, "certify": certificate.seconds}
     source = (
         "a double oracle over sequences (Bošanský et al. 2014): restricted sequence-form LPs "
         "(HiGHS) grown by the tables' best responses"
-        + (", from a predictive CFR+ support guess" if start_iterations > 0 else "")
+        + (
+            f", from the shipped {game.n - 1}-card equilibrium's support, lifted"
+            if lift
+            else ", from a predictive CFR+ support guess"
+            if start_iterations > 0
+            else ""
+        )
     )
     return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)

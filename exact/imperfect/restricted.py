@@ -187,11 +187,31 @@ def _walk_pairs(g, fixed, own_seqs, offsets, in0, in1, cursor, t_out, s_out, v_o
 @dataclass(frozen=True)
 class RestrictedLP:
     """Player 0's LP of the restricted game (module docstring) and its sequences:
-    ``cells[p]`` the flat cell numbers of S_p, increasing (sequence k + 1 of the LP)."""
+    ``cells[p]`` the flat cell numbers of S_p, increasing (sequence k + 1 of the LP), and
+    ``in_play[p]`` the rows of p's decisions in play, increasing (player 0's: E's rows 1,
+    2, ...; player 1's: the columns of q after q[root])."""
 
     lp: SequenceFormLP
     cells: tuple[np.ndarray, np.ndarray]
+    in_play: tuple[np.ndarray, np.ndarray]
     payoff_nonzeros: int
+
+    def positions_in(self, larger: RestrictedLP) -> tuple[np.ndarray, np.ndarray]:
+        """Where each column and each row of this LP lies in the LP of ``larger`` sets
+        (each of whose sets holds this one's)."""
+
+        def place(keys: np.ndarray, into: np.ndarray, first: int) -> np.ndarray:
+            return first + np.concatenate([[0], 1 + np.searchsorted(into, keys)])
+
+        columns = np.concatenate([
+            place(self.cells[0], larger.cells[0], 0),
+            place(self.in_play[1], larger.in_play[1], larger.lp.n_own),
+        ])  # fmt: skip
+        rows = np.concatenate([
+            place(self.cells[1], larger.cells[1], 0),
+            place(self.in_play[0], larger.in_play[0], larger.lp.n_ub),
+        ])  # fmt: skip
+        return columns, rows
 
     def behaviour(self, tree: GameTree, player: int, plan: np.ndarray) -> np.ndarray:
         """``sigma[row, card - 1]`` = plan[sequence] / plan[parent] at each cell of S_p
@@ -261,4 +281,4 @@ def restricted_lp(tree: GameTree, in0: np.ndarray, in1: np.ndarray) -> Restricte
     f[0] = 1.0
     lp = SequenceFormLP._of(matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
                             matrix.data, n_own, n_q, n_ub, e, f)  # fmt: skip
-    return RestrictedLP(lp, cells, total)
+    return RestrictedLP(lp, cells, (d0, d1), total)
