@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from exact.cli import main
 from exact.errors import GopsInputError
+from exact.game.objectives import FLOAT, RATIONAL
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import nash_conv
 from exact.imperfect.policy import openspiel_game
@@ -70,7 +71,7 @@ def test_each_small_equilibrium_reproves_exactly(entry):
 def test_each_six_card_equilibrium_reproves_its_bound(entry):
     game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
     shipped = load_shipped(game)
-    assert shipped.proof.arithmetic == "rational"
+    assert shipped.proof.arithmetic is RATIONAL
     assert 0 <= shipped.epsilon == Fraction(entry["nash_conv"]) <= Fraction(1, 10**9)
 
 
@@ -89,7 +90,7 @@ def test_the_seven_card_equilibrium_reproves_below_its_target(entry):
     benchmarks/ship_equilibria.py, which wrote them, and checked by their SHA-256 above."""
     game = ImperfectGame.parse(7, "descending", "points")
     shipped = load_shipped(game)
-    assert shipped.proof.arithmetic == "float" and not shipped.exact
+    assert shipped.proof.arithmetic is FLOAT and not shipped.exact
     assert 0 <= shipped.epsilon <= SEVEN_CARD_TARGET
     assert shipped.epsilon <= entry["nash_conv_float"]
     v0, v1 = shipped.proof.best_responses

@@ -298,12 +298,7 @@ class Equilibrium:
             "objective": self.game.objective.name,
             "value": str(self.value),
             "value_float": float(self.value),
-            "units": "player 0's return in OpenSpiel's units "
-            + (
-                "(point_difference: half the point difference)"
-                if self.game.objective.name == "points"
-                else "(win_loss)"
-            ),
+            "units": self.game.units,
             "method": self.method,
             "sizes": self.sizes,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},

@@ -40,6 +40,7 @@ import numpy as np
 import scipy.sparse
 
 from exact.errors import GopsInputError, SolverError
+from exact.game.orders import RANDOM
 from exact.imperfect.certified import default_solver, highs_optimum
 from exact.imperfect.exact_lp import Equilibrium, plans_policy
 from exact.imperfect.game import IMP_INFO, ImperfectGame
@@ -62,7 +63,7 @@ METHOD = (
 def payoff_scale(game: ImperfectGame) -> int:
     """The integer that makes every payoff entry an integer (step 1): 2 N! in the random
     order (chance 1/N!, returns in halves), else 2."""
-    return 2 * math.factorial(game.n) if game.order.name == "random" else 2
+    return 2 * math.factorial(game.n) if game.order is RANDOM else 2
 
 
 def integer_matrix(lp: SequenceFormLP, scale: int) -> scipy.sparse.csr_array:

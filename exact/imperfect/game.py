@@ -217,6 +217,13 @@ class ImperfectGame:
         """OpenSpiel's name of the objective."""
         return "point_difference" if self.objective is POINTS else "win_loss"
 
+    @property
+    def units(self) -> str:
+        """What a return is, as the JSON answers say it."""
+        points = "point_difference: half the point difference"
+        what = points if self.objective is POINTS else "win_loss"
+        return f"player 0's return in OpenSpiel's units ({what})"
+
     def openspiel_parameters(self) -> dict:
         """The parameters of ``pyspiel.load_game("goofspiel", ...)`` for this game (with a
         player who sees the bids, OpenSpiel's game with the same rules and less

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError
-from exact.game.objectives import POINTS, arithmetic_named
+from exact.game.objectives import FLOAT, POINTS, RATIONAL, GameArithmetic, arithmetic_named
 from exact.imperfect.fast import best_response_values
 from exact.imperfect.game import TIE, ImperfectGame, round_winner
 from exact.imperfect.policy import PROBABILITY_TOLERANCE, Policy
@@ -84,7 +84,7 @@ class NashConv:
 
     game: ImperfectGame
     policy: str
-    arithmetic: str
+    arithmetic: GameArithmetic
     value: Fraction | float
     best_responses: tuple[Fraction | float, Fraction | float]
     error_bound: float
@@ -103,7 +103,7 @@ class NashConv:
             "order": self.game.order.name,
             "objective": self.game.objective.name,
             "policy": self.policy,
-            "arithmetic": self.arithmetic,
+            "arithmetic": self.arithmetic.name,
             "nash_conv": number(self.value),
             "nash_conv_float": float(self.value),
             "best_response_values": [number(v) for v in self.best_responses],
@@ -117,7 +117,7 @@ class NashConv:
 def nash_conv(
     game: ImperfectGame,
     policy: Policy,
-    arithmetic: str = "float",
+    arithmetic: str | GameArithmetic = "float",
     progress: Callable[[int, int], None] | None = None,
 ) -> NashConv:
     """NashConv of ``policy`` in ``game`` (module docstring): ``rational`` by the exact
@@ -149,7 +149,7 @@ def nash_conv(
     return NashConv(
         game,
         policy.name,
-        "rational" if exact else "float",
+        RATIONAL if exact else FLOAT,
         total,
         values,
         bound,

@@ -33,7 +33,8 @@ from pathlib import Path
 
 from exact.atomic import atomic_file
 from exact.errors import GopsInputError
-from exact.imperfect.certified import default_method, round_up
+from exact.game.objectives import FLOAT, RATIONAL
+from exact.imperfect.certified import Method, default_method, round_up
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import NashConv, nash_conv
 from exact.imperfect.policy import Policy
@@ -108,12 +109,12 @@ class Shipped:
     @property
     def exact(self) -> bool:
         """An exact equilibrium: NashConv exactly 0, proven in this run."""
-        return self.proof.arithmetic == "rational" and self.proof.value == 0
+        return self.proof.arithmetic.exact and self.proof.value == 0
 
     @property
     def epsilon(self) -> Fraction | float:
         """A proven upper bound on the NashConv (module docstring, step 3)."""
-        if self.proof.arithmetic == "rational":
+        if self.proof.arithmetic.exact:
             return self.proof.value
         return round_up(Fraction(self.proof.value) + Fraction(self.proof.error_bound))
 
@@ -133,7 +134,7 @@ class Shipped:
             "regenerate": self.entry["command"],
             "reproved": {
                 "nash_conv": number(self.proof.value),
-                "arithmetic": self.proof.arithmetic,
+                "arithmetic": self.proof.arithmetic.name,
                 "error_bound": self.proof.error_bound,
                 "epsilon": number(self.epsilon),
                 "epsilon_float": round_up(self.epsilon),
@@ -175,7 +176,7 @@ def load_shipped(game: ImperfectGame, folder: Path = FOLDER) -> Shipped:
     if len(text) > MAX_FILE_BYTES or not decompressor.eof:
         raise GopsInputError(f"the shipped {path} decompresses to more than {MAX_FILE_BYTES:,}")
     policy = policy_from_json(game, parse_json(text, str(path)), name=str(path))
-    arithmetic = "rational" if default_method(game) == "rational" else "float"
+    arithmetic = RATIONAL if default_method(game) is Method.RATIONAL else FLOAT
     proof = nash_conv(game, policy, arithmetic)
     return Shipped(game, entry, path, policy, proof, text, time.perf_counter() - start)
 
@@ -200,11 +201,11 @@ def ship(
     with atomic_file(folder / name, "wb") as fh:
         fh.write(packed)
     policy = policy_from_json(game, json.loads(text), name=name)
-    arithmetic = "rational" if default_method(game) == "rational" else "float"
+    arithmetic = RATIONAL if default_method(game) is Method.RATIONAL else FLOAT
     proof = nash_conv(game, policy, arithmetic)
     epsilon = (
         proof.value
-        if arithmetic == "rational"
+        if arithmetic.exact
         else round_up(Fraction(proof.value) + Fraction(proof.error_bound))
     )
     entry = {
@@ -215,11 +216,11 @@ def ship(
         "sha256": hashlib.sha256(packed).hexdigest(),
         "bytes": len(packed),
         "method": method,
-        "exact": arithmetic == "rational" and proof.value == 0,
+        "exact": arithmetic.exact and proof.value == 0,
         "nash_conv": str(epsilon) if isinstance(epsilon, Fraction) else epsilon,
         "nash_conv_float": round_up(epsilon),
         "proof": "exact rational NashConv"
-        if arithmetic == "rational"
+        if arithmetic.exact
         else "float64 NashConv plus its proven error bound",
         "command": command,
         "seconds": {k: round(v, 2) for k, v in seconds.items()},

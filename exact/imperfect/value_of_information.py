@@ -167,12 +167,7 @@ class ValueOfInformation:
             "n": game.n,
             "order": game.order.name,
             "objective": game.objective.name,
-            "units": "player 0's return in OpenSpiel's units "
-            + (
-                "(point_difference: half the point difference)"
-                if game.objective.name == "points"
-                else "(win_loss)"
-            ),
+            "units": game.units,
             "values": {k: str(v) for k, v in self.values.items()},
             "seeing_player_value": str(self.seeing_value),
             "value_of_seeing": str(self.value_of_seeing),
