@@ -48,7 +48,7 @@ from fractions import Fraction
 
 from exact.errors import GopsInputError
 from exact.game.objectives import GameObjective, objective_named
-from exact.game.orders import ASCENDING, DESCENDING, PrizeOrder, order_named
+from exact.game.orders import ASCENDING, DESCENDING, RANDOM, PrizeOrder, order_named
 from exact.game.rules import as_card
 from exact.game.variants import Variant, VariantPosition, get_variant, score_declarations, start
 
@@ -76,7 +76,7 @@ def check_setup(
         raise GopsInputError(
             "--declarations plays the standard game with the points objective only"
         )
-    if order_named(order).name != "random" and variant != "standard":
+    if order_named(order) is not RANDOM and variant != "standard":
         raise GopsInputError("--order plays the standard game only")
 
 

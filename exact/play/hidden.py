@@ -34,6 +34,7 @@ import random
 from dataclasses import dataclass
 
 from exact.errors import GopsInputError
+from exact.game.orders import DESCENDING
 from exact.imperfect.game import TIE, ImperfectGame, State, points
 
 __all__ = ["HiddenGame", "HiddenRound", "check_hidden", "shipped_games"]
@@ -140,7 +141,7 @@ class HiddenGame:
         """The prizes not yet turned up: in the order they come (a fixed order), or
         sorted (shuffled)."""
         left = sorted(set(range(1, self.n + 1)) - set(self.state.prizes))
-        return left[::-1] if self.game.order.name == "descending" else left
+        return left[::-1] if self.game.order is DESCENDING else left
 
     def computer_mix(self, pending: State) -> dict[int, float]:
         """The equilibrium's mix at the computer's information state in ``pending``."""
