@@ -34,11 +34,12 @@ from pathlib import Path
 from exact.atomic import atomic_file
 from exact.errors import GopsInputError
 from exact.game.objectives import FLOAT, RATIONAL
-from exact.imperfect.certified import Method, default_method, round_up
+from exact.imperfect.certified import FULL_POLICY_MAX_ROWS, Method, default_method, round_up
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import NashConv, nash_conv
 from exact.imperfect.policy import Policy
 from exact.imperfect.policy_file import MAX_FILE_BYTES, parse_json, policy_from_json
+from exact.imperfect.tables import layout
 
 __all__ = ["FOLDER", "FORMAT", "Shipped", "index", "load_shipped", "ship", "shipped_entry"]
 
@@ -150,6 +151,12 @@ class Shipped:
         return answer
 
 
+def _reached_only(game: ImperfectGame) -> bool:
+    """Whether ``game``'s policy files hold only the decisions each player reaches (the
+    rest bid uniformly): beyond :data:`~exact.imperfect.certified.FULL_POLICY_MAX_ROWS`."""
+    return layout(game).rows > FULL_POLICY_MAX_ROWS
+
+
 def load_shipped(game: ImperfectGame, folder: Path = FOLDER) -> Shipped:
     """``game``'s shipped equilibrium, checked and re-proved (module docstring); a
     one-line GopsInputError where there is none or its file is not the one shipped."""
@@ -175,7 +182,9 @@ def load_shipped(game: ImperfectGame, folder: Path = FOLDER) -> Shipped:
         raise GopsInputError(f"the shipped {path} is not xz data ({exc})") from None
     if len(text) > MAX_FILE_BYTES or not decompressor.eof:
         raise GopsInputError(f"the shipped {path} decompresses to more than {MAX_FILE_BYTES:,}")
-    policy = policy_from_json(game, parse_json(text, str(path)), name=str(path))
+    policy = policy_from_json(
+        game, parse_json(text, str(path)), _reached_only(game), name=str(path)
+    )
     arithmetic = RATIONAL if default_method(game) is Method.RATIONAL else FLOAT
     proof = nash_conv(game, policy, arithmetic)
     return Shipped(game, entry, path, policy, proof, text, time.perf_counter() - start)
@@ -200,7 +209,7 @@ def ship(
     name = file_name(game)
     with atomic_file(folder / name, "wb") as fh:
         fh.write(packed)
-    policy = policy_from_json(game, json.loads(text), name=name)
+    policy = policy_from_json(game, json.loads(text), _reached_only(game), name=name)
     arithmetic = RATIONAL if default_method(game) is Method.RATIONAL else FLOAT
     proof = nash_conv(game, policy, arithmetic)
     epsilon = (
