@@ -16,6 +16,7 @@ from exact.analysis.certified import certify_strategy
 from exact.analysis.ranges import first_move_ranges, optimal_set_ranges, ranges_json
 from exact.dp.verify import check_position
 from exact.errors import GopsInputError
+from exact.game.orders import RANDOM
 from exact.game.rules import Position, parse_integer, prize_total
 from exact.game.spec import GameSpec
 from exact.views import certified_json, fraction_text, strategy_json, table_json
@@ -222,7 +223,7 @@ def table(request) -> dict:
         ranges=_table_ranges(request, game, sol) if flag(request, "ranges") else None,
         certified=certified,
     )
-    if game.order.name != "random":
+    if game.order is not RANDOM:
         out["order"] = game.order.name
     if sol.order.chooser:
         out["prize_values"] = {str(u): s.value for u, s in strategies.items()}
@@ -238,7 +239,7 @@ def _table_ranges(request, game: GameSpec, sol) -> dict:
     order, with the CLI's one-line refusals otherwise."""
     if game.has_lead:
         raise GopsInputError("--ranges applies to the points objective only")
-    if game.order.name != "random":
+    if game.order is not RANDOM:
         raise GopsInputError("--ranges covers the random prize order only")
     if game.n <= EXACT_MAX_N:
         sol = request_solution(request, game.replace(arithmetic="rational"))

@@ -35,6 +35,7 @@ from exact.dp import solve as dp_solve
 from exact.dp.store import Store
 from exact.errors import GopsInputError
 from exact.game.objectives import OBJECTIVES, GameObjective
+from exact.game.orders import RANDOM
 from exact.game.rules import prize_total
 from exact.game.spec import GameSpec
 from exact.limits import check_n
@@ -200,7 +201,7 @@ class Solutions:
         """The stores served, for /api/info: N, objective, and the order where not random."""
         return [
             {"n": g.n, "objective": g.objective.name}
-            | ({} if g.order.name == "random" else {"order": g.order.name})
+            | ({} if g.order is RANDOM else {"order": g.order.name})
             for g in sorted(self.stores, key=lambda g: (g.n, g.objective.name, g.order.code))
         ]
 
