@@ -81,6 +81,8 @@ ADAPTIVITY_VALUE_MAX_N = 5
 assert ADAPTIVITY_VALUE_MAX_N <= FIXED_BIDS_EXACT_MAX_N
 #: The two-player variants (exact.dp.variant_solver), by (variant, arithmetic): a few
 #: seconds to about a minute each; "standard" cross-checks the fast solver.
+#: The two-player variants solved by plain recursion (exact.dp.variant_solver).
+SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
 VARIANT_MAX_N = {
     ("standard", "float"): 6,
     ("standard", "rational"): 5,

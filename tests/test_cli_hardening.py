@@ -227,9 +227,9 @@ def test_python_m_exact_cli_knows_every_command():
 
 
 def test_exit_code_table_documents_130():
-    import exact.cli.common
+    import exact.cli.base
 
-    assert re.search(r"^\s*130\s+interrupted", exact.cli.common.__doc__, re.M)
+    assert re.search(r"^\s*130\s+interrupted", exact.cli.base.__doc__, re.M)
 
 
 # -- 14. one integer parser for N, --n, --upcard, --lead, --chunk-items and cards ------------

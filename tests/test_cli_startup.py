@@ -52,6 +52,17 @@ def test_gops_help_imports_neither_numpy_nor_the_solver():
     assert not {"numpy", "numba", "exact.dp", "exact.cli.common"} & modules
 
 
+def test_gops_count_imports_neither_numpy_nor_the_solver():
+    """``gops count N`` is closed forms (exact.game.counts): no numpy, no kernels."""
+    code = (
+        "import sys\nfrom exact.cli import main\n"
+        "try:\n    main(['count', '13'])\nexcept SystemExit:\n    pass"
+    )
+    modules = loaded_after(code)
+    assert "exact.cli.count" in modules
+    assert not {"numpy", "numba", "exact.dp", "exact.cli.common"} & modules
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_the_listed_help_is_the_commands_own(name):
     """COMMANDS keeps each command's first paragraph of help, as the command has it."""

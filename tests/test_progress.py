@@ -12,7 +12,7 @@ import exact.cli.bots
 import exact.cli.common
 import exact.play.tournament
 from exact.cli import main
-from exact.cli.solve import count_rows
+from exact.cli.count import count_rows
 from exact.dp.objective import PointsObjective
 from exact.game.encoding import count_table
 

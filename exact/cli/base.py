@@ -1,6 +1,7 @@
-"""What ``gops`` needs before a command is chosen: the exit codes, the one-line error, the
-group class and the command class (click and the standard library only, so that
-``gops --help`` imports neither numpy nor numba).
+"""What ``gops`` needs before a command is chosen, and what a light command needs: the exit
+codes, the one-line errors, the group and command classes and the integer type (click,
+the standard library, exact.errors and exact.game.rules only: no numpy, no numba, so that
+``gops --help`` and ``gops count`` answer at once).
 
 Exit codes (every command):
     0    success
@@ -15,8 +16,12 @@ from __future__ import annotations
 
 import re
 import sys
+from functools import wraps
 
 import click
+
+from exact.errors import GopsError, GopsInputError
+from exact.game.rules import parse_integer
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -24,6 +29,48 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 def fail(message: str, code: int = EXIT_BAD_INPUT):
     click.echo(f"gops: error: {message}", err=True)
     sys.exit(code)
+
+
+def one_line_errors(command):
+    """Turn every error the user can provoke into one line on stderr and exit code 2."""
+
+    @wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except GopsError as exc:  # exit_code 1: a store contradicted (exact.dp.store)
+            fail(
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                getattr(exc, "exit_code", EXIT_BAD_INPUT),
+            )
+        except BrokenPipeError:  # e.g. `gops table 13 | head`: the reader left
+            sys.stderr.close()
+            sys.exit(EXIT_OK)
+        except MemoryError:
+            fail("out of memory")
+        except OSError as exc:
+            fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+
+    return wrapper
+
+
+class WholeNumber(click.ParamType):
+    """The click type of every integer on the command line (N, --n, --upcard, --lead,
+    --chunk-items, --games, --seed): :func:`exact.game.rules.parse_integer`, the parser of the
+    cards too, so each accepts ASCII digits with an optional '-' and nothing else."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # a default
+        try:
+            return parse_integer(value)
+        except GopsInputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+INTEGER = WholeNumber()
 
 
 _NEGATIVE_NUMBER = re.compile(r"-[0-9]+")

@@ -21,10 +21,13 @@ from exact.cli.base import (  # the commands import these from here too
 from exact.cli.base import EXIT_CHECK_FAILED as EXIT_CHECK_FAILED
 from exact.cli.base import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from exact.cli.base import EXIT_OK as EXIT_OK
+from exact.cli.base import INTEGER as INTEGER
 from exact.cli.base import NumberArgumentsCommand as NumberArgumentsCommand
 from exact.cli.base import OneLineErrorGroup as OneLineErrorGroup
+from exact.cli.base import WholeNumber as WholeNumber
 from exact.cli.base import fail as fail
 from exact.cli.base import negative_numbers_as_arguments as negative_numbers_as_arguments
+from exact.cli.base import one_line_errors as one_line_errors
 from exact.cli.limits import check_command_n
 from exact.cli.progress import (  # the commands import these from here too
     PROGRESS_LINE_SECONDS as PROGRESS_LINE_SECONDS,
@@ -41,38 +44,15 @@ from exact.dp import solve as dp_solve  # the module: solve_game looked up at ea
 from exact.dp.device import CPU, NAMES, Device
 from exact.dp.store import Store
 from exact.dp.variant_solver import check_variant_options, solve_variant
-from exact.errors import GopsError, GopsInputError
+from exact.errors import GopsInputError
 from exact.game.objectives import OBJECTIVES, WIN, GameObjective, check_lead, objective_named
 from exact.game.orders import ORDERS
-from exact.game.rules import parse_cards, parse_integer
+from exact.game.rules import parse_cards
 from exact.game.spec import GameSpec
 from exact.game.ties import TIE_RULES
 from exact.imperfect.game import IMPERFECT_ORDERS
 from exact.play.bots import solution_for
 from exact.views import strategy_json
-
-
-def one_line_errors(command):
-    """Turn every error the user can provoke into one line on stderr and exit code 2."""
-
-    @wraps(command)
-    def wrapper(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except GopsError as exc:  # exit_code 1: a store contradicted (exact.dp.store)
-            fail(
-                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                getattr(exc, "exit_code", EXIT_BAD_INPUT),
-            )
-        except BrokenPipeError:  # e.g. `gops table 13 | head`: the reader left
-            sys.stderr.close()
-            sys.exit(EXIT_OK)
-        except MemoryError:
-            fail("out of memory")
-        except OSError as exc:
-            fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
-
-    return wrapper
 
 
 def solve_with_progress(
@@ -134,25 +114,6 @@ def presolve_variant(variant: str, game: GameSpec):
         return solution_for(game, progress=progress, variant=variant)
     finally:
         bar.close()
-
-
-class WholeNumber(click.ParamType):
-    """The click type of every integer on the command line (N, --n, --upcard, --lead,
-    --chunk-items, --games, --seed): :func:`exact.game.rules.parse_integer`, the parser of the
-    cards too, so each accepts ASCII digits with an optional '-' and nothing else."""
-
-    name = "integer"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value  # a default
-        try:
-            return parse_integer(value)
-        except GopsInputError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-INTEGER = WholeNumber()
 
 
 def card_list(ctx, param, value):

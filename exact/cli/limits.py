@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from exact.dp.variant_solver import SOLVABLE_VARIANTS
 from exact.game.objectives import POINTS, GameObjective
 from exact.limits import (
     AUDIT_MAX_N,
@@ -29,6 +28,7 @@ from exact.limits import (
     FIXED_BIDS_EXACT_MAX_N,
     FIXED_BIDS_MAX_N,
     OPTIMAL_BOT_MAX_N,
+    SOLVABLE_VARIANTS,
     SOLVE_MAX_N,
     TIMINGS,
     TOURNAMENT_MAX_N,

@@ -43,11 +43,9 @@ from exact.errors import GopsInputError
 from exact.game.objectives import GameArithmetic, arithmetic_named
 from exact.game.rules import as_card, card_set, format_cards
 from exact.game.variants import Variant, get_variant, resolve_round
-from exact.limits import VARIANT_MAX_N, check_n
+from exact.limits import SOLVABLE_VARIANTS, VARIANT_MAX_N, check_n
 
 __all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options", "solve_variant"]
-
-SOLVABLE_VARIANTS = ("twelve", "dummy", "standard")
 
 
 def check_variant_options(

@@ -61,6 +61,8 @@ import numba
 import numpy as np
 
 from exact.errors import GopsInputError
+from exact.game.counts import column_count as column_count
+from exact.game.counts import pattern_count as pattern_count
 from exact.limits import ENCODING_MAX_N, check_n
 
 #: Largest N the encoding supports (masks of 16 bits; the float solver stops earlier).
@@ -72,29 +74,6 @@ _LOW16 = (1 << KEY_SHIFT) - 1
 # ---------------------------------------------------------------------------------------
 # Patterns
 # ---------------------------------------------------------------------------------------
-
-
-def pattern_count(n: int, k: int) -> int:
-    """Number of patterns of two k-card hands drawn from n cards (closed form).
-
-    >>> [pattern_count(5, k) for k in range(6)]
-    [1, 3, 13, 43, 21, 1]
-    """
-    return sum(
-        comb(2 * k - t, t) * comb(2 * k - 2 * t, k - t) for t in range(k + 1) if 2 * k - t <= n
-    )
-
-
-def column_count(n: int, k: int, antisymmetric: bool = True) -> int:
-    """Columns of a level (module docstring, *Columns*): one per antisymmetric pair of
-    patterns, the one pattern of identical hands (every position held by both) alone in
-    its pair; every pattern without antisymmetry.
-
-    >>> [column_count(5, k) for k in range(6)], column_count(5, 2, antisymmetric=False)
-    ([1, 2, 7, 22, 11, 1], 13)
-    """
-    count = pattern_count(n, k)
-    return (count + 1) // 2 if antisymmetric else count
 
 
 def enumerate_patterns(n: int, k: int) -> np.ndarray:
