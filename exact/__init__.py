@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable as _Callable
 from importlib import import_module as _import_module
-from importlib.metadata import version as _version
 from os import PathLike as _PathLike
 from typing import TYPE_CHECKING
 
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
     from exact.dp.variant_solver import solve_variant
 
 #: The public names that live in the solver's modules, imported on first use (PEP 562):
-#: ``import exact`` (and so ``gops --help``) does not load numba and numpy, 0.3 s of CPU
-#: of a quiet machine's 0.4 (benchmarks/RESULTS.md, "Issue 49, session 2026-11-29 b").
+#: ``import exact`` (and so ``gops --help``) does not load numba and numpy: 0.6 of the 0.7 s
+#: of CPU that ``gops --help`` took (benchmarks/RESULTS.md, "Issue 49, session 2026-11-29 b").
 _LAZY = {
     "Solution": "exact.dp.solution",
     "SolveStats": "exact.dp.solution",
@@ -37,12 +36,13 @@ _LAZY = {
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # importlib.metadata: 40 ms of import, for --version only
+        from importlib.metadata import version
+
+        return version("gops-exact")
     if name in _LAZY:
         return getattr(_import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'exact' has no attribute {name!r}")
-
-
-__version__ = _version("gops-exact")
 
 
 def load(
