@@ -63,7 +63,6 @@ from exact.imperfect.tables import Layout, layout, legal_rows, own_reach
 __all__ = [
     "FULL_POLICY_MAX_ROWS",
     "GRID",
-    "Basis",
     "Certificate",
     "CertifiedEquilibrium",
     "certify",
@@ -71,7 +70,6 @@ __all__ = [
     "default_method",
     "default_solver",
     "lp_plans",
-    "lp_plans_and_basis",
     "dyadic_rows",
     "float_plans",
     "plan_arrays",
@@ -316,40 +314,13 @@ def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
     return z
 
 
-@dataclass(frozen=True)
-class Basis:
-    """A basis of an LP: which of its columns and which of its rows are basic (bools)."""
-
-    columns: np.ndarray
-    rows: np.ndarray
-
-
-def _set_basis(highs, lp: SequenceFormLP, start: Basis) -> bool:
-    """Give HiGHS ``start`` to begin from: nonbasic x at 0, nonbasic q (free) at 0, a
-    nonbasic row at its bound; whether HiGHS took it."""
-    status = highs_core.HighsBasisStatus
-    basis = highs_core.HighsBasis()
-    col = np.where(np.arange(lp.num_col) < lp.n_own, int(status.kLower), int(status.kZero))
-    col[start.columns] = int(status.kBasic)
-    row = np.where(np.arange(lp.num_row) < lp.n_ub, int(status.kUpper), int(status.kLower))
-    row[start.rows] = int(status.kBasic)
-    basis.col_status = [status(v) for v in col.tolist()]
-    basis.row_status = [status(v) for v in row.tolist()]
-    basis.valid = True
-    return highs.setBasis(basis) != highs_core.HighsStatus.kError
-
-
 def highs_optimum(
-    lp: SequenceFormLP,
-    solver: str = "simplex",
-    options: dict | None = None,
-    start: Basis | None = None,
+    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
     """HiGHS's optimal basis of ``lp`` as (nonbasic rows, basic columns), square; HiGHS's
     own primal and dual solution; and facts about the solve (solver, iterations, basis
     size, the optimal value).  ``solver``: ``simplex`` (dual) or ``ipm`` (interior point,
-    then crossover to a basis); ``options`` more of HiGHS's options; ``start`` a basis to
-    begin the simplex from (a warm start; HiGHS repairs one that is not feasible)."""
+    then crossover to a basis); ``options`` more of HiGHS's options."""
     highs = highs_core._Highs()
     highs.setOptionValue("output_flag", False)
     highs.setOptionValue("solver", solver)
@@ -365,7 +336,6 @@ def highs_optimum(
     )  # fmt: skip
     if passed == highs_core.HighsStatus.kError:
         raise SolverError("HiGHS refused the sequence-form LP")
-    warm = start is not None and _set_basis(highs, lp, start)
     highs.run()
     status = highs.getModelStatus()
     if status != highs_core.HighsModelStatus.kOptimal:
@@ -386,7 +356,6 @@ def highs_optimum(
         "crossover_iterations": int(info.crossover_iteration_count),
         "basis_size": len(columns),
         "value_float": float(-info.objective_function_value),
-        "warm_start": warm,
     }
     return rows, columns, own_z, own_pi, facts
 
@@ -397,19 +366,8 @@ def lp_plans(
     """Both players' float equilibrium plans (x, y) of player 0's LP ``lp``: HiGHS's
     optimal basis (:func:`highs_optimum`) re-solved by sparse LU with refinement (module
     docstring, step 1), and facts about the solve (iterations, residuals)."""
-    x, y, facts, _ = lp_plans_and_basis(lp, solver, options)
-    return x, y, facts
-
-
-def lp_plans_and_basis(
-    lp: SequenceFormLP,
-    solver: str = "simplex",
-    options: dict | None = None,
-    start: Basis | None = None,
-) -> tuple[np.ndarray, np.ndarray, dict, Basis]:
-    """:func:`lp_plans` begun from the basis ``start`` (if any), and its optimal basis."""
     began = time.perf_counter()
-    rows, columns, own_z, own_pi, facts = highs_optimum(lp, solver, options, start)
+    rows, columns, own_z, own_pi, facts = highs_optimum(lp, solver, options)
     ran = time.perf_counter()
     square = lp.matrix()[rows][:, columns]
     cost = lp.col_cost[columns]
@@ -433,11 +391,7 @@ def lp_plans_and_basis(
         highs_seconds=ran - began,
         basis_solve_seconds=time.perf_counter() - ran,
     )
-    basic_rows = np.ones(lp.num_row, dtype=bool)
-    basic_rows[rows] = False
-    basic_columns = np.zeros(lp.num_col, dtype=bool)
-    basic_columns[columns] = True
-    return z[: lp.n_own], -pi[: lp.n_ub], facts, Basis(basic_columns, basic_rows)
+    return z[: lp.n_own], -pi[: lp.n_ub], facts
 
 
 def float_plans(form: SequenceForm, solver: str = "simplex") -> tuple[np.ndarray, np.ndarray, dict]:

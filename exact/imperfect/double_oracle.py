@@ -45,13 +45,12 @@ from pathlib import Path
 import numpy as np
 
 from exact.imperfect.certified import (
-    Basis,
     Certificate,
     CertifiedEquilibrium,
     certify,
     default_method,
     dyadic_rows,
-    lp_plans_and_basis,
+    lp_plans,
 )
 from exact.imperfect.cfr import CFRPlus
 from exact.imperfect.checkpoint import read_support, write_support
@@ -60,7 +59,6 @@ from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lift import lifted_support
 from exact.imperfect.restricted import (
     GameTree,
-    RestrictedLP,
     closure,
     in_play,
     restricted_lp,
@@ -76,10 +74,6 @@ GAP_TOLERANCE = 1e-13
 #: The restricted LP's HiGHS solver: the interior point (then crossover) from this many
 #: sequences a player, the dual simplex below.
 IPM_FROM = 10_000
-#: A round's LP is solved by the dual simplex from the last round's optimal basis (the
-#: new rows basic, the new columns at 0: Bošanský et al. 2014 warm-start theirs too) when
-#: it has at most this share more sequences than the last one, else as :data:`IPM_FROM`.
-WARM_GROWTH = 0.05
 #: The most rounds of one run.
 MAX_ROUNDS = 10_000
 #: The proven NashConv a run stops at (OpenSpiel's units).
@@ -120,21 +114,6 @@ def _gaps(q: np.ndarray, allow: np.ndarray, rows: np.ndarray) -> tuple[np.ndarra
     return top - within, best
 
 
-def _how_to_solve(built: RestrictedLP, last) -> tuple[str, Basis | None]:
-    """The solver of a round's LP, and the basis it begins from (:data:`WARM_GROWTH`):
-    the last round's, carried to this LP's columns and rows, the new rows basic."""
-    lp = built.lp
-    if last is not None:
-        before, basis = last
-        if lp.n_own + lp.n_ub <= (before.lp.n_own + before.lp.n_ub) * (1 + WARM_GROWTH):
-            columns, rows = before.positions_in(built)
-            start = Basis(np.zeros(lp.num_col, dtype=bool), np.ones(lp.num_row, dtype=bool))
-            start.columns[columns] = basis.columns
-            start.rows[rows] = basis.rows
-            return "simplex", start
-    return ("ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"), None
-
-
 def double_oracle(
     game: ImperfectGame,
     start: tuple[np.ndarray, np.ndarray] | None = None,
@@ -161,16 +140,14 @@ def double_oracle(
     default = [np.argmax(q[0], axis=1), np.argmax(q[1], axis=1)]
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
-    last = None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
         in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
         built_at = time.perf_counter()
-        solver, begin_from = _how_to_solve(built, last)
-        x, y, facts, basis = lp_plans_and_basis(lp, solver, start=begin_from)
-        last = (built, basis)
+        solver = "ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"
+        x, y, facts = lp_plans(lp, solver)
         solved_at = time.perf_counter()
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
@@ -199,7 +176,7 @@ def double_oracle(
                 certificate,
                 (added[0], added[1]),
                 seconds,
-                {key: facts[key] for key in ("solver", "warm_start", "iterations")},
+                {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")},
             )
         )
         if progress is not None:
@@ -226,9 +203,9 @@ def _lifted(game: ImperfectGame, tell: Callable[[str], None]) -> tuple[np.ndarra
 
 
 def _how(facts: dict) -> str:
-    if facts["warm_start"]:
-        return f"dual simplex from the last basis, {facts['iterations']:,} iterations"
-    return "interior point" if facts["solver"] == "ipm" else "dual simplex"
+    if facts["solver"] == "ipm":
+        return f"interior point, {facts['ipm_iterations']:,} iterations and crossover"
+    return f"dual simplex, {facts['iterations']:,} iterations"
 
 
 def solve_double_oracle(

@@ -196,23 +196,6 @@ class RestrictedLP:
     in_play: tuple[np.ndarray, np.ndarray]
     payoff_nonzeros: int
 
-    def positions_in(self, larger: RestrictedLP) -> tuple[np.ndarray, np.ndarray]:
-        """Where each column and each row of this LP lies in the LP of ``larger`` sets
-        (each of whose sets holds this one's)."""
-
-        def place(keys: np.ndarray, into: np.ndarray, first: int) -> np.ndarray:
-            return first + np.concatenate([[0], 1 + np.searchsorted(into, keys)])
-
-        columns = np.concatenate([
-            place(self.cells[0], larger.cells[0], 0),
-            place(self.in_play[1], larger.in_play[1], larger.lp.n_own),
-        ])  # fmt: skip
-        rows = np.concatenate([
-            place(self.cells[1], larger.cells[1], 0),
-            place(self.in_play[0], larger.in_play[0], larger.lp.n_ub),
-        ])  # fmt: skip
-        return columns, rows
-
     def behaviour(self, tree: GameTree, player: int, plan: np.ndarray) -> np.ndarray:
         """``sigma[row, card - 1]`` = plan[sequence] / plan[parent] at each cell of S_p
         whose parent is reached (plan > 0), 0 elsewhere (Koller et al. 1996)."""
