@@ -9,9 +9,11 @@ system's cache is on disk within :data:`FSYNC_SECONDS`, when the file is fsynced
 only whole lines are read back: a last line cut by a crash is dropped (and cut off before
 more are appended).
 
-Resuming is the induction of :mod:`exact.three.induction` again, with every stage game
-found in the side file taken as it is instead of solved (its mixes and values read back
-bit for bit), so a resumed solve ends with the same solution as one never stopped.
+Resuming is the induction of :mod:`exact.three.induction` again
+(:func:`~exact.three.induction.solve_game` with the side file's stage games ``known``,
+each new one appended by ``on_stage``): every stage game found in the side file is taken
+as it is instead of solved (its mixes and values read back bit for bit), so a resumed
+solve ends with the same solution as one never stopped.
 Once the whole solution is saved, the side file is removed.
 """
 
@@ -19,16 +21,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import time
 from contextlib import contextmanager
-from itertools import product
 from pathlib import Path
 
 from exact.errors import GopsInputError
-from exact.three.canonical import canonical
-from exact.three.induction import ThreeSolution
-from exact.three.induction import _Solver as _Induction
+from exact.three.induction import ThreeSolution, solve_game
 from exact.three.rules import ThreeGame
 from exact.three.saved import SavedSolutionError, decode_stage, encode_stage
 from exact.three.stage import StageSolution
@@ -123,66 +121,6 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
-class _Resuming(_Induction):
-    """The induction, taking each stage game found in the checkpoint as it is and
-    appending every one it solves.  A stage game taken still has its children visited
-    first, as the induction visits them (every bid profile's position, in product order),
-    so that the positions, the stage games and their order are an unstopped solve's."""
-
-    def __init__(self, game, solution, progress, done: dict, append):
-        super().__init__(game, solution, progress)
-        self.done, self.append = done, append
-        self.forms: dict = {}
-
-    def stage(self, key, u):
-        st = self.done.pop((key, u), None)
-        if st is None:
-            st = super().stage(key, u)
-            self.append(key, u, st)
-            return st
-        self.children(key, u)
-        self.sol.stages[(key, u)] = st
-        self.sol.methods[st.method] = self.sol.methods.get(st.method, 0) + 1
-        self.solved += 1
-        if self.progress is not None:
-            self.progress(self.solved)
-        return st
-
-    def children(self, key, u: int) -> None:
-        """Each position after the round (the induction's loop over bid profiles, in
-        its order).  Under ``points`` a child's canonical hands do not depend on the
-        upcard (only its prizes do), so they are found once per position, not per stage
-        game: the walk of a 6-card checkpoint's stage games takes seconds, not minutes."""
-        hands, prizes, units = key
-        rest = tuple(p for p in prizes if p != u)
-        if self.game.top:
-            k = len(prizes)
-            for a in product(range(k), repeat=3):
-                child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
-                won = self.share(tuple(hands[i][a[i]] for i in range(3)))
-                cunits = tuple(units[i] + int(2 * u * won[i]) for i in range(3))
-                self.value(canonical(child, rest, cunits)[0])
-            return
-        for h, s in self.child_forms(hands):
-            self.value((h, rest, s))
-
-    def child_forms(self, hands) -> list:
-        """The canonical (hands, points) of every child of ``hands`` (points objective),
-        in bid-profile order; kept for the position's other upcards."""
-        level = len(hands[0])
-        kept = self.forms.get(level)  # a position's upcards come one after the other, each
-        forms = kept[1] if kept is not None and kept[0] == hands else None  # below it
-        if forms is None:
-            k = len(hands[0])
-            forms = []
-            for a in product(range(k), repeat=3):
-                child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
-                h, _, s = canonical(child, (), (0, 0, 0))[0]
-                forms.append((h, s))
-            self.forms[level] = (hands, forms)  # one position a level: its upcards' walks
-        return forms  # go deeper between them, never to another position of this level
-
-
 def solve_checkpointed(game: ThreeGame, path, progress=None, resumed=None) -> ThreeSolution:
     """``game`` solved as :func:`exact.three.induction.solve_game` solves it, its stage
     games kept in ``path``'s side file; ``resumed(k)`` is told how many stage games the
@@ -191,12 +129,5 @@ def solve_checkpointed(game: ThreeGame, path, progress=None, resumed=None) -> Th
     done = checkpoint.read()
     if done and resumed is not None:
         resumed(len(done))
-    sol = ThreeSolution(game)
-    start, cpu = time.perf_counter(), time.process_time()
     with checkpoint.appending() as append:
-        # The recursion is two frames a round (N <= THREE_MAX_N): Python's limit stays.
-        _Resuming(game, sol, progress, done, append).value(sol.root)
-    sol.seconds = time.perf_counter() - start
-    sol.cpu_seconds = time.process_time() - cpu
-    sol.peak_rss_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return sol
+        return solve_game(game, progress, known=done, on_stage=append)

@@ -95,12 +95,26 @@ class ThreeSolution:
 
 
 class _Solver:
-    def __init__(self, game: ThreeGame, solution: ThreeSolution, progress=None):
+    """The backward induction: a position's value is the mean over its upcards of the
+    stage games' values; a stage game's payoff, for each bid profile, is the round's
+    points plus the value of the position after it (``points``), or that value with the
+    points carried in the position (``top``).  Every child is solved before its stage
+    game, in bid-profile order, so the stage games are solved children first, always in
+    the same order.  A stage game found in ``known`` is taken as it is (its children still
+    visited first, so that the positions and their order are an unstopped solve's);
+    ``on_stage(key, upcard, stage)`` is told of every stage game solved here."""
+
+    def __init__(
+        self, game: ThreeGame, solution: ThreeSolution, progress=None, known=None, on_stage=None
+    ):
         self.game = game
         self.sol = solution
         self.shares: dict = {}
         self.progress = progress  # called with the stage games solved so far
         self.solved = 0
+        self.known = dict(known or {})
+        self.on_stage = on_stage
+        self.forms: dict = {}
 
     def share(self, bids) -> tuple[Fraction, ...]:
         try:
@@ -126,26 +140,12 @@ class _Solver:
         return v
 
     def stage(self, key: Key, u: int) -> StageSolution:
-        hands, prizes, units = key
-        k = len(prizes)
-        rest = tuple(p for p in prizes if p != u)
-        A = np.empty((3, k, k, k))
-        for a in product(range(k), repeat=3):
-            bids = tuple(hands[i][a[i]] for i in range(3))
-            won = self.share(bids)
-            child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
-            if self.game.top:
-                cunits = tuple(units[i] + int(2 * u * won[i]) for i in range(3))
-                ckey, cperm = canonical(child, rest, cunits)
-                cv = self.value(ckey)
-                for j in range(3):
-                    A[(cperm[j], *a)] = cv[j]
-            else:
-                ckey, cperm = canonical(child, rest, (0, 0, 0))
-                cv = self.value(ckey)
-                for j in range(3):
-                    A[(cperm[j], *a)] = cv[j] + float(u * won[cperm[j]])
-        st = solve_stage(A, twins(key))
+        children = self.children(key, u)
+        st = self.known.pop((key, u), None)
+        if st is None:
+            st = solve_stage(self.payoffs(key, u, children), twins(key))
+            if self.on_stage is not None:
+                self.on_stage(key, u, st)
         self.sol.stages[(key, u)] = st
         self.sol.methods[st.method] = self.sol.methods.get(st.method, 0) + 1
         self.solved += 1
@@ -153,15 +153,69 @@ class _Solver:
             self.progress(self.solved)
         return st
 
+    def children(self, key: Key, u: int) -> list:
+        """Each bid profile ``a`` of the stage game at upcard ``u``, in product order,
+        with the round's shares of the bids, the value of the position after it (solved
+        here if it was not) and the permutation from that position's canonical players."""
+        hands, prizes, units = key
+        rest = tuple(p for p in prizes if p != u)
+        out = []
+        if self.game.top:
+            for a in product(range(len(prizes)), repeat=3):
+                won = self.share(tuple(hands[i][a[i]] for i in range(3)))
+                child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
+                cunits = tuple(units[i] + int(2 * u * won[i]) for i in range(3))
+                ckey, cperm = canonical(child, rest, cunits)
+                out.append((a, won, self.value(ckey), cperm))
+            return out
+        for a, won, h, s, cperm in self.child_forms(hands):
+            out.append((a, won, self.value((h, rest, s)), cperm))
+        return out
 
-def solve_game(game: ThreeGame, progress=None) -> ThreeSolution:
+    def child_forms(self, hands) -> list:
+        """``points``: each bid profile of ``hands`` with its shares and the canonical
+        (hands, points, permutation) of the position after it, which do not depend on the
+        upcard (only the prizes left do): found once for a position's upcards.  They come
+        one after the other, the recursion between them going deeper only, so one
+        position a level is kept."""
+        level = len(hands[0])
+        kept = self.forms.get(level)
+        if kept is not None and kept[0] == hands:
+            return kept[1]
+        forms = []
+        for a in product(range(level), repeat=3):
+            won = self.share(tuple(hands[i][a[i]] for i in range(3)))
+            child = tuple(hands[i][: a[i]] + hands[i][a[i] + 1 :] for i in range(3))
+            (h, _, s), cperm = canonical(child, (), (0, 0, 0))
+            forms.append((a, won, h, s, cperm))
+        self.forms[level] = (hands, forms)
+        return forms
+
+    def payoffs(self, key: Key, u: int, children: list) -> np.ndarray:
+        """A[i, a]: canonical player i's payoff at bid profile a (the class docstring)."""
+        k = len(key[1])
+        A = np.empty((3, k, k, k))
+        for a, won, cv, cperm in children:
+            for j in range(3):
+                if self.game.top:
+                    A[(cperm[j], *a)] = cv[j]
+                else:
+                    A[(cperm[j], *a)] = cv[j] + float(u * won[cperm[j]])
+        return A
+
+
+def solve_game(game: ThreeGame, progress=None, known=None, on_stage=None) -> ThreeSolution:
     """Solve ``game`` from its start (every reachable canonical position); ``progress``,
-    if given, is called with the number of stage games solved after each one."""
+    if given, is called with the number of stage games solved after each one.  The stage
+    games of ``known`` ({(key, upcard): StageSolution}, as a checkpoint holds them) are
+    taken as they are, not solved again; ``on_stage(key, upcard, stage)`` is called with
+    each stage game solved (:mod:`exact.three.checkpoint` appends it to its side file).
+    The solution is the same, bit for bit, as a solve with nothing known."""
     sol = ThreeSolution(game)
     start, cpu = time.perf_counter(), time.process_time()
     # The recursion is two frames a round (value, then stage), N <= THREE_MAX_N rounds
     # deep: far below Python's default limit, which is left alone.
-    _Solver(game, sol, progress).value(sol.root)
+    _Solver(game, sol, progress, known, on_stage).value(sol.root)
     sol.seconds = time.perf_counter() - start
     sol.cpu_seconds = time.process_time() - cpu
     sol.peak_rss_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
