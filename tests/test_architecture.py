@@ -189,8 +189,8 @@ THREE_NAMES = {
 }  # fmt: skip
 
 
-def name_comparisons(path: Path) -> list[str]:
-    """Every comparison (==, !=, in, not in) of something with one of THREE_NAMES."""
+def name_comparisons(path: Path, names: set[str] = THREE_NAMES) -> list[str]:
+    """Every comparison (==, !=, in, not in) of something with one of ``names``."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if not isinstance(node, ast.Compare):
@@ -198,7 +198,7 @@ def name_comparisons(path: Path) -> list[str]:
         for side in [node.left, *node.comparators]:
             values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
             for v in values:
-                if isinstance(v, ast.Constant) and v.value in THREE_NAMES:
+                if isinstance(v, ast.Constant) and v.value in names:
                     found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
     return found
 
@@ -210,6 +210,27 @@ def test_three_players_compare_no_names_below_the_parsers(path):
     """ThreeGame.parse turns the tie rule, objective and prize order into the objects of
     exact.game once; three/ and play/three.py then ask those objects (issue 49)."""
     assert name_comparisons(path) == []
+
+
+#: Modules below the parsers of the imperfect-information game, the hidden-bids game and
+#: the web page's answers, where a name was once compared (issue 49).
+NAMED_ONCE = [
+    *(ROOT / "exact/imperfect" / f for f in (
+        "game.py", "nashconv.py", "certified.py", "shipped.py", "exact_lp.py",
+        "exact_tables.py", "value_of_information.py", "tables.py",
+    )),
+    ROOT / "exact/play/hidden.py",
+    ROOT / "exact/web/explore.py",
+    ROOT / "exact/web/solutions.py",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", NAMED_ONCE, ids=lambda p: p.name)
+def test_the_imperfect_game_and_the_page_compare_no_names(path):
+    """Their orders, objectives, arithmetics and certification methods are objects
+    (PrizeOrder, GameObjective, GameArithmetic, certified.Method), compared by identity."""
+    names = THREE_NAMES | {"win", "rational", "float", "bound"}
+    assert name_comparisons(path, names) == []
 
 
 def test_no_library_module_changes_the_process_limits():
