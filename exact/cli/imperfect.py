@@ -210,6 +210,13 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "fixed and 5 random, else 0: none].",
 )
 @click.option(
+    "--restricted-solver",
+    type=click.Choice(("lp", "pcfr+")),
+    help="--method oracle: solve each restricted game by its LP (HiGHS; a vertex) or, "
+    "for loose targets on large games, approximately by predictive CFR+ to a quarter of "
+    "--target [default: lp].",
+)
+@click.option(
     "--lift",
     is_flag=True,
     help="--method oracle, fixed orders: guess the support to start from by lifting the "
@@ -250,6 +257,7 @@ def solve(
     recompute: bool,
     certification: str | None,
     iterations: int | None,
+    restricted_solver: str | None,
     lift: bool,
     target: float | None,
     checkpoint: str | None,
@@ -290,6 +298,8 @@ def solve(
         raise GopsInputError(f"--target is a positive number, for --method oracle (got {target})")
     if lift and (method != "oracle" or iterations):
         raise GopsInputError("--lift is for --method oracle, without --iterations")
+    if restricted_solver is not None and method != "oracle":
+        raise GopsInputError("--restricted-solver is for --method oracle")
     if method == "exact":
         _solve_exact(game, policy_out, policy_format, as_json)
         return
@@ -300,7 +310,7 @@ def solve(
         start = default_start(game) if iterations is None else iterations
         found = solve_double_oracle(
             game, 0 if lift else start, checkpoint, certification, tell,
-            TARGET if target is None else target, lift,
+            TARGET if target is None else target, lift, restricted_solver or "lp",
         )  # fmt: skip
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)

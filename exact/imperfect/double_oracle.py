@@ -63,6 +63,7 @@ from exact.imperfect.restricted import (
     in_play,
     restricted_lp,
 )
+from exact.imperfect.restricted_cfr import restricted_cfr
 from exact.imperfect.shipped import load_shipped
 from exact.imperfect.tables import check_memory, layout, own_reach, policy_arrays
 
@@ -74,6 +75,12 @@ GAP_TOLERANCE = 1e-13
 #: The restricted LP's HiGHS solver: the interior point (then crossover) from this many
 #: sequences a player, the dual simplex below.
 IPM_FROM = 10_000
+#: With ``restricted="pcfr+"``, the restricted game is solved by predictive CFR+ until its
+#: own NashConv is at most this share of the target, or for at most
+#: :data:`CFR_MAX_ITERATIONS` iterations (for targets that the LP's cost does not
+#: justify: 8 cards' first restricted LP has over half a million sequences a player).
+CFR_SHARE = 0.25
+CFR_MAX_ITERATIONS = 20_000
 #: The most rounds of one run.
 MAX_ROUNDS = 10_000
 #: The proven NashConv a run stops at (OpenSpiel's units).
@@ -114,6 +121,18 @@ def _gaps(q: np.ndarray, allow: np.ndarray, rows: np.ndarray) -> tuple[np.ndarra
     return top - within, best
 
 
+def _solve_restricted(tree: GameTree, built, restricted: str, target: float):
+    """Both players' plans of the restricted game: its LP's vertex (HiGHS), or
+    (``pcfr+``) an approximate equilibrium to :data:`CFR_SHARE` of the target."""
+    lp = built.lp
+    if restricted == "pcfr+":
+        x, y, facts = restricted_cfr(tree, built, target * CFR_SHARE, CFR_MAX_ITERATIONS)
+        return x, y, facts
+    solver = "ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"
+    x, y, facts = lp_plans(lp, solver)
+    return x, y, {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")}
+
+
 def double_oracle(
     game: ImperfectGame,
     start: tuple[np.ndarray, np.ndarray] | None = None,
@@ -122,6 +141,7 @@ def double_oracle(
     tree: GameTree | None = None,
     progress: Callable[[Round, tuple[np.ndarray, np.ndarray]], None] | None = None,
     first_round: int = 1,
+    restricted: str = "lp",
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) and the rounds.  ``start``: both players'
@@ -146,8 +166,7 @@ def double_oracle(
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
         built_at = time.perf_counter()
-        solver = "ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"
-        x, y, facts = lp_plans(lp, solver)
+        x, y, facts = _solve_restricted(tree, built, restricted, target)
         solved_at = time.perf_counter()
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
@@ -176,7 +195,7 @@ def double_oracle(
                 certificate,
                 (added[0], added[1]),
                 seconds,
-                {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")},
+                facts,
             )
         )
         if progress is not None:
@@ -203,6 +222,11 @@ def _lifted(game: ImperfectGame, tell: Callable[[str], None]) -> tuple[np.ndarra
 
 
 def _how(facts: dict) -> str:
+    if facts["solver"] == "pcfr+":
+        return (
+            f"predictive CFR+, {facts['iterations']:,} iterations, restricted NashConv "
+            f"{facts['restricted_nash_conv']:.1e}"
+        )
     if facts["solver"] == "ipm":
         return f"interior point, {facts['ipm_iterations']:,} iterations and crossover"
     return f"dual simplex, {facts['iterations']:,} iterations"
@@ -216,6 +240,7 @@ def solve_double_oracle(
     progress: Callable[[str], None] | None = None,
     target: float = TARGET,
     lift: bool = False,
+    restricted: str = "lp",
 ) -> CertifiedEquilibrium:
     """An epsilon-equilibrium of ``game`` by the double oracle (module docstring), from
     the support of ``start_iterations`` of predictive CFR+ (none: from nothing), or with
@@ -255,7 +280,7 @@ def solve_double_oracle(
         )
 
     sigmas, rounds = double_oracle(
-        game, allow, target, tree=tree, progress=report, first_round=first
+        game, allow, target, tree=tree, progress=report, first_round=first, restricted=restricted
     )
     solved = time.perf_counter()
     method = method or default_method(game)
