@@ -71,6 +71,9 @@ def test_a_three_player_game_through_the_api(client, variant):
     game = r.json()
     assert r.status_code == 200, game
     assert game["computers"] == ["equilibrium", "equilibrium"] and game["note"] is None
+    # no saved solution here (conftest's empty cache folder): solved on the fly
+    rule = {"three": "split", "three-third": "third"}[variant]
+    assert game["equilibrium"] == {"from": "solved", "n": 3, "tie_rule": rule}
     for card in (3, 2):
         game = client.get("/api/game/bid", params={**game["state"], "bid": card}).json()
     assert game["awaiting"] == "over" and len(game["history"]) == 3
@@ -85,6 +88,9 @@ def test_a_three_player_game_through_the_api(client, variant):
 def test_three_player_refusals_and_the_heuristic_note(client):
     note = client.get("/api/game/new", params={"n": EQUILIBRIUM_MAX_N + 1, "variant": "three"})
     assert note.status_code == 200 and "heuristic bots upcard+1 and upcard" in note.json()["note"]
+    assert note.json()["computers"] == ["upcard+1", "upcard"]
+    assert note.json()["equilibrium"] is None  # the page then shows no equilibrium source
+    assert client.get("/api/info").json()["three_solutions"] == []  # none saved here
     for params, message in (
         ({"n": 3, "variant": "three", "objective": "win"}, "for points with shuffled prizes"),
         ({"n": 3, "variant": "three-third", "lead": 1}, "no lead"),
@@ -111,6 +117,9 @@ def test_play_a_whole_three_player_game_by_clicking(page_server, browser, varian
     what = wait_for(browser, lambda d: d.find_element(By.ID, "play-what").text)
     assert "computers: equilibrium and equilibrium" in what
     assert not browser.find_element(By.ID, "play-note").is_displayed()
+    assert browser.find_element(By.ID, "play-source").text == (
+        "The computers play the three-player equilibrium, solved on this server for this game."
+    )
     click_bids(browser, 2, lambda buttons: buttons[0])
     outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
     rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")

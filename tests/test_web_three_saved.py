@@ -1,45 +1,79 @@
-"""The page's three-player games from saved solutions (``gops serve --solutions DIR``),
-clicked through in Chromium under each tie rule.
+"""The page's three-player games from saved 5-card solutions (``gops serve --solutions
+DIR``), clicked through in Chromium under each tie rule, and the saved solutions
+``/api/info`` lists.
 
-The server reads the 4-card solutions of tests/test_three_saved.py's fixture (one per tie
-rule; ``exact.three.solve`` is made to fail, so nothing is solved on the fly).  For each
-rule, a seed whose game has a two-way tie for the high bid is found through the API, then
-that game is played by clicking, and what the page shows is checked against the rules
-scored by hand from the bids it shows (the "Psychological JuJitsu" write-up: a unique high
-bid takes the prize, a three-way tie discards it, a two-way tie splits it (``three``),
-gives it to the third player (``three-third``) or discards it (``three-discard``,
-OpenSpiel's goofspiel)): each round's winner, the scores, every player's pile of prizes
-(halves for a split), and that both computers bid cards of their saved equilibrium mix.
+The server reads the saved 5-card solutions shipped as test data (tests/data/
+three-5-RULE-points-random.gops3.xz, one per tie rule, 142-181 KB each), made by the
+command a user runs::
+
+    for r in split third discard; do
+        gops solve 5 --players 3 --tie-rule $r --save tests/data/three-5-$r-points-random.gops3.xz
+    done
+
+(about 40 s of CPU each; the timings are in the header, outside the SHA-256, so a solve
+again writes the same body).  The test is not trusting them: each is proved again by
+``gops verify FILE`` here (its NashConv recomputed from the mixes, below 1e-9), and
+``exact.three.solve`` is made to fail, so nothing is solved on the fly.  For each rule, a
+seed whose game has a two-way tie for the high bid is found through the API, then that
+game is played by clicking, and what the page shows is checked against the rules scored
+by hand from the bids it shows (the "Psychological JuJitsu" write-up: a unique high bid
+takes the prize, a three-way tie discards it, a two-way tie splits it (``three``), gives
+it to the third player (``three-third``) or discards it (``three-discard``, OpenSpiel's
+goofspiel)): each round's winner, the scores, every player's pile of prizes (halves for a
+split), that both computers bid cards of their saved equilibrium mix, and that the page
+names the saved file and its NashConv.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 import exact.three
 from exact.play import three as play_three
-from exact.three.saved import load
+from exact.three.saved import SUFFIX, load
 from exact.web.app import create_app
-from test_three_saved import N, saved_file, solutions
+from test_three_saved import run
 from test_web import ARTIFACTS, browser, no_console_errors, serve, testclient, wait_for
 from test_web_three import assert_final_scores, hand_points, shown
 
-__all__ = ["browser", "no_console_errors", "solutions"]  # fixtures, used by name
+__all__ = ["browser", "no_console_errors"]  # fixtures, used by name
 
 RULE_OF = {"three": "split", "three-third": "third", "three-discard": "discard"}
 NAMES = ("you", "computer 1", "computer 2")
+N = 5
+DATA = Path(__file__).parent / "data"
+#: NashConv below this is what exact.three's solve certifies (exact.three.certify).
+CERTIFIED_NASHCONV = 1e-9
+
+
+def saved_file(rule: str) -> Path:
+    return DATA / f"three-{N}-{rule}-points-random{SUFFIX}"
+
+
+@pytest.mark.parametrize("rule", list(RULE_OF.values()))
+def test_the_shipped_solutions_are_proved_again(rule):
+    """gops verify FILE recomputes each shipped file's NashConv from its mixes (exit 0),
+    and the file holds the 5-card game of its name."""
+    code, out, err = run("verify", saved_file(rule))
+    assert code == 0, out + err
+    assert out.startswith(f"verified: three-player GOPS, {N} cards, tie rule {rule}, ")
+    bound = load(saved_file(rule)).nashconv["bound"]
+    assert 0 <= bound < CERTIFIED_NASHCONV
+    assert f"NashConv <= {bound:.3g}, proven again from the mixes" in out
 
 
 @pytest.fixture(scope="module")
-def saved_app(solutions):
-    """The page's app, playing three-player games from the saved solutions only."""
+def saved_app(tmp_path_factory):
+    """The page's app, playing three-player games from the shipped saved solutions only
+    (an empty cache folder; a solve on the fly fails the test)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(exact.three, "solve", lambda *a, **k: pytest.fail("solved on the fly"))
-        mp.setenv("GOPS_CACHE", str(solutions / "no-cache"))
+        mp.setenv("GOPS_CACHE", str(tmp_path_factory.mktemp("no-cache")))
         play_three.forget_solutions()
-        play_three.use_solutions(folders=[solutions])
+        play_three.use_solutions(folders=[DATA])
         try:
             yield create_app()
         finally:
@@ -49,6 +83,48 @@ def saved_app(solutions):
 @pytest.fixture(scope="module")
 def saved_server(saved_app):
     yield from serve(saved_app)
+
+
+def bound_shown(bound: float) -> str:
+    """A NashConv bound as the page writes it (JavaScript's toExponential(1): 9.6e-13)."""
+    mantissa, exponent = f"{bound:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def test_api_info_lists_the_saved_solutions(saved_app):
+    """/api/info lists each file of the folder once: its N, tie rule, objective, order
+    and the NashConv bound in its header (the one gops verify proves again above)."""
+    client = testclient.TestClient(saved_app)
+    listed = client.get("/api/info").json()["three_solutions"]
+    assert sorted(listed, key=lambda e: e["file"]) == [
+        {
+            "file": saved_file(rule).name,
+            "n": N,
+            "tie_rule": rule,
+            "objective": "points",
+            "order": "random",
+            "nashconv": load(saved_file(rule)).nashconv["bound"],
+        }
+        for rule in ("discard", "split", "third")  # the files' names, sorted
+    ]
+
+
+@pytest.mark.parametrize("n", [N, 3])
+def test_a_game_says_which_saved_solution_it_plays(saved_app, n):
+    """A game of N = 5, or of 3 cards (read from the 5-card file, which holds every
+    smaller game's start), names the saved file and its NashConv; nothing is solved."""
+    client = testclient.TestClient(saved_app)
+    game = client.get("/api/game/new", params={"n": n, "variant": "three-third"}).json()
+    assert game["computers"] == ["equilibrium", "equilibrium"] and game["note"] is None
+    assert game["equilibrium"] == {
+        "from": "saved",
+        "file": saved_file("third").name,
+        "n": N,
+        "tie_rule": "third",
+        "objective": "points",
+        "order": "random",
+        "nashconv": load(saved_file("third")).nashconv["bound"],
+    }
 
 
 def lowest_card(buttons):
@@ -73,7 +149,7 @@ def tied_seed(app, variant: str) -> int:
 
 
 @pytest.mark.parametrize("variant", list(RULE_OF))
-def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, solutions, variant):
+def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, variant):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -89,6 +165,11 @@ def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, so
     what = wait_for(browser, lambda d: d.find_element(By.ID, "play-what").text)
     assert "computers: equilibrium and equilibrium" in what
     assert not browser.find_element(By.ID, "play-note").is_displayed()
+    saved = load(saved_file(RULE_OF[variant]))
+    assert browser.find_element(By.ID, "play-source").text == (
+        f"The computers play the saved {N}-card equilibrium {saved_file(RULE_OF[variant]).name} "
+        f"(NashConv \u2264 {bound_shown(saved.nashconv['bound'])})."
+    )
     click_bids(browser, N - 1, lowest_card)
     outcome = wait_for(browser, lambda d: d.find_element(By.ID, "outcome").text)
     rows = browser.find_elements(By.CSS_SELECTOR, "#history tbody tr")
@@ -96,7 +177,7 @@ def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, so
     assert len(cells) == N
 
     # the bids: each seat plays each card once, the computers from their saved mixes
-    saved = load(saved_file(solutions, RULE_OF[variant])).solution
+    solution = saved.solution
     full = tuple(range(1, N + 1))
     hands, prizes = [set(full) for _ in range(3)], set(full)
     totals = [Fraction(0)] * 3
@@ -105,7 +186,7 @@ def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, so
     for c in cells:
         prize, bids = int(c[1]), [int(c[2]), int(c[3]), int(c[4])]
         at = (tuple(sorted(h) for h in hands), tuple(sorted(prizes)), (0, 0, 0), prize)
-        mixes = saved.mixes(*at)
+        mixes = solution.mixes(*at)
         for seat in (1, 2):
             assert mixes[seat][sorted(hands[seat]).index(bids[seat])] > 0, (c, mixes)
         got = hand_points(prize, bids, variant)

@@ -13,6 +13,9 @@ a file of :func:`use_solutions`, or one in a folder of it or in the cache folder
 once per (N, tie rule) and kept in this process (:func:`three_solution`); beyond
 :data:`EQUILIBRIUM_MAX_N` it is not solved on the fly, and :func:`computer_players` hands
 out the heuristic bots :data:`HEURISTIC` instead, with a note saying so.
+:func:`equilibrium_source` says where a game's equilibrium came from (a saved file and
+the NashConv its solve proved, or a solve here) and :func:`served_solutions` lists the
+saved solutions play reads (``gops serve``'s ``/api/info``).
 
 :func:`evaluate_three` is the exact expected points of each seat when three bots play:
 the walk of :mod:`exact.three.walk` over the public positions (three hands, the prizes
@@ -40,6 +43,7 @@ exact.errors.GopsInputError: the optimal bot plays two-player games only
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -58,13 +62,15 @@ from exact.limits import check_n
 from exact.play.bots import BOTS, THREE_PLAYER_BOTS, Bot, make_bot
 from exact.three import ThreeSolution
 from exact.three.cache import cache_dir, find, index
-from exact.three.saved import SavedSolution, load
+from exact.three.saved import SavedSolution, SavedSolutionError, load, read_header
 from exact.three.walk import EXACT, walk_profile
 
 __all__ = [
     "EQUILIBRIUM_MAX_N",
+    "equilibrium_source",
     "forget_solutions",
     "saved_solution",
+    "served_solutions",
     "use_solutions",
     "HEURISTIC",
     "TIE_RULE_OF",
@@ -95,6 +101,8 @@ _SOLVING = threading.Lock()
 _FILES: list[SavedSolution] = []
 _FOLDERS: list[Path] = []
 _LOADED: dict[Path, SavedSolution] = {}
+#: Where each game of _SOLUTIONS came from: its saved solution, or None (solved here).
+_SOURCES: dict[tuple[int, TieRule], SavedSolution | None] = {}
 
 
 def use_solutions(files: Sequence = (), folders: Sequence = ()) -> list[SavedSolution]:
@@ -105,6 +113,7 @@ def use_solutions(files: Sequence = (), folders: Sequence = ()) -> list[SavedSol
         _FILES.extend(loaded)
         _FOLDERS.extend(Path(f) for f in folders)
         _SOLUTIONS.clear()  # a game solved before is now read from them
+        _SOURCES.clear()
     return loaded
 
 
@@ -116,24 +125,87 @@ def forget_solutions() -> None:
         _FOLDERS.clear()
         _LOADED.clear()
         _SOLUTIONS.clear()
+        _SOURCES.clear()
 
 
-def saved_solution(n: int, rule: TieRule) -> ThreeSolution | None:
-    """The n-card game (points, shuffled prizes, ``rule``) from a saved solution, if one
-    holds it: the files of :func:`use_solutions` first, then the smallest file of its
-    folders and of the cache folder (:func:`exact.three.cache.find`); None if none does.
-    A file found in a folder that fails its checks is an error (one line)."""
+def _saved_file(n: int, rule: TieRule) -> SavedSolution | None:
+    """The saved solution that holds the n-card game (points, shuffled prizes, ``rule``):
+    the files of :func:`use_solutions` first, then the smallest file of its folders and
+    of the cache folder (:func:`exact.three.cache.find`); None if none does.  A file
+    found in a folder that fails its checks is an error (one line)."""
     for saved in _FILES:
         g = saved.game
         if g.tie_rule is rule and g.objective is POINTS and g.order is RANDOM and saved.covers(n):
-            return saved.for_n(n)
+            return saved
     path = find(index([*_FOLDERS, cache_dir()]), n, rule, POINTS, RANDOM)
     if path is None:
         return None
     if path not in _LOADED:
         _LOADED[path] = load(path)
     saved = _LOADED[path]
-    return saved.for_n(n) if saved.covers(n) else None
+    return saved if saved.covers(n) else None
+
+
+def saved_solution(n: int, rule: TieRule) -> ThreeSolution | None:
+    """The n-card game (points, shuffled prizes, ``rule``) read from the saved solution
+    that holds it (:func:`_saved_file`), or None."""
+    saved = _saved_file(n, rule)
+    return None if saved is None else saved.for_n(n)
+
+
+def _served_entry(game, path, nashconv: dict) -> dict:
+    """A saved solution as /api/info and the page name it (the bound None where the
+    header's is not a number)."""
+    bound = nashconv.get("bound")
+    return {
+        "file": Path(path).name,
+        "n": game.n,
+        "tie_rule": game.tie_rule.name,
+        "objective": game.objective.name,
+        "order": game.order.name,
+        "nashconv": bound if type(bound) is float and math.isfinite(bound) else None,
+    }
+
+
+def served_solutions() -> list[dict]:
+    """The saved solutions play reads (for ``/api/info``): the files of
+    :func:`use_solutions`, then those of its folders and of the cache folder, by their
+    headers (:func:`exact.three.cache.index`), each once: its file name, N (it serves every
+    n <= N), tie rule, objective, order and the NashConv bound its solve proved (the
+    file's claim, under its SHA-256, checked on load; ``gops verify FILE`` proves it
+    again)."""
+    with _SOLVING:
+        files = list(_FILES)
+        folders = [*_FOLDERS, cache_dir()]
+    out, seen = [], set()
+    for saved in files:
+        seen.add(Path(saved.path).resolve())
+        out.append(_served_entry(saved.game, saved.path, saved.nashconv))
+    for game, path in index(folders):
+        if path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        try:
+            claim = read_header(path)[1]["nashconv"]
+        except SavedSolutionError:  # gone or replaced since the index read it
+            continue
+        out.append(_served_entry(game, path, claim))
+    return out
+
+
+def equilibrium_source(n: int, variant: str) -> dict | None:
+    """Where the equilibrium of the n-card ``variant`` that play uses came from, once
+    :func:`three_solution` has it: ``{"from": "saved", ...}`` with the file's entry of
+    :func:`served_solutions`, or ``{"from": "solved", "n": n, "tie_rule": ...}`` (solved
+    in this process); None if it has not been asked for."""
+    rule = _tie_rule(variant)
+    with _SOLVING:
+        if (n, rule) not in _SOLUTIONS:
+            return None
+        saved = _SOURCES.get((n, rule))
+    if saved is None:
+        return {"from": "solved", "n": n, "tie_rule": rule.name}
+    return {"from": "saved"} | _served_entry(saved.game, saved.path, saved.nashconv)
 
 
 def _tie_rule(variant: str) -> TieRule:
@@ -153,10 +225,11 @@ def three_solution(
     rule = _tie_rule(variant)
     with _SOLVING:
         if (n, rule) not in _SOLUTIONS:
-            saved = saved_solution(n, rule)
+            saved = _saved_file(n, rule)
             if saved is not None:
-                _SOLUTIONS[n, rule] = saved
-                return saved
+                _SOURCES[n, rule] = saved
+                _SOLUTIONS[n, rule] = saved.for_n(n)
+                return _SOLUTIONS[n, rule]
         if (n, rule) not in _SOLUTIONS:
             n = check_n(
                 n,
@@ -168,6 +241,7 @@ def three_solution(
                 on_solve(f"solving the three-player equilibrium, N = {n}, tie rule {rule.name} ...")
             start = time.perf_counter()
             _SOLUTIONS[n, rule] = exact.three.solve(n, rule, POINTS, RANDOM)
+            _SOURCES[n, rule] = None
             if on_solve is not None:
                 on_solve(f"solved in {time.perf_counter() - start:.1f} s")
         return _SOLUTIONS[n, rule]
@@ -258,7 +332,7 @@ def has_saved(n: int, variant: str) -> bool:
     if (n, rule) in _SOLUTIONS:
         return True
     with _SOLVING:
-        return saved_solution(n, rule) is not None
+        return _saved_file(n, rule) is not None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ by uvicorn; the page is plain HTML, CSS and JavaScript (SVG charts), so there is
 step.  The API returns exactly what the command line prints with ``--json``: both build
 their answers with :mod:`exact.views`.
 
-    GET /api/info                                   N solvable here, stores served
+    GET /api/info                                   N solvable here, stores served, the
+                                                    saved three-player solutions read
     GET /api/strategy?n&mine&theirs&deck&upcard[&objective&lead]   = gops strategy --json
     GET /api/table?n[&objective&lead&certified&ranges]
                                                     = gops table --json [--certified]
@@ -87,6 +88,7 @@ from exact.game.variants import get_variant
 from exact.kernels import points, win
 from exact.limits import VARIANT_MAX_N
 from exact.play.hidden import shipped_games
+from exact.play.three import served_solutions
 from exact.web.explore import line, position, strategy, table
 from exact.web.play import game_bid, game_declare, game_new, game_prize
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, Busy
@@ -149,6 +151,7 @@ def info(request: Request) -> dict:
         "hidden": [list(g) for g in shipped_games()],
         "nashconv": {"upload_max_bytes": UPLOAD_MAX_BYTES, "max_n": WEB_NASHCONV_MAX_N},
         "stores": solutions.stores_json(),
+        "three_solutions": served_solutions(),
         "solves": solutions.solves,
         "limits": solutions.limits
         | {

@@ -31,7 +31,7 @@ from exact.game.orders import RANDOM, order_named
 from exact.limits import TOURNAMENT_MAX_N, check_n
 from exact.play.bots import Bot, VariantOptimalBot, bot_for
 from exact.play.engine import Game, check_setup
-from exact.play.three import TIE_RULE_OF, computer_players
+from exact.play.three import TIE_RULE_OF, EquilibriumBot, computer_players, equilibrium_source
 from exact.web.game_json import game_json, points_json
 from exact.web.query import (
     cards,
@@ -173,7 +173,8 @@ def _three_player_game(request, bid: bool) -> dict:
     computers, note = computer_players(n, variant)
     board = Game(n, computers, variant=variant, seed=integer(request, "seed", required=False))
     board.replay(bids)
-    return three_player_json(board, bids, note)
+    plays = any(isinstance(bot, EquilibriumBot) for bot in computers)
+    return three_player_json(board, bids, note, equilibrium_source(n, variant) if plays else None)
 
 
 #: The rules of declarations against the equilibrium, as the page states them.
@@ -327,11 +328,16 @@ HIDDEN_TEXT = (
 THREE_NAMES = ("you", "computer 1", "computer 2")
 
 
-def three_player_json(game: Game, bids: list[int], note: str | None) -> dict:
+def three_player_json(
+    game: Game, bids: list[int], note: str | None, equilibrium: dict | None = None
+) -> dict:
     """A three-player game as the page draws it: the two-player game's keys (``computer``
     is computer 1) plus computer 2's (``computer2``), the points of every round, who
-    plays (``computers``), ``note`` (the heuristic standing in, or null) and every
-    player's pile of prizes won (``piles``: whole, or halves under the split rule)."""
+    plays (``computers``), ``note`` (the heuristic standing in, or null), where the
+    equilibrium they play came from (``equilibrium``: a saved solution's file, N, tie
+    rule and NashConv, or solved here, :func:`exact.play.three.equilibrium_source`; null
+    when no computer plays it) and every player's pile of prizes won (``piles``: whole,
+    or halves under the split rule)."""
 
     def who(scorers) -> str:
         return " and ".join(THREE_NAMES[i] for i in scorers) or "nobody"
@@ -350,6 +356,7 @@ def three_player_json(game: Game, bids: list[int], note: str | None) -> dict:
         "review_text": "no review: the review covers the two-player standard game only",
         "computers": [bot.name for bot in game.computers],
         "note": note,
+        "equilibrium": equilibrium,
         "round": game.round,
         "rounds": game.rounds,
         "awaiting": game.awaiting,

@@ -687,6 +687,15 @@ function drawBoard(hidden, over, three) {
   }
 }
 
+// Where the three-player computers' equilibrium came from (a game's "equilibrium"):
+// a saved solution (its file, N and the NashConv its solve proved) or a solve here.
+function equilibriumSource(source) {
+  if (!source) return "";
+  if (source.from === "solved") return "The computers play the three-player equilibrium, solved on this server for this game.";
+  const bound = source.nashconv == null ? "" : ` (NashConv \u2264 ${Number(source.nashconv).toExponential(1)})`;
+  return `The computers play the saved ${source.n}-card equilibrium ${source.file}${bound}.`;
+}
+
 function drawPlay() {
   const over = game.awaiting === "over";
   const orderName = [...$("order").options].find((o) => o.value === game.order)?.text || game.order;
@@ -711,6 +720,8 @@ function drawPlay() {
   }
   $("play-note").hidden = !game.note;
   $("play-note").textContent = game.note || "";
+  $("play-source").hidden = !game.equilibrium;
+  $("play-source").textContent = equilibriumSource(game.equilibrium);
   $("dummy-head").hidden = !dummy;
   $("dummy-score").hidden = !dummy;
   if (dummy) {
