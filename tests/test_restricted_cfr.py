@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from exact.imperfect.certified import certify, dyadic_rows, lp_plans
-from exact.imperfect.double_oracle import double_oracle
+from exact.imperfect.double_oracle import RestrictedSolver, double_oracle
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.restricted import GameTree, closure, restricted_lp
 from exact.imperfect.restricted_cfr import restricted_cfr
@@ -64,7 +64,7 @@ def test_on_a_restricted_game_its_value_is_the_lps(spec):
 
 def test_the_double_oracle_with_it_reaches_a_loose_target():
     game = ImperfectGame.parse(5, "ascending", "points")
-    sigmas, rounds = double_oracle(game, target=1e-3, restricted="pcfr+")
+    sigmas, rounds = double_oracle(game, target=1e-3, restricted=RestrictedSolver.PCFR)
     proof = certify(game, *sigmas, "rational")
     assert proof.epsilon <= 1e-3
-    assert rounds[-1].lp["solver"] == "pcfr+"
+    assert rounds[-1].lp["how"].startswith("predictive CFR+")

@@ -18,7 +18,12 @@ from exact.errors import GopsInputError
 from exact.imperfect.certified import Method, round_up, solve_certified
 from exact.imperfect.cfr import solve_cfr
 from exact.imperfect.checkpoint import MAX_ITERATIONS
-from exact.imperfect.double_oracle import TARGET, default_start, solve_double_oracle
+from exact.imperfect.double_oracle import (
+    TARGET,
+    RestrictedSolver,
+    default_start,
+    solve_double_oracle,
+)
 from exact.imperfect.exact_lp import solve as solve_equilibrium
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.nashconv import UNITS, nash_conv
@@ -310,7 +315,7 @@ def solve(
         start = default_start(game) if iterations is None else iterations
         found = solve_double_oracle(
             game, 0 if lift else start, checkpoint, certification, tell,
-            TARGET if target is None else target, lift, restricted_solver or "lp",
+            TARGET if target is None else target, lift, RestrictedSolver(restricted_solver or "lp"),
         )  # fmt: skip
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,7 @@ import numpy as np
 from exact.imperfect.certified import (
     Certificate,
     CertifiedEquilibrium,
+    Method,
     certify,
     default_method,
     dyadic_rows,
@@ -67,7 +69,14 @@ from exact.imperfect.restricted_cfr import restricted_cfr
 from exact.imperfect.shipped import load_shipped
 from exact.imperfect.tables import check_memory, layout, own_reach, policy_arrays
 
-__all__ = ["GAP_TOLERANCE", "Round", "default_start", "double_oracle", "solve_double_oracle"]
+__all__ = [
+    "GAP_TOLERANCE",
+    "RestrictedSolver",
+    "Round",
+    "default_start",
+    "double_oracle",
+    "solve_double_oracle",
+]
 
 #: A decision's gap (in OpenSpiel's units, weighted by the opponent's and chance's
 #: reach) above which its best bid is added to the restricted game.
@@ -121,16 +130,33 @@ def _gaps(q: np.ndarray, allow: np.ndarray, rows: np.ndarray) -> tuple[np.ndarra
     return top - within, best
 
 
-def _solve_restricted(tree: GameTree, built, restricted: str, target: float):
-    """Both players' plans of the restricted game: its LP's vertex (HiGHS), or
-    (``pcfr+``) an approximate equilibrium to :data:`CFR_SHARE` of the target."""
+class RestrictedSolver(str, Enum):
+    """How each restricted game is solved: its LP's vertex (HiGHS), or an approximate
+    equilibrium by predictive CFR+ (:mod:`exact.imperfect.restricted_cfr`)."""
+
+    LP = "lp"
+    PCFR = "pcfr+"
+
+
+def _solve_restricted(tree: GameTree, built, restricted: RestrictedSolver, target: float):
+    """Both players' plans of the restricted game (:class:`RestrictedSolver`; predictive
+    CFR+ to :data:`CFR_SHARE` of the target), facts, and how it was solved (a text)."""
     lp = built.lp
-    if restricted == "pcfr+":
+    if restricted is RestrictedSolver.PCFR:
         x, y, facts = restricted_cfr(tree, built, target * CFR_SHARE, CFR_MAX_ITERATIONS)
-        return x, y, facts
-    solver = "ipm" if max(lp.n_own, lp.n_ub) >= IPM_FROM else "simplex"
-    x, y, facts = lp_plans(lp, solver)
-    return x, y, {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")}
+        how = (
+            f"predictive CFR+, {facts['iterations']:,} iterations, restricted NashConv "
+            f"{facts['restricted_nash_conv']:.1e}"
+        )
+        return x, y, {**facts, "how": how}
+    if max(lp.n_own, lp.n_ub) >= IPM_FROM:
+        x, y, facts = lp_plans(lp, "ipm")
+        how = f"interior point, {facts['ipm_iterations']:,} iterations and crossover"
+    else:
+        x, y, facts = lp_plans(lp, "simplex")
+        how = f"dual simplex, {facts['iterations']:,} iterations"
+    kept = {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")}
+    return x, y, {**kept, "how": how}
 
 
 def double_oracle(
@@ -141,7 +167,7 @@ def double_oracle(
     tree: GameTree | None = None,
     progress: Callable[[Round, tuple[np.ndarray, np.ndarray]], None] | None = None,
     first_round: int = 1,
-    restricted: str = "lp",
+    restricted: RestrictedSolver = RestrictedSolver.LP,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) and the rounds.  ``start``: both players'
@@ -171,7 +197,7 @@ def double_oracle(
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
         ]
-        certificate = certify(game, sigmas[0], sigmas[1], "bound")
+        certificate = certify(game, sigmas[0], sigmas[1], Method.BOUND)
         added = [0, 0]
         if certificate.epsilon > target:
             _, q = best_response_actions(where, sigmas[0], sigmas[1])
@@ -221,17 +247,6 @@ def _lifted(game: ImperfectGame, tell: Callable[[str], None]) -> tuple[np.ndarra
     return allow[0], allow[1]
 
 
-def _how(facts: dict) -> str:
-    if facts["solver"] == "pcfr+":
-        return (
-            f"predictive CFR+, {facts['iterations']:,} iterations, restricted NashConv "
-            f"{facts['restricted_nash_conv']:.1e}"
-        )
-    if facts["solver"] == "ipm":
-        return f"interior point, {facts['ipm_iterations']:,} iterations and crossover"
-    return f"dual simplex, {facts['iterations']:,} iterations"
-
-
 def solve_double_oracle(
     game: ImperfectGame,
     start_iterations: int = START_ITERATIONS,
@@ -240,7 +255,7 @@ def solve_double_oracle(
     progress: Callable[[str], None] | None = None,
     target: float = TARGET,
     lift: bool = False,
-    restricted: str = "lp",
+    restricted: RestrictedSolver = RestrictedSolver.LP,
 ) -> CertifiedEquilibrium:
     """An epsilon-equilibrium of ``game`` by the double oracle (module docstring), from
     the support of ``start_iterations`` of predictive CFR+ (none: from nothing), or with
@@ -276,15 +291,15 @@ def solve_double_oracle(
             f"round {done.round}: restricted LP {done.sequences[0]:,} + {done.sequences[1]:,} "
             f"sequences; NashConv <= {done.certificate.epsilon:.3e} (proven); bids added "
             f"{done.added[0]:,} + {done.added[1]:,}; {sum(done.seconds.values()):.0f} s "
-            f"(LP {done.seconds['lp']:.0f} s, {_how(done.lp)})"
+            f"(LP {done.seconds['lp']:.0f} s, {done.lp['how']})"
         )
 
     sigmas, rounds = double_oracle(
         game, allow, target, tree=tree, progress=report, first_round=first, restricted=restricted
     )
     solved = time.perf_counter()
-    method = method or default_method(game)
-    certificate = rounds[-1].certificate if method == "bound" else certify(game, *sigmas, method)
+    proof = Method(method) if method else default_method(game)
+    certificate = rounds[-1].certificate if proof is Method.BOUND else certify(game, *sigmas, proof)
     sizes = {
         "sequences": [tree.sequences(0), tree.sequences(1)],
         "restricted_sequences": list(rounds[-1].sequences),
