@@ -277,3 +277,29 @@ def test_random_restrictions_never_beat_the_value():
         in1 = closure(tree, 1, allow.copy(), np.argmax(legal, axis=1))
         lp = restricted_lp(tree, everything[0], in1).lp
         assert lp_plans(lp)[2]["value_float"] >= value - VALUE_TOLERANCE
+
+
+def test_a_long_run_keeps_its_best_policy_as_it_goes(tmp_path):
+    """--policy-out is written at each round whose proven NashConv is the least so far, so
+    that a run stopped keeps its best; the file at the end is the policy proven."""
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(
+        main,
+        ["imperfect", "solve", "5", "--order", "ascending", "--method", "oracle",
+         "--restricted-solver", "pcfr+", "--target", "1e-3", "--policy-out", str(out), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "the best so far" in line]
+    bounds = [float(line.split("NashConv <= ")[1].split(" ")[0])
+              for line in result.output.splitlines() if line.startswith("gops: round") and
+              "NashConv <= " in line]  # fmt: skip
+    assert len(lines) >= 1 and len(lines) == sum(
+        1 for i, b in enumerate(bounds) if b < min(bounds[:i], default=float("inf"))
+    )
+    answer = json.loads(result.output.splitlines()[-1])
+    game = ImperfectGame.parse(5, "ascending", "points")
+    from exact.imperfect.nashconv import nash_conv
+    from exact.imperfect.policy_file import load_policy_file
+
+    proven = nash_conv(game, load_policy_file(game, out), "rational").value
+    assert proven <= 1e-3 and float(proven) <= answer["certified"]["epsilon_float"]

@@ -316,6 +316,7 @@ def solve(
         found = solve_double_oracle(
             game, 0 if lift else start, checkpoint, certification, tell,
             TARGET if target is None else target, lift, RestrictedSolver(restricted_solver or "lp"),
+            _saver(policy_out, policy_format, tell),
         )  # fmt: skip
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
@@ -422,6 +423,22 @@ def _read_shipped(
     )
     if policy_out is not None:
         click.echo(f"policy written to {policy_out}", err=err)
+
+
+def _saver(policy_out: str | None, policy_format: str | None, tell):
+    """For a long run: write each round's policy that is the best so far to
+    ``policy_out`` (a file, not stdout), so that a run stopped keeps its best."""
+    if policy_out is None or policy_out == "-":
+        return None
+
+    def save(found) -> None:
+        _write_policy(policy_out, found.policy_json(), policy_format or "float")
+        if tell is not None:
+            tell(
+                f"round {found.sizes['rounds']}'s policy, the best so far, written to {policy_out}"
+            )
+
+    return save
 
 
 def _write_policy(path: str, data: dict, policy_format: str) -> None:

@@ -37,6 +37,7 @@ restricted LPs reaches.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -165,7 +166,8 @@ def double_oracle(
     target: float = 0.0,
     max_rounds: int = MAX_ROUNDS,
     tree: GameTree | None = None,
-    progress: Callable[[Round, tuple[np.ndarray, np.ndarray]], None] | None = None,
+    progress: Callable[[Round, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]], None]
+    | None = None,
     first_round: int = 1,
     restricted: RestrictedSolver = RestrictedSolver.LP,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
@@ -175,7 +177,8 @@ def double_oracle(
     threshold, or a checkpoint's cells), else none (each decision's best bid against the
     uniform policy); the loop stops when the proven NashConv is at most ``target``, when
     no gap is left, or after ``max_rounds`` rounds.  ``progress(round, allowed cells)``
-    is called after each round with the cells the next round starts from."""
+    is called after each round with the cells the next round starts from and the
+    round's policy rows."""
     tree = tree or GameTree.of(game)
     where, legal = tree.where, tree.legal
     uniform = dyadic_rows(np.zeros(legal.shape), legal)
@@ -225,7 +228,7 @@ def double_oracle(
             )
         )
         if progress is not None:
-            progress(rounds[-1], (allow[0], allow[1]))
+            progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]))
         if certificate.epsilon <= target or not any(added):
             return (sigmas[0], sigmas[1]), rounds
     return (sigmas[0], sigmas[1]), rounds
@@ -256,13 +259,15 @@ def solve_double_oracle(
     target: float = TARGET,
     lift: bool = False,
     restricted: RestrictedSolver = RestrictedSolver.LP,
+    on_best: Callable[[CertifiedEquilibrium], None] | None = None,
 ) -> CertifiedEquilibrium:
     """An epsilon-equilibrium of ``game`` by the double oracle (module docstring), from
     the support of ``start_iterations`` of predictive CFR+ (none: from nothing), or with
     ``lift`` from the shipped equilibrium of one card fewer (:mod:`exact.imperfect.lift`),
     resumed from ``checkpoint`` where that file exists and saved to it after every
     round; its NashConv proven by ``method`` (default
-    :func:`~exact.imperfect.certified.default_method`)."""
+    :func:`~exact.imperfect.certified.default_method`).  ``on_best`` is given each round's
+    policy whose proven NashConv is the least so far (to save it as the run goes)."""
     tell = progress or (lambda _: None)
     begin = time.perf_counter()
     where = layout(game)
@@ -284,9 +289,26 @@ def solve_double_oracle(
     tree = GameTree.of(game)
     tell(f"game tree indexed: {tree.sequences(0):,} sequences per player")
 
-    def report(done: Round, cells) -> None:
+    source = (
+        "a double oracle over sequences (Bošanský et al. 2014): restricted sequence-form LPs "
+        "(HiGHS) grown by the tables' best responses"
+        + (
+            f", from the shipped {game.n - 1}-card equilibrium's support, lifted"
+            if lift
+            else ", from a predictive CFR+ support guess"
+            if start_iterations > 0
+            else ""
+        )
+    )
+    best = [math.inf]
+
+    def report(done: Round, cells, sigmas) -> None:
         if checkpoint is not None:
             write_support(checkpoint, game, done.round, cells)
+        if on_best is not None and done.certificate.epsilon < best[0]:
+            best[0] = float(done.certificate.epsilon)
+            sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
+            on_best(CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source))
         tell(
             f"round {done.round}: restricted LP {done.sequences[0]:,} + {done.sequences[1]:,} "
             f"sequences; NashConv <= {done.certificate.epsilon:.3e} (proven); bids added "
@@ -308,15 +330,4 @@ def solve_double_oracle(
         "lifted": lift,
     }
     seconds = {"solve": solved - begin, "certify": certificate.seconds}
-    source = (
-        "a double oracle over sequences (Bošanský et al. 2014): restricted sequence-form LPs "
-        "(HiGHS) grown by the tables' best responses"
-        + (
-            f", from the shipped {game.n - 1}-card equilibrium's support, lifted"
-            if lift
-            else ", from a predictive CFR+ support guess"
-            if start_iterations > 0
-            else ""
-        )
-    )
     return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)
