@@ -91,6 +91,8 @@ IPM_FROM = 10_000
 #: justify: 8 cards' first restricted LP has over half a million sequences a player).
 CFR_SHARE = 0.25
 CFR_MAX_ITERATIONS = 20_000
+#: Predictive CFR+ on a restricted game says how far it is every this many iterations.
+CFR_TELL_EVERY = 1_000
 #: The most rounds of one run.
 MAX_ROUNDS = 10_000
 #: The proven NashConv a run stops at (OpenSpiel's units).
@@ -139,12 +141,21 @@ class RestrictedSolver(str, Enum):
     PCFR = "pcfr+"
 
 
-def _solve_restricted(tree: GameTree, built, restricted: RestrictedSolver, target: float):
+def _solve_restricted(
+    tree: GameTree, built, restricted: RestrictedSolver, target: float, tell: Callable[[str], None]
+):
     """Both players' plans of the restricted game (:class:`RestrictedSolver`; predictive
-    CFR+ to :data:`CFR_SHARE` of the target), facts, and how it was solved (a text)."""
+    CFR+ to :data:`CFR_SHARE` of the target, telling its progress every
+    :data:`CFR_TELL_EVERY` iterations), facts, and how it was solved (a text)."""
     lp = built.lp
     if restricted is RestrictedSolver.PCFR:
-        x, y, facts = restricted_cfr(tree, built, target * CFR_SHARE, CFR_MAX_ITERATIONS)
+
+        def progress(iteration: int, gap: float) -> None:
+            if iteration % CFR_TELL_EVERY == 0:
+                tell(f"  restricted game: {iteration:,} iterations, its NashConv {gap:.2e}")
+
+        goal = target * CFR_SHARE
+        x, y, facts = restricted_cfr(tree, built, goal, CFR_MAX_ITERATIONS, progress)
         how = (
             f"predictive CFR+, {facts['iterations']:,} iterations, restricted NashConv "
             f"{facts['restricted_nash_conv']:.1e}"
@@ -170,6 +181,7 @@ def double_oracle(
     | None = None,
     first_round: int = 1,
     restricted: RestrictedSolver = RestrictedSolver.LP,
+    tell: Callable[[str], None] = lambda _: None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) and the rounds.  ``start``: both players'
@@ -195,7 +207,7 @@ def double_oracle(
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
         built_at = time.perf_counter()
-        x, y, facts = _solve_restricted(tree, built, restricted, target)
+        x, y, facts = _solve_restricted(tree, built, restricted, target, tell)
         solved_at = time.perf_counter()
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
@@ -317,8 +329,9 @@ def solve_double_oracle(
         )
 
     sigmas, rounds = double_oracle(
-        game, allow, target, tree=tree, progress=report, first_round=first, restricted=restricted
-    )
+        game, allow, target, tree=tree, progress=report, first_round=first,
+        restricted=restricted, tell=tell,
+    )  # fmt: skip
     solved = time.perf_counter()
     proof = Method(method) if method else default_method(game)
     certificate = rounds[-1].certificate if proof is Method.BOUND else certify(game, *sigmas, proof)
