@@ -98,9 +98,7 @@ def game_options(command):
     "find it.  The solve keeps its stage games in FILE.partial: run it again to resume.",
 )
 @one_line_errors
-def solve_three(
-    n, tie_rule, objective, order, as_json, quiet, policy_out, save_to
-) -> None:
+def solve_three(n, tie_rule, objective, order, as_json, quiet, policy_out, save_to) -> None:
     """Solve N-card three-player GOPS: the logit-limit subgame-perfect equilibrium, with
     its NashConv in the whole game proven below 1e-9."""
     game = ThreeGame.parse(n, tie_rule, objective, order)
@@ -370,9 +368,7 @@ def _points(ctx, param, value):
     "--n", "n", type=INTEGER, default=None, help="Cards per suit (default: largest card seen)."
 )
 @one_line_errors
-def strategy_three(
-    tie_rule, objective, order, as_json, quiet, hands, deck, upcard, points, n
-):
+def strategy_three(tie_rule, objective, order, as_json, quiet, hands, deck, upcard, points, n):
     """The equilibrium mixes of all three players at any position once the upcard is
     turned, from the N-card three-player equilibrium (the whole game is solved first)."""
     if n is None:
