@@ -28,7 +28,17 @@ Otherwise the best bid of each decision with a gap above :data:`GAP_TOLERANCE` i
 allowed, and the closure allows the best bid of each decision it brings into play.  The
 sets only grow, so the loop ends.
 
-What is proven is the NashConv of the policies of the last round, by
+Start.  The first sets are a guess of the support: the bids a predictive CFR+ average
+plays at least :data:`START_THRESHOLD` of the time, or those of the shipped equilibrium
+of one card fewer, lifted (:mod:`exact.imperfect.lift`), or none.
+
+Restricted solver.  Each restricted game is solved by its LP (HiGHS; the stopping rule
+above is then exact: no gap left means an equilibrium), or, for a loose target on games
+whose restricted LPs are too large (8 cards), approximately by predictive CFR+ over its
+sequence form (:mod:`exact.imperfect.restricted_cfr`) to :data:`CFR_SHARE` of the
+target; a gap then may be the approximation's, so such a run stops at its target.
+
+What is proven is the NashConv of the policies of each round, by
 :func:`exact.imperfect.certified.certify` (float64 plus its proven error bound), not the
 LP's word.  The equilibrium is the restricted LP's vertex (HiGHS's basic solution) that
 the loop stops at: where equilibria are not unique, one of them, the one this sequence of
