@@ -57,6 +57,7 @@ from exact.game.ties import DISCARD, SPLIT, THIRD, TieRule, tie_rule_named
 from exact.limits import check_n
 
 __all__ = [
+    "STANDARD",
     "VARIANTS",
     "DeclarationScore",
     "Variant",
@@ -121,10 +122,18 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
-def get_variant(name: str) -> Variant:
+#: The two-player game of :mod:`exact.game.rules`: below the parsers a variant is asked
+#: ``is STANDARD`` (identity), never compared by its name.
+STANDARD = VARIANTS["standard"]
+
+
+def get_variant(name: str | Variant) -> Variant:
+    """The Variant called ``name`` (a Variant is returned as it is)."""
+    if isinstance(name, Variant):
+        return name
     try:
         return VARIANTS[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise GopsInputError(
             f"unknown variant {name!r} (choose from {', '.join(VARIANTS)})"
         ) from None

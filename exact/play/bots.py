@@ -68,6 +68,7 @@ from exact.game.objectives import objective_named
 from exact.game.orders import RANDOM
 from exact.game.rules import Position
 from exact.game.spec import GameSpec
+from exact.game.variants import STANDARD, Variant, get_variant
 from exact.limits import EXACT_OPTIMAL_MAX_N, EXACT_OPTIMAL_WIN_MAX_N
 
 __all__ = [
@@ -173,8 +174,8 @@ def _highest(hand, upcard):
 
 
 #: The solutions of :func:`solution_for`, keyed on their game: a GameSpec for the standard
-#: game, (variant, GameSpec) for a variant.
-_SOLUTIONS: dict[GameSpec | tuple[str, GameSpec], Solution | VariantSolution] = {}
+#: game, (Variant, GameSpec) for a variant.
+_SOLUTIONS: dict[GameSpec | tuple[Variant, GameSpec], Solution | VariantSolution] = {}
 #: Solutions kept by :func:`solution_for` (the oldest is dropped beyond this).
 SOLUTIONS_KEPT = 3
 
@@ -183,18 +184,19 @@ def game_for(
     n: int,
     arithmetic: str = "float",
     objective: str = "points",
-    variant: str = "standard",
+    variant: str | Variant = STANDARD,
     order: str = "random",
 ) -> GameSpec:
     """The checked GameSpec of the loose arguments :func:`solution_for` and the optimal
     bots' factories take: the standard game by :func:`exact.dp.solve.parse_game` (the
     messages of :func:`exact.solve`); a variant's N and arithmetic by its own solver's
-    limits first (points, random order only)."""
-    if variant == "standard":
+    limits first (points, random order only).  ``variant``: a Variant, or its name."""
+    variant = get_variant(variant)
+    if variant is STANDARD:
         return dp_solve.parse_game(n, objective, arithmetic, order=order)
     if objective_named(objective).has_lead:
-        raise GopsInputError(f"the {variant} variant is solved for points only")
-    check_variant_options(variant, n, arithmetic)
+        raise GopsInputError(f"the {variant.name} variant is solved for points only")
+    check_variant_options(variant.name, n, arithmetic)
     return GameSpec.parse(n, objective, order, 0, arithmetic)
 
 
@@ -203,7 +205,7 @@ def solution_for(
     arithmetic: str | None = None,
     progress=None,
     objective: str | None = None,
-    variant: str = "standard",
+    variant: str | Variant = STANDARD,
     order: str | None = None,
 ) -> Solution | VariantSolution:
     """The solution used by optimal bots, solved once and cached, keyed on its game.
@@ -211,17 +213,18 @@ def solution_for(
     ``game``: a :class:`~exact.game.spec.GameSpec` (its N, objective, order, handicap and
     arithmetic), or N with the loose arguments ``arithmetic`` (default float),
     ``objective`` and ``order`` (checked by :func:`game_for`).  Equal specs share one
-    solution however they were built.  ``variant`` "twelve" or "dummy" gives the
-    :class:`~exact.dp.variant_solver.VariantSolution` of that variant for the spec's N and
-    arithmetic (points, random order).  ``progress`` is handed to the solver:
+    solution however they were built.  ``variant`` twelve or dummy (a Variant or its
+    name) gives the :class:`~exact.dp.variant_solver.VariantSolution` of that variant for
+    the spec's N and arithmetic (points, random order).  ``progress`` is handed to the solver:
     ``progress(level, items)`` for the standard game, ``progress(states)`` for a variant.
 
     The variant is not a field of the GameSpec: a GameSpec is the game of the standard
     rules that the fast solver, its stores, cluster tasks and Solution describe; a variant
     changes the rules (rounds, bidders) and is solved by another solver
     (:mod:`exact.dp.variant_solver`) into another kind of solution, so its key here is
-    (variant, GameSpec).
+    (Variant, GameSpec).
     """
+    variant = get_variant(variant)
     if not isinstance(game, GameSpec):
         game = game_for(
             game, arithmetic or "float", objective or "points", variant, order or "random"
@@ -230,15 +233,16 @@ def solution_for(
         raise TypeError(
             "solution_for(GameSpec) takes the objective, order and arithmetic from the spec"
         )
-    key: GameSpec | tuple[str, GameSpec] = game if variant == "standard" else (variant, game)
+    key: GameSpec | tuple[Variant, GameSpec] = game if variant is STANDARD else (variant, game)
     if key not in _SOLUTIONS:
         sol: Solution | VariantSolution
-        if variant != "standard":
+        if variant is not STANDARD:
             if game.has_lead or game.order is not RANDOM:
                 raise GopsInputError(
-                    f"the {variant} variant is solved for points in the random prize order only"
+                    f"the {variant.name} variant is solved for points in the random prize"
+                    " order only"
                 )
-            sol = solve_variant(variant, game.n, game.arithmetic, progress=progress)
+            sol = solve_variant(variant.name, game.n, game.arithmetic, progress=progress)
         else:
             sol = dp_solve.solve_game(dp_solve.check_limits(game), progress=progress)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
@@ -390,9 +394,13 @@ def _clean(mix: dict[int, float]) -> dict[int, float]:
 
 
 def _optimal(
-    n: int, arithmetic: str | None = None, variant: str = "standard", order: str = "random"
+    n: int,
+    arithmetic: str | None = None,
+    variant: str | Variant = STANDARD,
+    order: str = "random",
 ) -> Bot:
-    if variant != "standard":
+    variant = get_variant(variant)
+    if variant is not STANDARD:
         game = game_for(n, arithmetic or "float", variant=variant)
         return VariantOptimalBot(solution_for(game, variant=variant))
     if arithmetic is None:

@@ -50,7 +50,14 @@ from exact.errors import GopsInputError
 from exact.game.objectives import GameObjective, objective_named
 from exact.game.orders import ASCENDING, DESCENDING, RANDOM, PrizeOrder, order_named
 from exact.game.rules import as_card
-from exact.game.variants import Variant, VariantPosition, get_variant, score_declarations, start
+from exact.game.variants import (
+    STANDARD,
+    Variant,
+    VariantPosition,
+    get_variant,
+    score_declarations,
+    start,
+)
 
 __all__ = ["Game", "Round", "check_setup", "optimal_bot"]
 
@@ -60,8 +67,8 @@ SEEDS = 10**6
 
 
 def check_setup(
-    variant: str,
-    order: str = "random",
+    variant: str | Variant,
+    order: str | PrizeOrder = "random",
     objective: str | GameObjective = "points",
     declarations: bool = False,
 ) -> None:
@@ -72,11 +79,12 @@ def check_setup(
     ...
     exact.errors.GopsInputError: --order plays the standard game only
     """
-    if declarations and (variant != "standard" or objective_named(objective).has_lead):
+    variant = get_variant(variant)
+    if declarations and (variant is not STANDARD or objective_named(objective).has_lead):
         raise GopsInputError(
             "--declarations plays the standard game with the points objective only"
         )
-    if order_named(order) is not RANDOM and variant != "standard":
+    if order_named(order) is not RANDOM and variant is not STANDARD:
         raise GopsInputError("--order plays the standard game only")
 
 
@@ -133,15 +141,15 @@ class Game:
         self,
         n: int,
         computers: Sequence,
-        variant: str | Variant = "standard",
+        variant: str | Variant = STANDARD,
         order: str | PrizeOrder = "random",
         seed: int | None = None,
         declarations: bool = False,
         lead: int = 0,
     ):
-        self.rules = get_variant(variant) if isinstance(variant, str) else variant
+        self.rules = get_variant(variant)
         self.order = order_named(order)
-        check_setup(self.rules.name, self.order.name, declarations=declarations)
+        check_setup(self.rules, self.order, declarations=declarations)
         if len(computers) != self.rules.players - 1:
             raise GopsInputError(
                 f"the {self.rules.name} variant is played against "
@@ -171,7 +179,7 @@ class Game:
         """Give the starting score ``lead`` points to you (or -lead to the computer)."""
         if not lead:
             return 0
-        if self.rules.name != "standard":
+        if self.rules is not STANDARD:
             raise GopsInputError("a head start (lead) plays the two-player standard game only")
         from exact.dp.solve import check_lead
 
@@ -366,7 +374,7 @@ class Game:
         >>> [(r["prize"], r["you"], round(r["cost"], 6)) for r in game.review(exact.solve(3))]
         [(2, 3, 0.0), (3, 1, 2.0), (1, 2, 0.0)]
         """
-        if self.rules.players != 2 or self.rules.name != "standard":
+        if self.rules is not STANDARD:  # two players, a tie discards
             raise GopsInputError("a review covers the two-player standard game only")
         out = []
         for played, pos in zip(self.history, self.positions):

@@ -36,7 +36,7 @@ from itertools import combinations
 
 from exact.errors import GopsInputError
 from exact.game.rules import play_game
-from exact.game.variants import play_variant
+from exact.game.variants import STANDARD, Variant, get_variant, play_variant
 from exact.limits import (
     OPTIMAL_BOT_MAX_N,
     TOURNAMENT_MAX_GAMES,
@@ -111,17 +111,25 @@ TOURNAMENT_VARIANTS = ("standard", "dummy", "twelve", "three", "three-third")
 THREE_PLAYER_VARIANTS = ("three", "three-third")
 
 
+def tournament_variant(variant: str | Variant) -> Variant:
+    """The Variant of one of :data:`TOURNAMENT_VARIANTS` (a Variant or its name, parsed
+    here once); one-line GopsInputError otherwise."""
+    name = variant.name if isinstance(variant, Variant) else variant
+    if name not in TOURNAMENT_VARIANTS:
+        raise GopsInputError(
+            f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {name!r}"
+        )
+    return get_variant(name)
+
+
 def check_tournament_options(
-    n: int, names: list[str], games: int, variant: str = "standard"
+    n: int, names: list[str], games: int, variant: str | Variant = STANDARD
 ) -> int:
     n = check_n(n, TOURNAMENT_MAX_N, what=" (one suit of a deck)")
-    if variant not in TOURNAMENT_VARIANTS:
-        raise GopsInputError(
-            f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {variant!r}"
-        )
-    if variant == "twelve" and n < 2:
-        raise GopsInputError("the twelve variant needs N >= 2")
-    if variant in THREE_PLAYER_VARIANTS:
+    variant = tournament_variant(variant)
+    if variant.drop_last and n < 2:
+        raise GopsInputError(f"the {variant.name} variant needs N >= 2")
+    if variant.players == 3:
         for x in names:
             if x in OPTIMAL_BOTS:
                 raise GopsInputError(
@@ -138,10 +146,12 @@ def check_tournament_options(
         raise GopsInputError(
             "the equilibrium bot plays the three-player variants only (three, three-third)"
         )
-    if variant != "standard" and "optimal-win" in names:
-        raise GopsInputError(f"the optimal-win bot plays only the standard game, not {variant!r}")
+    if variant is not STANDARD and "optimal-win" in names:
+        raise GopsInputError(
+            f"the optimal-win bot plays only the standard game, not {variant.name!r}"
+        )
     if any(x in OPTIMAL_BOTS for x in names):
-        limit = OPTIMAL_BOT_MAX_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        limit = OPTIMAL_BOT_MAX_N if variant is STANDARD else VARIANT_MAX_N[variant.name, "float"]
         check_n(n, limit, what=" with an optimal bot (solved on the fly)")
     if len(names) < 2:
         raise GopsInputError(f"a tournament needs at least 2 bots, got {len(names)}")
@@ -165,16 +175,17 @@ def play_pair(
     b: Bot,
     games: int,
     rng: random.Random,
-    variant: str = "standard",
+    variant: str | Variant = STANDARD,
     progress: Callable[[int], None] | None = None,
 ) -> list:
     """Point differences (A minus B) of ``games`` games, A seated 0 in even games;
     ``progress(g)`` after every PROGRESS_GAMES games and the last ones."""
+    rules = get_variant(variant)
 
     def difference(first, second):
-        if variant == "standard":
+        if rules is STANDARD:
             return play_game(n, _bidder(first, rng), _bidder(second, rng), rng).difference
-        rec = play_variant(variant, n, [_bidder(first, rng), _bidder(second, rng)], rng)
+        rec = play_variant(rules, n, [_bidder(first, rng), _bidder(second, rng)], rng)
         d = rec.points[0] - rec.points[1]
         return int(d) if d.denominator == 1 else d
 
@@ -192,14 +203,15 @@ def tournament(
     names: list[str],
     games: int,
     seed: int,
-    variant: str = "standard",
+    variant: str | Variant = STANDARD,
     progress: Callable[[int], None] | None = None,
 ) -> list[PairResult]:
     """Every pair (names[i], names[j]), i < j, plays ``games`` games; see the module doc.
     ``progress(g)`` is told of the games played, every PROGRESS_GAMES of a pair."""
     n = check_tournament_options(n, names, games, variant)
-    if variant in THREE_PLAYER_VARIANTS:
-        raise GopsInputError(f"{variant!r} has three players: use three_player_tournament")
+    variant = tournament_variant(variant)
+    if variant.players == 3:
+        raise GopsInputError(f"{variant.name!r} has three players: use three_player_tournament")
     # Sampling needs no exact mixes: optimal bots use float equilibria.
     bots = [
         make_bot(x, n, arithmetic="float", variant=variant)
@@ -212,7 +224,7 @@ def tournament(
     results = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
-            tag = "" if variant == "standard" else f":{variant}"
+            tag = "" if variant is STANDARD else f":{variant.name}"
             rng = random.Random(f"gops-tournament:{seed}:{n}:{i}:{j}:{names[i]}:{names[j]}{tag}")
             diffs = play_pair(n, bots[i], bots[j], games, rng, variant, progress)
             wins = sum(d > 0 for d in diffs)
@@ -252,20 +264,21 @@ def three_player_tournament(
     names: list[str],
     games: int,
     seed: int,
-    variant: str = "three",
+    variant: str | Variant = "three",
     progress: Callable[[int], None] | None = None,
 ) -> list[TripleResult]:
     """Every triple (names[i], names[j], names[k]), i < j < k, plays ``games`` games of a
     three-player variant; in game g the bots sit in the rotation g mod 3 of the triple.
     ``progress(g)`` is told of the games played, every PROGRESS_GAMES of a triple."""
     n = check_tournament_options(n, names, games, variant)
-    if variant not in THREE_PLAYER_VARIANTS:
-        raise GopsInputError(f"{variant!r} is not a three-player variant")
-    bots = [make_three_bot(x, n, variant) for x in names]
+    variant = tournament_variant(variant)
+    if variant.players != 3:
+        raise GopsInputError(f"{variant.name!r} is not a three-player variant")
+    bots = [make_three_bot(x, n, variant.name) for x in names]
     results = []
     for trio in combinations(range(len(names)), 3):
         tag = ":".join(f"{i}:{names[i]}" for i in trio)
-        rng = random.Random(f"gops-tournament3:{seed}:{n}:{variant}:{tag}")
+        rng = random.Random(f"gops-tournament3:{seed}:{n}:{variant.name}:{tag}")
         wins, shared, points = [0, 0, 0], 0, [0.0, 0.0, 0.0]
         for g in range(games):
             seats = [trio[(s + g) % 3] for s in range(3)]  # seat -> index into names
