@@ -220,3 +220,10 @@ def test_a_whole_game_from_a_saved_solution(saved_app, saved_server, browser, va
     revealed = browser.find_element(By.ID, "revealed").text
     assert revealed.startswith("computer 1's mix: ") and "; computer 2's mix: " in revealed
     browser.save_screenshot(str(ARTIFACTS / f"play-{variant}-saved.png"))
+    # at phone width the finished game, the saved file's name included, does not scroll
+    browser.set_window_size(390, 844)
+    try:
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390, width
+    finally:
+        browser.set_window_size(1200, 1000)  # the fixture's size
