@@ -26,6 +26,7 @@ from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
 from exact.game.objectives import FLOAT, POINTS, RATIONAL, WIN
 from exact.game.spec import GameSpec
+from exact.game.variants import STANDARD, Variant, get_variant
 
 
 class GamesProgress:
@@ -108,8 +109,9 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, variant: str, as_json: 
     With --variant three or three-third, three bots (equilibrium among them): each seat's
     exact expected points.
     """
-    if variant != "standard":
-        _evaluate_three(game, bots, use_float, variant, as_json)
+    rules = get_variant(variant)
+    if rules is not STANDARD:
+        _evaluate_three(game, bots, use_float, rules, as_json)
         return
     from exact.analysis.evaluate import evaluate as run_evaluation
     from exact.play.bots import parse_bot_list
@@ -127,9 +129,12 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, variant: str, as_json: 
     _print_evaluation(ev, n, order, [x for x in names if x in OPTIMAL_BOTS])
 
 
-def _evaluate_three(game: GameSpec, bots: str, use_float: bool, variant: str, as_json: bool):
+def _evaluate_three(
+    game: GameSpec, bots: str, use_float: bool, rules: Variant, as_json: bool
+) -> None:
     """gops evaluate --variant three|three-third: each seat's exact expected points
     (:func:`exact.play.three.evaluate_three`)."""
+    variant = rules.name  # exact.play.three takes the variant by its name
     from exact.play.bots import parse_bot_list
     from exact.play.three import evaluate_three, three_solution
 
@@ -236,14 +241,14 @@ def _tournament_n(options: dict) -> int:
     """gops tournament's bots, then its N (the limit depends on the variant and on an
     optimal bot playing)."""
     from exact.play.bots import parse_bot_list
-    from exact.play.tournament import OPTIMAL_BOTS, THREE_PLAYER_VARIANTS
+    from exact.play.tournament import OPTIMAL_BOTS
 
-    variant, names = options["variant"], parse_bot_list(options["bots"])
-    optimal = variant not in THREE_PLAYER_VARIANTS and any(x in OPTIMAL_BOTS for x in names)
+    variant, names = get_variant(options["variant"]), parse_bot_list(options["bots"])
+    optimal = variant.players == 2 and any(x in OPTIMAL_BOTS for x in names)
     return check_command_n(
         options["n"],
         "tournament",
-        None if variant == "standard" else f"--variant {variant}",
+        None if variant is STANDARD else f"--variant {variant.name}",
         "with an optimal bot" if optimal else None,
     )
 
@@ -286,32 +291,33 @@ def tournament(
     Bots: optimal, optimal-win, random, upcard, upcard+1, lowest, highest.
     """
     from exact.play.bots import parse_bot_list
-    from exact.play.tournament import THREE_PLAYER_VARIANTS, check_tournament_options
+    from exact.play.tournament import check_tournament_options, tournament_variant
     from exact.play.tournament import tournament as run_tournament
 
     names = parse_bot_list(bots)
     n = check_tournament_options(game.n, names, games, variant)
-    if variant in THREE_PLAYER_VARIANTS:
-        return _three_player_tournament(n, names, games, seed, variant, as_json)
-    if variant == "standard":  # the bots' solutions, solved here with a bar, then cached
+    rules = tournament_variant(variant)
+    if rules.players == 3:
+        return _three_player_tournament(n, names, games, seed, rules, as_json)
+    if rules is STANDARD:  # the bots' solutions, solved here with a bar, then cached
         for x in names:
             if x in ("optimal", "optimal-win"):
                 presolve(game.replace(objective="win" if x == "optimal-win" else "points"))
     elif "optimal" in names:
-        presolve_variant(variant, game)
+        presolve_variant(rules, game)
     progress = GamesProgress(comb(len(names), 2) * games)
-    results = run_tournament(n, names, games, seed, variant, progress)
-    _print_pairs(results, n, names, games, seed, variant, as_json)
+    results = run_tournament(n, names, games, seed, rules, progress)
+    _print_pairs(results, n, names, games, seed, rules, as_json)
 
 
-def _print_pairs(results, n: int, names, games: int, seed: int, variant: str, as_json: bool):
+def _print_pairs(results, n: int, names, games: int, seed: int, variant: Variant, as_json: bool):
     """gops tournament's answer for two-player games: JSON, or a line per pair."""
     if as_json:
         out = {
             "n": n,
             "games": games,
             "seed": seed,
-            "variant": variant,
+            "variant": variant.name,
             "pairs": [
                 {
                     "bots": list(r.bots),
@@ -329,7 +335,7 @@ def _print_pairs(results, n: int, names, games: int, seed: int, variant: str, as
         }
         click.echo(json.dumps(out))
         return
-    rules = "" if variant == "standard" else f" ({variant} variant)"
+    rules = "" if variant is STANDARD else f" ({variant.name} variant)"
     click.echo(
         f"{n}-card GOPS{rules}, {games} games per pair (seats alternate), seed {seed}; "
         "counts from A's side, 95% intervals"
@@ -350,7 +356,7 @@ def _print_pairs(results, n: int, names, games: int, seed: int, variant: str, as
         )
 
 
-def _three_player_tournament(n, names, games, seed, variant, as_json):
+def _three_player_tournament(n, names, games, seed, variant: Variant, as_json):
     """Print the triples of a three-player tournament (``gops tournament --variant three``)."""
     from exact.play.tournament import three_player_tournament
 
@@ -363,7 +369,7 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
                     "n": n,
                     "games": games,
                     "seed": seed,
-                    "variant": variant,
+                    "variant": variant.name,
                     "triples": [
                         {
                             "bots": list(r.bots),
@@ -379,7 +385,7 @@ def _three_player_tournament(n, names, games, seed, variant, as_json):
         )
         return
     click.echo(
-        f"{n}-card GOPS ({variant} variant, three players), {games} games per triple "
+        f"{n}-card GOPS ({variant.name} variant, three players), {games} games per triple "
         f"(seats rotate), seed {seed}; a win is strictly the most points, 95% intervals"
     )
     width = max(len(x) for x in names)

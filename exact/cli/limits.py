@@ -125,6 +125,8 @@ def _analysis_limits() -> dict[tuple[str, ...], Limit]:
 
 def _play_limits() -> dict[tuple[str, ...], Limit]:
     """gops play and tournament, for every variant."""
+    from exact.game.variants import STANDARD, get_variant
+
     table = {
         ("play",): Limit(
             1,
@@ -143,27 +145,29 @@ def _play_limits() -> dict[tuple[str, ...], Limit]:
     table[("play", "--variant three-discard")] = Limit(
         1, TOURNAMENT_MAX_N, f"{suit}; the others are bots"
     )
-    for variant in ("standard", "twelve", "dummy", "three", "three-third"):
-        low = 2 if variant == "twelve" else 1
-        flag = () if variant == "standard" else (f"--variant {variant}",)
+    for variant in map(get_variant, ("standard", "twelve", "dummy", "three", "three-third")):
+        low = 2 if variant.drop_last else 1  # a bid of 2..n: n >= 2
+        flag = () if variant is STANDARD else (f"--variant {variant.name}",)
         table[("tournament", *flag)] = Limit(low, TOURNAMENT_MAX_N, suit)
-        if variant in ("three", "three-third"):
+        if variant.players == 3:
             table[("play", *flag)] = Limit(low, TOURNAMENT_MAX_N, f"{suit}; the others are bots")
             continue
-        optimal = OPTIMAL_BOT_MAX_N if variant == "standard" else VARIANT_MAX_N[variant, "float"]
+        optimal = OPTIMAL_BOT_MAX_N if variant is STANDARD else VARIANT_MAX_N[variant.name, "float"]
         table[("tournament", *flag, "with an optimal bot")] = Limit(
             low, optimal, "the optimal bot's equilibrium is solved on the fly"
         )
-        if variant != "standard":
+        if variant is not STANDARD:
             table[("play", *flag)] = Limit(low, optimal, "the equilibrium is solved on the fly")
     return table
 
 
 def _variant_limits() -> dict[tuple[str, ...], Limit]:
     """gops variant, float and --exact."""
+    from exact.game.variants import get_variant
+
     table: dict[tuple[str, ...], Limit] = {}
     for variant in SOLVABLE_VARIANTS:
-        low = 2 if variant == "twelve" else 1
+        low = 2 if get_variant(variant).drop_last else 1  # a bid of 2..n: n >= 2
         table["variant", variant] = Limit(
             low, VARIANT_MAX_N[variant, "float"], "float64 recursion over every state"
         )

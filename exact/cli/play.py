@@ -25,47 +25,47 @@ from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.rules import parse_integer
 from exact.game.spec import GameSpec
+from exact.game.variants import STANDARD, Variant
 from exact.play.three import EQUILIBRIUM_MAX_N, HEURISTIC
 
 
 def _play_n(options: dict) -> int:
     """gops play's checks of its rules and options, then its N (the limit depends on the
     variant, --objective and --store)."""
-    from exact.game.variants import get_variant
     from exact.play.engine import check_setup
 
-    variant, objective, store = options["variant"], options["objective"], options["store"]
+    objective, store = options["objective"], options["store"]
     if options.get("hidden_bids"):
         return _hidden_n(options)
     variant, declarations = _rules_named(
-        variant, options["players"], options["tie_rule"], options["declarations"]
+        options["variant"], options["players"], options["tie_rule"], options["declarations"]
     )
     check_setup(variant, options["order"], objective, declarations)
     n = options["n"]
-    if options.get("solution") is not None and get_variant(variant).players == 2:
+    if options.get("solution") is not None and variant.players == 2:
         raise GopsInputError("--solution is a saved three-player solution: add --players 3")
-    if get_variant(variant).players == 2:
+    if variant.players == 2:
         if options["opponents"] is not None:
             raise GopsInputError(
                 "--opponents is for the three-player variants; the "
                 "two-player game is played against the optimal bot"
             )
         if store is not None:
-            if variant != "standard":
+            if variant is not STANDARD:
                 raise GopsInputError(
                     "a store holds the standard game only; drop --store to "
                     "solve the variants on the fly"
                 )
             return check_command_n(n, "play", "--store")
-        if variant == "standard":
+        if variant is STANDARD:
             return check_command_n(n, "play", objective_flag(objective))
         if objective is not POINTS:
-            raise GopsInputError(f"the {variant} variant is solved for points only")
+            raise GopsInputError(f"the {variant.name} variant is solved for points only")
     elif objective is not POINTS or store is not None:
         raise GopsInputError(
-            f"the {variant} variant is played against bots: no --objective win or --store"
+            f"the {variant.name} variant is played against bots: no --objective win or --store"
         )
-    return check_command_n(n, "play", f"--variant {variant}")
+    return check_command_n(n, "play", f"--variant {variant.name}")
 
 
 def _hidden_n(options: dict) -> int:
@@ -147,19 +147,20 @@ def _play_hidden(game: GameSpec, seed: int | None) -> None:
 
 def _rules_named(
     variant: str, players: str | None, tie_rule: str | None, declarations: bool
-) -> tuple[str, bool]:
+) -> tuple[Variant, bool]:
     """The variant a game plays and whether it scores declarations, from the flags that
     name them alike in every command: --variant declarations is --declarations; --players 3
     --tie-rule R is the three-player variant whose tie rule is R (``--variant three``,
-    ``three-third`` and ``three-discard`` name the same games)."""
+    ``three-third`` and ``three-discard`` name the same games).  The flags' names are
+    read here once: the Variant goes on."""
     from exact.game.ties import SPLIT, tie_rule_named
     from exact.game.variants import VARIANTS
 
-    if variant == "declarations":
-        variant, declarations = "standard", True
+    if variant == "declarations":  # the flag's value, not a Variant's name
+        variant, declarations = STANDARD.name, True
     rules = VARIANTS[variant]
     if players is None and tie_rule is None:
-        return variant, declarations
+        return rules, declarations
     if players == "2" or (players is None and rules.players == 2):
         if rules.players == 3:
             raise GopsInputError(f"--variant {variant} is a three-player game: drop --players 2")
@@ -170,12 +171,12 @@ def _rules_named(
             raise GopsInputError(
                 f"--variant {variant} plays the tie rule {rules.tie_rule.name}, not {tie_rule}"
             )
-        return variant, declarations
-    if variant != "standard":
+        return rules, declarations
+    if rules is not STANDARD:
         raise GopsInputError(f"the {variant} variant has two players, not --players 3")
     chosen = SPLIT if rule is None else rule
     (three,) = (v for v in VARIANTS.values() if v.players == 3 and v.tie_rule is chosen)
-    return three.name, declarations
+    return three, declarations
 
 
 def _play_help() -> str:
@@ -285,15 +286,14 @@ def play(
     solution: str | None = None,
 ) -> None:
     """Play N-card GOPS against the computer (an optimal bot); its help: _play_help()."""
-    from exact.game.variants import get_variant
     from exact.play.engine import Game
 
     if hidden_bids:
         _play_hidden(game, seed)
         return
 
-    variant, declarations = _rules_named(variant, players, tie_rule, declarations)
-    n, rules = game.n, get_variant(variant)
+    rules, declarations = _rules_named(variant, players, tie_rule, declarations)
+    n = game.n
     if lead:
         if store is not None:
             raise GopsInputError(
@@ -310,7 +310,7 @@ def play(
         short, subject = ["you", "computer"], ["you", "the computer"]
     else:
         short = subject = ["you", "computer 1", "computer 2"]
-    _introduce(board, computers, variant, game.has_lead, lead, declarations)
+    _introduce(board, computers, game.has_lead, lead, declarations)
     if note:
         click.echo(note)
     won: list[list[str]] = [[] for _ in short]
@@ -322,7 +322,7 @@ def play(
     _finish(board, short, subject, won, declarations)
 
 
-def _introduce(board, computers, variant: str, has_lead: bool, lead, declarations) -> None:
+def _introduce(board, computers, has_lead: bool, lead, declarations) -> None:
     """The opening lines: who plays, the variant's rules, the objective, the head start,
     the prize order and the declarations."""
     rules = board.rules
@@ -339,8 +339,8 @@ def _introduce(board, computers, variant: str, has_lead: bool, lead, declaration
             f"{board.seed}). Each round all three of you bid a card face down; the "
             "highest bid wins the prize."
         )
-    if variant != "standard":
-        click.echo(VARIANT_RULES[variant])
+    if rules is not STANDARD:
+        click.echo(VARIANT_RULES[rules.name])
     if has_lead:
         click.echo(
             "The computer plays to win the game (maximising P(win) - P(loss)), not for points."
@@ -535,12 +535,12 @@ def _computers(game: GameSpec, rules, opponents: str | None, store: str | None):
     from exact.play.three import computer_players
 
     if rules.players == 2:
-        return [_computer(game, rules.name, store)], None
+        return [_computer(game, rules, store)], None
     names = None if opponents is None else parse_bot_list(opponents)
     return computer_players(game.n, rules.name, names, on_solve=lambda m: click.echo(m, err=True))
 
 
-def _computer(game: GameSpec, variant: str, store: str | None):
+def _computer(game: GameSpec, variant: Variant, store: str | None):
     """The optimal bot of a two-player game, solved (with a progress bar) or loaded from a
     store.  The computer sees the game from the other seat: who chooses is mirrored."""
     from exact.play.bots import VariantOptimalBot, bot_for
@@ -558,7 +558,7 @@ def _computer(game: GameSpec, variant: str, store: str | None):
             f"the computer's first move is {reads.describe()}; later rounds read the store as it is"
         )
         return bot_for(seen, sol)
-    if variant != "standard":
+    if variant is not STANDARD:
         return VariantOptimalBot(presolve_variant(variant, game))
     presolve(seen)
     return bot_for(seen)
