@@ -10,6 +10,7 @@ Points are integers, or halves (4.5) where the dummy variant splits a prize.
 from __future__ import annotations
 
 from exact.game.objectives import GameObjective
+from exact.game.variants import STANDARD
 
 
 def game_json(game, objective: GameObjective, bids, prizes) -> dict:
@@ -20,7 +21,7 @@ def game_json(game, objective: GameObjective, bids, prizes) -> dict:
     rules = game.rules
     dummy = rules.dummy
     names = ("you", "computer", "dummy") if dummy else ("you", "computer")
-    variant = {} if rules.name == "standard" else {"variant": rules.name}
+    variant = {} if rules is STANDARD else {"variant": rules.name}
 
     def who(scorers) -> str:
         return " and ".join(names[i] for i in scorers) or "nobody"

@@ -28,6 +28,7 @@ from __future__ import annotations
 from exact.errors import GopsInputError
 from exact.game.objectives import POINTS, objective_named
 from exact.game.orders import RANDOM, order_named
+from exact.game.variants import STANDARD
 from exact.limits import TOURNAMENT_MAX_N, check_n
 from exact.play.bots import Bot, VariantOptimalBot, bot_for
 from exact.play.engine import Game, check_setup
@@ -81,12 +82,12 @@ def _game(request, bid: bool = False, prize: bool = False, declare: bool = False
         prizes + [required_integer(request, "prize")] if prize else prizes,
     )
     computer: Bot
-    if variant == "standard":  # the computer sees the game from the other seat: who
+    if variant is STANDARD:  # the computer sees the game from the other seat: who
         seen = game.mirrored()  # chooses is mirrored
         computer = bot_for(seen, request_solution(request, seen))
     else:  # the variant's equilibrium (a symmetric game, random order: the same seen)
         solutions = request.app.state.solutions
-        computer = VariantOptimalBot(solutions.variant(variant, game.n, request.state.pinned))
+        computer = VariantOptimalBot(solutions.variant(variant.name, game.n, request.state.pinned))
     board = Game(
         game.n,
         [computer],
@@ -108,7 +109,7 @@ def _game(request, bid: bool = False, prize: bool = False, declare: bool = False
     if declarations:
         out |= _declarations_json(board)
         out["state"] |= {"declarations": 1} | ({} if declared is None else {"declared": declared})
-    if board.over and variant == "standard":  # the review (the standard game only):
+    if board.over and variant is STANDARD:  # the review (the standard game only):
         out["review"] = _review(board.review(request_solution(request, game)))
     return out
 

@@ -19,6 +19,7 @@ from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.rules import parse_cards, parse_integer, validate_position
 from exact.game.spec import GameSpec
+from exact.game.variants import STANDARD, Variant, get_variant
 from exact.limits import ENCODING_MAX_N, check_n
 from exact.play.engine import check_setup
 
@@ -185,15 +186,15 @@ def variant_name(request) -> str:
     return variant
 
 
-def game_variant(request, game: GameSpec) -> str:
+def game_variant(request, game: GameSpec) -> Variant:
     """The ``variant`` of a game query (PLAY_VARIANTS; standard by default), checked with
     its game as ``gops play --variant`` checks it: the variants are solved for points in
     the random order (so no lead; the same one-line messages), N within the variant
     solver's limit (its own message: the web app does not import the command line)."""
-    variant = variant_name(request)
-    if variant != "standard":
-        check_setup(variant, game.order.name, game.objective)
+    variant = get_variant(variant_name(request))  # parsed here once
+    if variant is not STANDARD:
+        check_setup(variant, game.order, game.objective)
         if game.objective is not POINTS:
-            raise GopsInputError(f"the {variant} variant is solved for points only")
-        check_variant_options(variant, game.n, "float")  # the solver's own limit on N
+            raise GopsInputError(f"the {variant.name} variant is solved for points only")
+        check_variant_options(variant.name, game.n, "float")  # the solver's own limit on N
     return variant
