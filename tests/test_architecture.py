@@ -315,3 +315,22 @@ def test_the_gpu_compiles_the_cpus_kernel_bodies_and_restates_none():
             assert not names & {"EPS_RC", "EPS_PIV", "EPS_TIE", "PIV_REL", "MAX_PIVOTS", "KMAX"}
     assert {f"exact.kernels.{m}" for m in BODY_MODULES} <= imported
     assert not defined & bodies, sorted(defined & bodies)
+
+
+#: Modules below the parsers of --variant and of the page's ``variant`` query (issue 49).
+VARIANT_TAKERS = [
+    ROOT / f"exact/{p}.py"
+    for p in (
+        "play/bots", "play/engine", "play/tournament", "cli/common", "cli/limits", "cli/bots",
+        "web/game_json", "web/play", "web/query",
+    )
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", VARIANT_TAKERS, ids=lambda p: p.name)
+def test_no_variant_name_is_compared_below_the_parsers(path):
+    """The variant is parsed once into a Variant (exact.game.variants.get_variant) and asked
+    ``is STANDARD``, players or drop_last, never compared by its name."""
+    from exact.game.variants import VARIANTS
+
+    assert name_comparisons(path, set(VARIANTS)) == []
