@@ -241,7 +241,9 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
 @click.option(
     "--policy-out",
     type=click.Path(dir_okay=False),
-    help="Write the equilibrium as a policy file ({state: {action id: probability}}).",
+    help="Write the equilibrium as a policy file ({state: {action id: probability}}); "
+    "--method oracle also writes it after each round whose proven bound is the best so far "
+    "(beyond 7 cards, only the decisions each player reaches: read it with --fill-uniform).",
 )
 @click.option(
     "--policy-format",
