@@ -21,6 +21,7 @@ from exact.imperfect.certified import (
     GRID,
     arrays_policy,
     certify,
+    certify_with_actions,
     dyadic_rows,
     solve_certified,
 )
@@ -120,6 +121,21 @@ def test_cfr_plus_converges_and_its_bound_is_proven():
     assert proof.epsilon < early.epsilon / 10 and proof.epsilon <= CFR_EPSILON_200
     exact = exact_nash_conv(game, state.average())
     assert exact <= Fraction(proof.epsilon) and proof.epsilon - exact <= 2 * proof.error_bound
+
+
+def test_one_walk_proves_the_bound_and_gives_each_best_response():
+    game = ImperfectGame.parse(4, "descending", "points")
+    state = CFRPlus.start(game)
+    state.run(20)
+    sigmas = state.average()
+    proof, (q0, q1) = certify_with_actions(game, *sigmas)
+    exact = nash_conv(game, arrays_policy(game, layout(game), sigmas, "arrays"), "rational")
+    assert exact.value <= Fraction(proof.epsilon) <= exact.value + 2 * Fraction(proof.error_bound)
+    assert proof.epsilon == certify(game, *sigmas, "bound").epsilon
+    # one prize order, one first decision (row 0): its best bid is the best response
+    best = (q0[0].max(), q1[0].max())
+    for ours, theirs in zip(best, exact.best_responses):
+        assert abs(ours - float(theirs)) <= OPENSPIEL_TOLERANCE
 
 
 def test_cfr_checkpoint_resumes_where_it_stopped(tmp_path):

@@ -52,7 +52,7 @@ from scipy.optimize._highspy import _core as highs_core
 
 from exact.errors import GopsInputError, SolverError
 from exact.imperfect.exact_lp import lp_rows
-from exact.imperfect.fast import best_response_values
+from exact.imperfect.fast import best_response_actions, best_response_values
 from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
 from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
@@ -66,6 +66,7 @@ __all__ = [
     "Certificate",
     "CertifiedEquilibrium",
     "certify",
+    "certify_with_actions",
     "check_policy_rows",
     "default_method",
     "default_solver",
@@ -298,11 +299,29 @@ def certify(
         return Certificate(
             game, method, value, value, 0.0, result.best_responses, time.perf_counter() - start
         )
-    v0, v1 = best_response_values(where, sig0, sig1)
-    total = v0 + v1
+    return _bound(game, best_response_values(where, sig0, sig1), start)
+
+
+def certify_with_actions(
+    game: ImperfectGame, sig0: np.ndarray, sig1: np.ndarray
+) -> tuple[Certificate, tuple[np.ndarray, np.ndarray]]:
+    """:func:`certify` by ``bound``, and each player's counterfactual best-response action
+    values Q (:func:`~exact.imperfect.fast.best_response_actions`) from the same walk of
+    the game: the double oracle's proof and oracle at the cost of one."""
+    start = time.perf_counter()
+    where = layout(game)
+    check_policy_rows(where, (sig0, sig1))
+    values, q = best_response_actions(where, sig0, sig1)
+    return _bound(game, values, start), q
+
+
+def _bound(game: ImperfectGame, values: tuple[float, float], start: float) -> Certificate:
+    """The certificate of the float64 best-response values plus their proven error bound."""
+    total = values[0] + values[1]
     bound = tables_error_bound(game, total)
     epsilon = round_up(Fraction(total) + Fraction(bound))
-    return Certificate(game, method, epsilon, total, bound, (v0, v1), time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return Certificate(game, Method.BOUND, epsilon, total, bound, values, seconds)
 
 
 def _refined(matrix, rhs: np.ndarray) -> np.ndarray:

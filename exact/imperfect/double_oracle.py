@@ -40,8 +40,9 @@ target, or only to :data:`CFR_RELATIVE` of the last round's proven NashConv whil
 larger; a gap then may be the approximation's, so such a run stops at its target.
 
 What is proven is the NashConv of the policies of each round, by
-:func:`exact.imperfect.certified.certify` (float64 plus its proven error bound), not the
-LP's word.  The equilibrium is the restricted LP's vertex (HiGHS's basic solution) that
+:func:`exact.imperfect.certified.certify_with_actions` (float64 plus its proven error
+bound, from the same walk of the game that gives the oracle its Q), not the LP's word.
+The equilibrium is the restricted LP's vertex (HiGHS's basic solution) that
 the loop stops at: where equilibria are not unique, one of them, the one this sequence of
 restricted LPs reaches.
 """
@@ -62,6 +63,7 @@ from exact.imperfect.certified import (
     CertifiedEquilibrium,
     Method,
     certify,
+    certify_with_actions,
     default_method,
     dyadic_rows,
     lp_plans,
@@ -238,11 +240,10 @@ def double_oracle(
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
         ]
-        certificate = certify(game, sigmas[0], sigmas[1], Method.BOUND)
+        certificate, q = certify_with_actions(game, sigmas[0], sigmas[1])
         last = float(certificate.epsilon)
         added = [0, 0]
         if certificate.epsilon > target:
-            _, q = best_response_actions(where, sigmas[0], sigmas[1])
             for p in (0, 1):
                 rows = decisions[p][in_play(tree, p, in_s[p], decisions[p])]
                 gap, best = _gaps(q[p], allow[p] & legal, rows)
