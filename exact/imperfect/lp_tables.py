@@ -72,9 +72,9 @@ from exact.imperfect.tables import (
     ORDER_CODES,
     Layout,
     _card_of_rank,
-    _parents,
     layout,
     legal_rows,
+    parent_cells,
     reachable_rows,
 )
 
@@ -284,9 +284,7 @@ def table_lp(game: ImperfectGame) -> TableLP:
     n, rows, last = where.n, where.rows, where.last
     legal = legal_rows(where)
     decisions = (reachable_rows(where, 0), reachable_rows(where, 1))
-    parent_row = np.empty(rows, dtype=np.int64)
-    parent_card = np.empty(rows, dtype=np.int64)
-    _parents(n, last, where.order, a["own_sequences"], a["offsets"], parent_row, parent_card)
+    parent_row, parent_card = parent_cells(where)
     flat = [_columns(where, decisions[p], legal) for p in (0, 1)]
     parents = []
     for p in (0, 1):
