@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import exact.imperfect.certified as certified
+import exact.imperfect.float_lp as float_lp
 from exact.imperfect.certified import (
     certify,
     dyadic_rows,
@@ -193,7 +193,7 @@ def test_a_failed_basis_solve_falls_back_to_highs_own_solution(monkeypatch):
     def fails(matrix, rhs):
         raise MemoryError("SuperLU: not enough memory")
 
-    monkeypatch.setattr(certified, "_refined", fails)
+    monkeypatch.setattr(float_lp, "_refined", fails)
     game = ImperfectGame.parse(4, "descending", "points")
     found = solve_certified(game, "rational", solver="ipm")
     assert found.sizes["basis_solve"].startswith("HiGHS's own solution")

@@ -6,18 +6,10 @@ statement "the policy is an epsilon-equilibrium with epsilon <= X" holds exactly
 
 1. The sequence-form LP of player 0 (Koller, Megiddo & von Stengel 1996; the LP pair of
    :mod:`exact.imperfect.exact_lp`), built in arrays over the tables
-   (:mod:`exact.imperfect.lp_tables`), is solved by HiGHS (the dual simplex, or from
-   :data:`IPM_MIN_SEQUENCES` sequences on the interior point method and crossover to a
-   basis) with tight tolerances (:data:`HIGHS_TOLERANCE`).  Its final basis B (the
-   nonbasic rows, at their bounds, over the basic columns) is square and nonsingular;
-   the plan x of player 0 is solved again from it (B z = b) and player 1's plan y, the
-   duals of the rows F^T q <= A^T x, from B^T pi = c_B, each by a sparse LU (SuperLU, scipy) and
-   :data:`REFINEMENT_STEPS` steps of iterative refinement in float64 (Wilkinson 1963;
-   Higham, "Accuracy and Stability of Numerical Algorithms", 2002, ch. 12).  HiGHS is
-   the copy bundled with scipy, through its highspy interface
-   (``scipy.optimize._highspy._core``): ``linprog`` does not return the basis.  This
-   step only makes the plans more accurate: nothing below trusts it (where SuperLU fails,
-   out of memory or on a singular basis, HiGHS's own solution is taken instead).
+   (:mod:`exact.imperfect.lp_tables`), is solved in float64 by HiGHS and its final basis
+   solved again by sparse LU with iterative refinement (:mod:`exact.imperfect.float_lp`),
+   giving both players' plans x and y.  This step only makes the plans accurate:
+   nothing below trusts it.
 2. Each plan becomes a behaviour policy, p(a | I) = x[I a] / x[parent(I)] (Koller et
    al. 1996; uniform where the player's own bids never reach I), put on the grid of
    multiples of 2^-52 (:func:`dyadic_rows`): every probability but the largest of a
@@ -46,15 +38,13 @@ from enum import Enum
 from fractions import Fraction
 
 import numpy as np
-import scipy.sparse
-import scipy.sparse.linalg
-from scipy.optimize._highspy import _core as highs_core
 
 from exact.errors import GopsInputError, SolverError
 from exact.imperfect.exact_lp import lp_rows
 from exact.imperfect.fast import best_response_actions, best_response_values
+from exact.imperfect.float_lp import default_solver, lp_plans
 from exact.imperfect.game import IMP_INFO, ImperfectGame
-from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
+from exact.imperfect.lp_tables import SequenceFormLP, table_lp
 from exact.imperfect.nashconv import UNITS, nash_conv, tables_error_bound
 from exact.imperfect.policy import Policy
 from exact.imperfect.sequence_form import SequenceForm
@@ -78,17 +68,8 @@ __all__ = [
     "solve_certified",
 ]
 
-#: HiGHS's primal and dual feasibility tolerances for the float LP.
-HIGHS_TOLERANCE = 1e-10
-#: Steps of iterative refinement of the basis solves.
-REFINEMENT_STEPS = 3
 #: The probabilities of a certified policy are integer multiples of 1 / GRID.
 GRID = 2**52
-#: From this many sequences per player on, the float LP is solved by HiGHS's interior
-#: point method and crossover: at 6 cards (fixed orders, 37,039 sequences) 27 s against
-#: the dual simplex's 395 s; at 5 cards (2,284) both take under 1.3 s, neither ahead on
-#: every game; 5 cards random (244,786) 12 minutes (benchmarks/RESULTS.md).
-IPM_MIN_SEQUENCES = 10_000
 #: Up to this many rows of the tables (7 cards in a fixed order: 686,470) a policy file
 #: holds every decision; beyond (8 cards: 16,475,281), only those the player reaches.
 FULL_POLICY_MAX_ROWS = 2_000_000
@@ -265,12 +246,6 @@ def arrays_policy(game: ImperfectGame, where: Layout, sigmas, name: str) -> Poli
     return Policy(game, name, tables)
 
 
-def default_solver(built: TableLP) -> str:
-    """HiGHS's solver for the float LP ``built``: ``ipm`` from :data:`IPM_MIN_SEQUENCES`
-    sequences per player on, else ``simplex`` (the dual simplex)."""
-    return "ipm" if built.sequences[0] >= IPM_MIN_SEQUENCES else "simplex"
-
-
 def default_method(game: ImperfectGame) -> Method:
     """``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``."""
     return Method.RATIONAL if game.n <= RATIONAL_MAX_N[game.order.name] else Method.BOUND
@@ -322,95 +297,6 @@ def _bound(game: ImperfectGame, values: tuple[float, float], start: float) -> Ce
     epsilon = round_up(Fraction(total) + Fraction(bound))
     seconds = time.perf_counter() - start
     return Certificate(game, Method.BOUND, epsilon, total, bound, values, seconds)
-
-
-def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
-    """matrix^-1 rhs by SuperLU plus :data:`REFINEMENT_STEPS` refinement steps."""
-    lu = scipy.sparse.linalg.splu(matrix.tocsc())
-    z = lu.solve(rhs)
-    for _ in range(REFINEMENT_STEPS):
-        z = z + lu.solve(rhs - matrix @ z)
-    return z
-
-
-def highs_optimum(
-    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-    """HiGHS's optimal basis of ``lp`` as (nonbasic rows, basic columns), square; HiGHS's
-    own primal and dual solution; and facts about the solve (solver, iterations, basis
-    size, the optimal value).  ``solver``: ``simplex`` (dual) or ``ipm`` (interior point,
-    then crossover to a basis); ``options`` more of HiGHS's options."""
-    highs = highs_core._Highs()
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("solver", solver)
-    highs.setOptionValue("primal_feasibility_tolerance", HIGHS_TOLERANCE)
-    highs.setOptionValue("dual_feasibility_tolerance", HIGHS_TOLERANCE)
-    for name, value in (options or {}).items():
-        highs.setOptionValue(name, value)
-    passed = highs.passModel(
-        lp.num_col, lp.num_row, len(lp.value), int(highs_core.MatrixFormat.kRowwise),
-        int(highs_core.ObjSense.kMinimize), 0.0, lp.col_cost, lp.col_lower, lp.col_upper,
-        lp.row_lower, lp.row_upper, lp.start, lp.index, lp.value,
-        np.zeros(lp.num_col, dtype=np.int32),  # every column continuous
-    )  # fmt: skip
-    if passed == highs_core.HighsStatus.kError:
-        raise SolverError("HiGHS refused the sequence-form LP")
-    highs.run()
-    status = highs.getModelStatus()
-    if status != highs_core.HighsModelStatus.kOptimal:
-        raise SolverError(f"HiGHS did not solve the sequence-form LP: {status}")
-    info = highs.getInfo()
-    solution = highs.getSolution()
-    own_z, own_pi = np.asarray(solution.col_value), np.asarray(solution.row_dual)
-    basis = highs.getBasis()
-    basic = highs_core.HighsBasisStatus.kBasic
-    columns = np.flatnonzero(np.array([s == basic for s in basis.col_status], dtype=bool))
-    rows = np.flatnonzero(np.array([s != basic for s in basis.row_status], dtype=bool))
-    if len(columns) != len(rows):
-        raise SolverError("HiGHS's final basis is not square")
-    facts = {
-        "solver": solver,
-        "iterations": int(info.simplex_iteration_count),
-        "ipm_iterations": int(info.ipm_iteration_count),
-        "crossover_iterations": int(info.crossover_iteration_count),
-        "basis_size": len(columns),
-        "value_float": float(-info.objective_function_value),
-    }
-    return rows, columns, own_z, own_pi, facts
-
-
-def lp_plans(
-    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
-) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Both players' float equilibrium plans (x, y) of player 0's LP ``lp``: HiGHS's
-    optimal basis (:func:`highs_optimum`) re-solved by sparse LU with refinement (module
-    docstring, step 1), and facts about the solve (iterations, residuals)."""
-    began = time.perf_counter()
-    rows, columns, own_z, own_pi, facts = highs_optimum(lp, solver, options)
-    ran = time.perf_counter()
-    square = lp.matrix()[rows][:, columns]
-    cost = lp.col_cost[columns]
-    z = np.zeros(lp.num_col)
-    pi = np.zeros(lp.num_row)
-    try:
-        z[columns] = _refined(square, lp.row_upper[rows])
-        pi[rows] = _refined(square.T, cost)
-        basis_solve = "SuperLU with refinement"
-    except (MemoryError, RuntimeError) as error:  # SuperLU out of memory, or singular
-        z, pi = own_z, own_pi
-        basis_solve = f"HiGHS's own solution (SuperLU failed: {error})"
-    del own_z, own_pi
-    residual = max(
-        float(np.abs(square @ z[columns] - lp.row_upper[rows]).max(initial=0.0)),
-        float(np.abs(square.T @ pi[rows] - cost).max(initial=0.0)),
-    )
-    facts.update(
-        basis_solve=basis_solve,
-        residual=residual,
-        highs_seconds=ran - began,
-        basis_solve_seconds=time.perf_counter() - ran,
-    )
-    return z[: lp.n_own], -pi[: lp.n_ub], facts
 
 
 def float_plans(form: SequenceForm, solver: str = "simplex") -> tuple[np.ndarray, np.ndarray, dict]:

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -50,8 +49,9 @@ import scipy.sparse
 from flint import fmpq, fmpq_mat
 
 from exact.errors import SolverError
+from exact.imperfect.equilibrium import Equilibrium, plan_policy, plans_policy
+from exact.imperfect.exact_tables import solve_tables
 from exact.imperfect.game import IMP_INFO, ImperfectGame
-from exact.imperfect.policy import Distribution, Policy
 from exact.imperfect.sequence_form import PlayerSequences, SequenceForm, sequence_form
 
 __all__ = [
@@ -240,72 +240,6 @@ def verify(form: SequenceForm, x: list[Fraction], y: list[Fraction]) -> Fraction
     return guaranteed
 
 
-def plan_policy(form: SequenceForm, plans: tuple[list[Fraction], list[Fraction]]) -> Policy:
-    """The behaviour strategies of the plans (:func:`plans_policy`) of ``form``'s game."""
-    return plans_policy(form.game, form.players, plans)
-
-
-def plans_policy(
-    game: ImperfectGame,
-    players: tuple[PlayerSequences, PlayerSequences],
-    plans: tuple[list[Fraction], list[Fraction]],
-) -> Policy:
-    """The behaviour strategies of the plans: p(a | I) = x[I a] / x[parent(I)], uniform
-    where the player's own earlier bids never reach I (Koller et al. 1996)."""
-    tables: tuple[dict, dict] = ({}, {})
-    for player, plan in enumerate(plans):
-        seqs = players[player]
-        for k, decision in enumerate(seqs.decisions):
-            reach, first = plan[seqs.parents[k]], seqs.first[k]
-            cards = [a + 1 for a in decision.legal]
-            if reach == 0:
-                probabilities = [Fraction(1, len(cards))] * len(cards)
-            else:
-                probabilities = [plan[first + j] / reach for j in range(len(cards))]
-            distribution: Distribution = tuple(zip(cards, probabilities))
-            tables[player][decision.key] = distribution
-    return Policy(game, "sequence-form LP", tables)
-
-
-@dataclass(frozen=True)
-class Equilibrium:
-    """An exact equilibrium: ``value`` is player 0's (OpenSpiel's units), ``plans`` the
-    realization plans, ``policy`` their behaviour strategies, ``seconds`` per step."""
-
-    game: ImperfectGame
-    value: Fraction
-    plans: tuple[list[Fraction], list[Fraction]]
-    policy: Policy
-    sizes: dict
-    seconds: dict
-    method: str = DENSE_METHOD
-
-    def policy_json(self) -> dict:
-        """The policy file: {information-state string: {action id: "p/q"}}."""
-        data = {}
-        for player in (0, 1):
-            for decision in self.game.information_states(player):
-                data[decision.string] = {
-                    str(card - 1): f"{p.numerator}/{p.denominator}"
-                    for card, p in self.policy.probabilities(player, decision.key)
-                }
-        return data
-
-    def to_json(self) -> dict:
-        return {
-            "n": self.game.n,
-            "order": self.game.order.name,
-            "objective": self.game.objective.name,
-            "value": str(self.value),
-            "value_float": float(self.value),
-            "units": self.game.units,
-            "method": self.method,
-            "sizes": self.sizes,
-            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
-            "openspiel_game": self.game.openspiel_parameters(),
-        }
-
-
 def solve(game: ImperfectGame, progress: Callable[[str], None] | None = None) -> Equilibrium:
     """An exact equilibrium of ``game`` and its value: :func:`solve_dense` up to
     :data:`DENSE_MAX_N` cards and in every other information model, else (OpenSpiel's
@@ -313,9 +247,6 @@ def solve(game: ImperfectGame, progress: Callable[[str], None] | None = None) ->
     lifting (:func:`exact.imperfect.exact_tables.solve_tables`).  ``progress`` is told
     each step of the latter."""
     if game.information == IMP_INFO and game.n > DENSE_MAX_N[game.order.name]:
-        # exact_tables builds on this module (Equilibrium, plans_policy): imported here
-        from exact.imperfect.exact_tables import solve_tables
-
         return solve_tables(game, progress)
     return solve_dense(game)
 
@@ -342,4 +273,5 @@ def solve_dense(game: ImperfectGame) -> Equilibrium:
         "lp_and_exact": solved - built,
         "verify": verified - solved,
     }
-    return Equilibrium(game, value, (x, y), plan_policy(form, (x, y)), sizes, seconds)
+    policy = plan_policy(form, (x, y))
+    return Equilibrium(game, value, (x, y), policy, sizes, seconds, DENSE_METHOD)

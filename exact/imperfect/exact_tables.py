@@ -14,7 +14,7 @@ then solved exactly by numeric lifting and rational reconstruction
    :data:`INTEGER_TOLERANCE` of an integer (the float is the exact rational rounded
    once, so rounding recovers it); the plans do not change, q and the value scale by it.
 2. HiGHS (the interior point and crossover from 10,000 sequences a player, else the dual
-   simplex: :func:`exact.imperfect.certified.default_solver`) finds an optimal basis:
+   simplex: :func:`exact.imperfect.float_lp.default_solver`) finds an optimal basis:
    the basic columns and the nonbasic rows, at their bounds, a square matrix B.
 3. z_B from B z_B = (the nonbasic rows' bounds) and the row duals pi from
    B^T pi = c_B, both exactly (:func:`~exact.imperfect.reconstruct.solve_integer_system`);
@@ -41,8 +41,8 @@ import scipy.sparse
 
 from exact.errors import GopsInputError, SolverError
 from exact.game.orders import RANDOM
-from exact.imperfect.certified import default_solver, highs_optimum
-from exact.imperfect.exact_lp import Equilibrium, plans_policy
+from exact.imperfect.equilibrium import Equilibrium, plans_policy
+from exact.imperfect.float_lp import default_solver, highs_optimum
 from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.lp_tables import SequenceFormLP, TableLP, table_lp
 from exact.imperfect.reconstruct import RationalVector, solve_integer_system
