@@ -31,12 +31,14 @@ __all__ = ["DECLARATIONS", "FAMILIES", "THREE", "TWO", "FamilyCommand", "setting
 class Family:
     """A game family: what selects it and its command for each verb.
 
-    ``commands`` maps a verb (``solve``) to the attribute of ``exact.cli.<module>`` that is
-    the family's command; ``usage`` is the line the other families' help shows for it."""
+    ``variant`` is the name ``--variant`` selects it by, None for the families of the
+    standard game (selected by ``--players`` alone); ``commands`` maps a verb (``solve``)
+    to the attribute of ``exact.cli.<module>`` that is the family's command; ``usage`` is
+    the line the other families' help shows for it."""
 
     name: str
     players: str
-    variant: str
+    variant: str | None
     module: str
     commands: dict[str, str]
     usage: dict[str, str] = field(default_factory=dict)
@@ -44,14 +46,14 @@ class Family:
     @property
     def flags(self) -> str:
         """The flags that select the family ("--players 3")."""
-        if self.variant != "standard":
+        if self.variant is not None:
             return f"--variant {self.variant}"
         return f"--players {self.players}"
 
     @property
     def selected(self) -> str:
         """The flags a command line names the family by ("" for the default)."""
-        return "" if self.players == "2" and self.variant == "standard" else self.flags
+        return "" if self is TWO else self.flags
 
     def command(self, verb: str) -> click.Command:
         """The family's command for ``verb`` (its module imported here)."""
@@ -65,7 +67,7 @@ class Family:
 TWO = Family(
     "two players",
     "2",
-    "standard",
+    None,
     "solve",
     {"solve": "solve", "table": "table", "strategy": "strategy"},
     {
@@ -77,7 +79,7 @@ TWO = Family(
 THREE = Family(
     "three players",
     "3",
-    "standard",
+    None,
     "three",
     {"solve": "solve_three", "table": "table_three", "strategy": "strategy_three"},
     {
@@ -94,6 +96,8 @@ DECLARATIONS = Family(
     {"solve": "solve_declarations"},
     {"solve": "gops solve N --variant declarations [--exact] [--certificate FILE]"},
 )
+#: ``--variant``'s name for the standard game (the families whose ``variant`` is None).
+STANDARD = "standard"
 #: The number of players in words.
 PLAYERS = {"2": "two", "3": "three"}
 #: Every family, the default (two players) first.
@@ -142,10 +146,17 @@ class FamilyCommand(click.Command):
                 default="2",
             )
         ]
-        variants = sorted({f.variant for f in families})
-        if len(variants) > 1:
+        # --variant's names, parsed into the family they name (None: the standard game)
+        self.variants: dict[str, Family | None] = {STANDARD: None}
+        self.variants |= {f.variant: f for f in families if f.variant is not None}
+        if len(self.variants) > 1:
             params.append(
-                click.Option(["--variant"], type=click.Choice(variants), default="standard")
+                click.Option(
+                    ["--variant"],
+                    type=click.Choice(sorted(self.variants)),
+                    default=STANDARD,
+                    callback=lambda ctx, param, name: self.variants[name],
+                )
             )
         super().__init__(
             verb,
@@ -156,21 +167,23 @@ class FamilyCommand(click.Command):
         )
         self.families = families
 
-    def family(self, players: str, variant: str) -> Family:
-        """The family that ``--players`` and ``--variant`` select, or a usage error."""
-        for family in self.families:
-            if family.variant != variant or variant == "standard" and family.players != players:
-                continue
-            if family.players != players:
-                raise click.UsageError(
-                    f"--variant {variant} is a {PLAYERS[family.players]}-player game: "
-                    f"drop --players {players}"
-                )
-            return family
-        raise click.UsageError(f"no game has --players {players} --variant {variant}")
+    def family(self, players: str, variant: Family | None) -> Family:
+        """The family that ``--players`` and ``--variant`` (parsed: the family it names,
+        None for the standard game) select, or a usage error."""
+        if variant is None:
+            for family in self.families:
+                if family.variant is None and family.players == players:
+                    return family
+            raise click.UsageError(f"no game has --players {players}")  # pragma: no cover
+        if variant.players != players:
+            raise click.UsageError(
+                f"--variant {variant.variant} is a {PLAYERS[variant.players]}-player game: "
+                f"drop --players {players}"
+            )
+        return variant
 
     def invoke(self, ctx: click.Context):
-        family = self.family(ctx.params["players"], ctx.params.get("variant", "standard"))
+        family = self.family(ctx.params["players"], ctx.params.get("variant"))
         command = family.command(self.name or "")
         try:
             sub = command.make_context(ctx.info_name, list(ctx.args), parent=ctx.parent)
