@@ -45,7 +45,7 @@ from flint import fmpq
 
 from exact.dp.solution import to_fraction
 from exact.errors import GopsInputError
-from exact.game.orders import order_named
+from exact.game.orders import RANDOM, PrizeOrder, order_named
 from exact.game.rules import Position, prize_total
 from exact.limits import EVALUATE_MAX_N, check_n
 from exact.play.bots import Bot, OptimalBot
@@ -138,12 +138,12 @@ def _check_entry(card, p, hand, who):
         raise GopsInputError(f"{who} gave card {card} the negative probability {p}")
 
 
-def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: str = "random") -> Evaluation:
+def evaluate(n: int, bot_a: Bot, bot_b: Bot, order: PrizeOrder | str = RANDOM) -> Evaluation:
     """The exact outcome distribution of ``bot_a`` (player 0) against ``bot_b`` (player 1),
-    the prizes turned in ``order`` (exact.game.orders): shuffled, a known sequence, or
-    chosen by bot A (controlled-by-me) or B (controlled-by-them) through its
-    ``prize_choice`` (an optimal bot of that order takes its best prize; others choose
-    uniformly).
+    the prizes turned in ``order`` (a PrizeOrder of exact.game.orders, or its name):
+    shuffled, a known sequence, or chosen by bot A (controlled-by-me) or B
+    (controlled-by-them) through its ``prize_choice`` (an optimal bot of that order takes
+    its best prize; others choose uniformly).
 
     Raises GopsInputError for a bad n or a bot returning an invalid mix.
     """

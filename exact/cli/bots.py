@@ -25,6 +25,7 @@ from exact.cli.limits import check_command_n
 from exact.cli.render import digit_count, fraction_text
 from exact.errors import GopsInputError
 from exact.game.objectives import FLOAT, POINTS, RATIONAL, WIN
+from exact.game.orders import CONTROLLED_BY_ME, CONTROLLED_BY_THEM, RANDOM, PrizeOrder
 from exact.game.spec import GameSpec
 from exact.game.variants import STANDARD, Variant, get_variant
 
@@ -117,7 +118,7 @@ def evaluate(game: GameSpec, bots: str, use_float: bool, variant: str, as_json: 
     from exact.play.bots import parse_bot_list
     from exact.play.tournament import OPTIMAL_BOTS
 
-    n, order = game.n, game.order.name
+    n, order = game.n, game.order
     names = parse_bot_list(bots)
     if len(names) != 2:
         raise GopsInputError(f"--bots takes exactly two bots, got {len(names)}")
@@ -134,16 +135,16 @@ def _evaluate_three(
 ) -> None:
     """gops evaluate --variant three|three-third: each seat's exact expected points
     (:func:`exact.play.three.evaluate_three`)."""
-    variant = rules.name  # exact.play.three takes the variant by its name
+    variant = rules.name  # for the messages and the JSON
     from exact.play.bots import parse_bot_list
     from exact.play.three import evaluate_three, three_solution
 
-    if use_float or game.order.name != "random":
+    if use_float or game.order is not RANDOM:
         raise GopsInputError(f"--variant {variant} is evaluated exactly with shuffled prizes")
     names = parse_bot_list(bots)
     if len(names) != 3:
         raise GopsInputError(f"--variant {variant} seats three bots, got {len(names)}")
-    ev = evaluate_three(game.n, variant, names)
+    ev = evaluate_three(game.n, rules, names)
     if as_json:
         seats = [{"bot": b, "points": fraction_text(p)} for b, p in zip(names, ev.points)]
         click.echo(json.dumps({"n": ev.n, "variant": variant, "seats": seats}))
@@ -155,7 +156,7 @@ def _evaluate_three(
     for seat, (name, p) in enumerate(zip(names, ev.points)):
         click.echo(f"  seat {seat}  {name:<12} {_show(p)}")
     if "equilibrium" in names:
-        value = float(three_solution(ev.n, variant).seat_values()[0])
+        value = float(three_solution(ev.n, rules).seat_values()[0])
         click.echo(
             "exact for the mixes as stored: the equilibrium's float mixes read as exact "
             f"rationals, each scaled to sum 1; its own value is {value:.6f} a seat"
@@ -186,11 +187,11 @@ def _evaluation_bots(game: GameSpec, names: list[str], use_float: bool) -> list:
     return made
 
 
-def _evaluation_json(ev, n: int, order: str) -> dict:
+def _evaluation_json(ev, n: int, order: PrizeOrder) -> dict:
     """gops evaluate --json."""
     return {
         "n": n,
-        **({} if order == "random" else {"order": order}),
+        **({} if order is RANDOM else {"order": order.name}),
         "bots": list(ev.bots),
         "exact": ev.exact,
         "expected_difference": _num(ev.expected_difference, ev.exact),
@@ -203,15 +204,15 @@ def _evaluation_json(ev, n: int, order: str) -> dict:
     }
 
 
-def _print_evaluation(ev, n: int, order: str, optimal: list[str]) -> None:
+def _print_evaluation(ev, n: int, order: PrizeOrder, optimal: list[str]) -> None:
     """gops evaluate's text: the game, the expected difference, P(win/draw/loss), and
     whether it is exact (``optimal``: the optimal bots among the two)."""
     a, b = ev.bots
     prizes = {
-        "random": "every prize order",
-        "controlled-by-me": "player 0 chooses the prizes",
-        "controlled-by-them": "player 1 chooses the prizes",
-    }.get(order, f"the prizes in {order} order")
+        RANDOM: "every prize order",
+        CONTROLLED_BY_ME: "player 0 chooses the prizes",
+        CONTROLLED_BY_THEM: "player 1 chooses the prizes",
+    }.get(order, f"the prizes in {order.name} order")
     click.echo(
         f"{a} (player 0) against {b} (player 1), {n}-card GOPS: {prizes}, "
         f"every bid ({ev.states:,} positions)"

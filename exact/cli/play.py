@@ -23,9 +23,10 @@ from exact.cli.common import (
 from exact.cli.limits import check_command_n, limits, objective_flag
 from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
+from exact.game.orders import RANDOM
 from exact.game.rules import parse_integer
 from exact.game.spec import GameSpec
-from exact.game.variants import STANDARD, Variant
+from exact.game.variants import STANDARD, VARIANTS, Variant
 from exact.play.three import EQUILIBRIUM_MAX_N, HEURISTIC
 
 
@@ -75,7 +76,7 @@ def _hidden_n(options: dict) -> int:
     from exact.play.hidden import check_hidden
 
     others = {
-        "--variant": options["variant"] != "standard",
+        "--variant": VARIANTS.get(options["variant"]) is not STANDARD,
         "--store": options["store"] is not None,
         "--opponents": options["opponents"] is not None,
         "--declarations": options["declarations"],
@@ -154,11 +155,11 @@ def _rules_named(
     ``three-third`` and ``three-discard`` name the same games).  The flags' names are
     read here once: the Variant goes on."""
     from exact.game.ties import SPLIT, tie_rule_named
-    from exact.game.variants import VARIANTS
 
-    if variant == "declarations":  # the flag's value, not a Variant's name
-        variant, declarations = STANDARD.name, True
-    rules = VARIANTS[variant]
+    # --variant's values: a Variant's name, or declarations (the standard game, declared)
+    named = {name: (v, False) for name, v in VARIANTS.items()} | {"declarations": (STANDARD, True)}
+    rules, declared = named[variant]
+    declarations = declarations or declared
     if players is None and tie_rule is None:
         return rules, declarations
     if players == "2" or (players is None and rules.players == 2):
@@ -304,7 +305,7 @@ def play(
     if solution is not None:
         _use_solution(solution, n, rules)
     computers, note = _computers(game, rules, opponents, store)
-    board = Game(n, computers, rules, game.order.name, seed, declarations, lead=lead or 0)
+    board = Game(n, computers, rules, game.order, seed, declarations, lead=lead or 0)
     # Labels: in lists of the round ("short") and as the subject of a sentence.
     if rules.players == 2:
         short, subject = ["you", "computer"], ["you", "the computer"]
@@ -348,7 +349,7 @@ def _introduce(board, computers, has_lead: bool, lead, declarations) -> None:
     if lead:
         ahead = "you start" if lead > 0 else "the computer starts"
         click.echo(f"Head start: {ahead} {abs(lead)} point{'s' * (abs(lead) != 1)} ahead.")
-    if board.order.name != "random":
+    if board.order is not RANDOM:
         click.echo(
             f"Prize order: {board.order.description.replace('I choose', 'you choose')}".replace(
                 "they choose", "the computer chooses"
@@ -513,7 +514,7 @@ def _use_solution(path: str, n: int, rules) -> None:
 
     (saved,) = use_solutions(files=[path])
     g = saved.game
-    if g.tie_rule is not rules.tie_rule or g.objective is not POINTS or g.order.name != "random":
+    if g.tie_rule is not rules.tie_rule or g.objective is not POINTS or g.order is not RANDOM:
         raise GopsInputError(
             f"{path} holds {g.describe()}: not the game of --tie-rule {rules.tie_rule.name} "
             "for points with shuffled prizes"
@@ -537,7 +538,7 @@ def _computers(game: GameSpec, rules, opponents: str | None, store: str | None):
     if rules.players == 2:
         return [_computer(game, rules, store)], None
     names = None if opponents is None else parse_bot_list(opponents)
-    return computer_players(game.n, rules.name, names, on_solve=lambda m: click.echo(m, err=True))
+    return computer_players(game.n, rules, names, on_solve=lambda m: click.echo(m, err=True))
 
 
 def _computer(game: GameSpec, variant: Variant, store: str | None):

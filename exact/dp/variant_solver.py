@@ -42,30 +42,37 @@ from exact.dp.solution import Number, Strategy, arithmetic_of, equilibrium_strat
 from exact.errors import GopsInputError
 from exact.game.objectives import GameArithmetic, arithmetic_named
 from exact.game.rules import as_card, card_set, format_cards
-from exact.game.variants import Variant, get_variant, resolve_round
+from exact.game.variants import VARIANTS, Variant, get_variant, resolve_round
 from exact.limits import SOLVABLE_VARIANTS, VARIANT_MAX_N, check_n
 
 __all__ = ["SOLVABLE_VARIANTS", "VariantSolution", "check_variant_options", "solve_variant"]
 
 
+#: The Variants of :data:`~exact.limits.SOLVABLE_VARIANTS` (exact.limits, below the game
+#: layer, names them).
+SOLVABLE = tuple(get_variant(name) for name in SOLVABLE_VARIANTS)
+
+
 def check_variant_options(
-    variant: str, n: object, arithmetic: str | GameArithmetic
+    variant: Variant | str, n: object, arithmetic: str | GameArithmetic
 ) -> tuple[Variant, int]:
-    """The variant and n, or a one-line GopsInputError (the arithmetic a name or the
-    object, :mod:`exact.game.objectives`)."""
-    if variant not in SOLVABLE_VARIANTS:
+    """The variant (a Variant, or its name at the Python API's edge: parsed here once) and
+    n, or a one-line GopsInputError (the arithmetic a name or the object,
+    :mod:`exact.game.objectives`)."""
+    v = variant if isinstance(variant, Variant) else VARIANTS.get(variant)
+    if v is None or v not in SOLVABLE:
+        named = variant.name if isinstance(variant, Variant) else variant
         raise GopsInputError(
-            f"the solvable two-player variants are {', '.join(SOLVABLE_VARIANTS)}, not {variant!r}"
+            f"the solvable two-player variants are {', '.join(SOLVABLE_VARIANTS)}, not {named!r}"
         )
     name = arithmetic_named(arithmetic).name
     n = check_n(
         n,
-        VARIANT_MAX_N[variant, name],
-        what=f" in the {variant} variant ({name} arithmetic)",
+        VARIANT_MAX_N[v.name, name],  # the limits' table, keyed by the names
+        what=f" in the {v.name} variant ({name} arithmetic)",
     )
-    v = get_variant(variant)
     if v.drop_last and n < 2:
-        raise GopsInputError(f"the {variant} variant needs N >= 2")
+        raise GopsInputError(f"the {v.name} variant needs N >= 2")
     return v, n
 
 
@@ -285,7 +292,7 @@ class VariantSolution:
 
 
 def solve_variant(
-    variant: str,
+    variant: Variant | str,
     n: int,
     arithmetic: str | GameArithmetic = "float",
     progress: Callable[[int], None] | None = None,

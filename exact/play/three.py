@@ -57,7 +57,7 @@ from exact.errors import GopsInputError
 from exact.game.objectives import POINTS
 from exact.game.orders import RANDOM
 from exact.game.ties import TieRule
-from exact.game.variants import VARIANTS, VariantPosition, get_variant
+from exact.game.variants import VARIANTS, Variant, VariantPosition, get_variant
 from exact.limits import check_n
 from exact.play.bots import BOTS, THREE_PLAYER_BOTS, Bot, make_bot
 from exact.three import ThreeSolution
@@ -79,6 +79,7 @@ __all__ = [
     "computer_players",
     "evaluate_three",
     "make_three_bot",
+    "three_player_variant",
     "three_solution",
 ]
 
@@ -193,12 +194,12 @@ def served_solutions() -> list[dict]:
     return out
 
 
-def equilibrium_source(n: int, variant: str) -> dict | None:
+def equilibrium_source(n: int, variant: Variant | str) -> dict | None:
     """Where the equilibrium of the n-card ``variant`` that play uses came from, once
     :func:`three_solution` has it: ``{"from": "saved", ...}`` with the file's entry of
     :func:`served_solutions`, or ``{"from": "solved", "n": n, "tie_rule": ...}`` (solved
     in this process); None if it has not been asked for."""
-    rule = _tie_rule(variant)
+    rule = three_player_variant(variant).tie_rule
     with _SOLVING:
         if (n, rule) not in _SOLUTIONS:
             return None
@@ -208,21 +209,23 @@ def equilibrium_source(n: int, variant: str) -> dict | None:
     return {"from": "saved"} | _served_entry(saved.game, saved.path, saved.nashconv)
 
 
-def _tie_rule(variant: str) -> TieRule:
-    """The tie rule of the three-player ``variant`` (one-line error for any other)."""
-    rules = VARIANTS.get(variant)
+def three_player_variant(variant: Variant | str) -> Variant:
+    """The three-player Variant ``variant``, parsed where it is a name (this module's
+    functions take either: the Python API's edge); a one-line error for any other."""
+    rules = variant if isinstance(variant, Variant) else VARIANTS.get(variant)
     if rules is None or rules.players != 3:
         names = ", ".join(v.name for v in VARIANTS.values() if v.players == 3)
-        raise GopsInputError(f"{variant!r} is not a three-player variant (choose from {names})")
-    return rules.tie_rule
+        named = variant.name if isinstance(variant, Variant) else variant
+        raise GopsInputError(f"{named!r} is not a three-player variant (choose from {names})")
+    return rules
 
 
 def three_solution(
-    n: int, variant: str, on_solve: Callable[[str], None] | None = None
+    n: int, variant: Variant | str, on_solve: Callable[[str], None] | None = None
 ) -> ThreeSolution:
     """The equilibrium of the n-card three-player ``variant`` (points, shuffled prizes),
     solved once and cached; ``on_solve(message)`` is told before and after a solve."""
-    rule = _tie_rule(variant)
+    rule = three_player_variant(variant).tie_rule
     with _SOLVING:
         if (n, rule) not in _SOLUTIONS:
             saved = _saved_file(n, rule)
@@ -282,7 +285,7 @@ def _clean(hand: tuple[int, ...], mix) -> dict[int, float]:
     return {c: p / total for c, p in zip(hand, clipped)}
 
 
-def make_three_bot(name: str, n: int, variant: str) -> Bot:
+def make_three_bot(name: str, n: int, variant: Variant | str) -> Bot:
     """The bot ``name`` of the n-card three-player ``variant``: ``equilibrium`` (solved
     here, N <= EQUILIBRIUM_MAX_N) or a heuristic bot of :data:`exact.play.bots.BOTS`."""
     if name in THREE_PLAYER_BOTS:
@@ -297,14 +300,14 @@ def make_three_bot(name: str, n: int, variant: str) -> Bot:
 
 def computer_players(
     n: int,
-    variant: str,
+    variant: Variant | str,
     names: Sequence[str] | None = None,
     on_solve: Callable[[str], None] | None = None,
 ) -> tuple[list[Bot], str | None]:
     """The two computer players of a three-player game, and a note when the heuristic
     stands in for the equilibrium.  ``names``: the two bots asked for; by default the
     equilibrium up to EQUILIBRIUM_MAX_N, the :data:`HEURISTIC` bots beyond."""
-    _tie_rule(variant)
+    variant = three_player_variant(variant)
     note = None
     if names is None:
         if n <= EQUILIBRIUM_MAX_N or has_saved(n, variant):
@@ -312,7 +315,7 @@ def computer_players(
             names = ("equilibrium", "equilibrium")
         else:
             names = HEURISTIC
-            rule = _tie_rule(variant).name
+            rule = variant.tie_rule.name
             note = (
                 f"The three-player equilibrium is solved on the fly for N <= "
                 f"{EQUILIBRIUM_MAX_N} only, and no saved solution holds N = {n} (gops solve "
@@ -326,9 +329,9 @@ def computer_players(
     return [make_three_bot(x, n, variant) for x in names], note
 
 
-def has_saved(n: int, variant: str) -> bool:
+def has_saved(n: int, variant: Variant | str) -> bool:
     """Whether a saved solution holds the n-card game of ``variant`` (points, shuffled)."""
-    rule = _tie_rule(variant)
+    rule = three_player_variant(variant).tie_rule
     if (n, rule) in _SOLUTIONS:
         return True
     with _SOLVING:
@@ -340,21 +343,20 @@ class ThreeEvaluation:
     """Each seat's exact expected points when three bots play (seat 0 first)."""
 
     n: int
-    variant: str
+    variant: Variant
     bots: tuple[str, str, str]
     points: tuple[Fraction, Fraction, Fraction]
     positions: int  # public positions (hands, prizes left) evaluated, the last included
 
 
-def evaluate_three(n: int, variant: str, bots: Sequence[str | Bot]) -> ThreeEvaluation:
+def evaluate_three(n: int, variant: Variant | str, bots: Sequence[str | Bot]) -> ThreeEvaluation:
     """The exact expected points of each seat, ``bots`` seated 0, 1, 2 (names or
     :class:`~exact.play.bots.Bot` objects), by the recursion of the module docstring."""
-    rules = get_variant(variant)
-    _tie_rule(variant)
+    rules = three_player_variant(variant)
     n = check_n(n, what=" for an exact three-player evaluation")
     if len(bots) != 3:
         raise GopsInputError(f"a three-player evaluation seats three bots, got {len(bots)}")
-    made = [make_three_bot(b, n, variant) if isinstance(b, str) else b for b in bots]
+    made = [make_three_bot(b, n, rules) if isinstance(b, str) else b for b in bots]
     for b in made:
         if b.uses_lead:
             raise GopsInputError(f"the {b.name} bot reads the points: not evaluated exactly")
@@ -368,4 +370,4 @@ def evaluate_three(n: int, variant: str, bots: Sequence[str | Bot]) -> ThreeEval
 
     walked = walk_profile(n, rules.tie_rule, RANDOM, policy, EXACT, best=False)
     names = tuple(b.name for b in made)
-    return ThreeEvaluation(n, variant, names, walked.values, walked.positions)  # type: ignore[arg-type]
+    return ThreeEvaluation(n, rules, names, walked.values, walked.positions)  # type: ignore[arg-type]

@@ -122,10 +122,10 @@ def cancel(request: Request) -> dict:
     whose solves are of that order and of its mirror, else every order; ``variant``: that
     two-player variant's solves, else the standard game's); what was cancelled."""
     game, _ = game_query(request, with_order=True)
-    variant = variant_name(request)
+    variant = get_variant(variant_name(request))  # parsed here once
     orders = None
     if "order" in request.query_params:
-        orders = {game.order.name, game.mirrored().order.name}
+        orders = {game.order, game.mirrored().order}
     return {"cancelled": request.app.state.solutions.cancel(game, orders, variant)}
 
 

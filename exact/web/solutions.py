@@ -35,9 +35,10 @@ from exact.dp import solve as dp_solve
 from exact.dp.store import Store
 from exact.errors import GopsInputError
 from exact.game.objectives import OBJECTIVES, GameObjective
-from exact.game.orders import RANDOM
+from exact.game.orders import RANDOM, PrizeOrder
 from exact.game.rules import prize_total
 from exact.game.spec import GameSpec
+from exact.game.variants import STANDARD, Variant, get_variant
 from exact.limits import check_n
 from exact.web.cache import SolutionCache, solution_bytes
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, SolverPool
@@ -119,6 +120,11 @@ class VariantKey(NamedTuple):
 
     def covers(self, want) -> bool:
         return isinstance(want, VariantKey) and self == want
+
+    @property
+    def rules(self) -> Variant:
+        """The Variant the key names."""
+        return get_variant(self.variant)
 
 
 class Solutions:
@@ -374,10 +380,10 @@ class Solutions:
         return out
 
     def cancel(
-        self, game: GameSpec, orders: set[str] | None = None, variant: str = "standard"
+        self, game: GameSpec, orders: set[PrizeOrder] | None = None, variant: Variant = STANDARD
     ) -> list[dict]:
         """Cancel the solves under way of ``game``'s N and objective, at any lead and of
-        the prize ``orders`` (names; None: every order), of the standard game or of one
+        the prize ``orders`` (None: every order), of the standard game or of one
         two-player ``variant`` (the requests waiting for them get 400); the solves
         cancelled.  A running solve stops at its next chunk; a queued one answers its
         requests at once and is forgotten (a new request for its game queues a new
@@ -385,8 +391,8 @@ class Solutions:
 
         def wanted(key) -> bool:
             if isinstance(key, VariantKey):
-                return key.variant == variant
-            return variant == "standard" and (orders is None or key.game.order.name in orders)
+                return key.rules is variant
+            return variant is STANDARD and (orders is None or key.game.order in orders)
 
         with self._guard:
             hit = [
