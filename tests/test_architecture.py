@@ -385,3 +385,45 @@ def test_no_variant_name_is_compared_below_the_parsers(path):
     from exact.game.variants import VARIANTS
 
     assert name_comparisons(path, set(VARIANTS)) == []
+
+
+#: The parsers of --variant, --players and the query's variant and order, and the modules
+#: they hand the parsed object to (a Variant, a PrizeOrder, the chosen game family): each
+#: compared a name once (issue 49).
+PARSED_ONCE = [
+    ROOT / f"exact/{p}.py"
+    for p in (
+        "cli/families", "cli/play", "cli/bots", "web/app", "web/solutions",
+        "dp/variant_solver", "play/three", "analysis/evaluate",
+    )
+]  # fmt: skip
+
+
+def compared_names(path: Path) -> list[str]:
+    """Every comparison (==, !=, in, not in) of an attribute ``name`` or ``variant``, or
+    with a collection of names (``SOLVABLE_VARIANTS``, ``VARIANTS``, ``ORDERS``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        if not any(isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn) for op in node.ops):
+            continue
+        for side in [node.left, *node.comparators]:
+            attribute = isinstance(side, ast.Attribute) and side.attr in ("name", "variant")
+            collection = getattr(side, "id", "").endswith(("VARIANTS", "ORDERS"))
+            if attribute or collection:
+                found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", PARSED_ONCE, ids=lambda p: p.name)
+def test_the_variant_and_order_are_parsed_once_and_asked_by_identity(path):
+    """A variant flag's value is looked up once (exact.game.variants.VARIANTS, the
+    families' own table, gops play's table with declarations) and an order is a
+    PrizeOrder; below, ``is STANDARD``, ``is RANDOM``, ``key.rules is variant``: no name,
+    flag value or collection of names is compared."""
+    from exact.game.orders import ORDERS
+    from exact.game.variants import VARIANTS
+
+    names = THREE_NAMES | set(VARIANTS) | set(ORDERS) | {"declarations"}
+    assert name_comparisons(path, names) + compared_names(path) == []
