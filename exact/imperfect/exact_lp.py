@@ -50,7 +50,6 @@ from flint import fmpq, fmpq_mat
 
 from exact.errors import SolverError
 from exact.imperfect.equilibrium import Equilibrium, plan_policy, plans_policy
-from exact.imperfect.exact_tables import solve_tables
 from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.sequence_form import PlayerSequences, SequenceForm, sequence_form
 
@@ -247,6 +246,10 @@ def solve(game: ImperfectGame, progress: Callable[[str], None] | None = None) ->
     lifting (:func:`exact.imperfect.exact_tables.solve_tables`).  ``progress`` is told
     each step of the latter."""
     if game.information == IMP_INFO and game.n > DENSE_MAX_N[game.order.name]:
+        # imported here: it loads numba (0.11 s of this module's 0.60 s; RESULTS.md), which
+        # the dense solve does not need
+        from exact.imperfect.exact_tables import solve_tables
+
         return solve_tables(game, progress)
     return solve_dense(game)
 
