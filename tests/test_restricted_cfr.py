@@ -18,7 +18,7 @@ from exact.imperfect.double_oracle import (
 )
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.restricted import GameTree, closure, restricted_lp
-from exact.imperfect.restricted_cfr import restricted_cfr
+from exact.imperfect.restricted_cfr import Regrets, restricted_cfr
 
 #: The restricted NashConv each run stops at.
 TARGET = 1e-5
@@ -65,6 +65,35 @@ def test_on_a_restricted_game_its_value_is_the_lps(spec):
         gap = facts["restricted_nash_conv"]
         assert gap <= TARGET
         assert abs(ours - value) <= gap + FLOAT_TOLERANCE
+
+
+def test_regrets_carry_over_by_cell_to_a_larger_restricted_game():
+    game = ImperfectGame.parse(5, "ascending", "points")
+    tree = GameTree.of(game)
+    rng = np.random.default_rng(SEED)
+    small = [tree.legal & (rng.random(tree.legal.shape) < 0.4) for _ in (0, 1)]
+    large = [cells | (tree.legal & (rng.random(tree.legal.shape) < 0.3)) for cells in small]
+    default = np.argmax(tree.legal, axis=1)
+    built = [
+        restricted_lp(tree, *[closure(tree, p, allow[p], default) for p in (0, 1)])
+        for allow in (small, large)
+    ]
+    *_, facts = restricted_cfr(tree, built[0], TARGET, 200)
+    warm = facts["regrets"]
+    assert isinstance(warm, Regrets)
+    for p in (0, 1):
+        carried = warm.on(built[1], p)
+        old = dict(zip(built[0].cells[p].tolist(), warm.regrets[p][1:].tolist()))
+        expected = [old.get(cell, 0.0) for cell in built[1].cells[p].tolist()]
+        assert carried[1:].tolist() == expected
+        assert len(built[1].cells[p]) > len(built[0].cells[p]) and any(expected)
+    # started from them, the run still finds the larger game's value
+    x, y, again = restricted_cfr(tree, built[1], TARGET, 20_000, warm=warm)
+    lp = built[1].lp
+    ours = -float(y @ (lp.matrix()[: lp.n_ub, : lp.n_own] @ x))
+    value = lp_plans(lp)[2]["value_float"]
+    assert again["restricted_nash_conv"] <= TARGET
+    assert abs(ours - value) <= again["restricted_nash_conv"] + FLOAT_TOLERANCE
 
 
 def test_the_double_oracle_with_it_reaches_a_loose_target():

@@ -37,7 +37,10 @@ above is then exact: no gap left means an equilibrium), or, for a loose target o
 whose restricted LPs are too large (8 cards), approximately by predictive CFR+ over its
 sequence form (:mod:`exact.imperfect.restricted_cfr`) to :data:`CFR_SHARE` of the
 target, or only to :data:`CFR_RELATIVE` of the last round's proven NashConv while that is
-larger; a gap then may be the approximation's, so such a run stops at its target.
+larger, each from the last restricted game's regrets (bids are only added, as when
+Brown & Sandholm, "Simultaneous abstraction and equilibrium finding in games", IJCAI
+2015, grow a game under a running CFR); a gap then may be the approximation's, so such a
+run stops at its target.
 
 What is proven is the NashConv of the policies of each round, by
 :func:`exact.imperfect.certified.certify_with_actions` (float64 plus its proven error
@@ -79,7 +82,7 @@ from exact.imperfect.restricted import (
     in_play,
     restricted_lp,
 )
-from exact.imperfect.restricted_cfr import restricted_cfr
+from exact.imperfect.restricted_cfr import Regrets, restricted_cfr
 from exact.imperfect.shipped import load_shipped
 from exact.imperfect.tables import check_memory, layout, own_reach, policy_arrays
 
@@ -112,6 +115,11 @@ CFR_MAX_ITERATIONS = 20_000
 #: / 14 / 13 s (benchmarks/RESULTS.md); at 8 cards a round's fixed cost (the tree walks)
 #: is minutes, so this share: as few rounds as the tightest, in half its time.
 CFR_RELATIVE = 0.05
+#: Predictive CFR+ on each restricted game starts from the last one's regrets (its bids'
+#: own; 0 for the bids just added), the averages afresh.  At 6 cards from the lift, target
+#: 1e-3: descending 17 rounds and 5,250 iterations in all against 15 and 8,850 from zero;
+#: ascending 15 and 6,000 against 22 and 15,000 (benchmarks/RESULTS.md).
+WARM_REGRETS = True
 #: Predictive CFR+ on a restricted game says how far it is every this many iterations.
 CFR_TELL_EVERY = 1_000
 #: The most rounds of one run.
@@ -169,6 +177,7 @@ def _solve_restricted(
     target: float,
     tell: Callable[[str], None],
     last: float = math.inf,
+    warm: Regrets | None = None,
 ):
     """Both players' plans of the restricted game (:class:`RestrictedSolver`; predictive
     CFR+ to :data:`CFR_SHARE` of the target or :data:`CFR_RELATIVE` of the last round's
@@ -182,7 +191,7 @@ def _solve_restricted(
                 tell(f"  restricted game: {iteration:,} iterations, its NashConv {gap:.2e}")
 
         goal = max(target * CFR_SHARE, CFR_RELATIVE * last)
-        x, y, facts = restricted_cfr(tree, built, goal, CFR_MAX_ITERATIONS, progress)
+        x, y, facts = restricted_cfr(tree, built, goal, CFR_MAX_ITERATIONS, progress, warm)
         how = (
             f"predictive CFR+, {facts['iterations']:,} iterations, restricted NashConv "
             f"{facts['restricted_nash_conv']:.1e}"
@@ -229,13 +238,16 @@ def double_oracle(
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
     last = math.inf
+    warm: Regrets | None = None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
         in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
         built_at = time.perf_counter()
-        x, y, facts = _solve_restricted(tree, built, restricted, target, tell, last)
+        x, y, facts = _solve_restricted(tree, built, restricted, target, tell, last, warm)
+        carried = facts.pop("regrets", None)
+        warm = carried if WARM_REGRETS else None
         solved_at = time.perf_counter()
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))

@@ -17,7 +17,9 @@ bottom up over the rounds (g the gradient, A y for player 0, -A^T x for player 1
 regrets r(I, a) <- max(r(I, a) + cfv(I, a) - V(I), 0) and sigma from them (Zinkevich,
 Johanson, Bowling & Piccione 2007, in the sequence form).  The same pass with max in place
 of sigma is a best response, so the restricted game's NashConv of the average is
-computed as it runs; it stops at ``target`` or after ``max_iterations``.  Nothing proven
+computed as it runs; it stops at ``target`` or after ``max_iterations``.  A run may
+start from the regrets of a run on a smaller restricted game (:class:`Regrets`, carried
+by cell; the double oracle only adds bids).  Nothing proven
 rests on this: the double oracle proves the whole game's NashConv of what it returns.
 """
 
@@ -30,7 +32,7 @@ import numpy as np
 
 from exact.imperfect.restricted import GameTree, RestrictedLP
 
-__all__ = ["Treeplex", "restricted_cfr"]
+__all__ = ["Regrets", "Treeplex", "restricted_cfr"]
 
 #: The restricted game's NashConv is computed every this many iterations.
 CHECK_EVERY = 50
@@ -101,20 +103,46 @@ class Treeplex:
         return x
 
 
+@dataclass(frozen=True)
+class Regrets:
+    """Each player's cumulative regrets at the end of a run, by cell (the flat
+    ``row * n + card - 1`` of each sequence), to warm-start the next restricted game."""
+
+    cells: tuple[np.ndarray, np.ndarray]
+    regrets: tuple[np.ndarray, np.ndarray]
+
+    def on(self, built: RestrictedLP, player: int) -> np.ndarray:
+        """The regrets on ``built``'s sequences of ``player``: each cell's own where this
+        run had it, 0 for cells new to ``built`` (bids not yet tried)."""
+        cells, old = built.cells[player], self.cells[player]
+        regrets = np.zeros(1 + len(cells))
+        if len(old):
+            at = np.minimum(np.searchsorted(old, cells), len(old) - 1)
+            kept = old[at] == cells
+            regrets[1:][kept] = self.regrets[player][1:][at[kept]]
+        return regrets
+
+
 def restricted_cfr(
     tree: GameTree,
     built: RestrictedLP,
     target: float,
     max_iterations: int,
     progress: Callable[[int, float], None] | None = None,
+    warm: Regrets | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Both players' average realization plans after CFR+ on the restricted game (module
-    docstring) and facts (iterations, the restricted game's NashConv of the average)."""
+    docstring) and facts (iterations, the restricted game's NashConv of the average, and
+    the final :class:`Regrets` as ``regrets``).  ``warm``: the regrets of a run on a
+    smaller restricted game, to start from (the averages start afresh)."""
     lp = built.lp
     b = lp.matrix()[: lp.n_ub, : lp.n_own].tocsr()
     bt = b.T.tocsr()
     plexes = (Treeplex.of(tree, built, 0), Treeplex.of(tree, built, 1))
-    regrets = [np.zeros(lp.n_own), np.zeros(lp.n_ub)]
+    if warm is None:
+        regrets = [np.zeros(lp.n_own), np.zeros(lp.n_ub)]
+    else:
+        regrets = [warm.on(built, 0), warm.on(built, 1)]
     sigmas = [plexes[p].behaviour(regrets[p]) for p in (0, 1)]
     plans = [plexes[p].plan(sigmas[p]) for p in (0, 1)]
     sums = [np.zeros(lp.n_own), np.zeros(lp.n_ub)]
@@ -137,11 +165,9 @@ def restricted_cfr(
             if gap <= target:
                 break
     average = [s / weight for s in sums]
-    return (
-        average[0],
-        average[1],
-        {"solver": "pcfr+", "iterations": iteration, "restricted_nash_conv": gap},
-    )
+    final = Regrets(built.cells, (regrets[0], regrets[1]))
+    facts = {"solver": "pcfr+", "iterations": iteration, "restricted_nash_conv": gap}
+    return average[0], average[1], {**facts, "regrets": final}
 
 
 def _nash_conv(b, bt, plexes, plans) -> float:
