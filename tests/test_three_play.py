@@ -148,12 +148,14 @@ def test_the_bot_refuses_another_game():
 
 
 def test_computer_players_default_and_fallback():
-    bots, note = computer_players(2, "three-third")
+    bots, note = computer_players(2, get_variant("three-third"))
     assert [b.name for b in bots] == ["equilibrium", "equilibrium"] and note is None
-    bots, note = computer_players(EQUILIBRIUM_MAX_N + 1, "three")
+    bots, note = computer_players(EQUILIBRIUM_MAX_N + 1, get_variant("three"))
     assert [b.name for b in bots] == ["upcard+1", "upcard"] and "heuristic" in note
     with pytest.raises(GopsInputError, match="two-player games only"):
-        computer_players(3, "three", ["optimal", "random"])
+        computer_players(3, get_variant("three"), ["optimal", "random"])
+    with pytest.raises(GopsInputError, match="'dummy' is not a three-player variant"):
+        computer_players(3, get_variant("dummy"))
 
 
 # -- exact evaluation ----------------------------------------------------------------------
@@ -209,6 +211,18 @@ def test_evaluation_of_the_equilibrium_and_of_deviations(variant, rule):
         assert float(alone[0]) <= report.values[0] + report.bound
         moved = evaluate_three(3, variant, ["equilibrium", bot, "equilibrium"]).points
         assert moved == (alone[1], alone[0], alone[2])
+
+
+def test_evaluation_takes_the_variant_or_its_name():
+    """The Variant handed on (gops evaluate, play) and its name (the Python API's edge)
+    give one evaluation.  By hand, 3 cards, tie rule split: highest bids 3 on the first
+    prize (mean 2) over two 1s and takes it; round 2 is a three-way tie of 2s (discarded);
+    round 3 the two lowest bots' 3s tie over its 1 and split the last prize (mean 2)."""
+    three = get_variant("three")
+    bots = ["highest", "lowest", "lowest"]
+    typed, named = evaluate_three(3, three, bots), evaluate_three(3, "three", bots)
+    assert typed.points == named.points == (2, 1, 1)
+    assert typed.variant is named.variant is three
 
 
 def test_evaluation_refuses_bad_input():

@@ -1064,6 +1064,7 @@ def test_a_variants_solution_is_weighed_in_the_same_cache(monkeypatch):
     the cache needs its room, and never kept when it alone is larger than the cache."""
     import exact
     from exact.dp import variant_solver
+    from exact.game.variants import VARIANTS
     from exact.web.cache import solution_bytes
     from exact.web.solutions import VariantKey
 
@@ -1083,19 +1084,19 @@ def test_a_variants_solution_is_weighed_in_the_same_cache(monkeypatch):
     assert c.get("/api/game/new", params=twelve).status_code == 200
     assert c.get("/api/game/new", params=twelve | {"seed": 2}).status_code == 200
     key = VariantKey(GameSpec.parse(4), "twelve")
-    assert calls == [("twelve", 4)] and list(solutions._cache) == [key]
+    assert calls == [(VARIANTS["twelve"], 4)] and list(solutions._cache) == [key]
     assert solutions.cached_bytes == weight
     assert c.get("/api/table", params={"n": 4}).status_code == 200  # both fit
     assert list(solutions._cache) == [key, GameSpec.parse(4)]
     assert c.get("/api/table", params={"n": 5}).status_code == 200  # drops the oldest use
     assert list(solutions._cache) == [GameSpec.parse(4), GameSpec.parse(5)]
     assert c.get("/api/game/new", params=twelve).status_code == 200  # solved again
-    assert calls == [("twelve", 4)] * 2
+    assert calls == [(VARIANTS["twelve"], 4)] * 2
     small = create_app(cache_bytes=weight - 1)
     c = testclient.TestClient(small)
     for seed in (1, 2):
         assert c.get("/api/game/new", params=twelve | {"seed": seed}).status_code == 200
-    assert calls == [("twelve", 4)] * 4 and small.state.solutions.cached_bytes == 0
+    assert calls == [(VARIANTS["twelve"], 4)] * 4 and small.state.solutions.cached_bytes == 0
 
 
 def test_a_store_answers_its_own_order_only(tmp_path):

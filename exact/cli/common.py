@@ -50,7 +50,7 @@ from exact.game.orders import ORDERS
 from exact.game.rules import parse_cards
 from exact.game.spec import GameSpec
 from exact.game.ties import TIE_RULES
-from exact.game.variants import STANDARD, Variant, get_variant
+from exact.game.variants import STANDARD, Variant
 from exact.imperfect.game import IMPERFECT_ORDERS
 from exact.play.bots import solution_for
 from exact.views import strategy_json
@@ -87,19 +87,17 @@ def load_or_solve(game: GameSpec, store_dir, quiet, top=None, device: Device = C
     return Store.open(store_dir).solution(game.n, game.objective.name, game.order.name)
 
 
-def presolve_variant(variant: str | Variant, game: GameSpec):
+def presolve_variant(variant: Variant, game: GameSpec):
     """The variant's solution for ``game``'s N and arithmetic (solved once, cached by
     exact.play.bots for its optimal bots; ``standard`` by the variant solver, while the
     bots play the fast solver's), with a bar over the first round's upcards on a terminal
     after 2 s."""
 
     n, arithmetic = game.n, game.arithmetic
-    name = variant.name if isinstance(variant, Variant) else variant
-    check_variant_options(name, n, arithmetic)  # errors before any bar
-    variant = get_variant(name)
+    check_variant_options(variant, n, arithmetic)  # errors before any bar
     bar = tqdm(
         total=n,
-        desc=f"{name} N={n}",
+        desc=f"{variant.name} N={n}",
         unit="upcard",
         delay=2,
         file=sys.stderr,
@@ -113,7 +111,7 @@ def presolve_variant(variant: str | Variant, game: GameSpec):
 
     try:
         if variant is STANDARD:  # the variant recursion, a cross-check of `gops table`
-            return solve_variant(name, n, arithmetic, progress=progress)
+            return solve_variant(variant, n, arithmetic, progress=progress)
         return solution_for(game, progress=progress, variant=variant)
     finally:
         bar.close()

@@ -72,7 +72,6 @@ def _play_n(options: dict) -> int:
 def _hidden_n(options: dict) -> int:
     """gops play --hidden-bids's checks: the shipped equilibria's games, no option of
     the other games."""
-    from exact.game.objectives import objective_named
     from exact.play.hidden import check_hidden
 
     others = {
@@ -89,8 +88,7 @@ def _hidden_n(options: dict) -> int:
             raise GopsInputError(
                 f"--hidden-bids is played against the shipped equilibrium: drop {flag}"
             )
-    order = getattr(options["order"], "name", options["order"])
-    check_hidden(options["n"], order, objective_named(options["objective"]).name)
+    check_hidden(options["n"], options["order"], options["objective"])
     return options["n"]
 
 
@@ -98,9 +96,10 @@ def _play_hidden(game: GameSpec, seed: int | None) -> None:
     """A game of hidden bids (exact.play.hidden): each round the prize, the score and
     your hand; your bid; who won, never the computer's card.  At the end every round with
     the computer's card and its mix."""
+    from exact.imperfect.game import ImperfectGame
     from exact.play.hidden import HiddenGame
 
-    board = HiddenGame(game.n, game.order.name, game.objective.name, seed)
+    board = HiddenGame(ImperfectGame(game.n, game.order, game.objective), seed)
     shipped = board.shipped
     click.echo(
         f"{board.n}-card GOPS with hidden bids against the computer (seed {board.seed}). "

@@ -18,6 +18,7 @@ from exact.cli.common import (
 from exact.cli.limits import check_command_n
 from exact.cli.render import fraction_text
 from exact.game.spec import GameSpec
+from exact.game.variants import get_variant
 
 #: How each solvable variant is named in the table's title.
 TITLES = {
@@ -57,7 +58,7 @@ def variant(game: GameSpec, variant: str, exact_: bool, as_json: bool) -> None:
     (N <= 6, exact N <= 5), a cross-check of the much faster `gops table`.
     """
     n = game.n
-    sol = presolve_variant(variant, game)
+    sol = presolve_variant(get_variant(variant), game)  # the argument parsed once
     mine, theirs, dummy, deck = sol.start()
     strategies = {u: sol.strategy(mine, theirs, deck, u, dummy) for u in sorted(deck)}
     table = {u: st.mine for u, st in strategies.items()}

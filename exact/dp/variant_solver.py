@@ -297,7 +297,9 @@ def solve_variant(
     arithmetic: str | GameArithmetic = "float",
     progress: Callable[[int], None] | None = None,
 ) -> VariantSolution:
-    """Solve every state of ``variant`` reachable from the start of the n-card game.
+    """Solve every state of ``variant`` reachable from the start of the n-card game
+    (a Variant, or its name: ``exact.solve_variant`` is the Python API's edge, the name
+    parsed once by :func:`check_variant_options`).
 
     ``progress(states)`` is called after each first-round upcard with the states solved.
     """

@@ -196,7 +196,7 @@ def game_for(
         return dp_solve.parse_game(n, objective, arithmetic, order=order)
     if objective_named(objective).has_lead:
         raise GopsInputError(f"the {variant.name} variant is solved for points only")
-    check_variant_options(variant.name, n, arithmetic)
+    check_variant_options(variant, n, arithmetic)
     return GameSpec.parse(n, objective, order, 0, arithmetic)
 
 
@@ -242,7 +242,7 @@ def solution_for(
                     f"the {variant.name} variant is solved for points in the random prize"
                     " order only"
                 )
-            sol = solve_variant(variant.name, game.n, game.arithmetic, progress=progress)
+            sol = solve_variant(variant, game.n, game.arithmetic, progress=progress)
         else:
             sol = dp_solve.solve_game(dp_solve.check_limits(game), progress=progress)
         while len(_SOLUTIONS) >= SOLUTIONS_KEPT:
@@ -368,7 +368,7 @@ class VariantOptimalBot(Bot):
         self._cache: dict = {}
 
     def mix(self, position, player):
-        if position.n != self.solution.n or position.variant != self.solution.variant:
+        if position.n != self.solution.n or position.variant is not self.solution.variant:
             raise GopsInputError(
                 f"the optimal bot was built for the {self.solution.variant.name} variant "
                 f"with N={self.solution.n}"

@@ -17,7 +17,7 @@ Invariant: a game is its (n, order, objective, seed) and your bids; :meth:`Hidde
 of the same bids draws the same prizes and the same computer bids (one
 ``random.Random(seed)`` draws both, in the order of play).
 
->>> game = HiddenGame(3, "descending", seed=1)
+>>> game = HiddenGame(check_hidden(3, "descending", "points"), seed=1)
 >>> game.upcard, game.legal_bids()
 (3, [1, 2, 3])
 >>> game.replay([3, 2])
@@ -34,10 +34,11 @@ import random
 from dataclasses import dataclass
 
 from exact.errors import GopsInputError
-from exact.game.orders import DESCENDING
+from exact.game.objectives import GameObjective
+from exact.game.orders import DESCENDING, PrizeOrder
 from exact.imperfect.game import TIE, ImperfectGame, State, points
 
-__all__ = ["HiddenGame", "HiddenRound", "check_hidden", "shipped_games"]
+__all__ = ["HiddenGame", "HiddenRound", "check_hidden", "shipped_game", "shipped_games"]
 
 #: The name of each round's winner, as the page and the terminal say it.
 WINNER = {0: "you", 1: "computer", TIE: "nobody"}
@@ -52,11 +53,17 @@ def shipped_games() -> tuple[tuple[int, str, str], ...]:
     return tuple(sorted((e["n"], e["order"], e["objective"]) for e in index()))
 
 
-def check_hidden(n: int, order: str, objective: str) -> ImperfectGame:
-    """The game of hidden bids asked for, or a one-line GopsInputError saying which are
-    shipped (for this order and objective)."""
-    game = ImperfectGame.parse(n, order, objective)
-    wanted = (game.n, game.order.name, game.objective.name)
+def check_hidden(n: int, order: str | PrizeOrder, objective: str | GameObjective) -> ImperfectGame:
+    """The game of hidden bids asked for (the order and objective named, or the objects:
+    parsed here once), or a one-line GopsInputError saying which are shipped (for this
+    order and objective)."""
+    return shipped_game(ImperfectGame.parse(n, order, objective))
+
+
+def shipped_game(game: ImperfectGame) -> ImperfectGame:
+    """``game``, if an equilibrium of it is shipped; else a one-line GopsInputError
+    saying which are (for its order and objective)."""
+    wanted = (game.n, game.order.name, game.objective.name)  # as the shipped index names it
     if wanted not in shipped_games():
         ns = [k for k, o, obj in shipped_games() if (o, obj) == wanted[1:]]
         where = (
@@ -65,7 +72,7 @@ def check_hidden(n: int, order: str, objective: str) -> ImperfectGame:
             else "no game of this order and objective"
         )
         raise GopsInputError(
-            f"hidden bids are played against the shipped equilibria: {where}, not N = {n}"
+            f"hidden bids are played against the shipped equilibria: {where}, not N = {game.n}"
         )
     return game
 
@@ -97,12 +104,12 @@ class HiddenRound:
 
 
 class HiddenGame:
-    """A game of hidden bids (module docstring): ``n`` cards, the prize ``order``
-    (random, descending, ascending), the computer's ``objective`` (points, win)."""
+    """A game of hidden bids (module docstring): the shipped ``game`` (its n cards, prize
+    order and the computer's objective: :func:`check_hidden` parses them)."""
 
-    def __init__(self, n: int, order: str = "descending", objective: str = "points", seed=None):
-        self.game = check_hidden(n, order, objective)
-        self.n = n
+    def __init__(self, game: ImperfectGame, seed=None):
+        self.game = shipped_game(game)
+        self.n = game.n
         self.seed = random.randrange(2**31) if seed is None else seed
         self._rng = random.Random(self.seed)
         self.shipped, self._reader = _equilibrium(self.game)

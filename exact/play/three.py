@@ -35,7 +35,7 @@ Two cards, ``highest`` against two ``lowest``: the first prize (1.5 on average) 
 
 >>> evaluate_three(2, "three", ["highest", "lowest", "lowest"]).points
 (Fraction(3, 2), Fraction(3, 4), Fraction(3, 4))
->>> make_three_bot("optimal", 3, "three")
+>>> make_three_bot("optimal", 3, get_variant("three"))
 Traceback (most recent call last):
 ...
 exact.errors.GopsInputError: the optimal bot plays two-player games only
@@ -86,6 +86,8 @@ __all__ = [
 #: The three-player variants the web page offers, and their tie rules (``gops play``
 #: offers the same: every three-player variant of :mod:`exact.game.variants`).
 TIE_RULE_OF = {v: get_variant(v).tie_rule for v in ("three", "three-third", "three-discard")}
+#: The three-player variants, as a one-line error offers them.
+_THREE_CHOICES = f"(choose from {', '.join(v.name for v in VARIANTS.values() if v.players == 3)})"
 #: The largest N whose equilibrium is solved on the fly (in this process, once per tie
 #: rule): N = 4 takes about 13 s of CPU on one core, N = 5 several minutes (CHANGELOG.md).
 EQUILIBRIUM_MAX_N = 4
@@ -194,12 +196,12 @@ def served_solutions() -> list[dict]:
     return out
 
 
-def equilibrium_source(n: int, variant: Variant | str) -> dict | None:
-    """Where the equilibrium of the n-card ``variant`` that play uses came from, once
-    :func:`three_solution` has it: ``{"from": "saved", ...}`` with the file's entry of
-    :func:`served_solutions`, or ``{"from": "solved", "n": n, "tie_rule": ...}`` (solved
-    in this process); None if it has not been asked for."""
-    rule = three_player_variant(variant).tie_rule
+def equilibrium_source(n: int, variant: Variant) -> dict | None:
+    """Where the equilibrium of the n-card three-player ``variant`` that play uses came
+    from, once :func:`three_solution` has it: ``{"from": "saved", ...}`` with the file's
+    entry of :func:`served_solutions`, or ``{"from": "solved", "n": n, "tie_rule": ...}``
+    (solved in this process); None if it has not been asked for."""
+    rule = _three_players(variant).tie_rule
     with _SOLVING:
         if (n, rule) not in _SOLUTIONS:
             return None
@@ -210,14 +212,20 @@ def equilibrium_source(n: int, variant: Variant | str) -> dict | None:
 
 
 def three_player_variant(variant: Variant | str) -> Variant:
-    """The three-player Variant ``variant``, parsed where it is a name (this module's
-    functions take either: the Python API's edge); a one-line error for any other."""
+    """The three-player Variant ``variant``, parsed where it is a name: the Python API's
+    edge (:func:`three_solution` and :func:`evaluate_three` take either; the functions
+    below them take the Variant); a one-line error for any other."""
     rules = variant if isinstance(variant, Variant) else VARIANTS.get(variant)
-    if rules is None or rules.players != 3:
-        names = ", ".join(v.name for v in VARIANTS.values() if v.players == 3)
-        named = variant.name if isinstance(variant, Variant) else variant
-        raise GopsInputError(f"{named!r} is not a three-player variant (choose from {names})")
-    return rules
+    if rules is None:
+        raise GopsInputError(f"{variant!r} is not a three-player variant {_THREE_CHOICES}")
+    return _three_players(rules)
+
+
+def _three_players(variant: Variant) -> Variant:
+    """``variant``, a Variant of three players (a one-line error otherwise)."""
+    if variant.players != 3:
+        raise GopsInputError(f"{variant.name!r} is not a three-player variant {_THREE_CHOICES}")
+    return variant
 
 
 def three_solution(
@@ -285,7 +293,7 @@ def _clean(hand: tuple[int, ...], mix) -> dict[int, float]:
     return {c: p / total for c, p in zip(hand, clipped)}
 
 
-def make_three_bot(name: str, n: int, variant: Variant | str) -> Bot:
+def make_three_bot(name: str, n: int, variant: Variant) -> Bot:
     """The bot ``name`` of the n-card three-player ``variant``: ``equilibrium`` (solved
     here, N <= EQUILIBRIUM_MAX_N) or a heuristic bot of :data:`exact.play.bots.BOTS`."""
     if name in THREE_PLAYER_BOTS:
@@ -300,14 +308,14 @@ def make_three_bot(name: str, n: int, variant: Variant | str) -> Bot:
 
 def computer_players(
     n: int,
-    variant: Variant | str,
+    variant: Variant,
     names: Sequence[str] | None = None,
     on_solve: Callable[[str], None] | None = None,
 ) -> tuple[list[Bot], str | None]:
     """The two computer players of a three-player game, and a note when the heuristic
     stands in for the equilibrium.  ``names``: the two bots asked for; by default the
     equilibrium up to EQUILIBRIUM_MAX_N, the :data:`HEURISTIC` bots beyond."""
-    variant = three_player_variant(variant)
+    _three_players(variant)
     note = None
     if names is None:
         if n <= EQUILIBRIUM_MAX_N or has_saved(n, variant):
@@ -329,9 +337,10 @@ def computer_players(
     return [make_three_bot(x, n, variant) for x in names], note
 
 
-def has_saved(n: int, variant: Variant | str) -> bool:
-    """Whether a saved solution holds the n-card game of ``variant`` (points, shuffled)."""
-    rule = three_player_variant(variant).tie_rule
+def has_saved(n: int, variant: Variant) -> bool:
+    """Whether a saved solution holds the n-card game of the three-player ``variant``
+    (points, shuffled)."""
+    rule = _three_players(variant).tie_rule
     if (n, rule) in _SOLUTIONS:
         return True
     with _SOLVING:

@@ -36,7 +36,7 @@ from itertools import combinations
 
 from exact.errors import GopsInputError
 from exact.game.rules import play_game
-from exact.game.variants import STANDARD, Variant, get_variant, play_variant
+from exact.game.variants import STANDARD, VARIANTS, Variant, get_variant, play_variant
 from exact.limits import (
     OPTIMAL_BOT_MAX_N,
     TOURNAMENT_MAX_GAMES,
@@ -109,17 +109,19 @@ def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float] | 
 #: (``three``, ``three-third``: every triple of bots plays, see :func:`three_player_tournament`).
 TOURNAMENT_VARIANTS = ("standard", "dummy", "twelve", "three", "three-third")
 THREE_PLAYER_VARIANTS = ("three", "three-third")
+_PLAYED = tuple(get_variant(name) for name in TOURNAMENT_VARIANTS)
 
 
 def tournament_variant(variant: str | Variant) -> Variant:
-    """The Variant of one of :data:`TOURNAMENT_VARIANTS` (a Variant or its name, parsed
+    """The Variant of one of :data:`TOURNAMENT_VARIANTS` (a Variant, or its name: parsed
     here once); one-line GopsInputError otherwise."""
-    name = variant.name if isinstance(variant, Variant) else variant
-    if name not in TOURNAMENT_VARIANTS:
+    rules = variant if isinstance(variant, Variant) else VARIANTS.get(variant)
+    if rules not in _PLAYED:
+        named = variant.name if isinstance(variant, Variant) else variant
         raise GopsInputError(
-            f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {name!r}"
+            f"tournaments play the variants {', '.join(TOURNAMENT_VARIANTS)}, not {named!r}"
         )
-    return get_variant(name)
+    return rules
 
 
 def check_tournament_options(
@@ -274,7 +276,7 @@ def three_player_tournament(
     variant = tournament_variant(variant)
     if variant.players != 3:
         raise GopsInputError(f"{variant.name!r} is not a three-player variant")
-    bots = [make_three_bot(x, n, variant.name) for x in names]
+    bots = [make_three_bot(x, n, variant) for x in names]
     results = []
     for trio in combinations(range(len(names)), 3):
         tag = ":".join(f"{i}:{names[i]}" for i in trio)

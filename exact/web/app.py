@@ -92,7 +92,7 @@ from exact.play.three import served_solutions
 from exact.web.explore import line, position, strategy, table
 from exact.web.play import game_bid, game_declare, game_new, game_prize
 from exact.web.pool import WEB_QUEUE, WEB_SOLVERS, Busy
-from exact.web.query import PLAY_VARIANTS, check_parameters, game_query, variant_name
+from exact.web.query import PLAY_VARIANTS, check_parameters, game_query, query_variant
 from exact.web.solutions import WEB_CACHE_BYTES, WEB_SOLVE_MAX_N, Pending, Solutions
 from exact.web.upload import (
     UPLOAD_MAX_BYTES,
@@ -122,7 +122,7 @@ def cancel(request: Request) -> dict:
     whose solves are of that order and of its mirror, else every order; ``variant``: that
     two-player variant's solves, else the standard game's); what was cancelled."""
     game, _ = game_query(request, with_order=True)
-    variant = get_variant(variant_name(request))  # parsed here once
+    variant = query_variant(request)  # parsed once
     orders = None
     if "order" in request.query_params:
         orders = {game.order, game.mirrored().order}

@@ -32,7 +32,13 @@ from exact.game.variants import STANDARD
 from exact.limits import TOURNAMENT_MAX_N, check_n
 from exact.play.bots import Bot, VariantOptimalBot, bot_for
 from exact.play.engine import Game, check_setup
-from exact.play.three import TIE_RULE_OF, EquilibriumBot, computer_players, equilibrium_source
+from exact.play.three import (
+    TIE_RULE_OF,
+    EquilibriumBot,
+    computer_players,
+    equilibrium_source,
+    three_player_variant,
+)
 from exact.web.game_json import game_json, points_json
 from exact.web.query import (
     cards,
@@ -72,7 +78,7 @@ def _game(request, bid: bool = False, prize: bool = False, declare: bool = False
     if declared is not None and not declarations:
         raise GopsInputError("declared is a round of a game with declarations=1")
     if declarations:  # the standard game for points (gops play --declarations's check)
-        check_setup(variant, game.order.name, game.objective, declarations)
+        check_setup(variant, game.order, game.objective, declarations)
     if flag(request, "declare") and not bid:
         raise GopsInputError("declare goes with a bid (/api/game/bid)")
     bids = list(cards(request, "bids", required=False))
@@ -87,12 +93,12 @@ def _game(request, bid: bool = False, prize: bool = False, declare: bool = False
         computer = bot_for(seen, request_solution(request, seen))
     else:  # the variant's equilibrium (a symmetric game, random order: the same seen)
         solutions = request.app.state.solutions
-        computer = VariantOptimalBot(solutions.variant(variant.name, game.n, request.state.pinned))
+        computer = VariantOptimalBot(solutions.variant(variant, game.n, request.state.pinned))
     board = Game(
         game.n,
         [computer],
         variant=variant,
-        order=game.order.name,
+        order=game.order,
         seed=seed,
         declarations=declarations,
         lead=lead or 0,
@@ -167,7 +173,7 @@ def _three_player_game(request, bid: bool) -> dict:
         raise GopsInputError("the three-player variants are played for points with shuffled prizes")
     if params.get("lead") is not None or params.get("prizes"):
         raise GopsInputError("a three-player game takes no lead and no prizes")
-    variant = params["variant"]
+    variant = three_player_variant(params["variant"])  # the query's variant, parsed once
     bids = list(cards(request, "bids", required=False))
     if bid:
         bids.append(required_integer(request, "bid"))
@@ -282,7 +288,7 @@ def declaring_json(board, said: list[bool], bids: list[int]) -> dict:
 def _hidden_game(request, bid: bool) -> dict:
     """A game of hidden bids (:mod:`exact.play.hidden`), replayed with its new ``bid``:
     what you see (the computer's cards only once it is over) and the state to send back."""
-    from exact.play.hidden import HiddenGame
+    from exact.play.hidden import HiddenGame, check_hidden
 
     params = request.query_params
     if params.get("lead") is not None or params.get("prizes"):
@@ -290,12 +296,12 @@ def _hidden_game(request, bid: bool) -> dict:
     bids = list(cards(request, "bids", required=False))
     if bid:
         bids.append(required_integer(request, "bid"))
-    board = HiddenGame(
+    game = check_hidden(  # the query's game, parsed once
         required_integer(request, "n"),
         params.get("order", "random"),
         params.get("objective", "points"),
-        integer(request, "seed", required=False),
     )
+    board = HiddenGame(game, integer(request, "seed", required=False))
     board.replay(bids)
     out = board.view()
     out["variant"] = "hidden"

@@ -25,6 +25,7 @@ from exact.play.engine import check_setup
 
 #: The two-player variants Play offers (``gops play --variant``).
 PLAY_VARIANTS = ("standard", "twelve", "dummy")
+_PLAYED = {name: get_variant(name) for name in PLAY_VARIANTS}
 
 _POSITION = ("n", "mine", "theirs", "deck", "upcard", "objective", "lead")
 _GAME = (
@@ -176,14 +177,16 @@ class PositionQuery:
         return cls(game, lead, m, t, d, up)
 
 
-def variant_name(request) -> str:
-    """The query's ``variant`` (standard by default), one of PLAY_VARIANTS."""
+def query_variant(request) -> Variant:
+    """The query's ``variant`` (standard by default), one of PLAY_VARIANTS, parsed here
+    once into its Variant."""
     variant = request.query_params.get("variant", "standard")
-    if variant not in PLAY_VARIANTS:
+    rules = _PLAYED.get(variant)
+    if rules is None:
         raise GopsInputError(
             f"unknown variant {variant!r}: Play offers " + ", ".join(PLAY_VARIANTS)
         )
-    return variant
+    return rules
 
 
 def game_variant(request, game: GameSpec) -> Variant:
@@ -191,10 +194,10 @@ def game_variant(request, game: GameSpec) -> Variant:
     its game as ``gops play --variant`` checks it: the variants are solved for points in
     the random order (so no lead; the same one-line messages), N within the variant
     solver's limit (its own message: the web app does not import the command line)."""
-    variant = get_variant(variant_name(request))  # parsed here once
+    variant = query_variant(request)
     if variant is not STANDARD:
         check_setup(variant, game.order, game.objective)
         if game.objective is not POINTS:
             raise GopsInputError(f"the {variant.name} variant is solved for points only")
-        check_variant_options(variant.name, game.n, "float")  # the solver's own limit on N
+        check_variant_options(variant, game.n, "float")  # the solver's own limit on N
     return variant

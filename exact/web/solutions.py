@@ -334,13 +334,15 @@ class Solutions:
         pinned[key] = solution
         return solution
 
-    def variant(self, variant: str, n: int, pinned: dict | None = None):
+    def variant(self, variant: Variant, n: int, pinned: dict | None = None):
         """The solution of a two-player ``variant`` (twelve, dummy) of N cards, for points
         in the random order (its N checked by the caller): kept in the cache once solved
         (weighed by VariantSolution.memory_bytes), solved in this thread when small
         (VARIANT_INLINE_MAX_N), else by the solver threads (raised as Pending, with
-        progress and cancel as the standard game's solves)."""
-        key = VariantKey(GameSpec.parse(n), variant)
+        progress and cancel as the standard game's solves).  The cache key and the
+        VARIANT_* tables name the variant (a key is a boundary: /api/progress shows it)."""
+        name = variant.name
+        key = VariantKey(GameSpec.parse(n), name)
         pinned = {} if pinned is None else pinned
         if key in pinned:
             return pinned[key]
@@ -351,14 +353,14 @@ class Solutions:
                 return kept
             if key in self._making:
                 raise Pending(key, self._making[key])
-            seconds = VARIANT_SECONDS.get(variant, {}).get(n, 0.0)
+            seconds = VARIANT_SECONDS.get(name, {}).get(n, 0.0)
             progress = VariantProgress(key, seconds)
 
             def make(progress):
                 return variant_solver.solve_variant(variant, n, "float", progress=progress)
 
             job = lambda: self._make(key, make, 0, progress)  # noqa: E731
-            future = self._start(key, job, progress, seconds, n <= VARIANT_INLINE_MAX_N[variant])
+            future = self._start(key, job, progress, seconds, n <= VARIANT_INLINE_MAX_N[name])
         return self._made_here(key, job, future, pinned)
 
     def solving(self) -> list[dict]:
