@@ -49,6 +49,7 @@ import scipy.sparse
 from flint import fmpq, fmpq_mat
 
 from exact.errors import SolverError
+from exact.game.orders import ASCENDING, DESCENDING, RANDOM
 from exact.imperfect.equilibrium import Equilibrium, plan_policy, plans_policy
 from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.sequence_form import PlayerSequences, SequenceForm, sequence_form
@@ -77,7 +78,7 @@ SparseRows = list[dict[int, Fraction]]
 #: the dense basis system: beyond, the sparse exact solve of
 #: :mod:`exact.imperfect.exact_tables` (6 cards fixed in about 40 s, where the dense
 #: system would need about 6 GB; benchmarks/RESULTS.md).
-DENSE_MAX_N = {"descending": 5, "ascending": 5, "random": 4}
+DENSE_MAX_N = {DESCENDING: 5, ASCENDING: 5, RANDOM: 4}
 
 #: How :func:`solve` finds the equilibria it returns (steps 1-3 and the verification).
 DENSE_METHOD = (
@@ -245,7 +246,7 @@ def solve(game: ImperfectGame, progress: Callable[[str], None] | None = None) ->
     imp_info game beyond) the LP over the tables with its basis solved exactly by numeric
     lifting (:func:`exact.imperfect.exact_tables.solve_tables`).  ``progress`` is told
     each step of the latter."""
-    if game.information == IMP_INFO and game.n > DENSE_MAX_N[game.order.name]:
+    if game.information == IMP_INFO and game.n > DENSE_MAX_N[game.order]:
         # imported here: it loads numba (0.11 s of this module's 0.60 s; RESULTS.md), which
         # the dense solve does not need
         from exact.imperfect.exact_tables import solve_tables

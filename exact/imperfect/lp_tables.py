@@ -69,7 +69,6 @@ import scipy.sparse
 from exact.errors import GopsInputError
 from exact.imperfect.game import IMP_INFO, ImperfectGame
 from exact.imperfect.tables import (
-    ORDER_CODES,
     Layout,
     _card_of_rank,
     layout,
@@ -305,7 +304,7 @@ def table_lp(game: ImperfectGame) -> TableLP:
     # of each decision t leads to (their rows increase, so do their q columns).
     cursor = np.zeros(n_ub, dtype=np.int64)
     g = np.array([n, last, where.order, int(where.objective_win),
-                  math.factorial(n) if where.order == ORDER_CODES["random"] else 1],
+                  math.factorial(n) if where.shuffled else 1],
                  dtype=np.int64)  # fmt: skip
     none = np.zeros(0, dtype=np.int32)
     tables = (a["fixed"], a["prize_sequences"], a["own_sequences"], a["offsets"])

@@ -35,12 +35,13 @@ import numpy as np
 
 from exact.errors import GopsInputError
 from exact.game.objectives import WIN
-from exact.game.orders import RANDOM
+from exact.game.orders import ASCENDING, DESCENDING, RANDOM
 from exact.imperfect.fast import _decode, _rank
 from exact.imperfect.game import TIE, ImperfectGame, InfoKey
 from exact.imperfect.policy import Policy
 
 __all__ = [
+    "KERNEL_ORDER",
     "ORDER_CODES",
     "MEMORY_SHARE",
     "Layout",
@@ -55,7 +56,9 @@ __all__ = [
 ]
 
 #: The kernels' code of each prize order.
-ORDER_CODES = {"random": 0, "descending": 1, "ascending": 2}
+KERNEL_ORDER = {RANDOM: 0, DESCENDING: 1, ASCENDING: 2}
+#: The same codes by the orders' names (exact.imperfect.restricted reads the random one's).
+ORDER_CODES = {order.name: code for order, code in KERNEL_ORDER.items()}
 #: The share of this machine's physical memory that the tables of one computation (a
 #: NashConv, a CFR+ run) may take: beyond it a one-line GopsInputError says what they
 #: would need.  On a 24 GiB machine, 12 GiB: 8 cards in a fixed order need 4.0 GiB for a
@@ -105,6 +108,11 @@ class Layout:
         return self.offsets[-1]
 
     @property
+    def shuffled(self) -> bool:
+        """Whether the prizes come in the random order (``order`` is its kernel code)."""
+        return self.order == KERNEL_ORDER[RANDOM]
+
+    @property
     def last_rows(self) -> int:
         """Rows of the last decision round (its counterfactual values are a table)."""
         return self.offsets[-1] - self.offsets[-2]
@@ -138,7 +146,7 @@ class Layout:
         """
         prizes, own, winners = key
         r = len(own)
-        prize_index = _ranks(prizes, self.n) if self.order == ORDER_CODES["random"] else 0
+        prize_index = _ranks(prizes, self.n) if self.shuffled else 0
         winner_index = sum((2 if w == TIE else w) * 3**j for j, w in enumerate(winners))
         return (
             self.offsets[r]
@@ -157,7 +165,7 @@ class Layout:
         r = next(r for r in range(self.last + 1) if row < self.offsets[r + 1])
         index, winner_index = divmod(row - self.offsets[r], 3**r)
         prize_index, own_index = divmod(index, self.own_sequences[r])
-        if self.order == ORDER_CODES["random"]:
+        if self.shuffled:
             prizes = _cards_of(prize_index, r + 1, self.n)
         else:
             prizes = self.fixed[: r + 1]
@@ -209,7 +217,7 @@ def layout(game: ImperfectGame) -> Layout:
     result = Layout(
         n,
         last,
-        ORDER_CODES[game.order.name],
+        KERNEL_ORDER[game.order],
         game.objective is WIN,
         tuple(fixed),
         prizes,
