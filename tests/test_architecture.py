@@ -389,12 +389,13 @@ def test_no_variant_name_is_compared_below_the_parsers(path):
 
 #: The parsers of --variant, --players and the query's variant and order, and the modules
 #: they hand the parsed object to (a Variant, a PrizeOrder, the chosen game family): each
-#: compared a name once (issue 49).
+#: compared a name once, or handed one on (issue 49).
 PARSED_ONCE = [
     ROOT / f"exact/{p}.py"
     for p in (
-        "cli/families", "cli/play", "cli/bots", "web/app", "web/solutions",
-        "dp/variant_solver", "play/three", "analysis/evaluate",
+        "cli/families", "cli/play", "cli/bots", "cli/common", "cli/variants", "web/app",
+        "web/solutions", "web/query", "web/play", "dp/variant_solver", "play/three",
+        "play/tournament", "play/bots", "play/hidden", "analysis/evaluate",
     )
 ]  # fmt: skip
 
@@ -427,3 +428,64 @@ def test_the_variant_and_order_are_parsed_once_and_asked_by_identity(path):
 
     names = THREE_NAMES | set(VARIANTS) | set(ORDERS) | {"declarations"}
     assert name_comparisons(path, names) + compared_names(path) == []
+
+
+#: The functions and classes that take a parsed Variant, PrizeOrder, objective or
+#: ImperfectGame (the Python API's edge takes a name too: solve_variant, evaluate_three,
+#: three_solution, check_setup, Game).
+TYPED_TAKERS = {
+    "check_variant_options", "solve_variant", "presolve_variant", "variant", "make_three_bot",
+    "computer_players", "equilibrium_source", "has_saved", "three_solution", "evaluate_three",
+    "HiddenGame", "Game", "check_setup",
+}  # fmt: skip
+
+
+def handed_names(path: Path) -> list[str]:
+    """Every call of one of TYPED_TAKERS with an argument ``X.name``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = getattr(node.func, "id", getattr(node.func, "attr", ""))
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if callee in TYPED_TAKERS and any(
+            isinstance(a, ast.Attribute) and a.attr == "name" for a in arguments
+        ):
+            found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", PARSED_ONCE, ids=lambda p: p.name)
+def test_the_parsed_objects_are_handed_on_not_their_names(path):
+    """Where a module holds the Variant, the PrizeOrder or the objective, it hands the
+    object on, not its name to be parsed again (at 16fe159: tournament.py, bots.py,
+    query.py, play.py of the web and of the CLI)."""
+    assert handed_names(path) == []
+
+
+def name_lookups(path: Path, names: set[str]) -> list[str]:
+    """Every subscript by an attribute ``name`` or by one of ``names``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Subscript):
+            continue
+        key = node.slice
+        if (isinstance(key, ast.Attribute) and key.attr == "name") or (
+            isinstance(key, ast.Constant) and key.value in names
+        ):
+            found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [ROOT / f"exact/imperfect/{p}.py" for p in ("exact_lp", "lp_tables", "tables")],
+    ids=lambda p: p.name,
+)
+def test_the_imperfect_tables_are_keyed_by_the_prize_order(path):
+    """DENSE_MAX_N and the kernels' order codes (tables.KERNEL_ORDER) are keyed by the
+    PrizeOrder; a layout says ``shuffled`` (at 16fe159: ORDER_CODES["random"],
+    DENSE_MAX_N[game.order.name])."""
+    from exact.game.orders import ORDERS
+
+    assert name_lookups(path, set(ORDERS)) == []
