@@ -479,13 +479,17 @@ def name_lookups(path: Path, names: set[str]) -> list[str]:
 
 @pytest.mark.parametrize(
     "path",
-    [ROOT / f"exact/imperfect/{p}.py" for p in ("exact_lp", "lp_tables", "tables")],
+    [
+        ROOT / f"exact/imperfect/{p}.py"
+        for p in ("exact_lp", "lp_tables", "tables", "restricted", "certified", "double_oracle")
+    ],
     ids=lambda p: p.name,
 )
 def test_the_imperfect_tables_are_keyed_by_the_prize_order(path):
-    """DENSE_MAX_N and the kernels' order codes (tables.KERNEL_ORDER) are keyed by the
-    PrizeOrder; a layout says ``shuffled`` (at 16fe159: ORDER_CODES["random"],
-    DENSE_MAX_N[game.order.name])."""
+    """DENSE_MAX_N, RATIONAL_MAX_N, START_MAX_N and the kernels' order codes
+    (tables.KERNEL_ORDER) are keyed by the PrizeOrder; a layout says ``shuffled`` (at
+    16fe159: ORDER_CODES["random"], DENSE_MAX_N[game.order.name], the other two
+    likewise)."""
     from exact.game.orders import ORDERS
 
     assert name_lookups(path, set(ORDERS)) == []

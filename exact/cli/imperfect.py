@@ -340,7 +340,7 @@ def solve(
         f"(proven: {how})",
         err=err,
     )
-    click.echo(f"units: {UNITS[game.objective.name]}; {sum(found.seconds.values()):.2f} s", err=err)
+    click.echo(f"units: {UNITS[game.objective]}; {sum(found.seconds.values()):.2f} s", err=err)
     if policy_out is not None:
         click.echo(f"policy written to {policy_out}", err=err)
 

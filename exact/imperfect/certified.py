@@ -40,6 +40,7 @@ from fractions import Fraction
 import numpy as np
 
 from exact.errors import GopsInputError, SolverError
+from exact.game.orders import ASCENDING, DESCENDING, RANDOM
 from exact.imperfect.exact_lp import lp_rows
 from exact.imperfect.fast import best_response_actions, best_response_values
 from exact.imperfect.float_lp import default_solver, lp_plans
@@ -76,7 +77,7 @@ FULL_POLICY_MAX_ROWS = 2_000_000
 #: Up to this many cards (by prize order) the epsilon is by default the exact rational
 #: NashConv: the recursion in Fractions takes 3.5 s on a 6-card fixed-order policy of the
 #: grid, seconds at 4 cards random, and grows about 50x a card.
-RATIONAL_MAX_N = {"descending": 6, "ascending": 6, "random": 4}
+RATIONAL_MAX_N = {DESCENDING: 6, ASCENDING: 6, RANDOM: 4}
 
 
 class Method(str, Enum):
@@ -127,7 +128,7 @@ class Certificate:
             "nash_conv": number(self.nash_conv),
             "error_bound": self.error_bound,
             "best_response_values": [number(v) for v in self.best_responses],
-            "units": UNITS[self.game.objective.name],
+            "units": UNITS[self.game.objective],
             "meaning": "NashConv <= epsilon: each player gains at most epsilon by "
             "deviating; exploitability (OpenSpiel's, NashConv / 2) <= epsilon / 2",
         }
@@ -248,7 +249,7 @@ def arrays_policy(game: ImperfectGame, where: Layout, sigmas, name: str) -> Poli
 
 def default_method(game: ImperfectGame) -> Method:
     """``rational`` up to :data:`RATIONAL_MAX_N` cards, else ``bound``."""
-    return Method.RATIONAL if game.n <= RATIONAL_MAX_N[game.order.name] else Method.BOUND
+    return Method.RATIONAL if game.n <= RATIONAL_MAX_N[game.order] else Method.BOUND
 
 
 def certify(

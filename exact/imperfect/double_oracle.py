@@ -61,6 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
+from exact.game.orders import ASCENDING, DESCENDING, RANDOM
 from exact.imperfect.certified import (
     Certificate,
     CertifiedEquilibrium,
@@ -130,14 +131,14 @@ TARGET = 1e-10
 START_ITERATIONS = 300
 #: The largest games whose run starts from a CFR+ guess by default (CFR+ at 8 cards: about
 #: 75 s an iteration and 8.1 GiB, so from nothing there).
-START_MAX_N = {"descending": 7, "ascending": 7, "random": 5}
+START_MAX_N = {DESCENDING: 7, ASCENDING: 7, RANDOM: 5}
 #: A bid is in the guessed support where the CFR+ average plays it at least this often.
 START_THRESHOLD = 0.05
 
 
 def default_start(game: ImperfectGame) -> int:
     """The CFR+ iterations that guess the support by default (:data:`START_MAX_N`)."""
-    return START_ITERATIONS if game.n <= START_MAX_N[game.order.name] else 0
+    return START_ITERATIONS if game.n <= START_MAX_N[game.order] else 0
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exact.errors import GopsInputError
-from exact.game.objectives import FLOAT, POINTS, RATIONAL, GameArithmetic, arithmetic_named
+from exact.game.objectives import FLOAT, POINTS, RATIONAL, WIN, GameArithmetic, arithmetic_named
 from exact.imperfect.fast import best_response_values
 from exact.imperfect.game import TIE, ImperfectGame, round_winner
 from exact.imperfect.policy import PROBABILITY_TOLERANCE, Policy
@@ -69,8 +69,8 @@ __all__ = [
 
 #: What a NashConv of each objective is measured in (the JSON says it).
 UNITS = {
-    "points": "OpenSpiel's point_difference: half the point difference",
-    "win": "OpenSpiel's win_loss: +1 a win, -1 a loss, 0 a draw",
+    POINTS: "OpenSpiel's point_difference: half the point difference",
+    WIN: "OpenSpiel's win_loss: +1 a win, -1 a loss, 0 a draw",
 }
 #: float64's unit roundoff.
 UNIT_ROUNDOFF = Fraction(1, 2**53)
@@ -92,7 +92,7 @@ class NashConv:
 
     @property
     def units(self) -> str:
-        return UNITS[self.game.objective.name]
+        return UNITS[self.game.objective]
 
     def to_json(self) -> dict:
         def number(x):
@@ -298,4 +298,4 @@ class _BestResponse:
 
 def units_of(game: ImperfectGame) -> str:
     """The units of a NashConv of ``game``."""
-    return UNITS["points" if game.objective is POINTS else "win"]
+    return UNITS[game.objective]

@@ -46,7 +46,6 @@ from exact.imperfect.fast import _rank, _return0
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lp_tables import SequenceFormLP
 from exact.imperfect.tables import (
-    ORDER_CODES,
     Layout,
     layout,
     legal_rows,
@@ -219,7 +218,7 @@ def restricted_lp(tree: GameTree, in0: np.ndarray, in1: np.ndarray) -> Restricte
     where, n = tree.where, tree.where.n
     a = where.arrays()
     g = np.array([n, where.last, where.order, int(where.objective_win),
-                  math.factorial(n) if where.order == ORDER_CODES["random"] else 1],
+                  math.factorial(n) if where.shuffled else 1],
                  dtype=np.int64)  # fmt: skip
     flat0, flat1 = in0.ravel(), in1.ravel()
     tables = (a["fixed"], a["own_sequences"], a["offsets"], flat0, flat1)

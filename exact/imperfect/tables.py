@@ -42,7 +42,6 @@ from exact.imperfect.policy import Policy
 
 __all__ = [
     "KERNEL_ORDER",
-    "ORDER_CODES",
     "MEMORY_SHARE",
     "Layout",
     "check_memory",
@@ -57,8 +56,6 @@ __all__ = [
 
 #: The kernels' code of each prize order.
 KERNEL_ORDER = {RANDOM: 0, DESCENDING: 1, ASCENDING: 2}
-#: The same codes by the orders' names (exact.imperfect.restricted reads the random one's).
-ORDER_CODES = {order.name: code for order, code in KERNEL_ORDER.items()}
 #: The share of this machine's physical memory that the tables of one computation (a
 #: NashConv, a CFR+ run) may take: beyond it a one-line GopsInputError says what they
 #: would need.  On a 24 GiB machine, 12 GiB: 8 cards in a fixed order need 4.0 GiB for a
