@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import exact.imperfect.double_oracle as double_oracle_module
 from exact.cli import main
 from exact.errors import GopsInputError
 from exact.imperfect.certified import certify, lp_plans
@@ -279,9 +280,11 @@ def test_random_restrictions_never_beat_the_value():
         assert lp_plans(lp)[2]["value_float"] >= value - VALUE_TOLERANCE
 
 
-def test_a_long_run_keeps_its_best_policy_as_it_goes(tmp_path):
-    """--policy-out is written at each round whose proven NashConv is the least so far, so
-    that a run stopped keeps its best; the file at the end is the policy proven."""
+def test_a_long_run_keeps_its_best_policy_as_it_goes(tmp_path, monkeypatch):
+    """--policy-out is written at each round whose proven NashConv is the least so far (at
+    most every BEST_EVERY seconds: here always), so that a run stopped keeps its best; the
+    file at the end is the policy proven."""
+    monkeypatch.setattr(double_oracle_module, "BEST_EVERY", 0.0)
     out = tmp_path / "p.json"
     result = CliRunner().invoke(
         main,
@@ -303,3 +306,24 @@ def test_a_long_run_keeps_its_best_policy_as_it_goes(tmp_path):
 
     proven = nash_conv(game, load_policy_file(game, out), "rational").value
     assert proven <= 1e-3 and float(proven) <= answer["certified"]["epsilon_float"]
+
+
+def test_the_best_policy_is_written_at_most_every_best_every_seconds(tmp_path, monkeypatch):
+    """With BEST_EVERY longer than the run, the first round's policy is written, then
+    only the one that meets the target."""
+    monkeypatch.setattr(double_oracle_module, "BEST_EVERY", 1e9)
+    result = CliRunner().invoke(
+        main,
+        ["imperfect", "solve", "5", "--order", "ascending", "--method", "oracle",
+         "--restricted-solver", "pcfr+", "--target", "1e-3", "--policy-out",
+         str(tmp_path / "p.json")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rounds = [line for line in result.output.splitlines() if line.startswith("gops: round")]
+    written = [line for line in rounds if "the best so far" in line]
+    bounds = [float(line.split("NashConv <= ")[1].split(" ")[0]) for line in rounds if "<=" in line]
+    assert len(bounds) >= 3 and bounds[-1] <= 1e-3 < min(bounds[:-1])
+    assert [line.split("'")[0] for line in written] == [
+        "gops: round 1",
+        f"gops: round {len(bounds)}",
+    ]

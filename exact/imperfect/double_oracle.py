@@ -123,6 +123,10 @@ CFR_RELATIVE = 0.05
 WARM_REGRETS = True
 #: Predictive CFR+ on a restricted game says how far it is every this many iterations.
 CFR_TELL_EVERY = 1_000
+#: A run's best policy so far (``on_best``) is handed on at most this often (seconds; and
+#: at the round that meets the target): at 8 cards writing it takes a minute (360 MB of
+#: JSON), half a round.
+BEST_EVERY = 600.0
 #: The most rounds of one run.
 MAX_ROUNDS = 10_000
 #: The proven NashConv a run stops at (OpenSpiel's units).
@@ -320,7 +324,8 @@ def solve_double_oracle(
     resumed from ``checkpoint`` where that file exists and saved to it after every
     round; its NashConv proven by ``method`` (default
     :func:`~exact.imperfect.certified.default_method`).  ``on_best`` is given each round's
-    policy whose proven NashConv is the least so far (to save it as the run goes)."""
+    policy whose proven NashConv is the least so far, at most every :data:`BEST_EVERY`
+    seconds (to save it as the run goes)."""
     tell = progress or (lambda _: None)
     begin = time.perf_counter()
     where = layout(game)
@@ -353,13 +358,15 @@ def solve_double_oracle(
             else ""
         )
     )
-    best = [math.inf]
+    best, written = [math.inf], [-math.inf]
 
     def report(done: Round, cells, sigmas) -> None:
         if checkpoint is not None:
             write_support(checkpoint, game, done.round, cells)
-        if on_best is not None and done.certificate.epsilon < best[0]:
-            best[0] = float(done.certificate.epsilon)
+        now = time.perf_counter()
+        due = now - written[0] >= BEST_EVERY or done.certificate.epsilon <= target
+        if on_best is not None and done.certificate.epsilon < best[0] and due:
+            best[0], written[0] = float(done.certificate.epsilon), now
             sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
             on_best(CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source))
         tell(
