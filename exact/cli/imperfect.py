@@ -242,8 +242,9 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "--policy-out",
     type=click.Path(dir_okay=False),
     help="Write the equilibrium as a policy file ({state: {action id: probability}}); "
-    "--method oracle also writes it after each round whose proven bound is the best so far "
-    "(beyond 7 cards, only the decisions each player reaches: read it with --fill-uniform).",
+    "--method oracle also writes it after each round whose proven bound is the best so far, "
+    "at most every 10 minutes (beyond 7 cards, only the decisions each player reaches: read "
+    "it with --fill-uniform).",
 )
 @click.option(
     "--policy-format",
@@ -428,8 +429,9 @@ def _read_shipped(
 
 
 def _saver(policy_out: str | None, policy_format: str | None, tell):
-    """For a long run: write each round's policy that is the best so far to
-    ``policy_out`` (a file, not stdout), so that a run stopped keeps its best."""
+    """For a long run: write the policies the double oracle hands on (its best so far,
+    at most every ``BEST_EVERY`` seconds) to ``policy_out`` (a file, not stdout), so that
+    a run stopped keeps its best."""
     if policy_out is None or policy_out == "-":
         return None
 
