@@ -72,6 +72,10 @@ class ThreeSolution:
         except KeyError:
             raise KeyError(f"position not solved: {hands} {prizes} {points} {upcard}") from None
 
+    def key(self, hands, prizes, points) -> Key:
+        """The canonical form of a position (actual cards), which its stages are kept by."""
+        return canonical(hands, tuple(sorted(prizes)), self._units(points))[0]
+
     def mixes(self, hands, prizes, points, upcard) -> tuple[np.ndarray, ...]:
         """Each actual player's mix over their hand (ascending) at a position."""
         st, perm = self.stage(hands, prizes, points, upcard)
@@ -84,7 +88,7 @@ class ThreeSolution:
         """Points so far in half points (``top``); all zero for ``points``."""
         if not self.game.top:
             return (0, 0, 0)
-        return tuple(int(Fraction(p) * 2) for p in points)  # type: ignore[return-value]
+        return tuple(_half_points(p) for p in points)  # type: ignore[return-value]
 
     def level_counts(self) -> dict[int, int]:
         """Canonical positions solved, by cards left."""
@@ -92,6 +96,15 @@ class ThreeSolution:
         for key in self.values:
             counts[len(key[1])] = counts.get(len(key[1]), 0) + 1
         return dict(sorted(counts.items()))
+
+
+def _half_points(p) -> int:
+    """int(2 p), truncated toward zero; a Fraction's (as the walks' points are) in
+    integers alone, without building another Fraction."""
+    if isinstance(p, Fraction):
+        twice = 2 * p.numerator
+        return twice // p.denominator if twice >= 0 else -(-twice // p.denominator)
+    return int(Fraction(p) * 2)
 
 
 class _Solver:
@@ -234,10 +247,15 @@ class PlayStatistics:
 def play_statistics(sol: ThreeSolution) -> PlayStatistics:
     """Forward over the stages that equilibrium play reaches, with their probabilities
     (:func:`exact.three.walk.reached_stages`, in float): the mixes' entropy and the ties
-    for the high bid, by round."""
+    for the high bid, by round.  Positions with one canonical form are walked once: the
+    solution's mixes there are one stage's, its seats permuted, and a seat permutation,
+    an order-keeping relabelling of the cards or a shift of the points changes neither a
+    mix's entropy nor whether bids tie for the high bid."""
     game, n = sol.game, sol.game.n
     ent, tie, three = [0.0] * n, [0.0] * n, [0.0] * n
-    reached = reached_stages(n, game.tie_rule, game.order, sol.mixes, FLOAT, track_points=game.top)
+    reached = reached_stages(
+        n, game.tie_rule, game.order, sol.mixes, FLOAT, track_points=game.top, same=sol.key
+    )
     for st in reached:
         r = st.round - 1
         ent[r] += st.probability * sum(entropy_bits(x) for x in st.mixes) / 3

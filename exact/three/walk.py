@@ -40,7 +40,7 @@ probability 1/2): a three-way tie discards u, the last prize w = 3 - u is tied t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
@@ -247,11 +247,19 @@ def reached_stages(
     policy: PointsPolicy,
     arithmetic: Arithmetic = FLOAT,
     track_points: bool = False,
+    same: Callable[[tuple, tuple, tuple], Hashable] | None = None,
 ) -> Iterator[Reached]:
     """Round by round from the start, every stage that play under ``policy`` reaches:
     each position's probability is the sum over the ways to reach it (positions equal in
     hands, prizes and, with ``track_points``, points merged), split evenly over the
     upcards the order allows, then over the bid profiles of the mixes' supports.
+
+    ``same(hands, prizes, points)``, if given, is the key positions are merged by instead:
+    the first position reached with a key stands for every position with that key, with
+    their summed probability.  It is for a caller whose policy and statistics do not tell
+    such positions apart (the canonical form of :mod:`exact.three.canonical`: card values
+    relabelled in order, seats permuted, points shifted), so that each class is walked
+    once, not once per member.
 
     Two cards, every seat bidding its 2 first: each upcard with probability 1/2, then
     the other one, reached the same way:
@@ -264,7 +272,12 @@ def reached_stages(
     """
     zero = (Fraction(0),) * 3
     full = tuple(range(1, n + 1))
-    frontier: dict = {((full, full, full), full, zero): arithmetic.number(1)}
+    if same is None:
+        # Untracked points are the same zeros everywhere: keyed without them (a Fraction's
+        # hash is slow).
+        same = _position if track_points else _cards
+    start = ((full, full, full), full, zero)
+    frontier: dict = {same(*start): [start, arithmetic.number(1)]}  # key -> [position, p]
     scores: dict = {}  # (upcard, bids) -> the round's points
 
     def after(points: tuple, u: int, bids: tuple) -> tuple:
@@ -277,7 +290,7 @@ def reached_stages(
 
     for rnd in range(1, n + 1):
         nxt: dict = {}
-        for (hands, prizes, points), p in frontier.items():
+        for (hands, prizes, points), p in frontier.values():
             ups = order.next_prizes(prizes)
             for u in ups:
                 where = f"hands {hands}, prizes {prizes}, upcard {u}"
@@ -288,11 +301,24 @@ def reached_stages(
                     q = mixes[0][a[0]] * mixes[1][a[1]] * mixes[2][a[2]]
                     bids = tuple(hands[i][a[i]] for i in range(3))
                     profiles.append((bids, q))
-                    child = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
-                    key = (child, rest, after(points, u, bids))
-                    nxt[key] = nxt.get(key, arithmetic.zero) + reach * q
+                    kids = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
+                    child = (kids, rest, after(points, u, bids))
+                    key = same(*child)
+                    seen = nxt.get(key)
+                    if seen is None:
+                        nxt[key] = [child, reach * q]
+                    else:
+                        seen[1] += reach * q
                 yield Reached(rnd, hands, prizes, points, u, mixes, reach, tuple(profiles))
         frontier = nxt
+
+
+def _position(hands: tuple, prizes: tuple, points: tuple) -> tuple:
+    return (hands, prizes, points)
+
+
+def _cards(hands: tuple, prizes: tuple, points: tuple) -> tuple:
+    return (hands, prizes)
 
 
 @dataclass(frozen=True)
