@@ -180,8 +180,11 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
     game = ImperfectGame.parse(5, "descending", "points")
     path = tmp_path / "oracle.npz"
     first = solve_double_oracle(game, 100, path, "rational")
-    done, allow = read_support(game, path)
+    done, allow, bound = read_support(game, path)
     assert done == first.sizes["rounds"]
+    # the last round's proven bound (float64 plus its error bound) is kept: it sets how
+    # far a resumed run's first restricted game is solved
+    assert first.certificate.epsilon <= bound <= NASHCONV_TOLERANCE
     again = solve_double_oracle(game, 100, path, "rational")
     # resumed after the last round, from its restricted game (its LP solved again without
     # the last basis: a vertex of the same LP, possibly another, so perhaps a round more)
@@ -204,13 +207,19 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
         (lambda d: d.update(allow0=np.ones_like(d["allow0"])), "cards already bid"),
         (lambda d: d.pop("allow1"), "lacks allow1"),
         (lambda d: d.update(extra=np.int64(1)), "no checkpoint has"),
+        (lambda d: d.update(bound=np.float64(-1.0)), "not a number >= 0"),
+        (lambda d: d.update(bound=np.float64("nan")), "not a number >= 0"),
+        (lambda d: d.update(bound=np.float64("inf")), "not a number >= 0"),
+        (lambda d: d.update(bound=np.array([1.0, 2.0])), "not a float"),
+        (lambda d: d.update(bound="small"), "not a float"),
     ],
 )
 def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
     game = ImperfectGame.parse(4, "descending", "points")
     legal = legal_rows(table_lp(game).where)
     path = tmp_path / "oracle.npz"
-    write_support(path, game, 3, (legal.copy(), legal.copy()))
+    write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25)
+    assert read_support(game, path)[2] == 0.25
     with np.load(path) as archive:
         data = {name: archive[name] for name in archive.files}
     edit(data)

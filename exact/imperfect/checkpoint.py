@@ -26,6 +26,7 @@ layout, without bounds checks.
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import zipfile
@@ -74,6 +75,9 @@ SUPPORT_FORMAT = "gops imperfect double-oracle checkpoint 1"
 #: Its members: the scalars (as :data:`SCALARS`) and two bool arrays of shape (rows, N).
 SUPPORT_SCALARS = {"format": "U", "n": "i", "order": "U", "objective": "U", "round": "i"}
 SUPPORT_ARRAYS = ("allow0", "allow1")
+#: And, where the round's NashConv was proven (from 2026-11-29 d), that bound: it only
+#: sets how far the next restricted game is solved (nothing proven rests on it).
+SUPPORT_OPTIONAL = {"bound": "f"}
 #: The most rounds a double oracle's checkpoint may count.
 MAX_ROUNDS = 10**6
 #: The longest text member (characters).
@@ -192,14 +196,16 @@ def _scalar(archive, info, name: str, where: str, kind: str):
         ok = shape == () and dtype.kind == kind and not dtype.hasobject
         if ok and kind == "U":
             ok = dtype.itemsize <= 4 * TEXT_MAX
-        if ok and kind == "i":
+        if ok and kind in "if":
             ok = dtype.itemsize <= 8
         if not ok:
-            what = "an integer" if kind == "i" else f"a text of at most {TEXT_MAX} characters"
+            what = {"i": "an integer", "f": "a float"}.get(
+                kind, f"a text of at most {TEXT_MAX} characters"
+            )
             raise GopsInputError(f"{where}: {name} is not {what} (found {dtype}, shape {shape})")
 
     value = _read(archive, info, name, where, check)
-    return int(value) if kind == "i" else str(value)
+    return {"i": int, "f": float}.get(kind, str)(value)
 
 
 def _array(archive, info, name: str, shape: tuple[int, int], where: str, kind: str) -> np.ndarray:
@@ -260,10 +266,16 @@ def _count(mask: np.ndarray) -> str:
 
 
 def write_support(
-    path, game: ImperfectGame, round_: int, allow: tuple[np.ndarray, np.ndarray]
+    path,
+    game: ImperfectGame,
+    round_: int,
+    allow: tuple[np.ndarray, np.ndarray],
+    bound: float = math.inf,
 ) -> None:
-    """A double oracle's state (:mod:`exact.imperfect.double_oracle`): the rounds done and
-    both players' allowed cells, as an .npz file written atomically."""
+    """A double oracle's state (:mod:`exact.imperfect.double_oracle`): the rounds done,
+    both players' allowed cells and the last round's proven NashConv ``bound`` (where
+    finite), as an .npz file written atomically."""
+    extra = {"bound": np.float64(bound)} if math.isfinite(bound) else {}
     with atomic_file(path, "wb") as fh:
         np.savez(
             fh,
@@ -274,20 +286,23 @@ def write_support(
             round=np.int64(round_),
             allow0=np.asarray(allow[0], dtype=bool),
             allow1=np.asarray(allow[1], dtype=bool),
+            **extra,
         )
 
 
-def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
-    """The rounds and allowed cells of a double oracle's checkpoint for ``game``, checked
-    as :func:`read_checkpoint` checks a CFR+ one (file, members, headers before data, the
-    game, bool arrays of the tables' shape, nothing allowed at a card already bid); a
+def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.ndarray], float]:
+    """The rounds, allowed cells and last proven bound (inf where the file has none) of a
+    double oracle's checkpoint for ``game``, checked as :func:`read_checkpoint` checks a
+    CFR+ one (file, members, headers before data, the game, bool arrays of the tables'
+    shape, nothing allowed at a card already bid, a bound that is a number >= 0); a
     one-line GopsInputError otherwise."""
     where = f"the double-oracle checkpoint {str(path)!r}"
 
     def read(archive: zipfile.ZipFile):
-        members = _members(archive, where, SUPPORT_SCALARS, SUPPORT_ARRAYS)
+        kinds = {**SUPPORT_SCALARS, **SUPPORT_OPTIONAL}
+        members = _members(archive, where, kinds, SUPPORT_ARRAYS, tuple(SUPPORT_OPTIONAL))
         scalars = {name: _scalar(archive, members[name], name, where, kind)
-                   for name, kind in SUPPORT_SCALARS.items()}  # fmt: skip
+                   for name, kind in kinds.items() if name in members}  # fmt: skip
         if scalars["format"] != SUPPORT_FORMAT:
             raise GopsInputError(
                 f"{where} is of format {scalars['format']!r}, not {SUPPORT_FORMAT!r}"
@@ -309,4 +324,7 @@ def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.n
             raise GopsInputError(
                 f"{where}: {name} allows {_count(array & ~legal)} cards already bid"
             )
-    return scalars["round"], (allow[0], allow[1])
+    bound = scalars.get("bound", math.inf)
+    if not 0 <= bound < math.inf:
+        raise GopsInputError(f"{where}: the bound {bound!r} is not a number >= 0")
+    return scalars["round"], (allow[0], allow[1]), bound

@@ -109,9 +109,10 @@ IPM_FROM = 10_000
 CFR_SHARE = 0.25
 CFR_MAX_ITERATIONS = 20_000
 #: While the last round's proven NashConv B is far above the target, predictive CFR+
-#: solves the restricted game only to this share of B (the first round, with no B yet,
-#: to its first check): what the whole game's best responses gain is then mostly the
-#: support's, not the approximation's.  At 6 cards descending from the lift, target 1e-3,
+#: solves the restricted game only to this share of B (the first round of a run from
+#: nothing, with no B yet, to its first check; a resumed run's, its checkpoint's B):
+#: what the whole game's best responses gain is then mostly the support's, not the
+#: approximation's.  At 6 cards descending from the lift, target 1e-3,
 #: shares 0 / 0.01 / 0.05 / 0.1 / 0.25 took 15 / 15 / 15 / 16 / 18 rounds in 31 / 21 / 16
 #: / 14 / 13 s (benchmarks/RESULTS.md); at 8 cards a round's fixed cost (the tree walks)
 #: is minutes, so this share: as few rounds as the tightest, in half its time.
@@ -223,6 +224,7 @@ def double_oracle(
     first_round: int = 1,
     restricted: RestrictedSolver = RestrictedSolver.LP,
     tell: Callable[[str], None] = lambda _: None,
+    last_bound: float = math.inf,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) and the rounds.  ``start``: both players'
@@ -231,7 +233,8 @@ def double_oracle(
     uniform policy); the loop stops when the proven NashConv is at most ``target``, when
     no gap is left, or after ``max_rounds`` rounds.  ``progress(round, allowed cells)``
     is called after each round with the cells the next round starts from and the
-    round's policy rows."""
+    round's policy rows.  ``last_bound``: the proven NashConv of the round before
+    ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE`."""
     tree = tree or GameTree.of(game)
     where, legal = tree.where, tree.legal
     uniform = dyadic_rows(np.zeros(legal.shape), legal)
@@ -242,7 +245,7 @@ def double_oracle(
     default = [np.argmax(q[0], axis=1), np.argmax(q[1], axis=1)]
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
-    last = math.inf
+    last = last_bound
     warm: Regrets | None = None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
@@ -330,9 +333,9 @@ def solve_double_oracle(
     begin = time.perf_counter()
     where = layout(game)
     check_memory(game, where.bytes_needed() + where.rows * where.n * 16, "best-response tables")
-    first, allow = 1, None
+    first, allow, last_bound = 1, None, math.inf
     if checkpoint is not None and Path(checkpoint).exists():
-        done, allow = read_support(game, checkpoint)
+        done, allow, last_bound = read_support(game, checkpoint)
         first = done + 1
         tell(f"resumed from {checkpoint} after round {done:,}")
     elif lift:
@@ -362,7 +365,7 @@ def solve_double_oracle(
 
     def report(done: Round, cells, sigmas) -> None:
         if checkpoint is not None:
-            write_support(checkpoint, game, done.round, cells)
+            write_support(checkpoint, game, done.round, cells, float(done.certificate.epsilon))
         now = time.perf_counter()
         due = now - written[0] >= BEST_EVERY or done.certificate.epsilon <= target
         if on_best is not None and done.certificate.epsilon < best[0] and due:
@@ -378,7 +381,7 @@ def solve_double_oracle(
 
     sigmas, rounds = double_oracle(
         game, allow, target, tree=tree, progress=report, first_round=first,
-        restricted=restricted, tell=tell,
+        restricted=restricted, tell=tell, last_bound=last_bound,
     )  # fmt: skip
     solved = time.perf_counter()
     proof = Method(method) if method else default_method(game)
