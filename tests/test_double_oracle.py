@@ -8,6 +8,7 @@ returns of a pure-strategy profile, and the invariants of a restriction (closed 
 prefixes; every decision in play has a bid)."""
 
 import json
+import math
 import random
 import zipfile
 
@@ -218,6 +219,8 @@ def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
     game = ImperfectGame.parse(4, "descending", "points")
     legal = legal_rows(table_lp(game).where)
     path = tmp_path / "oracle.npz"
+    write_support(path, game, 3, (legal.copy(), legal.copy()))
+    assert read_support(game, path)[2] == math.inf  # a checkpoint without its bound
     write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25)
     assert read_support(game, path)[2] == 0.25
     with np.load(path) as archive:

@@ -324,7 +324,8 @@ def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.n
             raise GopsInputError(
                 f"{where}: {name} allows {_count(array & ~legal)} cards already bid"
             )
-    bound = scalars.get("bound", math.inf)
-    if not 0 <= bound < math.inf:
-        raise GopsInputError(f"{where}: the bound {bound!r} is not a number >= 0")
-    return scalars["round"], (allow[0], allow[1]), bound
+    if "bound" not in scalars:
+        return scalars["round"], (allow[0], allow[1]), math.inf
+    if not 0 <= scalars["bound"] < math.inf:
+        raise GopsInputError(f"{where}: the bound {scalars['bound']!r} is not a number >= 0")
+    return scalars["round"], (allow[0], allow[1]), scalars["bound"]
