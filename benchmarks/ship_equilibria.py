@@ -32,6 +32,7 @@ GAMES = [
     *[(n, "random", objective, "exact") for n in (3, 4) for objective in ("points", "win")],
     *[(6, order, objective, "lp") for order in ("descending", "ascending")
       for objective in ("points", "win")],
+    *[(5, "random", objective, "lp") for objective in ("points", "win")],
     *[(7, order, objective, "oracle") for order in ("descending", "ascending")
       for objective in ("points", "win")],
 ]  # fmt: skip
@@ -121,10 +122,10 @@ def main(argv: list[str]) -> None:
             [sys.executable, __file__, "--one", str(n), order, objective, method, source, facts],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
-        facts = json.loads(child.stdout.splitlines()[-1])
+        row = json.loads(child.stdout.splitlines()[-1])
         print(
-            f"{f'{n} {order} {objective}':<24} {method:<6} {facts['total_seconds']:>8.1f} "
-            f"{facts['peak_mib']:>9} {facts['nash_conv_float']:>12.2e} {facts['bytes']:>9,}",
+            f"{f'{n} {order} {objective}':<24} {method:<6} {row['total_seconds']:>8.1f} "
+            f"{row['peak_mib']:>9} {row['nash_conv_float']:>12.2e} {row['bytes']:>9,}",
             flush=True,
         )
 
