@@ -1,7 +1,7 @@
 """OpenSpiel's own NashConv of every shipped equilibrium of imperfect-information
 Goofspiel up to MAX_N cards (exact.imperfect.shipped), beside the bound proven for it.
 
-    python benchmarks/shipped_openspiel.py [MAX_N]     # default 6
+    python benchmarks/shipped_openspiel.py [MAX_N [ORDER]]   # default 6, every order
 
 ``exploitability.nash_conv`` of OpenSpiel (Lanctot et al. 2017) on the turn-based game,
 the shipped policy put into a ``TabularPolicy`` as floats; each line: the game, the bound
@@ -28,11 +28,11 @@ from exact.imperfect.shipped import FOLDER, index
 OPENSPIEL_TOLERANCE = 1e-12
 
 
-def main(max_n: int) -> int:
+def main(max_n: int, order: str | None = None) -> int:
     print(f"{'game':<24} {'proven <=':>10} {'OpenSpiel':>10} {'ok':>3} {'seconds':>8}")
     failures = 0
     for entry in index():
-        if entry["n"] > max_n:
+        if entry["n"] > max_n or order not in (None, entry["order"]):
             continue
         game = ImperfectGame.parse(entry["n"], entry["order"], entry["objective"])
         start = time.perf_counter()
@@ -55,4 +55,4 @@ def main(max_n: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 6))
+    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 6, *sys.argv[2:3]))
