@@ -81,7 +81,7 @@ def test_a_hidden_game_through_the_api_hides_the_computers_cards(client, n, orde
 
 def test_hidden_bids_are_refused_beyond_the_shipped_games(client):
     for params, message in (
-        ({"n": 5, "order": "random"}, "N = 3 to 4 in this order"),
+        ({"n": 6, "order": "random"}, "N = 3 to 5 in this order"),
         ({"n": 8, "order": "descending"}, "N = 3 to 7"),
         ({"n": 4, "order": "controlled-by-me"}, "prize orders"),
         ({"n": 4, "order": "descending", "lead": 1}, "no lead"),
@@ -92,7 +92,7 @@ def test_hidden_bids_are_refused_beyond_the_shipped_games(client):
         "/api/game/bid", params={"n": 4, "order": "descending", "variant": "hidden", "bid": 9}
     )
     assert r.status_code == 400 and "you do not hold the 9" in r.json()["error"]
-    assert [4, "random", "points"] in client.get("/api/info").json()["hidden"]
+    assert [5, "random", "points"] in client.get("/api/info").json()["hidden"]
 
 
 def test_play_a_whole_hidden_game_by_clicking(page_server, browser):
