@@ -24,6 +24,7 @@ import pytest
 
 import exact.three as three
 from exact.three.induction import play_statistics
+from test_three_tables import score  # the round's points, written out apart from exact.game.ties
 
 #: Float agreement of two sums of the same terms taken in different orders (the brute
 #: force below against the merged walk), or with a hand-derived irrational value.
@@ -81,20 +82,6 @@ def test_two_cards_split_in_fractions(solved):
     assert st.entropy_bits[0] == pytest.approx(math.log2(3) - 2 / 3, abs=SUMMATION)
 
 
-def _won(rule: str, u: int, bids: tuple) -> tuple:
-    """A round's points, written out here apart from exact.game.ties."""
-    high = [i for i in range(3) if bids[i] == max(bids)]
-    out = [Fraction(0)] * 3
-    if len(high) == 1:
-        out[high[0]] = Fraction(u)
-    elif len(high) == 2 and rule == "split":
-        for i in high:
-            out[i] = Fraction(u, 2)
-    elif len(high) == 2 and rule == "third":
-        out[3 - sum(high)] = Fraction(u)
-    return tuple(out)
-
-
 def brute_statistics(sol, rule: str) -> tuple[list, list, list]:
     """Every history of play under the solution's mixes (random order: each prize left
     equally likely), depth first with actual cards and the points so far, nothing merged:
@@ -119,7 +106,7 @@ def brute_statistics(sol, rule: str) -> tuple[list, list, list]:
                 alike[r] += q * (high == 3)
                 if rest:
                     kids = tuple(tuple(c for c in hands[i] if c != bids[i]) for i in range(3))
-                    won = _won(rule, u, bids)
+                    won = score(u, bids, rule)
                     down(r + 1, kids, rest, tuple(x + y for x, y in zip(points, won)), q)
 
     full = tuple(range(1, n + 1))
