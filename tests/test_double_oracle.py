@@ -181,8 +181,9 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
     game = ImperfectGame.parse(5, "descending", "points")
     path = tmp_path / "oracle.npz"
     first = solve_double_oracle(game, 100, path, "rational")
-    done, allow, bound = read_support(game, path)
+    done, allow, bound, regrets = read_support(game, path)
     assert done == first.sizes["rounds"]
+    assert regrets is None  # the restricted games were solved by their LPs
     # the last round's proven bound (float64 plus its error bound) is kept: it sets how
     # far a resumed run's first restricted game is solved
     assert first.certificate.epsilon <= bound <= NASHCONV_TOLERANCE
@@ -213,6 +214,20 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
         (lambda d: d.update(bound=np.float64("inf")), "not a number >= 0"),
         (lambda d: d.update(bound=np.array([1.0, 2.0])), "not a float"),
         (lambda d: d.update(bound="small"), "not a float"),
+        (lambda d: d.pop("regrets1"), "but not regrets1"),
+        (lambda d: d.update(cells0=d["cells0"].astype(np.int32)), "not int64"),
+        (lambda d: d.update(cells0=d["cells0"].reshape(1, -1)), "not one axis"),
+        (lambda d: d.update(regrets0=np.zeros(10**9 // 8)), "not one axis of at most"),
+        (lambda d: d.update(regrets0=d["regrets0"][:-1]), "one more than cells0"),
+        (lambda d: d.update(cells1=d["cells1"][::-1].copy()), "not strictly increasing"),
+        (lambda d: d.update(cells1=d["cells1"] + 10**9), "not strictly increasing"),
+        (lambda d: d.update(cells0=d["cells0"] - d["cells0"][0] - 1), "not strictly increasing"),
+        (
+            lambda d: d.update(cells0=np.flatnonzero(~d["allow0"])[:3], regrets0=np.zeros(4)),
+            "cells0 holds cards already bid",
+        ),
+        (lambda d: d.update(regrets1=-d["regrets1"] - 1), "not finite and >= 0"),
+        (lambda d: d.update(regrets1=d["regrets1"] * np.nan), "not finite and >= 0"),
     ],
 )
 def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
@@ -223,6 +238,10 @@ def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
     assert read_support(game, path)[2] == math.inf  # a checkpoint without its bound
     write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25)
     assert read_support(game, path)[2] == 0.25
+    cells = np.flatnonzero(legal)
+    regrets = [(cells, np.arange(len(cells) + 1.0)), (cells[1:], np.ones(len(cells)))]
+    write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25, regrets)
+    assert read_support(game, path).regrets[1][1].tolist() == [1.0] * len(cells)
     with np.load(path) as archive:
         data = {name: archive[name] for name in archive.files}
     edit(data)

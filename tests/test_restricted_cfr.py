@@ -9,12 +9,15 @@ double oracle run on it reaches its target with a NashConv proven in rationals."
 import numpy as np
 import pytest
 
+import exact.imperfect.double_oracle as double_oracle_module
 from exact.imperfect.certified import certify, dyadic_rows, lp_plans
+from exact.imperfect.checkpoint import read_support
 from exact.imperfect.double_oracle import (
     CFR_RELATIVE,
     CFR_SHARE,
     RestrictedSolver,
     double_oracle,
+    solve_double_oracle,
 )
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.restricted import GameTree, closure, restricted_lp
@@ -107,3 +110,34 @@ def test_the_double_oracle_with_it_reaches_a_loose_target():
     reached = [r.lp["restricted_nash_conv"] for r in rounds[1:]]
     assert all(gap <= goal for gap, goal in zip(reached, goals))
     assert any(gap > 1e-3 * CFR_SHARE for gap in reached)
+
+
+def test_a_resumed_run_starts_from_the_checkpoints_regrets(tmp_path, monkeypatch):
+    """The checkpoint keeps the last restricted game's regrets bit for bit, and the first
+    restricted game of a run resumed from it starts from them (not from zero: at 8 cards
+    a cold first round took 1,913 s and added 62,500 bids a player, a warm one 810 s and
+    14,000)."""
+    game = ImperfectGame.parse(5, "ascending", "points")
+    path = tmp_path / "oracle.npz"
+    first = solve_double_oracle(
+        game, 0, path, "bound", target=1e-2, restricted=RestrictedSolver.PCFR
+    )
+    saved = read_support(game, path)
+    assert saved.round == first.sizes["rounds"]
+    assert saved.bound == float(first.certificate.epsilon)
+    assert saved.regrets is not None
+    for p in (0, 1):
+        cells, regrets = saved.regrets[p]
+        assert len(cells) + 1 == first.sizes["restricted_sequences"][p] == len(regrets)
+        assert regrets.max() > 0
+    started = []
+
+    def recording(tree, built, target, max_iterations, progress=None, warm=None):
+        started.append(warm)
+        return restricted_cfr(tree, built, target, max_iterations, progress, warm)
+
+    monkeypatch.setattr(double_oracle_module, "restricted_cfr", recording)
+    solve_double_oracle(game, 0, path, "bound", target=1e-2, restricted=RestrictedSolver.PCFR)
+    for p in (0, 1):
+        assert np.array_equal(started[0].cells[p], saved.regrets[p][0])
+        assert np.array_equal(started[0].regrets[p], saved.regrets[p][1])

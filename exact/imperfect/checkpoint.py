@@ -30,6 +30,7 @@ import math
 import os
 import stat
 import zipfile
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.lib import format as npy
@@ -44,6 +45,7 @@ __all__ = [
     "MAX_ITERATIONS",
     "SUM_TOLERANCE",
     "SUPPORT_FORMAT",
+    "Support",
     "read_checkpoint",
     "read_support",
     "write_checkpoint",
@@ -78,6 +80,12 @@ SUPPORT_ARRAYS = ("allow0", "allow1")
 #: And, where the round's NashConv was proven (from 2026-11-29 d), that bound: it only
 #: sets how far the next restricted game is solved (nothing proven rests on it).
 SUPPORT_OPTIONAL = {"bound": "f"}
+#: And, where the restricted games are solved by predictive CFR+ (from 2026-11-29 e), its
+#: last regrets by cell (:class:`exact.imperfect.restricted_cfr.Regrets`): each player's
+#: cells (int64, strictly increasing, each a card not yet bid at its row) and regrets
+#: (float64, one more: the empty sequence's first; finite, >= 0).  They only warm-start
+#: the next restricted game (nothing proven rests on them): all four members or none.
+SUPPORT_REGRETS = {"cells0": "<i8", "cells1": "<i8", "regrets0": "<f8", "regrets1": "<f8"}
 #: The most rounds a double oracle's checkpoint may count.
 MAX_ROUNDS = 10**6
 #: The longest text member (characters).
@@ -265,17 +273,34 @@ def _count(mask: np.ndarray) -> str:
     return f"{int(mask.sum()):,}"
 
 
+class Support(NamedTuple):
+    """A double oracle's checkpoint, read and checked (:func:`read_support`)."""
+
+    round: int
+    allow: tuple[np.ndarray, np.ndarray]
+    #: The last round's proven NashConv (inf where the file has none).
+    bound: float
+    #: Each player's (cells, regrets) of :data:`SUPPORT_REGRETS`, or None.
+    regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None
+
+
 def write_support(
     path,
     game: ImperfectGame,
     round_: int,
     allow: tuple[np.ndarray, np.ndarray],
     bound: float = math.inf,
+    regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> None:
     """A double oracle's state (:mod:`exact.imperfect.double_oracle`): the rounds done,
-    both players' allowed cells and the last round's proven NashConv ``bound`` (where
-    finite), as an .npz file written atomically."""
-    extra = {"bound": np.float64(bound)} if math.isfinite(bound) else {}
+    both players' allowed cells, the last round's proven NashConv ``bound`` (where
+    finite) and each player's (cells, regrets) of the last restricted game (where given),
+    as an .npz file written atomically."""
+    extra: dict[str, Any] = {"bound": np.float64(bound)} if math.isfinite(bound) else {}
+    if regrets is not None:
+        for player, (cells, values) in enumerate(regrets):
+            extra[f"cells{player}"] = np.asarray(cells, dtype="<i8")
+            extra[f"regrets{player}"] = np.asarray(values, dtype="<f8")
     with atomic_file(path, "wb") as fh:
         np.savez(
             fh,
@@ -290,17 +315,20 @@ def write_support(
         )
 
 
-def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.ndarray], float]:
-    """The rounds, allowed cells and last proven bound (inf where the file has none) of a
-    double oracle's checkpoint for ``game``, checked as :func:`read_checkpoint` checks a
-    CFR+ one (file, members, headers before data, the game, bool arrays of the tables'
-    shape, nothing allowed at a card already bid, a bound that is a number >= 0); a
-    one-line GopsInputError otherwise."""
+def read_support(game: ImperfectGame, path) -> Support:
+    """The rounds, allowed cells, last proven bound and regrets of a double oracle's
+    checkpoint for ``game``, checked as :func:`read_checkpoint` checks a CFR+ one (file,
+    members, headers before data, the game, bool arrays of the tables' shape, nothing
+    allowed at a card already bid, a bound that is a number >= 0, the regrets of
+    :data:`SUPPORT_REGRETS`); a one-line GopsInputError otherwise."""
     where = f"the double-oracle checkpoint {str(path)!r}"
+    shape = (layout(game).rows, game.n)
+    cells_max = shape[0] * shape[1]
 
     def read(archive: zipfile.ZipFile):
         kinds = {**SUPPORT_SCALARS, **SUPPORT_OPTIONAL}
-        members = _members(archive, where, kinds, SUPPORT_ARRAYS, tuple(SUPPORT_OPTIONAL))
+        optional = (*SUPPORT_OPTIONAL, *SUPPORT_REGRETS)
+        members = _members(archive, where, kinds, (*SUPPORT_ARRAYS, *SUPPORT_REGRETS), optional)
         scalars = {name: _scalar(archive, members[name], name, where, kind)
                    for name, kind in kinds.items() if name in members}  # fmt: skip
         if scalars["format"] != SUPPORT_FORMAT:
@@ -312,20 +340,60 @@ def read_support(game: ImperfectGame, path) -> tuple[int, tuple[np.ndarray, np.n
             raise GopsInputError(
                 f"{where}: the round {scalars['round']} is not between 0 and {MAX_ROUNDS:,}"
             )
-        shape = (layout(game).rows, game.n)
         arrays = [_array(archive, members[name], name, shape, where, "|b1")
                   for name in SUPPORT_ARRAYS]  # fmt: skip
-        return scalars, arrays
+        present = [name for name in SUPPORT_REGRETS if name in members]
+        if present and len(present) < len(SUPPORT_REGRETS):
+            missing = [name for name in SUPPORT_REGRETS if name not in members]
+            raise GopsInputError(f"{where} has {', '.join(present)} but not {', '.join(missing)}")
+        vectors = {name: _vector(archive, members[name], name, cells_max + 1, where, kind)
+                   for name, kind in SUPPORT_REGRETS.items() if name in members}  # fmt: skip
+        return scalars, arrays, vectors
 
-    scalars, allow = _read_archive(path, where, read)
+    scalars, allow, vectors = _read_archive(path, where, read)
     legal = legal_rows(layout(game))
     for name, array in zip(SUPPORT_ARRAYS, allow, strict=True):
         if np.any(array & ~legal):
             raise GopsInputError(
                 f"{where}: {name} allows {_count(array & ~legal)} cards already bid"
             )
-    if "bound" not in scalars:
-        return scalars["round"], (allow[0], allow[1]), math.inf
-    if not 0 <= scalars["bound"] < math.inf:
-        raise GopsInputError(f"{where}: the bound {scalars['bound']!r} is not a number >= 0")
-    return scalars["round"], (allow[0], allow[1]), scalars["bound"]
+    bound = scalars.get("bound", math.inf)
+    if "bound" in scalars and not 0 <= bound < math.inf:
+        raise GopsInputError(f"{where}: the bound {bound!r} is not a number >= 0")
+    regrets = None
+    if vectors:
+        regrets = tuple(_checked_regrets(vectors, p, legal.ravel(), where) for p in (0, 1))
+    return Support(scalars["round"], (allow[0], allow[1]), bound, regrets)
+
+
+def _vector(archive, info, name: str, longest: int, where: str, kind: str) -> np.ndarray:
+    """A one-dimensional member of dtype ``kind`` and at most ``longest`` entries."""
+
+    def check(found, dtype) -> None:
+        if dtype != np.dtype(kind):
+            raise GopsInputError(f"{where}: {name} is {dtype}, not {np.dtype(kind)}")
+        if len(found) != 1 or found[0] > longest:
+            raise GopsInputError(
+                f"{where}: {name} has shape {found}, not one axis of at most {longest:,}"
+            )
+
+    return np.ascontiguousarray(_read(archive, info, name, where, check))
+
+
+def _checked_regrets(vectors: dict, player: int, legal: np.ndarray, where: str):
+    """Player's (cells, regrets), once they hold the invariants of :data:`SUPPORT_REGRETS`."""
+    cells, values = vectors[f"cells{player}"], vectors[f"regrets{player}"]
+    if len(values) != len(cells) + 1:
+        raise GopsInputError(
+            f"{where}: regrets{player} has {len(values):,} entries, not {len(cells) + 1:,} "
+            f"(one more than cells{player})"
+        )
+    if len(cells) and (cells[0] < 0 or cells[-1] >= len(legal) or np.any(np.diff(cells) <= 0)):
+        raise GopsInputError(
+            f"{where}: cells{player} is not strictly increasing within the game's tables"
+        )
+    if not legal[cells].all():
+        raise GopsInputError(f"{where}: cells{player} holds cards already bid")
+    if not np.isfinite(values).all() or np.any(values < 0):
+        raise GopsInputError(f"{where}: regrets{player} holds numbers not finite and >= 0")
+    return cells, values

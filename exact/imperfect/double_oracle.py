@@ -219,22 +219,28 @@ def double_oracle(
     target: float = 0.0,
     max_rounds: int = MAX_ROUNDS,
     tree: GameTree | None = None,
-    progress: Callable[[Round, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]], None]
+    progress: Callable[
+        [Round, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], Regrets | None],
+        None,
+    ]
     | None = None,
     first_round: int = 1,
     restricted: RestrictedSolver = RestrictedSolver.LP,
     tell: Callable[[str], None] = lambda _: None,
     last_bound: float = math.inf,
+    regrets: Regrets | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) and the rounds.  ``start``: both players'
     allowed cells to begin with (a guess of the support: a CFR+ average's bids above a
     threshold, or a checkpoint's cells), else none (each decision's best bid against the
     uniform policy); the loop stops when the proven NashConv is at most ``target``, when
-    no gap is left, or after ``max_rounds`` rounds.  ``progress(round, allowed cells)``
-    is called after each round with the cells the next round starts from and the
-    round's policy rows.  ``last_bound``: the proven NashConv of the round before
-    ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE`."""
+    no gap is left, or after ``max_rounds`` rounds.  ``progress(round, allowed cells,
+    policy rows, regrets)`` is called after each round with the cells the next round
+    starts from, the round's policy rows and the regrets it carries (predictive CFR+
+    only).  ``last_bound`` and ``regrets``: the proven NashConv and the regrets of the
+    round before ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE` and
+    :data:`WARM_REGRETS`."""
     tree = tree or GameTree.of(game)
     where, legal = tree.where, tree.legal
     uniform = dyadic_rows(np.zeros(legal.shape), legal)
@@ -246,7 +252,7 @@ def double_oracle(
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
     last = last_bound
-    warm: Regrets | None = None
+    warm = regrets if WARM_REGRETS else None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
         in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
@@ -288,7 +294,7 @@ def double_oracle(
             )
         )
         if progress is not None:
-            progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]))
+            progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]), warm)
         if certificate.epsilon <= target or not any(added):
             return (sigmas[0], sigmas[1]), rounds
     return (sigmas[0], sigmas[1]), rounds
@@ -333,11 +339,14 @@ def solve_double_oracle(
     begin = time.perf_counter()
     where = layout(game)
     check_memory(game, where.bytes_needed() + where.rows * where.n * 16, "best-response tables")
-    first, allow, last_bound = 1, None, math.inf
+    first, allow, last_bound, regrets = 1, None, math.inf, None
     if checkpoint is not None and Path(checkpoint).exists():
-        done, allow, last_bound = read_support(game, checkpoint)
-        first = done + 1
-        tell(f"resumed from {checkpoint} after round {done:,}")
+        saved = read_support(game, checkpoint)
+        first, allow, last_bound = saved.round + 1, saved.allow, saved.bound
+        if saved.regrets is not None:
+            (cells0, values0), (cells1, values1) = saved.regrets
+            regrets = Regrets((cells0, cells1), (values0, values1))
+        tell(f"resumed from {checkpoint} after round {saved.round:,}")
     elif lift:
         allow = _lifted(game, tell)
     elif start_iterations > 0:
@@ -363,9 +372,11 @@ def solve_double_oracle(
     )
     best, written = [math.inf], [-math.inf]
 
-    def report(done: Round, cells, sigmas) -> None:
+    def report(done: Round, cells, sigmas, warm: Regrets | None) -> None:
         if checkpoint is not None:
-            write_support(checkpoint, game, done.round, cells, float(done.certificate.epsilon))
+            kept = None if warm is None else tuple(zip(warm.cells, warm.regrets, strict=True))
+            bound = float(done.certificate.epsilon)
+            write_support(checkpoint, game, done.round, cells, bound, kept)  # type: ignore[arg-type]
         now = time.perf_counter()
         due = now - written[0] >= BEST_EVERY or done.certificate.epsilon <= target
         if on_best is not None and done.certificate.epsilon < best[0] and due:
@@ -381,7 +392,7 @@ def solve_double_oracle(
 
     sigmas, rounds = double_oracle(
         game, allow, target, tree=tree, progress=report, first_round=first,
-        restricted=restricted, tell=tell, last_bound=last_bound,
+        restricted=restricted, tell=tell, last_bound=last_bound, regrets=regrets,
     )  # fmt: skip
     solved = time.perf_counter()
     proof = Method(method) if method else default_method(game)
