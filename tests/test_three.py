@@ -34,7 +34,7 @@ from exact.game.ties import DISCARD, SPLIT, THIRD
 from exact.three.canonical import canonical
 from exact.three.nashconv import nashconv
 from exact.three.openspiel import policy_json
-from exact.three.rules import round_points
+from exact.three.rules import ThreeGame, round_points
 from exact.three.stage import solve_stage
 from reference_win import win_value
 
@@ -252,11 +252,24 @@ def test_cli_json_states_epsilon(tmp_path):
     assert len(json.loads(out.read_text())) > 0
 
 
+def test_seven_cards_are_accepted_for_points_only():
+    """N = 7 points (917,616 stage games, hours: solved with --save, which resumes) is
+    accepted; the top objective, whose positions carry the points so far, stops at 6."""
+    assert ThreeGame.parse(7, "split").stage_games == 917_616
+    assert ThreeGame.parse(6, "third", "top").n == 6
+    with pytest.raises(GopsInputError, match="between 1 and 6 for three players and the top"):
+        ThreeGame.parse(7, "split", "top")
+    with pytest.raises(GopsInputError, match="between 1 and 7 for three players"):
+        ThreeGame.parse(8, "split")
+
+
 @pytest.mark.parametrize(
     "args",
     [
         ["solve", "3", "--players", "3", "--tie-rule", "halves"],
         ["solve", "9", "--players", "3"],
+        ["solve", "8", "--players", "3"],
+        ["solve", "7", "--players", "3", "--objective", "top"],
         ["solve", "2", "--players", "3", "--policy-out", "x.json"],
         ["solve", "2", "--players", "4"],
     ],

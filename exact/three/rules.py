@@ -53,6 +53,7 @@ __all__ = [
     "ORDERS",
     "STAGE_GAMES",
     "THREE_MAX_N",
+    "TOP_MAX_N",
     "TIE_RULES",
     "TOP",
     "ThreeGame",
@@ -78,9 +79,12 @@ OBJECTIVES: dict[str, GameObjective | _Top] = {"points": POINTS, "top": TOP}
 ORDERS: dict[str, PrizeOrder] = {o.name: o for o in (RANDOM, ASCENDING, DESCENDING)}
 #: The largest N accepted.  N = 5 solves in under a minute of CPU; N = 6 (73,590 stage
 #: games) in 8-13 minutes of CPU per rule and under 500 MiB; N = 7 (917,616 stage games)
-#: is projected at 2-4 hours, not measured (benchmarks/bench_three.py,
-#: docs/three-players.md).
-THREE_MAX_N = 6
+#: in hours, which ``--save`` carries across runs (its checkpoint resumes;
+#: benchmarks/RESULTS.md, docs/three-players.md).
+THREE_MAX_N = 7
+#: The largest N of the ``top`` objective (positions carry the points so far: N = 6 is
+#: 2-3 million stage games, hours of CPU; N = 7 would be tens of millions).
+TOP_MAX_N = 6
 #: The stage games (canonical position and upcard) of the points objective with shuffled
 #: prizes, by N, under every tie rule (its positions carry no points): counted by the
 #: solves of benchmarks/RESULTS.md (N = 7 by the positions' count, not solved); the total
@@ -126,10 +130,13 @@ class ThreeGame:
     ) -> ThreeGame:
         """Every field checked (names or the objects): a bad one is a one-line
         GopsInputError."""
+        objective = three_objective_named(objective)
+        high = TOP_MAX_N if objective is TOP else THREE_MAX_N
+        what = " for three players" + (" and the top objective" if objective is TOP else "")
         return cls(
-            check_n(n, high=THREE_MAX_N, what=" for three players"),
+            check_n(n, high=high, what=what),
             tie_rule_named(tie_rule),
-            three_objective_named(objective),
+            objective,
             _three_order(order),
         )
 
