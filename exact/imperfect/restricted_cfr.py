@@ -9,13 +9,15 @@ instantaneous regret as the prediction, alternating updates, averages weighted b
 CFR+ itself is Tammelin 2014) is run on the
 restricted game's arrays: player 0's payoff A = -B^T with B the LP's block of player 1's
 sequence rows and player 0's sequence columns (its chance weights included), so each
-iteration is two sparse products (A y, A^T x) and one pass over each player's decisions:
+iteration is two sparse products (A y, A^T x) and, for each player, one pass over its
+decisions bottom up and one top down (numba kernels):
 
     cfv(I, a) = g[I a] + sum_{J: parent J = I a} V(J),    V(I) = sum_a sigma(I, a) cfv(I, a)
 
-bottom up over the rounds (g the gradient, A y for player 0, -A^T x for player 1), the
+bottom up (g the gradient, A y for player 0, -A^T x for player 1), the
 regrets r(I, a) <- max(r(I, a) + cfv(I, a) - V(I), 0) and sigma from them (Zinkevich,
-Johanson, Bowling & Piccione 2007, in the sequence form).  The same pass with max in place
+Johanson, Bowling & Piccione 2007, in the sequence form), then the realization plan top
+down.  The same pass with max in place
 of sigma is a best response, so the restricted game's NashConv of the average is
 computed as it runs; it stops at ``target`` or after ``max_iterations``.  A run may
 start from the regrets of a run on a smaller restricted game (:class:`Regrets`, carried
@@ -28,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from exact.imperfect.restricted import GameTree, RestrictedLP
@@ -38,69 +41,107 @@ __all__ = ["Regrets", "Treeplex", "restricted_cfr"]
 CHECK_EVERY = 50
 
 
+@numba.njit(cache=True, nogil=True)
+def _update(g, parent_of, starts, regrets, sigma) -> None:
+    """One player's predictive CFR+ step, in place: with ``sigma`` the current behaviour,
+    cfv and V bottom up (decisions in decreasing order: a decision's sequences are
+    ``starts[d]:starts[d + 1]``, and every decision below one of its sequences comes
+    later), then at each decision the regrets r <- max(r + cfv - V, 0) and the next
+    behaviour from max(r + (cfv - V), 0) (the prediction: this iteration's regret),
+    normalized, uniform where it is all 0."""
+    cfv = g.copy()
+    for d in range(len(parent_of) - 1, -1, -1):
+        lo, hi = starts[d], starts[d + 1]
+        v = 0.0
+        for s in range(lo, hi):
+            v += sigma[s] * cfv[s]
+        cfv[parent_of[d]] += v
+        total = 0.0
+        for s in range(lo, hi):
+            instant = cfv[s] - v
+            r = max(regrets[s] + instant, 0.0)
+            regrets[s] = r
+            sigma[s] = max(r + instant, 0.0)
+            total += sigma[s]
+        for s in range(lo, hi):
+            sigma[s] = sigma[s] / total if total > 0 else 1.0 / (hi - lo)
+
+
+@numba.njit(cache=True, nogil=True)
+def _behaviour(positive, starts, sigma) -> None:
+    """``sigma`` from nonnegative weights: normalized at each decision, uniform where
+    they are all 0 (the empty sequence's entry 1)."""
+    sigma[0] = 1.0
+    for d in range(len(starts) - 1):
+        lo, hi = starts[d], starts[d + 1]
+        total = 0.0
+        for s in range(lo, hi):
+            total += positive[s]
+        for s in range(lo, hi):
+            sigma[s] = positive[s] / total if total > 0 else 1.0 / (hi - lo)
+
+
+@numba.njit(cache=True, nogil=True)
+def _plan(parent_of, starts, sigma, x, sums, weight) -> None:
+    """The realization plan ``x`` of ``sigma``, top down (a decision's parent sequence
+    comes before it), and ``sums += weight * x``."""
+    x[0] = 1.0
+    sums[0] += weight
+    for d in range(len(parent_of)):
+        reach = x[parent_of[d]]
+        for s in range(starts[d], starts[d + 1]):
+            x[s] = reach * sigma[s]
+            sums[s] += weight * x[s]
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_response_value(g, parent_of, starts) -> float:
+    """The value of a best response to the gradient ``g``: cfv bottom up with the best
+    sequence of each decision in place of sigma's mix."""
+    cfv = g.copy()
+    for d in range(len(parent_of) - 1, -1, -1):
+        best = -np.inf
+        for s in range(starts[d], starts[d + 1]):
+            best = max(best, cfv[s])
+        cfv[parent_of[d]] += best
+    return cfv[0]
+
+
 @dataclass(frozen=True)
 class Treeplex:
-    """One player's sequences in a restricted game: each sequence's decision (k >= 1;
-    sequence 0 is the empty one), each decision's parent sequence, and the decisions of
-    each round (the rounds' slices of the decisions, which are in increasing row)."""
+    """One player's sequences in a restricted game: sequence 0 is the empty one, and the
+    sequences of decision d (the decisions in play, in increasing row, so round by
+    round) are ``starts[d]:starts[d + 1]`` (cells in increasing row); ``parent_of[d]``
+    is its parent sequence (0 at the first round)."""
 
-    decision_of: np.ndarray
     parent_of: np.ndarray
-    round_slices: tuple[slice, ...]
-    sequence_slices: tuple[slice, ...]
+    starts: np.ndarray
 
     @classmethod
     def of(cls, tree: GameTree, built: RestrictedLP, player: int) -> Treeplex:
-        n, offsets = tree.where.n, np.asarray(tree.where.offsets)
+        n = tree.where.n
         cells, decisions = built.cells[player], built.in_play[player]
-        decision_of = np.concatenate([[-1], np.searchsorted(decisions, cells // n)])
         parents = tree.parent_cells(decisions)
         parent_of = np.where(parents >= 0, 1 + np.searchsorted(cells, np.maximum(parents, 0)), 0)
-        bounds = np.searchsorted(decisions, offsets)
-        seq_bounds = np.searchsorted(cells // n, offsets)
-        rounds = tuple(slice(int(a), int(b)) for a, b in zip(bounds, bounds[1:]))
-        seqs = tuple(slice(1 + int(a), 1 + int(b)) for a, b in zip(seq_bounds, seq_bounds[1:]))
-        return cls(decision_of, parent_of, rounds, seqs)
-
-    def values(self, g: np.ndarray, sigma: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """cfv of every sequence and V of every decision (module docstring), under the
-        behaviour ``sigma`` (per sequence), or a best response where it is None.  Each
-        decision's sequences are consecutive (cells in increasing row), and every
-        decision in play has one."""
-        cfv = g.copy()
-        v = np.zeros(len(self.parent_of))
-        for rounds, seqs in zip(reversed(self.round_slices), reversed(self.sequence_slices)):
-            if rounds.stop == rounds.start:
-                continue
-            local = self.decision_of[seqs] - rounds.start
-            if sigma is None:
-                starts = np.flatnonzero(np.diff(local, prepend=-1))
-                v[rounds] = np.maximum.reduceat(cfv[seqs], starts)
-            else:
-                v[rounds] = np.bincount(local, sigma[seqs] * cfv[seqs], rounds.stop - rounds.start)
-            cfv += np.bincount(self.parent_of[rounds], v[rounds], len(cfv))
-        return cfv, v
+        starts = 1 + np.searchsorted(cells // n, np.append(decisions, np.iinfo(np.int64).max))
+        return cls(parent_of.astype(np.int64), starts.astype(np.int64))
 
     def behaviour(self, positive: np.ndarray) -> np.ndarray:
-        """sigma per sequence from nonnegative weights: normalized at each decision,
-        uniform where they are all 0."""
-        totals = np.bincount(self.decision_of[1:], positive[1:], len(self.parent_of))
-        counts = np.bincount(self.decision_of[1:], minlength=len(self.parent_of))
-        sigma = np.ones_like(positive)
-        t = totals[self.decision_of[1:]]
-        sigma[1:] = np.where(t > 0, positive[1:] / np.where(t > 0, t, 1.0),
-                             1.0 / counts[self.decision_of[1:]])  # fmt: skip
+        """sigma per sequence from nonnegative weights (:func:`_behaviour`)."""
+        sigma = np.empty_like(positive)
+        _behaviour(positive, self.starts, sigma)
         return sigma
 
-    def plan(self, sigma: np.ndarray) -> np.ndarray:
-        """The realization plan of the behaviour ``sigma``, top down."""
-        x = np.zeros_like(sigma)
-        x[0] = 1.0
-        for rounds, seqs in zip(self.round_slices, self.sequence_slices):
-            reach = np.zeros(len(self.parent_of))
-            reach[rounds] = x[self.parent_of[rounds]]
-            x[seqs] = reach[self.decision_of[seqs]] * sigma[seqs]
-        return x
+    def update(self, g: np.ndarray, regrets: np.ndarray, sigma: np.ndarray) -> None:
+        """One predictive CFR+ step of regrets and sigma against ``g`` (:func:`_update`)."""
+        _update(g, self.parent_of, self.starts, regrets, sigma)
+
+    def plan(self, sigma: np.ndarray, x: np.ndarray, sums: np.ndarray, weight: float) -> None:
+        """``x`` the realization plan of ``sigma``; ``sums += weight * x``."""
+        _plan(self.parent_of, self.starts, sigma, x, sums, weight)
+
+    def best_response_value(self, g: np.ndarray) -> float:
+        return float(_best_response_value(g, self.parent_of, self.starts))
 
 
 @dataclass(frozen=True)
@@ -144,18 +185,16 @@ def restricted_cfr(
     else:
         regrets = [warm.on(built, 0), warm.on(built, 1)]
     sigmas = [plexes[p].behaviour(regrets[p]) for p in (0, 1)]
-    plans = [plexes[p].plan(sigmas[p]) for p in (0, 1)]
+    plans = [np.zeros(lp.n_own), np.zeros(lp.n_ub)]
     sums = [np.zeros(lp.n_own), np.zeros(lp.n_ub)]
+    for p in (0, 1):
+        plexes[p].plan(sigmas[p], plans[p], sums[p], 0.0)
     weight, gap, iteration = 0.0, np.inf, 0
     for iteration in range(1, max_iterations + 1):
         for p in (0, 1):
             g = -(bt @ plans[1]) if p == 0 else b @ plans[0]
-            cfv, v = plexes[p].values(g, sigmas[p])
-            instant = cfv - v[np.maximum(plexes[p].decision_of, 0)]
-            regrets[p] = np.maximum(regrets[p] + instant, 0.0)
-            sigmas[p] = plexes[p].behaviour(np.maximum(regrets[p] + instant, 0.0))
-            plans[p] = plexes[p].plan(sigmas[p])
-            sums[p] += iteration**2 * plans[p]
+            plexes[p].update(g, regrets[p], sigmas[p])
+            plexes[p].plan(sigmas[p], plans[p], sums[p], float(iteration) ** 2)
         weight += iteration**2
         if iteration % CHECK_EVERY == 0 or iteration == max_iterations:
             average = [s / weight for s in sums]
@@ -172,6 +211,6 @@ def restricted_cfr(
 
 def _nash_conv(b, bt, plexes, plans) -> float:
     """The restricted game's NashConv of the plans: both best responses' values."""
-    v0 = plexes[0].values(-(bt @ plans[1]), None)[0][0]
-    v1 = plexes[1].values(b @ plans[0], None)[0][0]
-    return float(v0 + v1)
+    return plexes[0].best_response_value(-(bt @ plans[1])) + plexes[1].best_response_value(
+        b @ plans[0]
+    )
