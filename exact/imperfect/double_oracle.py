@@ -344,8 +344,7 @@ def solve_double_oracle(
         saved = read_support(game, checkpoint)
         first, allow, last_bound = saved.round + 1, saved.allow, saved.bound
         if saved.regrets is not None:
-            (cells0, values0), (cells1, values1) = saved.regrets
-            regrets = Regrets((cells0, cells1), (values0, values1))
+            regrets = Regrets.of_pairs(saved.regrets)
         tell(f"resumed from {checkpoint} after round {saved.round:,}")
     elif lift:
         allow = _lifted(game, tell)
@@ -374,9 +373,9 @@ def solve_double_oracle(
 
     def report(done: Round, cells, sigmas, warm: Regrets | None) -> None:
         if checkpoint is not None:
-            kept = None if warm is None else tuple(zip(warm.cells, warm.regrets, strict=True))
+            kept = None if warm is None else warm.pairs()
             bound = float(done.certificate.epsilon)
-            write_support(checkpoint, game, done.round, cells, bound, kept)  # type: ignore[arg-type]
+            write_support(checkpoint, game, done.round, cells, bound, kept)
         now = time.perf_counter()
         due = now - written[0] >= BEST_EVERY or done.certificate.epsilon <= target
         if on_best is not None and done.certificate.epsilon < best[0] and due:

@@ -152,6 +152,16 @@ class Regrets:
     cells: tuple[np.ndarray, np.ndarray]
     regrets: tuple[np.ndarray, np.ndarray]
 
+    @classmethod
+    def of_pairs(cls, pairs) -> Regrets:
+        """From each player's (cells, regrets), as a checkpoint keeps them."""
+        (cells0, regrets0), (cells1, regrets1) = pairs
+        return cls((cells0, cells1), (regrets0, regrets1))
+
+    def pairs(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """Each player's (cells, regrets)."""
+        return (self.cells[0], self.regrets[0]), (self.cells[1], self.regrets[1])
+
     def on(self, built: RestrictedLP, player: int) -> np.ndarray:
         """The regrets on ``built``'s sequences of ``player``: each cell's own where this
         run had it, 0 for cells new to ``built`` (bids not yet tried)."""
