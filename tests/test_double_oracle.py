@@ -358,3 +358,17 @@ def test_the_best_policy_is_written_at_most_every_best_every_seconds(tmp_path, m
         "gops: round 1",
         f"gops: round {len(bounds)}",
     ]
+
+
+def test_the_pace_estimate():
+    # bounds halving each round, 10 minutes a round: from 1/16 to 1/1024 is 6 rounds, an hour
+    bounds = [1 / 2, 1 / 4, 1 / 8, 1 / 16]
+    said = double_oracle_module.pace(bounds, [600.0] * 4, 1 / 1024)
+    assert "x0.50 a round" in said and "about 6 rounds, 1.0 h away" in said
+    # a bound that rose over the rounds, too few rounds, or a target met: nothing said
+    assert double_oracle_module.pace([1.0, 2.0, 4.0], [60.0] * 3, 0.1) == ""
+    assert double_oracle_module.pace([1.0, 0.5], [60.0] * 2, 0.1) == ""
+    assert double_oracle_module.pace([1.0, 0.5, 0.25], [60.0] * 3, 0.5) == ""
+    # only the last PACE_ROUNDS rounds count: a slow start is forgotten
+    slow = [4.0, 3.9, 3.8, 3.7, 3.6, 0.8, 0.4, 0.2, 0.1]
+    assert "x0.50 a round" in double_oracle_module.pace(slow, [60.0] * 9, 0.1 / 8)

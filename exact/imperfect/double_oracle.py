@@ -93,6 +93,7 @@ __all__ = [
     "Round",
     "default_start",
     "double_oracle",
+    "pace",
     "solve_double_oracle",
 ]
 
@@ -130,6 +131,8 @@ CFR_TELL_EVERY = 1_000
 BEST_EVERY = 600.0
 #: The most rounds of one run.
 MAX_ROUNDS = 10_000
+#: The rounds of this process whose pace (:func:`pace`) estimates the time to the target.
+PACE_ROUNDS = 5
 #: The proven NashConv a run stops at (OpenSpiel's units).
 TARGET = 1e-10
 #: CFR+ iterations (predictive CFR+) whose average policy guesses the support to start from.
@@ -300,6 +303,27 @@ def double_oracle(
     return (sigmas[0], sigmas[1]), rounds
 
 
+def pace(bounds: list[float], seconds: list[float], target: float) -> str:
+    """An estimate of the rounds and hours to ``target`` from the last
+    :data:`PACE_ROUNDS` rounds' proven bounds and seconds (their median ratio of one
+    bound to the last, their median round), or "" where they do not fall or are too
+    few to say.  Only an estimate: rounds lengthen as the restricted games ask for more
+    iterations, and the bound falls unevenly."""
+    bounds, seconds = bounds[-PACE_ROUNDS:], seconds[-PACE_ROUNDS:]
+    if len(bounds) < 3 or not 0 < target < bounds[-1]:
+        return ""
+    ratio = float(np.median([b / a for a, b in zip(bounds, bounds[1:]) if a > 0]))
+    if not 0 < ratio < 1:
+        return ""
+    rounds = math.ceil(math.log(target / bounds[-1]) / math.log(ratio))
+    hours = rounds * float(np.median(seconds)) / 3600
+    return (
+        f"; at the last {len(bounds)} rounds' pace (the bound x{ratio:.2f} a round, "
+        f"{np.median(seconds) / 60:.0f} min a round) the target is about {rounds:,} rounds, "
+        f"{hours:.1f} h away"
+    )
+
+
 def _lifted(game: ImperfectGame, tell: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray]:
     """Both players' cells lifted from the shipped equilibrium of one card fewer, where it
     plays a bid at least :data:`START_THRESHOLD` at a decision its own bids reach."""
@@ -370,6 +394,8 @@ def solve_double_oracle(
         )
     )
     best, written = [math.inf], [-math.inf]
+    bounds: list[float] = []
+    lengths: list[float] = []
 
     def report(done: Round, cells, sigmas, warm: Regrets | None) -> None:
         if checkpoint is not None:
@@ -382,11 +408,13 @@ def solve_double_oracle(
             best[0], written[0] = float(done.certificate.epsilon), now
             sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
             on_best(CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source))
+        bounds.append(float(done.certificate.epsilon))
+        lengths.append(sum(done.seconds.values()))
         tell(
             f"round {done.round}: restricted LP {done.sequences[0]:,} + {done.sequences[1]:,} "
             f"sequences; NashConv <= {done.certificate.epsilon:.3e} (proven); bids added "
-            f"{done.added[0]:,} + {done.added[1]:,}; {sum(done.seconds.values()):.0f} s "
-            f"(LP {done.seconds['lp']:.0f} s, {done.lp['how']})"
+            f"{done.added[0]:,} + {done.added[1]:,}; {lengths[-1]:.0f} s "
+            f"(LP {done.seconds['lp']:.0f} s, {done.lp['how']}){pace(bounds, lengths, target)}"
         )
 
     sigmas, rounds = double_oracle(
