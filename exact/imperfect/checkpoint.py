@@ -80,7 +80,7 @@ SUPPORT_ARRAYS = ("allow0", "allow1")
 #: And, where the round's NashConv was proven (from 2026-11-29 d), that bound: it only
 #: sets how far the next restricted game is solved (nothing proven rests on it).
 SUPPORT_OPTIONAL = {"bound": "f"}
-#: And, where the restricted games are solved by predictive CFR+ (from 2026-11-29 e), its
+#: And, where the restricted games are solved by predictive CFR+ (from 2026-11-29 f), its
 #: last regrets by cell (:class:`exact.imperfect.restricted_cfr.Regrets`): each player's
 #: cells (int64, strictly increasing, each a card not yet bid at its row) and regrets
 #: (float64, one more: the empty sequence's first; finite, >= 0).  They only warm-start
