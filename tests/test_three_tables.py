@@ -332,7 +332,7 @@ def test_cli_strategy_bad_input_one_line_exit_2(args):
 
 def test_cli_table_bad_n_exit_2():
     result = CliRunner().invoke(main, ["table", "9", "--players", "3"])
-    assert result.exit_code == 2 and "between 1 and 6" in result.output
+    assert result.exit_code == 2 and "between 1 and 7" in result.output
 
 
 @pytest.mark.parametrize("command", ["table", "strategy", "solve"])
