@@ -41,6 +41,17 @@ __all__ = ["Regrets", "Treeplex", "restricted_cfr"]
 CHECK_EVERY = 50
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _normalize(weights, sigma, lo, hi) -> None:
+    """``sigma[lo:hi]`` the nonnegative ``weights[lo:hi]`` normalized, uniform where they
+    are all 0 (one decision's sequences)."""
+    total = 0.0
+    for s in range(lo, hi):
+        total += weights[s]
+    for s in range(lo, hi):
+        sigma[s] = weights[s] / total if total > 0 else 1.0 / (hi - lo)
+
+
 @numba.njit(cache=True, nogil=True)
 def _update(g, parent_of, starts, regrets, sigma) -> None:
     """One player's predictive CFR+ step, in place: with ``sigma`` the current behaviour,
@@ -56,15 +67,11 @@ def _update(g, parent_of, starts, regrets, sigma) -> None:
         for s in range(lo, hi):
             v += sigma[s] * cfv[s]
         cfv[parent_of[d]] += v
-        total = 0.0
         for s in range(lo, hi):
             instant = cfv[s] - v
-            r = max(regrets[s] + instant, 0.0)
-            regrets[s] = r
-            sigma[s] = max(r + instant, 0.0)
-            total += sigma[s]
-        for s in range(lo, hi):
-            sigma[s] = sigma[s] / total if total > 0 else 1.0 / (hi - lo)
+            regrets[s] = max(regrets[s] + instant, 0.0)
+            sigma[s] = max(regrets[s] + instant, 0.0)
+        _normalize(sigma, sigma, lo, hi)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -73,12 +80,7 @@ def _behaviour(positive, starts, sigma) -> None:
     they are all 0 (the empty sequence's entry 1)."""
     sigma[0] = 1.0
     for d in range(len(starts) - 1):
-        lo, hi = starts[d], starts[d + 1]
-        total = 0.0
-        for s in range(lo, hi):
-            total += positive[s]
-        for s in range(lo, hi):
-            sigma[s] = positive[s] / total if total > 0 else 1.0 / (hi - lo)
+        _normalize(positive, sigma, starts[d], starts[d + 1])
 
 
 @numba.njit(cache=True, nogil=True)
