@@ -316,11 +316,11 @@ def pace(bounds: list[float], seconds: list[float], target: float) -> str:
     if not 0 < ratio < 1:
         return ""
     rounds = math.ceil(math.log(target / bounds[-1]) / math.log(ratio))
-    hours = rounds * float(np.median(seconds)) / 3600
+    length = float(np.median(seconds))
     return (
         f"; at the last {len(bounds)} rounds' pace (the bound x{ratio:.2f} a round, "
-        f"{np.median(seconds) / 60:.0f} min a round) the target is about {rounds:,} rounds, "
-        f"{hours:.1f} h away"
+        f"{length / 60:.0f} min a round) the target is about {rounds:,} rounds, "
+        f"{rounds * length / 3600:.1f} h away"
     )
 
 
@@ -398,17 +398,17 @@ def solve_double_oracle(
     lengths: list[float] = []
 
     def report(done: Round, cells, sigmas, warm: Regrets | None) -> None:
+        bound = float(done.certificate.epsilon)
         if checkpoint is not None:
             kept = None if warm is None else warm.pairs()
-            bound = float(done.certificate.epsilon)
             write_support(checkpoint, game, done.round, cells, bound, kept)
         now = time.perf_counter()
         due = now - written[0] >= BEST_EVERY or done.certificate.epsilon <= target
         if on_best is not None and done.certificate.epsilon < best[0] and due:
-            best[0], written[0] = float(done.certificate.epsilon), now
+            best[0], written[0] = bound, now
             sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
             on_best(CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source))
-        bounds.append(float(done.certificate.epsilon))
+        bounds.append(bound)
         lengths.append(sum(done.seconds.values()))
         tell(
             f"round {done.round}: restricted LP {done.sequences[0]:,} + {done.sequences[1]:,} "
