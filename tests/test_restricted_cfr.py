@@ -10,11 +10,14 @@ import numpy as np
 import pytest
 
 import exact.imperfect.double_oracle as double_oracle_module
+import exact.imperfect.restricted_cfr as restricted_cfr_module
 from exact.imperfect.certified import certify, dyadic_rows, lp_plans
 from exact.imperfect.checkpoint import read_support
 from exact.imperfect.double_oracle import (
+    CFR_OUTSIDE,
     CFR_RELATIVE,
     CFR_SHARE,
+    CFR_STALL,
     RestrictedSolver,
     double_oracle,
     solve_double_oracle,
@@ -99,6 +102,29 @@ def test_regrets_carry_over_by_cell_to_a_larger_restricted_game():
     assert abs(ours - value) <= again["restricted_nash_conv"] + FLOAT_TOLERANCE
 
 
+def test_a_run_given_a_stall_gap_stops_where_it_stalls_below_it(monkeypatch):
+    """The rule of STALL_RATIO, checked against the run's own reports: it stops at the
+    first check whose NashConv is at most the stall gap and above STALL_RATIO times the
+    one STALL_WINDOW iterations before; without a stall gap the same run goes on."""
+    monkeypatch.setattr(restricted_cfr_module, "STALL_WINDOW", 200)
+    monkeypatch.setattr(restricted_cfr_module, "STALL_RATIO", 0.97)
+    game = ImperfectGame.parse(5, "descending", "points")
+    tree = GameTree.of(game)
+    built = restricted_lp(tree, *_everything(tree))
+    runs = []
+    for stall_gap in (1e-3, 0.0):
+        gaps: dict[int, float] = {}
+        *_, facts = restricted_cfr(tree, built, 0.0, 3_000, gaps.__setitem__, stall_gap=stall_gap)
+        runs.append((gaps, facts))
+    (gaps, facts), (longer, without) = runs
+    stopped = facts["iterations"]
+    assert facts["stalled"] and not without["stalled"] and without["iterations"] == 3_000
+    assert gaps == {i: gap for i, gap in longer.items() if i <= stopped}  # the same run
+    stalled = [i for i, gap in gaps.items()
+               if gap <= 1e-3 and gap > 0.97 * gaps.get(i - 200, np.inf)]  # fmt: skip
+    assert stalled == [stopped] and facts["restricted_nash_conv"] == gaps[stopped]
+
+
 def test_the_double_oracle_with_it_reaches_a_loose_target():
     game = ImperfectGame.parse(5, "ascending", "points")
     sigmas, rounds = double_oracle(game, target=1e-3, restricted=RestrictedSolver.PCFR)
@@ -110,6 +136,31 @@ def test_the_double_oracle_with_it_reaches_a_loose_target():
     reached = [r.lp["restricted_nash_conv"] for r in rounds[1:]]
     assert all(gap <= goal for gap, goal in zip(reached, goals))
     assert any(gap > 1e-3 * CFR_SHARE for gap in reached)
+
+
+def test_the_double_oracle_goes_on_while_predictive_cfr_is_short(monkeypatch):
+    """With restricted games solved approximately, a round that adds no bid is not the
+    end (its gap is the approximation's): the run goes on from the same restricted game
+    to its target; and a round may stop predictive CFR+ where it stalls only after a
+    round whose bound was mostly gained outside the restricted game."""
+    monkeypatch.setattr(double_oracle_module, "CFR_MAX_ITERATIONS", 100)
+    calls = []
+
+    def recording(tree, built, target, max_iterations, progress=None, warm=None, **kw):
+        calls.append(kw["stall_gap"])
+        return restricted_cfr(tree, built, target, max_iterations, progress, warm, **kw)
+
+    monkeypatch.setattr(double_oracle_module, "restricted_cfr", recording)
+    game = ImperfectGame.parse(4, "descending", "points")
+    sigmas, rounds = double_oracle(game, target=1e-6, restricted=RestrictedSolver.PCFR)
+    assert certify(game, *sigmas, "rational").epsilon <= 1e-6
+    assert any(r.added == (0, 0) for r in rounds[:-1])
+    # (the first round, with no bound yet, stops at its first check whatever the rule)
+    for before, stall_gap in zip(rounds, calls[1:]):
+        bound = float(before.certificate.epsilon)
+        outside = bound > CFR_OUTSIDE * before.lp["restricted_nash_conv"]
+        assert stall_gap == (CFR_STALL * bound if outside else 0.0)
+    assert 0.0 in calls[1:] and any(0.0 < gap < np.inf for gap in calls[1:])
 
 
 def test_a_resumed_run_starts_from_the_checkpoints_regrets(tmp_path, monkeypatch):
@@ -132,9 +183,9 @@ def test_a_resumed_run_starts_from_the_checkpoints_regrets(tmp_path, monkeypatch
         assert regrets.max() > 0
     started = []
 
-    def recording(tree, built, target, max_iterations, progress=None, warm=None):
+    def recording(tree, built, target, max_iterations, progress=None, warm=None, **kw):
         started.append(warm)
-        return restricted_cfr(tree, built, target, max_iterations, progress, warm)
+        return restricted_cfr(tree, built, target, max_iterations, progress, warm, **kw)
 
     monkeypatch.setattr(double_oracle_module, "restricted_cfr", recording)
     solve_double_oracle(game, 0, path, "bound", target=1e-2, restricted=RestrictedSolver.PCFR)

@@ -37,10 +37,11 @@ above is then exact: no gap left means an equilibrium), or, for a loose target o
 whose restricted LPs are too large (8 cards), approximately by predictive CFR+ over its
 sequence form (:mod:`exact.imperfect.restricted_cfr`) to :data:`CFR_SHARE` of the
 target, or only to :data:`CFR_RELATIVE` of the last round's proven NashConv while that is
-larger, each from the last restricted game's regrets (bids are only added, as when
-Brown & Sandholm, "Simultaneous abstraction and equilibrium finding in games", IJCAI
-2015, grow a game under a running CFR); a gap then may be the approximation's, so such a
-run stops at its target.
+larger (or to where it stalls below :data:`CFR_STALL` of that NashConv), each from the
+last restricted game's regrets (bids are only added, as when Brown & Sandholm,
+"Simultaneous abstraction and equilibrium finding in games", IJCAI 2015, grow a game
+under a running CFR); a gap then may be the approximation's, so such a run stops at its
+target, and a round that adds no bid is followed by another on the same restricted game.
 
 What is proven is the NashConv of the policies of each round, by
 :func:`exact.imperfect.certified.certify_with_actions` (float64 plus its proven error
@@ -118,6 +119,17 @@ CFR_MAX_ITERATIONS = 20_000
 #: / 14 / 13 s (benchmarks/RESULTS.md); at 8 cards a round's fixed cost (the tree walks)
 #: is minutes, so this share: as few rounds as the tightest, in half its time.
 CFR_RELATIVE = 0.05
+#: And where its NashConv is already at most this share of B and stalls
+#: (:data:`~exact.imperfect.restricted_cfr.STALL_RATIO`), it stops there: the whole
+#: game's best responses then gain mostly outside the restricted game (8 cards, round 28:
+#: 4.0e-4 inside of a proven 5.5e-3), so a round spends its time adding bids, and B still
+#: falls at least fourfold a round once they gain nothing.
+CFR_STALL = 0.25
+#: ... but only after a round whose bound B was more than this many times its restricted
+#: game's NashConv (mostly gained outside; or after a resume, where that is not known):
+#: where B is the restricted game's own, stopping early only restarts the average (6
+#: cards descending to 1e-5: 18 rounds and 17 s of CPU against 17 and 10 s).
+CFR_OUTSIDE = 2.0
 #: Predictive CFR+ on each restricted game starts from the last one's regrets (its bids'
 #: own; 0 for the bids just added), the averages afresh.  At 6 cards from the lift, target
 #: 1e-3: descending 17 rounds and 5,250 iterations in all against 15 and 8,850 from zero;
@@ -187,10 +199,12 @@ def _solve_restricted(
     tell: Callable[[str], None],
     last: float = math.inf,
     warm: Regrets | None = None,
+    stall: bool = False,
 ):
     """Both players' plans of the restricted game (:class:`RestrictedSolver`; predictive
     CFR+ to :data:`CFR_SHARE` of the target or :data:`CFR_RELATIVE` of the last round's
-    proven NashConv ``last``, whichever is larger, telling its progress every
+    proven NashConv ``last``, whichever is larger, or, with ``stall``, to where it stalls
+    below :data:`CFR_STALL` of ``last``, telling its progress every
     :data:`CFR_TELL_EVERY` iterations), facts, and how it was solved (a text)."""
     lp = built.lp
     if restricted is RestrictedSolver.PCFR:
@@ -200,9 +214,13 @@ def _solve_restricted(
                 tell(f"  restricted game: {iteration:,} iterations, its NashConv {gap:.2e}")
 
         goal = max(target * CFR_SHARE, CFR_RELATIVE * last)
-        x, y, facts = restricted_cfr(tree, built, goal, CFR_MAX_ITERATIONS, progress, warm)
+        x, y, facts = restricted_cfr(
+            tree, built, goal, CFR_MAX_ITERATIONS, progress, warm,
+            stall_gap=CFR_STALL * last if stall else 0.0,
+        )  # fmt: skip
         how = (
-            f"predictive CFR+, {facts['iterations']:,} iterations, restricted NashConv "
+            f"predictive CFR+, {facts['iterations']:,} iterations"
+            f"{' (stalled)' if facts['stalled'] else ''}, restricted NashConv "
             f"{facts['restricted_nash_conv']:.1e}"
         )
         return x, y, {**facts, "how": how}
@@ -254,7 +272,7 @@ def double_oracle(
     default = [np.argmax(q[0], axis=1), np.argmax(q[1], axis=1)]
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
-    last = last_bound
+    last, outside = last_bound, True
     warm = regrets if WARM_REGRETS else None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
@@ -262,7 +280,9 @@ def double_oracle(
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
         built_at = time.perf_counter()
-        x, y, facts = _solve_restricted(tree, built, restricted, target, tell, last, warm)
+        x, y, facts = _solve_restricted(
+            tree, built, restricted, target, tell, last, warm, stall=outside
+        )
         carried = facts.pop("regrets", None)
         warm = carried if WARM_REGRETS else None
         solved_at = time.perf_counter()
@@ -271,6 +291,7 @@ def double_oracle(
         ]
         certificate, q = certify_with_actions(game, sigmas[0], sigmas[1])
         last = float(certificate.epsilon)
+        outside = last > CFR_OUTSIDE * facts.get("restricted_nash_conv", math.inf)
         added = [0, 0]
         if certificate.epsilon > target:
             for p in (0, 1):
@@ -298,7 +319,8 @@ def double_oracle(
         )
         if progress is not None:
             progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]), warm)
-        if certificate.epsilon <= target or not any(added):
+        exact_restricted = restricted is RestrictedSolver.LP
+        if certificate.epsilon <= target or (exact_restricted and not any(added)):
             return (sigmas[0], sigmas[1]), rounds
     return (sigmas[0], sigmas[1]), rounds
 

@@ -39,6 +39,12 @@ __all__ = ["Regrets", "Treeplex", "restricted_cfr"]
 
 #: The restricted game's NashConv is computed every this many iterations.
 CHECK_EVERY = 50
+#: A run with a ``stall_gap`` stops once its NashConv is at most that gap and fell by
+#: less than 1 - STALL_RATIO over the last STALL_WINDOW iterations (predictive CFR+'s
+#: average slows to about t^-0.1 on large restricted games: 6.2e-4 to 5.8e-4 from 1,000 to
+#: 2,000 iterations in round 29 at 8 cards).
+STALL_WINDOW = 1_000
+STALL_RATIO = 0.9
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -183,11 +189,14 @@ def restricted_cfr(
     max_iterations: int,
     progress: Callable[[int, float], None] | None = None,
     warm: Regrets | None = None,
+    stall_gap: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Both players' average realization plans after CFR+ on the restricted game (module
-    docstring) and facts (iterations, the restricted game's NashConv of the average, and
-    the final :class:`Regrets` as ``regrets``).  ``warm``: the regrets of a run on a
-    smaller restricted game, to start from (the averages start afresh)."""
+    docstring) and facts (iterations, the restricted game's NashConv of the average,
+    whether it stopped as stalled, and the final :class:`Regrets` as ``regrets``).
+    ``warm``: the regrets of a run on a smaller restricted game, to start from (the
+    averages start afresh); ``stall_gap``: a run that reached it stops where it stalls
+    (:data:`STALL_RATIO`)."""
     lp = built.lp
     b = lp.matrix()[: lp.n_ub, : lp.n_own].tocsr()
     bt = b.T.tocsr()
@@ -201,7 +210,8 @@ def restricted_cfr(
     sums = [np.zeros(lp.n_own), np.zeros(lp.n_ub)]
     for p in (0, 1):
         plexes[p].plan(sigmas[p], plans[p], sums[p], 0.0)
-    weight, gap, iteration = 0.0, np.inf, 0
+    weight, gap, iteration, stalled = 0.0, np.inf, 0, False
+    gaps: dict[int, float] = {}
     for iteration in range(1, max_iterations + 1):
         for p in (0, 1):
             g = -(bt @ plans[1]) if p == 0 else b @ plans[0]
@@ -215,9 +225,15 @@ def restricted_cfr(
                 progress(iteration, gap)
             if gap <= target:
                 break
+            gaps[iteration] = gap
+            before = gaps.pop(iteration - STALL_WINDOW, np.inf)
+            if gap <= stall_gap and gap > STALL_RATIO * before:
+                stalled = True
+                break
     average = [s / weight for s in sums]
     final = Regrets(built.cells, (regrets[0], regrets[1]))
-    facts = {"solver": "pcfr+", "iterations": iteration, "restricted_nash_conv": gap}
+    facts = {"solver": "pcfr+", "iterations": iteration, "restricted_nash_conv": gap,
+             "stalled": stalled}  # fmt: skip
     return average[0], average[1], {**facts, "regrets": final}
 
 
