@@ -8,10 +8,10 @@
 Each game is solved in a child process of its own (its peak memory is its own): exactly
 (the sequence-form LP made exact, exact.imperfect.exact_lp) where that is in reach, the
 float LP (HiGHS's interior point and crossover) at 6 cards, the double oracle
-(exact.imperfect.double_oracle) at 7; the float ones' NashConv is then proven.  The
-7-card runs take an hour or more each, so they are run by ``gops imperfect solve 7
---method oracle --checkpoint C --policy-out FILE`` (resumable) and shipped ``--from``
-the policy file, whose NashConv is proven again here (``--facts``: the solve's ``--json``
+(exact.imperfect.double_oracle) at 7 and 8; the float ones' NashConv is then proven.  The
+7- and 8-card runs take hours, so they are run by ``gops imperfect solve N --method
+oracle --checkpoint C --policy-out FILE`` (:data:`ORACLE_COMMAND`, resumable) and shipped
+``--from`` the policy file, whose NashConv is proven again here (``--facts``: the solve's ``--json``
 output, whose seconds, rounds and sizes go into the index).  The table: game, method,
 seconds, peak RSS, proven NashConv, the compressed file's bytes.
 """
@@ -35,12 +35,16 @@ GAMES = [
     *[(5, "random", objective, "lp") for objective in ("points", "win")],
     *[(7, order, objective, "oracle") for order in ("descending", "ascending")
       for objective in ("points", "win")],
+    (8, "descending", "points", "oracle"),
 ]  # fmt: skip
-#: The command that solves a 7-card game (then shipped --from its policy file).
-ORACLE_COMMAND = (
-    "gops imperfect solve 7 --order {order} --objective {objective} --method oracle "
-    "--iterations 600 --certify bound --checkpoint oracle.npz --policy-out {file}"
-)
+#: The commands that solve a 7- or 8-card game (then shipped --from its policy file).
+ORACLE_COMMAND = {
+    7: "gops imperfect solve 7 --order {order} --objective {objective} --method oracle "
+    "--iterations 600 --certify bound --checkpoint oracle.npz --policy-out {file}",
+    8: "gops imperfect solve 8 --order {order} --objective {objective} --method oracle "
+    "--lift --restricted-solver pcfr+ --target 1e-3 --certify bound --checkpoint oracle.npz "
+    "--policy-out {file}",
+}
 
 
 def _policy_file(path: str) -> dict:
@@ -67,10 +71,14 @@ def one(n: int, order: str, objective: str, method: str, source: str = "", facts
             "a double oracle over sequences (Bošanský et al. 2014): restricted sequence-form "
             "LPs (HiGHS) grown by the tables' best responses from a predictive CFR+ support "
             "guess, its policy on the grid 2^-52"
+            if n <= 7
+            else "a double oracle over sequences (Bošanský et al. 2014) from the 7-card "
+            "equilibrium lifted: restricted games solved approximately by predictive CFR+, "
+            "grown by the tables' best responses, its policy on the grid 2^-52"
         )
         if source:
             data = _policy_file(source)
-            command = ORACLE_COMMAND.format(order=order, objective=objective, file="FILE") + (
+            command = ORACLE_COMMAND[n].format(order=order, objective=objective, file="FILE") + (
                 f"; then {command} --from FILE --facts JSON"
             )
             run = _policy_file(facts) if facts else {}
