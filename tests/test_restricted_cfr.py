@@ -163,6 +163,17 @@ def test_the_double_oracle_goes_on_while_predictive_cfr_is_short(monkeypatch):
     assert 0.0 in calls[1:] and any(0.0 < gap < np.inf for gap in calls[1:])
 
 
+def test_an_approximate_run_short_of_an_unreachable_target_ends_where_it_stops_falling():
+    """Target 0 by predictive CFR+: the rounds with no bid to add go on while the proven
+    bound falls, and the run ends at the first that does not lower it."""
+    game = ImperfectGame.parse(4, "descending", "points")
+    _, rounds = double_oracle(game, target=0.0, restricted=RestrictedSolver.PCFR)
+    bounds = [float(r.certificate.epsilon) for r in rounds]
+    assert rounds[-1].added == (0, 0) and bounds[-1] >= bounds[-2]
+    for before, after, r in zip(bounds, bounds[1:], rounds[1:-1]):
+        assert r.added != (0, 0) or after < before
+
+
 def test_a_resumed_run_starts_from_the_checkpoints_regrets(tmp_path, monkeypatch):
     """The checkpoint keeps the last restricted game's regrets bit for bit, and the first
     restricted game of a run resumed from it starts from them (not from zero: at 8 cards

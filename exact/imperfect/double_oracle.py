@@ -41,7 +41,8 @@ larger (or to where it stalls below :data:`CFR_STALL` of that NashConv), each fr
 last restricted game's regrets (bids are only added, as when Brown & Sandholm,
 "Simultaneous abstraction and equilibrium finding in games", IJCAI 2015, grow a game
 under a running CFR); a gap then may be the approximation's, so such a run stops at its
-target, and a round that adds no bid is followed by another on the same restricted game.
+target, and a round that adds no bid is followed by another on the same restricted game
+while the bound falls.
 
 What is proven is the NashConv of the policies of each round, by
 :func:`exact.imperfect.certified.certify_with_actions` (float64 plus its proven error
@@ -290,7 +291,7 @@ def double_oracle(
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
         ]
         certificate, q = certify_with_actions(game, sigmas[0], sigmas[1])
-        last = float(certificate.epsilon)
+        before, last = last, float(certificate.epsilon)
         outside = last > CFR_OUTSIDE * facts.get("restricted_nash_conv", math.inf)
         added = [0, 0]
         if certificate.epsilon > target:
@@ -319,8 +320,10 @@ def double_oracle(
         )
         if progress is not None:
             progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]), warm)
-        exact_restricted = restricted is RestrictedSolver.LP
-        if certificate.epsilon <= target or (exact_restricted and not any(added)):
+        # with no bid to add, an exact restricted equilibrium is the whole game's; an
+        # approximate one goes on while its bound falls
+        settled = restricted is RestrictedSolver.LP or last >= before
+        if certificate.epsilon <= target or (settled and not any(added)):
             return (sigmas[0], sigmas[1]), rounds
     return (sigmas[0], sigmas[1]), rounds
 
