@@ -44,13 +44,20 @@ __all__ = ["HiddenGame", "HiddenRound", "check_hidden", "shipped_game", "shipped
 WINNER = {0: "you", 1: "computer", TIE: "nobody"}
 
 
+#: The most cards of a game of hidden bids: the shipped 8-card equilibrium's re-proof
+#: when first read takes minutes and 5 GB (7 cards: about 16 s and 1.4 GB).
+PLAY_MAX_N = 7
+
+
 @functools.lru_cache(maxsize=1)
 def shipped_games() -> tuple[tuple[int, str, str], ...]:
-    """(n, order, objective) of every shipped equilibrium, sorted: the games of hidden
-    bids one may play."""
+    """(n, order, objective) of every shipped equilibrium of at most :data:`PLAY_MAX_N`
+    cards, sorted: the games of hidden bids one may play."""
     from exact.imperfect.shipped import index
 
-    return tuple(sorted((e["n"], e["order"], e["objective"]) for e in index()))
+    return tuple(
+        sorted((e["n"], e["order"], e["objective"]) for e in index() if e["n"] <= PLAY_MAX_N)
+    )
 
 
 def check_hidden(n: int, order: str | PrizeOrder, objective: str | GameObjective) -> ImperfectGame:
