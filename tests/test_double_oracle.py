@@ -21,7 +21,7 @@ from exact.cli import main
 from exact.errors import GopsInputError
 from exact.imperfect.certified import certify, lp_plans
 from exact.imperfect.checkpoint import read_support, write_support
-from exact.imperfect.double_oracle import double_oracle, solve_double_oracle
+from exact.imperfect.double_oracle import RestrictedSolver, double_oracle, solve_double_oracle
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lp_tables import table_lp
 from exact.imperfect.restricted import GameTree, closure, restricted_lp
@@ -372,3 +372,29 @@ def test_the_pace_estimate():
     # only the last PACE_ROUNDS rounds count: a slow start is forgotten
     slow = [4.0, 3.9, 3.8, 3.7, 3.6, 0.8, 0.4, 0.2, 0.1]
     assert "x0.50 a round" in double_oracle_module.pace(slow, [60.0] * 9, 0.1 / 8)
+
+
+def test_the_best_policy_found_between_writes_is_held_until_the_next():
+    """A better policy found less than BEST_EVERY after the last write is held, replaced
+    only by a better one, and handed on at the first round after the interval; one that
+    meets the target is handed on at once."""
+    handed = []
+    keeper = double_oracle_module.BestKeeper(handed.append, every=600.0, target=1.0)
+    offers = [(5.0, 0.0), (3.0, 10.0), (4.0, 20.0), (3.5, 650.0), (2.0, 700.0), (1.0, 710.0)]
+    for bound, now in offers:
+        keeper.offer(bound, lambda b=bound: f"policy {b}", now)
+    assert handed == ["policy 5.0", "policy 3.0", "policy 1.0"]
+    assert keeper.held is None and keeper.bound == 1.0
+
+
+def test_an_approximate_run_returns_its_best_round():
+    """With predictive CFR+ and an unreachable target the last round may bound its policy
+    worse than an earlier one did (4 cards random: 7.5e-8, then 1.1e-7): the run returns
+    the policy of the least bound."""
+    game = ImperfectGame.parse(4, "random", "points")
+    sigmas, rounds = double_oracle(game, target=0.0, restricted=RestrictedSolver.PCFR)
+    bounds = [float(r.certificate.epsilon) for r in rounds]
+    chosen = double_oracle_module.best_round(rounds)
+    assert float(chosen.certificate.epsilon) == min(bounds) < bounds[-1]
+    proven = float(certify(game, *sigmas, "bound").epsilon)
+    assert proven < bounds[-1] and math.isclose(proven, min(bounds), rel_tol=1e-6)

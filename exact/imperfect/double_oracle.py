@@ -91,9 +91,11 @@ from exact.imperfect.tables import check_memory, layout, own_reach, policy_array
 
 __all__ = [
     "GAP_TOLERANCE",
+    "BestKeeper",
     "RestrictedSolver",
     "Round",
     "default_start",
+    "best_round",
     "double_oracle",
     "pace",
     "solve_double_oracle",
@@ -253,7 +255,8 @@ def double_oracle(
     regrets: Regrets | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
-    players' policy rows (exact distributions) and the rounds.  ``start``: both players'
+    players' policy rows (exact distributions) of the round with the least proven
+    NashConv (:func:`best_round`), and the rounds.  ``start``: both players'
     allowed cells to begin with (a guess of the support: a CFR+ average's bids above a
     threshold, or a checkpoint's cells), else none (each decision's best bid against the
     uniform policy); the loop stops when the proven NashConv is at most ``target``, when
@@ -273,6 +276,7 @@ def double_oracle(
     default = [np.argmax(q[0], axis=1), np.argmax(q[1], axis=1)]
     decisions = [np.flatnonzero(tree.decisions[0]), np.flatnonzero(tree.decisions[1])]
     rounds: list[Round] = []
+    least: tuple[float, list[np.ndarray]] = (math.inf, [])  # the best round's bound, policy
     last, outside = last_bound, True
     warm = regrets if WARM_REGRETS else None
     for number in range(first_round, first_round + max_rounds):
@@ -292,6 +296,8 @@ def double_oracle(
         ]
         certificate, q = certify_with_actions(game, sigmas[0], sigmas[1])
         before, last = last, float(certificate.epsilon)
+        if last < least[0]:
+            least = (last, sigmas)
         outside = last > CFR_OUTSIDE * facts.get("restricted_nash_conv", math.inf)
         added = [0, 0]
         if certificate.epsilon > target:
@@ -324,8 +330,14 @@ def double_oracle(
         # approximate one goes on while its bound falls
         settled = restricted is RestrictedSolver.LP or last >= before
         if certificate.epsilon <= target or (settled and not any(added)):
-            return (sigmas[0], sigmas[1]), rounds
-    return (sigmas[0], sigmas[1]), rounds
+            break
+    return (least[1][0], least[1][1]), rounds
+
+
+def best_round(rounds: list[Round]) -> Round:
+    """The round whose policy :func:`double_oracle` returns: the least proven NashConv,
+    the earliest of equals (an approximate run's last rounds may bound it worse)."""
+    return min(rounds, key=lambda done: done.certificate.epsilon)
 
 
 def pace(bounds: list[float], seconds: list[float], target: float) -> str:
@@ -347,6 +359,30 @@ def pace(bounds: list[float], seconds: list[float], target: float) -> str:
         f"{length / 60:.0f} min a round) the target is about {rounds:,} rounds, "
         f"{rounds * length / 3600:.1f} h away"
     )
+
+
+@dataclass
+class BestKeeper:
+    """The policy of least proven NashConv offered so far, handed on (``hand_on``) at
+    most every ``every`` seconds, or at once when it meets ``target``: one found sooner
+    is held until then, unless a better one replaces it (:data:`BEST_EVERY`)."""
+
+    hand_on: Callable[[CertifiedEquilibrium], None]
+    every: float
+    target: float
+    bound: float = math.inf
+    held: CertifiedEquilibrium | None = None
+    handed_at: float = -math.inf
+
+    def offer(self, bound: float, make: Callable[[], CertifiedEquilibrium], now: float) -> None:
+        """A round's proven ``bound``, its policy made by ``make`` where it is the best,
+        at the clock's ``now`` (seconds)."""
+        if bound < self.bound:
+            self.bound, self.held = bound, make()
+        due = now - self.handed_at >= self.every or self.bound <= self.target
+        if self.held is not None and due:
+            self.hand_on(self.held)
+            self.held, self.handed_at = None, now
 
 
 def _lifted(game: ImperfectGame, tell: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray]:
@@ -381,9 +417,9 @@ def solve_double_oracle(
     ``lift`` from the shipped equilibrium of one card fewer (:mod:`exact.imperfect.lift`),
     resumed from ``checkpoint`` where that file exists and saved to it after every
     round; its NashConv proven by ``method`` (default
-    :func:`~exact.imperfect.certified.default_method`).  ``on_best`` is given each round's
-    policy whose proven NashConv is the least so far, at most every :data:`BEST_EVERY`
-    seconds (to save it as the run goes)."""
+    :func:`~exact.imperfect.certified.default_method`).  ``on_best`` is given the policy
+    whose proven NashConv is the least so far, at most every :data:`BEST_EVERY` seconds
+    (to save it as the run goes; :class:`BestKeeper`)."""
     tell = progress or (lambda _: None)
     begin = time.perf_counter()
     where = layout(game)
@@ -418,7 +454,7 @@ def solve_double_oracle(
             else ""
         )
     )
-    best, written = [math.inf], [-math.inf]
+    keeper = BestKeeper(on_best or (lambda _: None), BEST_EVERY, target)
     bounds: list[float] = []
     lengths: list[float] = []
 
@@ -427,12 +463,12 @@ def solve_double_oracle(
         if checkpoint is not None:
             kept = None if warm is None else warm.pairs()
             write_support(checkpoint, game, done.round, cells, bound, kept)
-        now = time.perf_counter()
-        due = now - written[0] >= BEST_EVERY or done.certificate.epsilon <= target
-        if on_best is not None and done.certificate.epsilon < best[0] and due:
-            best[0], written[0] = bound, now
-            sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
-            on_best(CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source))
+        sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
+        keeper.offer(
+            bound,
+            lambda: CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source),
+            time.perf_counter(),
+        )
         bounds.append(bound)
         lengths.append(sum(done.seconds.values()))
         tell(
@@ -448,11 +484,12 @@ def solve_double_oracle(
     )  # fmt: skip
     solved = time.perf_counter()
     proof = Method(method) if method else default_method(game)
-    certificate = rounds[-1].certificate if proof is Method.BOUND else certify(game, *sigmas, proof)
+    chosen = best_round(rounds)
+    certificate = chosen.certificate if proof is Method.BOUND else certify(game, *sigmas, proof)
     sizes = {
         "sequences": [tree.sequences(0), tree.sequences(1)],
-        "restricted_sequences": list(rounds[-1].sequences),
-        "rounds": rounds[-1].round,
+        "restricted_sequences": list(chosen.sequences),
+        "rounds": chosen.round,
         "start_iterations": start_iterations,
         "lifted": lift,
     }
