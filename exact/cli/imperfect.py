@@ -224,7 +224,7 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
 @click.option(
     "--lift",
     is_flag=True,
-    help="--method oracle, fixed orders: guess the support to start from by lifting the "
+    help="--method oracle: guess the support to start from by lifting the "
     "shipped equilibrium of one card fewer (instead of CFR+).",
 )
 @click.option(
