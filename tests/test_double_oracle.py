@@ -22,10 +22,10 @@ from exact.errors import GopsInputError
 from exact.imperfect.certified import certify, lp_plans
 from exact.imperfect.checkpoint import read_support, write_support
 from exact.imperfect.double_oracle import RestrictedSolver, double_oracle, solve_double_oracle
-from exact.imperfect.game import ImperfectGame
+from exact.imperfect.game import TIE, ImperfectGame
 from exact.imperfect.lp_tables import table_lp
 from exact.imperfect.restricted import GameTree, closure, restricted_lp
-from exact.imperfect.tables import legal_rows, reachable_rows
+from exact.imperfect.tables import layout, legal_rows, mirror_rows, reachable_rows
 
 #: The proven NashConv of the oracle's last policy, computed exactly in rationals, is at
 #: most this (the restricted LP's vertex is solved in float64).
@@ -398,3 +398,38 @@ def test_an_approximate_run_returns_its_best_round():
     assert float(chosen.certificate.epsilon) == min(bounds) < bounds[-1]
     proven = float(certify(game, *sigmas, "bound").epsilon)
     assert proven < bounds[-1] and math.isclose(proven, min(bounds), rel_tol=1e-6)
+
+
+def test_mirror_rows_swap_the_winners_of_the_same_decision():
+    """mirror_rows, against the decisions' keys: same prizes and own bids, winners 0 and 1
+    swapped; an involution taking player 0's decisions onto player 1's."""
+    where = layout(ImperfectGame.parse(4, "random"))
+    mirror = mirror_rows(where)
+    swap = {0: 1, 1: 0, TIE: TIE}
+    for row in range(where.rows):
+        prizes, own, winners = where.key(row)
+        assert where.key(int(mirror[row])) == (prizes, own, tuple(swap[w] for w in winners))
+    assert np.array_equal(mirror[mirror], np.arange(where.rows))
+    assert np.array_equal(reachable_rows(where, 0)[mirror], reachable_rows(where, 1))
+
+
+@pytest.mark.parametrize("spec", [(4, "ascending", "points"), (4, "random", "win")])
+def test_symmetric_sets_are_mirror_images_and_reach_the_exact_value(spec):
+    game = ImperfectGame.parse(*spec)
+    mirror = mirror_rows(layout(game))
+    seen = []
+
+    def progress(done, cells, sigmas, warm):
+        seen.append((cells[0].copy(), cells[1].copy()))
+
+    sigmas, rounds = double_oracle(game, progress=progress, symmetric=True)
+    proof = certify(game, *sigmas, "rational")
+    assert proof.epsilon <= NASHCONV_TOLERANCE
+    # each round began from mirror images (the oracle's additions come after)
+    starts = [r.sequences for r in rounds]
+    assert all(a == b for a, b in starts)
+    for allow0, allow1 in seen[:-1]:
+        symmetric = [allow0.copy(), allow1.copy()]
+        double_oracle_module.symmetrize(symmetric, mirror)
+        assert np.array_equal(symmetric[0][mirror], symmetric[1])
+        assert (symmetric[0] >= allow0).all() and (symmetric[1] >= allow1).all()

@@ -228,6 +228,13 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     "shipped equilibrium of one card fewer (instead of CFR+).",
 )
 @click.option(
+    "--symmetric-sets",
+    is_flag=True,
+    help="--method oracle: start each round from the union of both players' allowed bids, "
+    "each seen as the other's (the players are interchangeable): fewer rounds, larger "
+    "restricted games.",
+)
+@click.option(
     "--target",
     type=float,
     help=f"--method oracle: stop once the proven NashConv is at most this [default: {TARGET:g}].",
@@ -267,6 +274,7 @@ def solve(
     iterations: int | None,
     restricted_solver: str | None,
     lift: bool,
+    symmetric_sets: bool,
     target: float | None,
     checkpoint: str | None,
     policy_out: str | None,
@@ -308,6 +316,8 @@ def solve(
         raise GopsInputError("--lift is for --method oracle, without --iterations")
     if restricted_solver is not None and method != "oracle":
         raise GopsInputError("--restricted-solver is for --method oracle")
+    if symmetric_sets and method != "oracle":
+        raise GopsInputError("--symmetric-sets is for --method oracle")
     if method == "exact":
         _solve_exact(game, policy_out, policy_format, as_json)
         return
@@ -319,7 +329,7 @@ def solve(
         found = solve_double_oracle(
             game, 0 if lift else start, checkpoint, certification, tell,
             TARGET if target is None else target, lift, RestrictedSolver(restricted_solver or "lp"),
-            _saver(policy_out, policy_format, tell),
+            _saver(policy_out, policy_format, tell), symmetric_sets,
         )  # fmt: skip
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)

@@ -87,7 +87,7 @@ from exact.imperfect.restricted import (
 )
 from exact.imperfect.restricted_cfr import Regrets, restricted_cfr
 from exact.imperfect.shipped import load_shipped
-from exact.imperfect.tables import check_memory, layout, own_reach, policy_arrays
+from exact.imperfect.tables import check_memory, layout, mirror_rows, own_reach, policy_arrays
 
 __all__ = [
     "GAP_TOLERANCE",
@@ -99,6 +99,7 @@ __all__ = [
     "double_oracle",
     "pace",
     "solve_double_oracle",
+    "symmetrize",
 ]
 
 #: A decision's gap (in OpenSpiel's units, weighted by the opponent's and chance's
@@ -253,6 +254,7 @@ def double_oracle(
     tell: Callable[[str], None] = lambda _: None,
     last_bound: float = math.inf,
     regrets: Regrets | None = None,
+    symmetric: bool = False,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) of the round with the least proven
@@ -265,7 +267,8 @@ def double_oracle(
     starts from, the round's policy rows and the regrets it carries (predictive CFR+
     only).  ``last_bound`` and ``regrets``: the proven NashConv and the regrets of the
     round before ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE` and
-    :data:`WARM_REGRETS`."""
+    :data:`WARM_REGRETS`.  ``symmetric``: each round starts from the union of both
+    players' sets, each seen as the other's (:func:`symmetrize`)."""
     tree = tree or GameTree.of(game)
     where, legal = tree.where, tree.legal
     uniform = dyadic_rows(np.zeros(legal.shape), legal)
@@ -279,8 +282,11 @@ def double_oracle(
     least: tuple[float, list[np.ndarray]] = (math.inf, [])  # the best round's bound, policy
     last, outside = last_bound, True
     warm = regrets if WARM_REGRETS else None
+    mirror = mirror_rows(where) if symmetric else None
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
+        if mirror is not None:
+            symmetrize(allow, mirror)
         in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
         built = restricted_lp(tree, in_s[0], in_s[1])
         lp = built.lp
@@ -332,6 +338,19 @@ def double_oracle(
         if certificate.epsilon <= target or (settled and not any(added)):
             break
     return (least[1][0], least[1][1]), rounds
+
+
+def symmetrize(allow: list[np.ndarray], mirror: np.ndarray) -> None:
+    """Both players' allowed cells (in place) made the union of the two, each player's
+    seen as the other's (:func:`~exact.imperfect.tables.mirror_rows`).  The players are
+    interchangeable, so a bid one player's best response finds is one the other's may
+    need; the sets stay a pair of mirror images, and the restricted game is symmetric.
+    At 6 cards from a CFR+ guess, to a proven 1e-10 (benchmarks/RESULTS.md): 5 rounds
+    instead of 14 (ascending, win), 9 instead of 11 (descending, points), the restricted
+    LPs up to a third larger."""
+    union = allow[0] | allow[1][mirror]
+    allow[0][:] = union
+    allow[1][:] = union[mirror]
 
 
 def best_round(rounds: list[Round]) -> Round:
@@ -411,6 +430,7 @@ def solve_double_oracle(
     lift: bool = False,
     restricted: RestrictedSolver = RestrictedSolver.LP,
     on_best: Callable[[CertifiedEquilibrium], None] | None = None,
+    symmetric: bool = False,
 ) -> CertifiedEquilibrium:
     """An epsilon-equilibrium of ``game`` by the double oracle (module docstring), from
     the support of ``start_iterations`` of predictive CFR+ (none: from nothing), or with
@@ -419,7 +439,8 @@ def solve_double_oracle(
     round; its NashConv proven by ``method`` (default
     :func:`~exact.imperfect.certified.default_method`).  ``on_best`` is given the policy
     whose proven NashConv is the least so far, at most every :data:`BEST_EVERY` seconds
-    (to save it as the run goes; :class:`BestKeeper`)."""
+    (to save it as the run goes; :class:`BestKeeper`); ``symmetric``: both players'
+    sets made mirror images each round (:func:`symmetrize`)."""
     tell = progress or (lambda _: None)
     begin = time.perf_counter()
     where = layout(game)
@@ -481,6 +502,7 @@ def solve_double_oracle(
     sigmas, rounds = double_oracle(
         game, allow, target, tree=tree, progress=report, first_round=first,
         restricted=restricted, tell=tell, last_bound=last_bound, regrets=regrets,
+        symmetric=symmetric,
     )  # fmt: skip
     solved = time.perf_counter()
     proof = Method(method) if method else default_method(game)
@@ -492,6 +514,7 @@ def solve_double_oracle(
         "rounds": chosen.round,
         "start_iterations": start_iterations,
         "lifted": lift,
+        "symmetric_sets": symmetric,
     }
     seconds = {"solve": solved - begin, "certify": certificate.seconds}
     return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)

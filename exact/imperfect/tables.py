@@ -47,6 +47,7 @@ __all__ = [
     "check_memory",
     "layout",
     "legal_rows",
+    "mirror_rows",
     "own_reach",
     "parent_cells",
     "policy_arrays",
@@ -310,6 +311,29 @@ def _reachable(n, last, player, own_seqs, starts, out):
         out[starts[r + 1] + sidx[r + 1] * pow3 * 3 + widx[r + 1]] = True
         r += 1
         a_at[r], b_at[r] = 1, 0
+
+
+def mirror_rows(where: Layout) -> np.ndarray:
+    """mirror[row]: the row of the same prizes and own bids with the winners 0 and 1
+    swapped (ties kept) -- a decision of one player seen as the other's.  The players of
+    two-player Goofspiel are interchangeable, so player 0's decision ``row`` is player 1's
+    ``mirror[row]``; an involution.
+
+    >>> where = layout(ImperfectGame.parse(3, "descending"))
+    >>> [where.key(int(row)) for row in mirror_rows(where)[[2, 9]]]
+    [((3, 2), (1,), (0,)), ((3, 2), (3,), (-3,))]
+    """
+    out = np.empty(where.rows, dtype=np.int64)
+    for r in range(where.last + 1):
+        winners = np.arange(3**r)
+        swapped = np.zeros(3**r, dtype=np.int64)
+        for j in range(r):
+            digit = winners // 3**j % 3
+            swapped += np.where(digit == 2, 2, 1 - digit) * 3**j
+        lo, hi = where.offsets[r], where.offsets[r + 1]
+        blocks = np.arange((hi - lo) // 3**r, dtype=np.int64)[:, None] * 3**r
+        out[lo:hi] = (lo + blocks + swapped[None, :]).ravel()
+    return out
 
 
 def reachable_rows(where: Layout, player: int) -> np.ndarray:
