@@ -267,8 +267,8 @@ def _play_help() -> str:
     "hidden_bids",
     is_flag=True,
     help="Imperfect information: the computer's bids stay face down until the game ends "
-    "(you see who won each round); it plays the shipped equilibrium (N <= 6 in "
-    "--order descending or ascending, N <= 4 random).",
+    "(you see who won each round); it plays the shipped equilibrium (3-7 cards "
+    "descending, 3-6 ascending and 7 for --objective win, 3-5 random).",
 )
 @game_options("play", n=_play_n)
 def play(
