@@ -26,7 +26,9 @@ response in the whole game bids within S_p everywhere it plays, so it is worth n
 than the restricted game's value: (x, y) is an equilibrium of the whole game.
 Otherwise the best bid of each decision with a gap above :data:`GAP_TOLERANCE` is
 allowed, and the closure allows the best bid of each decision it brings into play.  The
-sets only grow, so the loop ends.
+sets only grow, so the loop ends.  The players are interchangeable, so with
+``symmetric`` each round starts from the union of both sets, each seen as the other's
+(:func:`symmetrize`): a bid one player's best response finds is given to the other too.
 
 Start.  The first sets are a guess of the support: the bids a predictive CFR+ average
 plays at least :data:`START_THRESHOLD` of the time, or those of the shipped equilibrium
@@ -94,8 +96,8 @@ __all__ = [
     "BestKeeper",
     "RestrictedSolver",
     "Round",
-    "default_start",
     "best_round",
+    "default_start",
     "double_oracle",
     "pace",
     "solve_double_oracle",

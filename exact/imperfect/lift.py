@@ -85,7 +85,7 @@ def lifted_support(
 ) -> np.ndarray:
     """One player's allowed cells (bool, the tables' shape) of ``game`` from its
     probabilities ``small`` (the tables' rows of ``small_game``, one card fewer, the same
-    fixed order), module docstring."""
+    prize order), module docstring."""
     if small_game.order is not game.order or small_game.n != game.n - 1:
         raise GopsInputError("a support is lifted from the same prize order with one card fewer")
     where, small_where = layout(game), layout(small_game)
