@@ -284,6 +284,11 @@ def test_the_command_line(tmp_path):
         (["5", "--method", "cfr", "--target", "1e-3"], "for --method oracle"),
         (["5", "--method", "oracle", "--iterations", "-1"], "between 0"),
         (["5", "--method", "lp", "--iterations", "5"], "cfr or oracle"),
+        # a shipped game (no --method) refuses the oracle's options, not ignores them
+        (["5", "--symmetric-sets"], "--symmetric-sets is for --method oracle"),
+        (["5", "--lift"], "--lift is for --method oracle"),
+        (["5", "--restricted-solver", "pcfr+"], "--restricted-solver is for"),
+        (["5", "--target", "1e-3"], "for --method oracle"),
     ):
         result = runner.invoke(main, ["imperfect", "solve", *args])
         assert result.exit_code == 2 and message in result.output, result.output

@@ -303,6 +303,15 @@ def solve(
     for path in (policy_out, checkpoint):
         if path is not None:
             output_kind(path)  # a folder or a FIFO refused before the solve, not after
+    oracle = method == "oracle"
+    if target is not None and (not oracle or not 0 < target < float("inf")):
+        raise GopsInputError(f"--target is a positive number, for --method oracle (got {target})")
+    if lift and (not oracle or iterations):
+        raise GopsInputError("--lift is for --method oracle, without --iterations")
+    if restricted_solver is not None and not oracle:
+        raise GopsInputError("--restricted-solver is for --method oracle")
+    if symmetric_sets and not oracle:
+        raise GopsInputError("--symmetric-sets is for --method oracle")
     if method is None and not recompute and shipped_entry(game) is not None:
         _check_method_options("shipped", certification, iterations, checkpoint)
         _read_shipped(game, policy_out, policy_format, as_json)
@@ -310,14 +319,6 @@ def solve(
     method = method or "exact"
     _refuse_size(game, method)
     _check_method_options(method, certification, iterations, checkpoint)
-    if target is not None and (method != "oracle" or not 0 < target < float("inf")):
-        raise GopsInputError(f"--target is a positive number, for --method oracle (got {target})")
-    if lift and (method != "oracle" or iterations):
-        raise GopsInputError("--lift is for --method oracle, without --iterations")
-    if restricted_solver is not None and method != "oracle":
-        raise GopsInputError("--restricted-solver is for --method oracle")
-    if symmetric_sets and method != "oracle":
-        raise GopsInputError("--symmetric-sets is for --method oracle")
     if method == "exact":
         _solve_exact(game, policy_out, policy_format, as_json)
         return
