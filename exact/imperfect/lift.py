@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from exact.errors import GopsInputError
+from exact.imperfect.fast import _rank
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lp_tables import _sequence
 from exact.imperfect.tables import layout
@@ -36,14 +37,10 @@ __all__ = ["lifted_support"]
 def _ranked_index(cards, first, count, n, drop):
     """The (N - 1)-card sequence number (mixed radix N - 1, N - 2, ...) of ``cards[first:
     first + count]``, each card replaced by its rank among 1..N less ``drop``."""
-    index, used = 0, 0
+    index, used = 0, 1 << (drop - 1)
     for j in range(count):
         card = cards[first + j]
-        below = 0
-        for c in range(1, card):
-            if c != drop and not used & (1 << (c - 1)):
-                below += 1
-        index = index * (n - 1 - j) + below
+        index = index * (n - 1 - j) + _rank(used, card)
         used |= 1 << (card - 1)
     return index
 
