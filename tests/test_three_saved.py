@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import msgpack
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -64,15 +66,82 @@ def summary(folder: Path, rule: str = "split") -> dict:
     return json.loads((folder / f"{rule}.json").read_text())
 
 
-def reseal(src: Path, dst: Path, edit) -> None:
-    """``src`` with ``edit(header, body)`` applied and its SHA-256 made to match again:
-    a file as a hostile or buggy writer would make it, past the checksum."""
-    head, _, body = lzma.decompress(src.read_bytes()).partition(b"\n")
-    header, content = json.loads(head), json.loads(body)
+#: The columns of a version-2 body and their numbers, written out here as the FORMAT of
+#: exact.three.saved states them (a writer of our own, as another program would be).
+COLUMNS = {
+    "sizes": "u1",
+    "hands": "u1",
+    "prizes": "u1",
+    "points": "<u2",
+    "stage_positions": "<u4",
+    "upcards": "u1",
+    "methods": "u1",
+    "mixes": "<f8",
+    "values": "<f8",
+    "regrets": "<f8",
+}
+METHOD_NAMES = ("forced", "dominance", "logit", "fallback")
+
+
+def read_body(src: Path) -> tuple[dict, dict]:
+    """The header and the body of a saved file, the body as lists in version 1's JSON
+    layout (positions [hands, prizes, points], stages [position, upcard, method])."""
+    head, _, raw = lzma.decompress(src.read_bytes()).partition(b"\n")
+    header, body = json.loads(head), msgpack.unpackb(raw)
+    col = {name: np.frombuffer(body[name], dtype=t).tolist() for name, t in COLUMNS.items()}
+    positions, at = [], 0
+    for i, k in enumerate(col["sizes"]):
+        h = col["hands"][3 * at : 3 * at + 3 * k]
+        hands = [h[:k], h[k : 2 * k], h[2 * k :]]
+        positions.append([hands, col["prizes"][at : at + k], col["points"][3 * i : 3 * i + 3]])
+        at += k
+    stages = [
+        [p, u, METHOD_NAMES[m]]
+        for p, u, m in zip(col["stage_positions"], col["upcards"], col["methods"])
+    ]
+    content = {"game": body["game"], "nashconv": body["nashconv"], "positions": positions}
+    content |= {"stages": stages} | {name: col[name] for name in ("mixes", "values", "regrets")}
+    return header, content
+
+
+def write_body(header: dict, content: dict, dst: Path, version: int = 2) -> None:
+    """A file of ``header`` and ``content`` (read_body's layout), the body written as
+    ``version`` lays it out, its SHA-256 made to match: a file as a hostile or buggy
+    writer would make it, past the checksum."""
+    if version == 1:
+        body = json.dumps(content, separators=(",", ":")).encode()
+    else:
+        positions, stages = content["positions"], content["stages"]
+        col = {
+            "sizes": [len(p[1]) for p in positions],
+            "hands": [c for p in positions for h in p[0] for c in h],
+            "prizes": [c for p in positions for c in p[1]],
+            "points": [c for p in positions for c in p[2]],
+            "stage_positions": [s[0] for s in stages],
+            "upcards": [s[1] for s in stages],
+            "methods": [m if type(m) is int else METHOD_NAMES.index(m) for _, _, m in stages],
+        } | {name: content[name] for name in ("mixes", "values", "regrets")}
+        packed = {"game": content["game"], "nashconv": content["nashconv"]}
+        packed |= {name: np.array(col[name], dtype=t).tobytes() for name, t in COLUMNS.items()}
+        body = msgpack.packb(packed)
+    header = header | {"sha256": hashlib.sha256(body).hexdigest()}
+    dst.write_bytes(lzma.compress(json.dumps(header).encode() + b"\n" + body))
+
+
+def reseal(src: Path, dst: Path, edit, version: int = 2) -> None:
+    """``src`` with ``edit(header, body)`` applied (read_body's layout), resealed."""
+    header, content = read_body(src)
+    header["version"] = version
     edit(header, content)
-    new = json.dumps(content, separators=(",", ":")).encode()
-    header["sha256"] = hashlib.sha256(new).hexdigest()
-    dst.write_bytes(lzma.compress(json.dumps(header).encode() + b"\n" + new))
+    write_body(header, content, dst, version)
+
+
+def reseal_raw(src: Path, dst: Path, edit) -> None:
+    """``src`` with its body's msgpack map replaced by ``edit(map)`` (bytes), resealed."""
+    head, _, raw = lzma.decompress(src.read_bytes()).partition(b"\n")
+    header, body = json.loads(head), edit(msgpack.unpackb(raw))
+    header["sha256"] = hashlib.sha256(body).hexdigest()
+    dst.write_bytes(lzma.compress(json.dumps(header).encode() + b"\n" + body))
 
 
 def test_the_loaded_solution_is_the_solved_one(solutions):
@@ -123,9 +192,14 @@ def columns(body: dict, i: int) -> tuple[slice, slice, slice]:
 
 
 def remove_stage(body: dict, i: int) -> None:
+    """Stage game i taken out, and its position with it if it has no other."""
     for name, part in zip(("mixes", "values", "regrets"), columns(body, i)):
         del body[name][part]
-    body["stages"].pop(i)
+    p = body["stages"].pop(i)[0]
+    if all(s[0] != p for s in body["stages"]):
+        del body["positions"][p]
+        for s in body["stages"]:
+            s[0] -= s[0] > p
 
 
 def test_one_mix_entry_edited_fails_verify_naming_the_stage(solutions, tmp_path):
@@ -213,29 +287,65 @@ HOSTILE = [
     ("xz of deep JSON", lambda good: lzma.compress(b"[" * 100000 + b"\n"), "not a saved"),
 ]
 
+
+def _swap_players(header, body):
+    (p,) = [p for p in body["positions"] if p[0] == [[1], [2], [3]]][:1]
+    p[0] = [[2], [1], [3]]
+
+
+def _raw(name, value):
+    def edit(body):
+        body[name] = value(body[name])
+        return msgpack.packb(body)
+
+    return edit
+
+
 RESEALED = [
     ("a stage dropped", _drop_a_stage, "lacks a stage game"),
     ("a stage twice", _twice, "appears twice"),
-    ("NaN in a mix", _set("mixes", 0, float("nan")), "not JSON"),
+    ("a position twice", lambda h, b: b["positions"].append(b["positions"][0]), "appears twice"),
+    ("NaN in a mix", _set("mixes", 0, float("nan")), "mixes holds a number that is not finite"),
     ("a mix not summing to 1", _set("mixes", 0, 0.75), "not a distribution over 1 bids"),
     ("a negative entry", _set("mixes", 0, -1e-3), "not a distribution"),
-    ("true for a probability", _set("mixes", 0, True), "mixes is not"),
     ("a mix too short", _short, "mixes is not"),
-    ("a string for values", _set("values", 4, "x"), "values is not"),
     (
         "hands not canonical",
         _start_hands([[4, 3, 2, 1], [1, 2, 3, 4], [1, 2, 3, 4]]),
         "not in canonical",
     ),
+    ("players out of order", _swap_players, "not in canonical"),
+    ("a rank skipped", _start_hands([[1, 2, 3, 5]] * 3), "not in canonical"),
+    ("points in a points game", _set("positions", 0, [0, 2, 0], entry=2), "points this game"),
     ("a prize of 99", _set("positions", 0, [99], entry=1), "not prizes of the 4-card game"),
     ("an upcard not a prize", _set("stages", 0, 99, entry=1), "not [position, upcard, method]"),
-    ("no such position", _set("stages", 0, 10**6, entry=0), "not [position, upcard, method]"),
-    ("a string for a stage", _set("stages", 0, "mixes"), "not [position, upcard, method]"),
-    ("an unknown method", _set("stages", 0, "magic", entry=2), "not [position, upcard, method]"),
-    ("version 2", _header("version", 2), "version 2 of the format"),
+    ("no such position", _set("stages", 0, 10**6, entry=0), "a stage game of no position"),
+    ("an unknown method", _set("stages", 0, 9, entry=2), "not [position, upcard, method]"),
+    ("version 3", _header("version", 3), "version 3 of the format"),
+    ("version true", _header("version", True), "version True of the format"),
     ("another format", _header("format", "gops-store"), "not a saved three-player"),
     ("a game of 99 cards", _game("n", 99), "not one gops solves"),
     ("a bool for N", _game("n", True), "not one gops solves"),
+]
+
+#: Faults only version 1's JSON can hold.
+RESEALED_V1 = [
+    ("NaN in a mix", _set("mixes", 0, float("nan")), "not JSON"),
+    ("true for a probability", _set("mixes", 0, True), "mixes is not"),
+    ("a string for values", _set("values", 4, "x"), "values is not"),
+    ("a string for a stage", _set("stages", 0, "mixes"), "not [position, upcard, method]"),
+    ("an unknown method", _set("stages", 0, "magic", entry=2), "not [position, upcard, method]"),
+    ("hands not canonical", _swap_players, "not in canonical form"),
+    ("a stage twice", _twice, "appears twice"),
+]
+
+#: Faults in version 2's columns themselves.
+RESEALED_RAW = [
+    ("a column cut short", _raw("mixes", lambda b: b[:-3]), "mixes is not a column of float64"),
+    ("a list for a column", _raw("values", lambda b: [1.0, 2.0]), "values is not a column"),
+    ("no sizes", lambda body: msgpack.packb(body | {"sizes": None}), "sizes is not a column"),
+    ("not msgpack", lambda body: b"\xc1" * 10, "is not msgpack"),
+    ("deep msgpack", lambda body: b"\x91" * 100000, "is not msgpack"),
 ]
 
 
@@ -257,6 +367,38 @@ def test_a_resealed_bad_file_is_one_line_exit_2(solutions, tmp_path, name, edit,
     assert code == 2 and err.count("\n") == 1 and message in err, err
 
 
+@pytest.mark.parametrize("name,edit,message", RESEALED_V1, ids=[r[0] for r in RESEALED_V1])
+def test_a_resealed_bad_version_1_file_is_one_line_exit_2(solutions, tmp_path, name, edit, message):
+    bad = tmp_path / "bad.gops3.xz"
+    reseal(saved_file(solutions), bad, edit, version=1)
+    code, _, err = run("verify", bad)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.parametrize("name,edit,message", RESEALED_RAW, ids=[r[0] for r in RESEALED_RAW])
+def test_a_bad_column_is_one_line_exit_2(solutions, tmp_path, name, edit, message):
+    bad = tmp_path / "bad.gops3.xz"
+    reseal_raw(saved_file(solutions), bad, edit)
+    code, _, err = run("verify", bad)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_a_version_1_file_reads_as_the_same_solution(solutions, tmp_path):
+    """The JSON layout of version 1 (files saved before version 2) still loads: the same
+    stage games, values and SHA-free content as the version-2 file it was rewritten from,
+    and the same NashConv proved again."""
+    old = tmp_path / "old.gops3.xz"
+    reseal(saved_file(solutions), old, lambda header, body: None, version=1)
+    a, b = load(saved_file(solutions)).solution, load(old).solution
+    assert list(a.stages) == list(b.stages) and list(a.values) == list(b.values)
+    for at in a.stages:
+        x, y = a.stages[at], b.stages[at]
+        assert [list(m) for m in x.mixes] == [list(m) for m in y.mixes]
+        assert list(x.values) == list(y.values) and x.regret == y.regret
+        assert x.method == y.method
+    assert certify(b).bound == certify(a).bound == summary(solutions)["nashconv"]["bound"]
+
+
 def test_a_position_missing_fails_verify(solutions, tmp_path):
     """A last-round position (one stage game) taken out: the file loads, but the proof
     reaches it, and says so (exit 1)."""
@@ -272,9 +414,8 @@ def test_a_position_missing_fails_verify(solutions, tmp_path):
 
 def test_an_edit_past_the_checksum_is_exit_2(solutions, tmp_path):
     text = lzma.decompress(saved_file(solutions).read_bytes())
-    at = text.index(b'"logit"', text.index(b"\n"))  # in the body
     bad = tmp_path / "bad.gops3.xz"
-    bad.write_bytes(lzma.compress(text[:at] + b'"forced"' + text[at + 7 :]))
+    bad.write_bytes(lzma.compress(text[:-1] + bytes([text[-1] ^ 1])))  # the last regret's
     code, _, err = run("verify", bad)
     assert code == 2 and "its SHA-256 does not match its content" in err, err
 

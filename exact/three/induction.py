@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import resource
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
@@ -42,8 +43,10 @@ class ThreeSolution:
     """Values of every solved canonical position and the stage equilibria (float)."""
 
     game: ThreeGame
-    values: dict = field(default_factory=dict)  # Key -> np.ndarray (3,)
-    stages: dict = field(default_factory=dict)  # (Key, upcard) -> StageSolution
+    # Key -> np.ndarray (3,); (Key, upcard) -> StageSolution.  A solve's are dicts, a
+    # loaded solution's read-only views of its columns (exact.three.stage_table).
+    values: Mapping = field(default_factory=dict)
+    stages: Mapping = field(default_factory=dict)
     seconds: float = 0.0  # wall clock
     cpu_seconds: float = 0.0  # this process's CPU time
     peak_rss_bytes: int = 0
@@ -122,6 +125,9 @@ class _Solver:
     ):
         self.game = game
         self.sol = solution
+        self.values: dict = {}
+        self.stages: dict = {}
+        solution.values, solution.stages = self.values, self.stages
         self.shares: dict = {}
         self.progress = progress  # called with the stage games solved so far
         self.solved = 0
@@ -137,7 +143,7 @@ class _Solver:
             return s
 
     def value(self, key: Key) -> np.ndarray:
-        done = self.sol.values.get(key)
+        done = self.values.get(key)
         if done is not None:
             return done
         hands, prizes, units = key
@@ -149,7 +155,7 @@ class _Solver:
         else:
             vals = [self.stage(key, u).values for u in self.game.order.next_prizes(prizes)]
             v = np.mean(vals, axis=0)
-        self.sol.values[key] = v
+        self.values[key] = v
         return v
 
     def stage(self, key: Key, u: int) -> StageSolution:
@@ -159,7 +165,7 @@ class _Solver:
             st = solve_stage(self.payoffs(key, u, children), twins(key))
             if self.on_stage is not None:
                 self.on_stage(key, u, st)
-        self.sol.stages[(key, u)] = st
+        self.stages[(key, u)] = st
         self.sol.methods[st.method] = self.sol.methods.get(st.method, 0) + 1
         self.solved += 1
         if self.progress is not None:

@@ -1,11 +1,11 @@
 """Saved three-player solutions: one file holds a solve's every stage game, checked on load.
 
-FORMAT (version 1).  The file is one xz stream (``lzma``, the standard library) of UTF-8
-text in two parts, separated by the first newline:
+FORMAT (version 2).  The file is one xz stream (``lzma``, the standard library) in two
+parts, separated by the first newline:
 
-1. the header, one JSON object::
+1. the header, one line of JSON::
 
-       {"format": "gops-three-solution", "version": 1, "sha256": "<64 hex digits>",
+       {"format": "gops-three-solution", "version": 2, "sha256": "<64 hex digits>",
         "game": {"players": 3, "n": 5, "tie_rule": "split", "objective": "points",
                  "order": "random"},
         "nashconv": {"bound": 1.2e-12, "estimate": ..., "depth": ..., "positions": ...},
@@ -16,42 +16,42 @@ text in two parts, separated by the first newline:
    (``solved`` says how the solve went; it is the only part outside the checksum, so that
    two solves of one game write the same body and the same SHA-256)
 
-2. the body, one JSON object, whose exact bytes ``sha256`` is the SHA-256 of::
+2. the body, one msgpack map, whose exact bytes ``sha256`` is the SHA-256 of: ``game``
+   and ``nashconv`` (the header's, as maps) and the columns of
+   :class:`~exact.three.stage_table.Columns`, each a msgpack ``bin`` of little-endian
+   numbers (:data:`DTYPES`)::
 
-       {"game": {...the header's game...},
-        "nashconv": {...the header's nashconv...},
-        "positions": [[hands, prizes, points], ...],
-        "stages": [[position, upcard, method], ...],
-        "mixes": [...], "values": [...], "regrets": [...]}
+       sizes, hands, prizes, points          one entry (or 3, or 3k, or k) a position
+       stage_positions, upcards, methods     one entry a stage game
+       mixes, values, regrets                3k, 3 and 1 float64 a stage game
 
-   ``positions`` are the canonical positions of :mod:`exact.three.canonical` that have
+   The positions are the canonical positions of :mod:`exact.three.canonical` that have
    stage games: ``hands`` three lists of card ranks, ``prizes`` the prizes left
    (ascending), ``points`` the points so far in half points less the smallest (all 0
-   under ``points``).  ``stages`` has one entry per stage game of
-   :mod:`exact.three.induction`, in the order the induction solved them: the index of its
-   position, its upcard (one of the prizes) and ``method``, how it was found
-   (:class:`~exact.three.stage.StageSolution`).  The float columns follow the stage
-   games: ``mixes`` holds each one's three mixes one after the other (canonical player
-   j's probabilities over their hand, ascending; k = the prizes left, so 3k numbers a
-   stage game), ``values`` its payoff to each canonical player (3 a stage game),
-   ``regrets`` its float stage regret (1 a stage game).  Columns rather than a record
-   a stage game make loading one numpy pass: the 5-card file loads in a fraction of a
-   second.
+   under ``points``).  The stage games are in the order the induction solved them; a
+   stage game's mixes are canonical player j's probabilities over their hand, ascending,
+   for j = 0, 1, 2; ``methods`` indexes :data:`~exact.three.stage_table.METHODS`.
 
-Why JSON in xz: the standard library reads and writes it (no new dependency), ``xz -dc
-FILE | head -1`` shows what a file is, Python's float ``repr`` makes every stored float
-read back bit for bit (so a loaded solution's NashConv equals the solved one's exactly),
-and xz brings the 5-card solution (6,255 stage games) to 181 KB, loaded and checked in
-about a fifth of a second on a loaded machine (benchmarks/three_saved.py,
-benchmarks/RESULTS.md).
+Version 1 (still read) held the same body as JSON: ``positions`` as [hands, prizes,
+points] lists, ``stages`` as [position, upcard, method name], the float columns as
+lists.  Version 2 is binary because a 7-card solution (917,616 stage games) took 24 s
+to read as JSON and Python objects; it now takes a few (benchmarks/three_saved.py).
 
-:func:`load` checks everything before it answers: the xz stream (at most
-:data:`MAX_TEXT_BYTES` of text), the format and version, the SHA-256 of the body, the
-game (the header's and the body's alike, and one :meth:`ThreeGame.parse` accepts), and
-each stage: its shape, a canonical key (:func:`~exact.three.canonical.canonical` gives
-it back), an upcard among its prizes, no key twice, every upcard of each position and of
-the start present, and each mix a distribution (finite, non-negative, summing to 1 within
-:data:`MIX_SUM_TOLERANCE`; the policy judged is each mix scaled by its own sum, as
+Why xz and msgpack: the standard library reads xz, msgpack is already a dependency,
+``xz -dc FILE | head -1`` shows what a file is, float64 columns read back bit for bit (so
+a loaded solution's NashConv equals the solved one's exactly), and the 5-card solution
+(6,255 stage games) is 181 KB.
+
+:func:`load` checks everything before it answers, the columns all at once (numpy): the xz
+stream (at most :data:`MAX_TEXT_BYTES` of text), the format and version, the SHA-256 of
+the body, the game (the header's and the body's alike, and one :meth:`ThreeGame.parse`
+accepts), the columns' lengths, each position (prizes of the game, each hand strictly
+ascending ranks, the ranks 1..m all used, points this game carries with the smallest 0,
+players in (hand, points) order: the canonical form, which :func:`canonical` gives back),
+no position twice, each stage game (an upcard among its position's prizes, a known
+method, no (position, upcard) twice), every upcard of each position and of the start
+present, every number finite and each mix a distribution (non-negative, summing to 1
+within :data:`MIX_SUM_TOLERANCE`; the policy judged is each mix scaled by its own sum, as
 :mod:`exact.three.nashconv` judges it).  A file failing any check is one
 :class:`SavedSolutionError` line (the CLI's exit 2).  The stored NashConv is a claim:
 ``gops verify FILE`` proves it again from the mixes (:mod:`exact.three.verify`).
@@ -66,6 +66,7 @@ import math
 import os
 from dataclasses import dataclass
 
+import msgpack
 import numpy as np
 
 from exact.atomic import atomic_file
@@ -75,10 +76,12 @@ from exact.three.induction import ThreeSolution
 from exact.three.nashconv import NashConvReport
 from exact.three.rules import ThreeGame
 from exact.three.stage import StageSolution
+from exact.three.stage_table import METHODS, Columns, PositionValues, StageTable, key_bytes
 
 __all__ = [
     "FORMAT",
     "MIX_SUM_TOLERANCE",
+    "READS",
     "SUFFIX",
     "VERSION",
     "SavedSolution",
@@ -92,20 +95,33 @@ __all__ = [
 ]
 
 FORMAT = "gops-three-solution"
-VERSION = 1
+#: The version written; :data:`READS` the versions read.
+VERSION = 2
+READS = (1, 2)
+#: Each column of a version-2 body, as its numbers are stored (little-endian).
+DTYPES = {
+    "sizes": "u1",
+    "hands": "u1",
+    "prizes": "u1",
+    "points": "<u2",
+    "stage_positions": "<u4",
+    "upcards": "u1",
+    "methods": "u1",
+    "mixes": "<f8",
+    "values": "<f8",
+    "regrets": "<f8",
+}
 #: The file name ending of a saved solution.
 SUFFIX = ".gops3.xz"
 #: How far from 1 a stored mix may sum: the solver's mixes sum to 1 within float rounding
 #: (a few 1e-16); a mix further off is not the distribution it claims to be.
 MIX_SUM_TOLERANCE = 1e-6
-#: The most text a file may expand to: the 6-card solution is about 15 MB, the 7-card one
-#: (917,616 stage games) projected at about 200 MB; a file expanding beyond is refused
-#: once this much is read.
+#: The most text a file may expand to: the 7-card solution (917,616 stage games) is about
+#: 200 MB as version 1's JSON, less as version 2's columns; a file expanding beyond is
+#: refused once this much is read.
 MAX_TEXT_BYTES = 2**30
 #: The first bytes of every xz file (the .xz format, sec 2.1.1.1).
 XZ_MAGIC = b"\xfd7zXZ\x00"
-#: How each stage game was found (:mod:`exact.three.stage`).
-METHODS = ("forced", "dominance", "logit", "fallback")
 
 
 class SavedSolutionError(GopsInputError):
@@ -230,32 +246,12 @@ def decode_stage(row, game: ThreeGame) -> tuple[tuple[Key, int], StageSolution]:
 
 
 def _body(sol: ThreeSolution, nashconv: dict) -> bytes:
-    """The body of the FORMAT: positions, stage games and the flat float columns."""
-    index: dict = {}
-    positions: list[list] = []
-    stages: list[list] = []
-    mixes: list[float] = []
-    values: list[float] = []
-    regrets: list[float] = []
-    for (key, u), st in sol.stages.items():
-        if key not in index:
-            index[key] = len(positions)
-            positions.append([[list(h) for h in key[0]], list(key[1]), list(key[2])])
-        stages.append([index[key], u, st.method])
-        for m in st.mixes:
-            mixes.extend(float(p) for p in m)
-        values.extend(float(v) for v in st.values)
-        regrets.append(float(st.regret))
-    body = {
-        "game": sol.game.to_json(),
-        "nashconv": nashconv,
-        "positions": positions,
-        "stages": stages,
-        "mixes": mixes,
-        "values": values,
-        "regrets": regrets,
-    }
-    return json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+    """The body of the FORMAT: the game, the claim and the columns of the stage games."""
+    c = Columns.of(sol.stages)
+    body: dict = {"game": sol.game.to_json(), "nashconv": nashconv}
+    for name, dtype in DTYPES.items():
+        body[name] = np.ascontiguousarray(getattr(c, name), dtype=dtype).tobytes()
+    return msgpack.packb(body, use_bin_type=True)
 
 
 def claim(report: NashConvReport) -> dict:
@@ -337,9 +333,11 @@ def _header(text: bytes, path) -> dict:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise SavedSolutionError(f"{path} is not a saved three-player solution")
-    if header.get("version") != VERSION:
+    version = header.get("version")
+    if type(version) is not int or version not in READS:
         raise SavedSolutionError(
-            f"{path} is version {header.get('version')!r} of the format; this gops reads {VERSION}"
+            f"{path} is version {version!r} of the format; this gops reads"
+            f" {' and '.join(map(str, READS))}"
         )
     for name, kind in (("sha256", str), ("game", dict), ("nashconv", dict)):
         if not isinstance(header.get(name), kind):
@@ -371,13 +369,15 @@ def load(path) -> SavedSolution:
     body_bytes = text.partition(b"\n")[2]
     if hashlib.sha256(body_bytes).hexdigest() != header["sha256"]:
         raise SavedSolutionError(f"{path}: its SHA-256 does not match its content")
-    body = _json(body_bytes, f"the body of {path}")
+    v1 = header["version"] == 1
+    body = _json(body_bytes, f"the body of {path}") if v1 else _unpack(body_bytes, path)
     if not isinstance(body, dict) or body.get("game") != header["game"]:
         raise SavedSolutionError(f"{path}: the body's game is not the header's")
     if body.get("nashconv") != header["nashconv"]:
         raise SavedSolutionError(f"{path}: the body's NashConv is not the header's")
     game = _game(body["game"], path)
-    sol = ThreeSolution(game)
+    columns = _columns_v1(body, game, path) if v1 else _columns(body, path)
+    sol = _checked(columns, game, path)
     solved = header.get("solved")
     if isinstance(solved, dict):  # not checked: what the solve took, shown as it is
         try:
@@ -386,27 +386,52 @@ def load(path) -> SavedSolution:
             sol.peak_rss_bytes = int(solved.get("peak_rss_bytes", 0))
         except (TypeError, ValueError):
             pass
-    values = _stages(sol, body, path)
-    _position_values(sol, values, path)
     return SavedSolution(sol, header["nashconv"], header["sha256"], path)
 
 
-def _column(body: dict, name: str, size: int, path) -> np.ndarray:
-    """The float column ``name`` of the body: ``size`` finite numbers (no true/false)."""
-    raw = body.get(name)
-    if not isinstance(raw, list) or len(raw) != size or not set(map(type, raw)) <= {float, int}:
-        raise SavedSolutionError(f"{path}: {name} is not {size:,} numbers")
-    column = np.array(raw, dtype=float)
-    if not np.isfinite(column).all():
-        raise SavedSolutionError(f"{path}: {name} holds a number that is not finite")
-    return column
+def _unpack(body: bytes, path) -> dict:
+    try:
+        return msgpack.unpackb(body, raw=False, strict_map_key=True)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise SavedSolutionError(f"the body of {path} is not msgpack") from None
 
 
-def _stages(sol: ThreeSolution, body: dict, path) -> np.ndarray:
-    """The stage games of the body, every check of the module docstring made; the mixes
-    are checked all at once (numpy), each stage's arrays views of the columns.  Returns
-    the values, a row a stage game."""
-    game = sol.game
+def _columns(body: dict, path) -> Columns:
+    """A version-2 body's columns, each of whole numbers of its type."""
+    raw = {}
+    for name, dtype in DTYPES.items():
+        data = body.get(name)
+        size = np.dtype(dtype).itemsize
+        if not isinstance(data, bytes) or len(data) % size:
+            raise SavedSolutionError(f"{path}: {name} is not a column of {np.dtype(dtype)}")
+        raw[name] = np.frombuffer(data, dtype=dtype)
+    sizes, points = raw["sizes"], raw["points"]
+    if len(points) != 3 * len(sizes):
+        raise SavedSolutionError(f"{path}: points is not 3 numbers a position")
+    stages = len(raw["upcards"])
+    if len(raw["values"]) != 3 * stages:
+        raise SavedSolutionError(f"{path}: values is not {3 * stages:,} numbers")
+    if len(raw["stage_positions"]) != stages or len(raw["methods"]) != stages:
+        raise SavedSolutionError(f"{path}: stage_positions, upcards and methods differ in length")
+    if len(raw["stage_positions"]) and int(raw["stage_positions"].max()) >= len(sizes):
+        raise SavedSolutionError(f"{path}: a stage game of no position")
+    return Columns(
+        sizes,
+        raw["hands"],
+        raw["prizes"],
+        points.reshape(-1, 3),
+        raw["stage_positions"].astype(np.int64),
+        raw["upcards"],
+        raw["methods"],
+        raw["mixes"],
+        raw["values"].reshape(-1, 3),
+        raw["regrets"],
+    )
+
+
+def _columns_v1(body: dict, game: ThreeGame, path) -> Columns:
+    """A version-1 (JSON) body as columns, each position and stage entry of the right
+    types (:func:`decode_position`)."""
     for name in ("positions", "stages"):
         if not isinstance(body.get(name), list):
             raise SavedSolutionError(f"{path}: the body has no {name}")
@@ -415,7 +440,6 @@ def _stages(sol: ThreeSolution, body: dict, path) -> np.ndarray:
         for i, raw in enumerate(body["positions"])
     ]
     rows = body["stages"]
-    ks = np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows):
         if (
             not isinstance(row, list)
@@ -427,55 +451,150 @@ def _stages(sol: ThreeSolution, body: dict, path) -> np.ndarray:
             or row[2] not in METHODS
         ):
             raise SavedSolutionError(f"{path}: stage game {i} is not [position, upcard, method]")
-        ks[i] = len(keys[row[0]][1])
-    starts = np.concatenate([[0], np.cumsum(3 * ks)])
-    mixes = _column(body, "mixes", int(starts[-1]), path)
-    values = _column(body, "values", 3 * len(rows), path)
-    regrets = _column(body, "regrets", len(rows), path)
-    # each mix a distribution: non-negative, its sum within MIX_SUM_TOLERANCE of 1
-    lengths = np.repeat(ks, 3)
-    firsts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    sums = np.add.reduceat(mixes, firsts) if len(rows) else np.zeros(0)
-    bad = (np.abs(sums - 1) > MIX_SUM_TOLERANCE) | (np.minimum.reduceat(mixes, firsts) < 0)
+    floats = {}
+    for name in ("mixes", "values", "regrets"):
+        raw = body.get(name)
+        if not isinstance(raw, list) or not set(map(type, raw)) <= {float, int}:
+            raise SavedSolutionError(f"{path}: {name} is not a list of numbers")
+        floats[name] = np.array(raw, dtype=float)
+    if len(floats["values"]) != 3 * len(rows):
+        raise SavedSolutionError(f"{path}: values is not {3 * len(rows):,} numbers")
+    return Columns.build(
+        keys,
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        [METHODS.index(r[2]) for r in rows],
+        floats["mixes"],
+        floats["values"],
+        floats["regrets"],
+    )
+
+
+def _fail(path, columns: Columns, p: int, what: str):
+    hands, prizes, _ = columns.key(p)
+    raise SavedSolutionError(
+        f"{path}: position {p} (hands {[list(h) for h in hands]}, prizes {list(prizes)}): {what}"
+    )
+
+
+def _first(bad: np.ndarray, rows: np.ndarray) -> int | None:
+    """The first of ``rows`` where ``bad`` holds, or None."""
+    return int(rows[np.flatnonzero(bad)[0]]) if bad.any() else None
+
+
+def _check_positions(c: Columns, game: ThreeGame, path) -> None:
+    """The positions' checks of the module docstring, a group of equal k at a time."""
+    n, sizes = game.n, c.sizes
+    if len(c.hands) != 3 * int(c.first[-1]) or len(c.prizes) != int(c.first[-1]):
+        raise SavedSolutionError(f"{path}: hands or prizes is not the length its sizes say")
+    if len(sizes) and not 1 <= int(sizes.min()) <= int(sizes.max()) <= n:
+        raise SavedSolutionError(f"{path}: a position of a size the {n}-card game has not")
+    if len(sizes) and int(c.points.min(axis=1).max()) != 0:
+        _fail(path, c, int(np.flatnonzero(c.points.min(axis=1))[0]), "points less the least not 0")
+    if not game.top and c.points.any():
+        _fail(path, c, int(np.flatnonzero(c.points.any(axis=1))[0]), "points this game has not")
+    for k in np.unique(sizes).tolist():
+        rows, hands, prizes = c.group(k)
+        p = _first((prizes[:, 0] < 1) | (prizes[:, -1] > n) | (np.diff(prizes) <= 0).any(1), rows)
+        if p is not None:
+            _fail(path, c, p, f"not prizes of the {n}-card game")
+        flat = hands.reshape(len(rows), -1).astype(np.int64)
+        top = flat.max(axis=1)
+        wrong = (flat.min(axis=1) < 1) | (top > 3 * k) | (np.diff(hands, axis=2) <= 0).any((1, 2))
+        used = np.zeros((len(rows), 3 * k + 1), dtype=bool)
+        used[np.arange(len(rows))[:, None], np.minimum(flat, 3 * k)] = True
+        wrong |= used[:, 1:].sum(axis=1) != top  # the ranks 1..top, each held
+        # the players in (hand, points) order, lexicographically
+        record = np.concatenate([hands, c.points[rows][:, :, None]], axis=2).astype(np.int64)
+        for j in (0, 1):
+            a, b = record[:, j], record[:, j + 1]
+            differ = a != b
+            at = differ.argmax(axis=1)
+            line = np.arange(len(rows))
+            wrong |= differ.any(axis=1) & (a[line, at] > b[line, at])
+        p = _first(wrong, rows)
+        if p is not None:
+            _fail(path, c, p, "hands not in canonical form")
+
+
+def _stage_table(c: Columns, game: ThreeGame, path) -> np.ndarray:
+    """stage_of[p, u], the stage game at position p and upcard u (-1: none), checked: an
+    upcard among the prizes, a known method, no (position, upcard) twice."""
+    n, positions = game.n, c.positions
+    member = np.zeros((positions, n + 1), dtype=bool)
+    member[np.repeat(np.arange(positions), c.sizes), c.prizes] = True
+    sp, up = c.stage_positions, c.upcards.astype(np.int64)
+    bad = (up > n) | (c.methods >= len(METHODS))
+    bad[~bad] = ~member[sp[~bad], up[~bad]]
     if bad.any():
-        i = int(np.flatnonzero(bad)[0]) // 3
-        key = keys[rows[i][0]]
+        s = int(np.flatnonzero(bad)[0])
+        raise SavedSolutionError(f"{path}: stage game {s} is not [position, upcard, method]")
+    cell = sp * (n + 1) + up
+    count = np.bincount(cell, minlength=positions * (n + 1))
+    if (count > 1).any():
+        s = int(np.flatnonzero(count[cell] > 1)[0])
+        at = (c.key(int(sp[s])), int(up[s]))
+        raise SavedSolutionError(f"{path}: the stage game {at} appears twice")
+    stage_of = np.full(positions * (n + 1), -1, dtype=np.int64)
+    stage_of[cell] = np.arange(len(cell))
+    return stage_of.reshape(positions, n + 1)
+
+
+def _check_mixes(c: Columns, path) -> None:
+    """Every number finite, each mix a distribution (MIX_SUM_TOLERANCE)."""
+    stages = len(c.upcards)
+    sizes = {"mixes": int(c.mix_first[-1]), "values": 3 * stages, "regrets": stages}
+    for name, size in sizes.items():
+        column = getattr(c, name)
+        if column.size != size:
+            raise SavedSolutionError(f"{path}: {name} is not {size:,} numbers")
+        if not np.isfinite(column).all():
+            raise SavedSolutionError(f"{path}: {name} holds a number that is not finite")
+    ks = c.sizes[c.stage_positions].astype(np.int64)
+    firsts = np.concatenate([[0], np.cumsum(np.repeat(ks, 3))[:-1]]).astype(np.int64)
+    if not stages:
+        return
+    sums = np.add.reduceat(c.mixes, firsts)
+    bad = (np.abs(sums - 1) > MIX_SUM_TOLERANCE) | (np.minimum.reduceat(c.mixes, firsts) < 0)
+    if bad.any():
+        s = int(np.flatnonzero(bad)[0]) // 3
+        hands, prizes, _ = c.key(int(c.stage_positions[s]))
         raise SavedSolutionError(
-            f"{path}: the stage game at hands {list(key[0])}, prizes {list(key[1])}, upcard "
-            f"{rows[i][1]} has a mix that is not a distribution over {ks[i]} bids"
+            f"{path}: the stage game at hands {list(hands)}, prizes {list(prizes)}, upcard "
+            f"{int(c.upcards[s])} has a mix that is not a distribution over {ks[s]} bids"
         )
-    for i, (p, u, method) in enumerate(rows):
-        at = (keys[p], u)
-        if at in sol.stages:
-            raise SavedSolutionError(f"{path}: the stage game {at} appears twice")
-        k, o = int(ks[i]), int(starts[i])
-        parts = (mixes[o : o + k], mixes[o + k : o + 2 * k], mixes[o + 2 * k : o + 3 * k])
-        sol.stages[at] = StageSolution(parts, values[3 * i : 3 * i + 3], float(regrets[i]), method)
-        sol.methods[method] = sol.methods.get(method, 0) + 1
-    return values.reshape(-1, 3)
 
 
-def _position_values(sol: ThreeSolution, values: np.ndarray, path) -> None:
+def _position_values(c: Columns, game: ThreeGame, stage_of: np.ndarray, path) -> np.ndarray:
     """Each position's value, as the induction forms it (np.mean over its upcards, in the
     order's order, of the stage values: the same sums in the same order, so the same
-    floats), for the positions of each number of upcards at once; every upcard's stage
-    game must be there, the start's included.  ``values``: the stage games' values, a
-    row each, in the order of ``sol.stages``."""
-    row = {at: i for i, at in enumerate(sol.stages)}
-    ups: dict = {}
-    for key, u in sol.stages:
-        ups.setdefault(key, []).append(u)
-    order = sol.game.order
-    groups: dict[int, tuple[list, list]] = {}
-    for key, have in ups.items():
-        need = order.next_prizes(key[1])
-        if sorted(have) != sorted(need):
-            raise SavedSolutionError(f"{path}: the position {key} lacks a stage game")
-        keys, rows = groups.setdefault(len(need), ([], []))
-        keys.append(key)
-        rows.append([row[(key, u)] for u in need])
-    for keys, rows in groups.values():
-        means = np.mean(values[np.array(rows)], axis=1)  # (positions, upcards, 3) -> (., 3)
-        sol.values.update(zip(keys, means))
-    if sol.root not in sol.values:
+    floats), a group of equal k at a time; every upcard's stage game must be there, and
+    no other."""
+    rows_out = np.zeros((c.positions, 3))
+    count = np.bincount(c.stage_positions, minlength=c.positions)
+    for k in np.unique(c.sizes).tolist():
+        rows, _, prizes = c.group(k)
+        lo, hi = game.order.upcard_range(k)
+        stages = stage_of[rows[:, None], prizes[:, lo:hi]]
+        p = _first((stages < 0).any(axis=1) | (count[rows] != hi - lo), rows)
+        if p is not None:
+            raise SavedSolutionError(f"{path}: the position {c.key(p)} lacks a stage game")
+        rows_out[rows] = np.mean(c.values[stages], axis=1)  # (P_k, upcards, 3) -> (P_k, 3)
+    return rows_out
+
+
+def _checked(c: Columns, game: ThreeGame, path) -> ThreeSolution:
+    """The solution the columns hold, every check of the module docstring made."""
+    _check_positions(c, game, path)
+    index = c.index()
+    if len(index) != c.positions:
+        raise SavedSolutionError(f"{path}: a position appears twice")
+    stage_of = _stage_table(c, game, path)
+    _check_mixes(c, path)
+    rows = _position_values(c, game, stage_of, path)
+    sol = ThreeSolution(game, PositionValues(c, index, rows), StageTable(c, index, stage_of))
+    if key_bytes(sol.root) not in index:
         raise SavedSolutionError(f"{path} has no stage game at the start")
+    counts = np.bincount(c.methods, minlength=len(METHODS))
+    sol.methods = {m: int(counts[i]) for i, m in enumerate(METHODS) if counts[i]}
+    return sol
