@@ -3,7 +3,7 @@ DIR``), clicked through in Chromium under each tie rule, and the saved solutions
 ``/api/info`` lists.
 
 The server reads the saved 5-card solutions shipped as test data (tests/data/
-three-5-RULE-points-random.gops3.xz, one per tie rule, 142-181 KB each), made by the
+three-5-RULE-points-random.gops3.xz, one per tie rule, 120-161 KB each), made by the
 command a user runs::
 
     for r in split third discard; do
