@@ -333,6 +333,8 @@ RESEALED_V1 = [
     ("NaN in a mix", _set("mixes", 0, float("nan")), "not JSON"),
     ("true for a probability", _set("mixes", 0, True), "mixes is not"),
     ("a string for values", _set("values", 4, "x"), "values is not"),
+    ("a number past float64", _set("values", 4, 10**400), "values holds a number too large"),
+    ("points past the game's", _set("positions", 0, [0, 0, 10**6], entry=2), "points that"),
     ("a string for a stage", _set("stages", 0, "mixes"), "not [position, upcard, method]"),
     ("an unknown method", _set("stages", 0, "magic", entry=2), "not [position, upcard, method]"),
     ("hands not canonical", _swap_players, "not in canonical form"),

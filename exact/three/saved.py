@@ -34,8 +34,9 @@ parts, separated by the first newline:
 
 Version 1 (still read) held the same body as JSON: ``positions`` as [hands, prizes,
 points] lists, ``stages`` as [position, upcard, method name], the float columns as
-lists.  Version 2 is binary because a 7-card solution (917,616 stage games) took 24 s
-to read as JSON and Python objects; it now takes a few (benchmarks/three_saved.py).
+lists.  Columns, because at 7 cards (917,616 stage games) JSON lists and a Python
+object a stage game take 19-24 s and 1.7-2.6 GB to read, the columns about 4 s and
+0.7 GB (benchmarks/RESULTS.md, "Saved three-player solutions as columns").
 
 Why xz and msgpack: the standard library reads xz, msgpack is already a dependency,
 ``xz -dc FILE | head -1`` shows what a file is, float64 columns read back bit for bit (so
@@ -195,6 +196,11 @@ def _floats(x, k: int, what: str) -> list[float]:
     return x
 
 
+def _most_points(game: ThreeGame) -> int:
+    """The most half points a player can hold: every prize, 2 (1 + ... + N)."""
+    return game.n * (game.n + 1)
+
+
 def decode_position(raw, game: ThreeGame, where: str) -> Key:
     """[hands, prizes, points] of the FORMAT, checked: shapes, prizes of the game, points
     this game carries, and the canonical form (:func:`canonical` gives it back)."""
@@ -212,7 +218,7 @@ def decode_position(raw, game: ThreeGame, where: str) -> Key:
         raise SavedSolutionError(f"{where}: not prizes of the {game.n}-card game")
     if any(len(h) != k or any(c < 1 for c in h) for h in hands) or len(units) != 3:
         raise SavedSolutionError(f"{where}: hands or points of the wrong shape")
-    if any(u < 0 for u in units) or (not game.top and any(units)):
+    if any(not 0 <= u <= _most_points(game) for u in units) or (not game.top and any(units)):
         raise SavedSolutionError(f"{where}: points that this game's positions do not carry")
     key: Key = (hands, prizes, units)
     if canonical(hands, prizes, units)[0] != key:
@@ -456,7 +462,10 @@ def _columns_v1(body: dict, game: ThreeGame, path) -> Columns:
         raw = body.get(name)
         if not isinstance(raw, list) or not set(map(type, raw)) <= {float, int}:
             raise SavedSolutionError(f"{path}: {name} is not a list of numbers")
-        floats[name] = np.array(raw, dtype=float)
+        try:
+            floats[name] = np.array(raw, dtype=float)
+        except OverflowError:
+            raise SavedSolutionError(f"{path}: {name} holds a number too large") from None
     if len(floats["values"]) != 3 * len(rows):
         raise SavedSolutionError(f"{path}: values is not {3 * len(rows):,} numbers")
     return Columns.build(
@@ -491,8 +500,9 @@ def _check_positions(c: Columns, game: ThreeGame, path) -> None:
         raise SavedSolutionError(f"{path}: a position of a size the {n}-card game has not")
     if len(sizes) and int(c.points.min(axis=1).max()) != 0:
         _fail(path, c, int(np.flatnonzero(c.points.min(axis=1))[0]), "points less the least not 0")
-    if not game.top and c.points.any():
-        _fail(path, c, int(np.flatnonzero(c.points.any(axis=1))[0]), "points this game has not")
+    beyond = (c.points > _most_points(game)).any(axis=1) | (not game.top and c.points.any(axis=1))
+    if beyond.any():
+        _fail(path, c, int(np.flatnonzero(beyond)[0]), "points this game has not")
     for k in np.unique(sizes).tolist():
         rows, hands, prizes = c.group(k)
         p = _first((prizes[:, 0] < 1) | (prizes[:, -1] > n) | (np.diff(prizes) <= 0).any(1), rows)

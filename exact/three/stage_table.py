@@ -188,7 +188,8 @@ class StageTable(_Indexed, Mapping):
     def _find(self, at) -> int:
         key, u = at
         p = self._position(key)
-        if type(u) is not int or not 0 <= u < self.stage_of.shape[1] or self.stage_of[p, u] < 0:
+        ok = isinstance(u, (int, np.integer)) and not isinstance(u, bool)
+        if not ok or not 0 <= u < self.stage_of.shape[1] or self.stage_of[p, u] < 0:
             raise KeyError(at)
         return int(self.stage_of[p, u])
 
