@@ -145,6 +145,7 @@ def test_symmetric_positions_get_symmetric_mixes(solved, rule):
 @pytest.mark.parametrize("objective", ["points", "top"])
 def test_three_cards_certified(solved, rule, objective):
     sol = solved(3, rule, objective)
+    assert len(sol.stages) == sol.game.stage_games  # the progress bar's total
     report = three.certify(sol)
     assert report.bound <= EPSILON
     assert report.bound >= report.estimate

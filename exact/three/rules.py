@@ -52,6 +52,7 @@ __all__ = [
     "OBJECTIVES",
     "ORDERS",
     "STAGE_GAMES",
+    "TOP_STAGE_GAMES",
     "THREE_MAX_N",
     "TOP_MAX_N",
     "TIE_RULES",
@@ -83,13 +84,22 @@ ORDERS: dict[str, PrizeOrder] = {o.name: o for o in (RANDOM, ASCENDING, DESCENDI
 #: benchmarks/RESULTS.md, docs/three-players.md).
 THREE_MAX_N = 7
 #: The largest N of the ``top`` objective (positions carry the points so far: N = 6 is
-#: 2-3 million stage games, hours of CPU; N = 7 would be tens of millions).
+#: 2,536,486 stage games under the split rule, hours of CPU; N = 7 would be tens of
+#: millions).
 TOP_MAX_N = 6
 #: The stage games (canonical position and upcard) of the points objective with shuffled
 #: prizes, by N, under every tie rule (its positions carry no points): counted by the
 #: solves of benchmarks/RESULTS.md (N = 7 by the positions' count, not solved); the total
 #: of a solve's progress bar.
 STAGE_GAMES = {1: 1, 2: 8, 3: 63, 4: 584, 5: 6255, 6: 73590, 7: 917616}
+#: The same for the top objective (its positions carry the points so far, so the tie rule
+#: counts), by tie rule and N: N <= 5 counted by solves (benchmarks/RESULTS.md), N = 6 by
+#: the induction's own recursion with each stage game left unsolved.
+TOP_STAGE_GAMES = {
+    "split": {1: 1, 2: 8, 3: 128, 4: 3110, 5: 93441, 6: 2536486},
+    "third": {1: 1, 2: 8, 3: 108, 4: 2217, 5: 50838},
+    "discard": {1: 1, 2: 8, 3: 114, 4: 2417, 5: 60991},
+}
 
 
 def three_objective_named(name) -> GameObjective | _Top:
@@ -152,10 +162,13 @@ class ThreeGame:
 
     @property
     def stage_games(self) -> int | None:
-        """How many stage games its solve solves, where known (:data:`STAGE_GAMES`)."""
-        if self.objective is POINTS and self.order is RANDOM:
+        """How many stage games its solve solves, where known (:data:`STAGE_GAMES`,
+        :data:`TOP_STAGE_GAMES`)."""
+        if self.order is not RANDOM:
+            return None
+        if self.objective is POINTS:
             return STAGE_GAMES.get(self.n)
-        return None
+        return TOP_STAGE_GAMES.get(self.tie_rule.name, {}).get(self.n)
 
     def describe(self) -> str:
         return (
