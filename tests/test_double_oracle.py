@@ -26,6 +26,7 @@ from exact.imperfect.game import TIE, ImperfectGame
 from exact.imperfect.lp_tables import table_lp
 from exact.imperfect.restricted import GameTree, closure, restricted_lp
 from exact.imperfect.tables import layout, legal_rows, mirror_rows, reachable_rows
+from exact.imperfect.warm_basis import NamedBasis
 
 #: The proven NashConv of the oracle's last policy, computed exactly in rationals, is at
 #: most this (the restricted LP's vertex is solved in float64).
@@ -181,21 +182,30 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
     game = ImperfectGame.parse(5, "descending", "points")
     path = tmp_path / "oracle.npz"
     first = solve_double_oracle(game, 100, path, "rational")
-    done, allow, bound, regrets = read_support(game, path)
+    done, allow, bound, regrets, basis = read_support(game, path)
     assert done == first.sizes["rounds"]
     assert regrets is None  # the restricted games were solved by their LPs
+    assert basis is not None  # ... whose last basis is kept
     # the last round's proven bound (float64 plus its error bound) is kept: it sets how
     # far a resumed run's first restricted game is solved
     assert first.certificate.epsilon <= bound <= NASHCONV_TOLERANCE
-    again = solve_double_oracle(game, 100, path, "rational")
-    # resumed after the last round, from its restricted game (its LP solved again without
-    # the last basis: a vertex of the same LP, possibly another, so perhaps a round more)
-    assert again.sizes["rounds"] >= done + 1
-    assert all(
-        a >= b
-        for a, b in zip(again.sizes["restricted_sequences"], first.sizes["restricted_sequences"])
-    )
-    assert again.certificate.epsilon <= NASHCONV_TOLERANCE
+    rounds = []
+    real = double_oracle_module.double_oracle
+
+    def recording(*args, **kwargs):
+        found = real(*args, **kwargs)
+        rounds.extend(found[1])
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(double_oracle_module, "double_oracle", recording)
+        again = solve_double_oracle(game, 100, path, "rational")
+    # resumed after the last round, from its restricted game and its LP's optimal basis:
+    # the simplex has nothing to do, the vertex is the last one, no bid is added
+    assert [done.round for done in rounds] == [done + 1]
+    assert rounds[0].lp["iterations"] == 0
+    assert rounds[0].sequences == tuple(first.sizes["restricted_sequences"])
+    assert again.certificate.epsilon == first.certificate.epsilon
 
 
 @pytest.mark.parametrize(
@@ -228,6 +238,13 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
         ),
         (lambda d: d.update(regrets1=-d["regrets1"] - 1), "not finite and >= 0"),
         (lambda d: d.update(regrets1=d["regrets1"] * np.nan), "not finite and >= 0"),
+        (lambda d: d.pop("basis_rows"), "but not basis_rows"),
+        (lambda d: d.update(basis_rows=d["basis_rows"][:-1]), "has 8 entries, not 7"),
+        (lambda d: d.update(basis_columns=d["basis_columns"][::-1].copy()), "not strictly"),
+        (lambda d: d.update(basis_columns=d["basis_columns"] - 1), "not strictly increasing"),
+        (lambda d: d.update(basis_rows=d["basis_rows"] * 10**6), "not strictly increasing"),
+        (lambda d: d.update(basis_row_status=d["basis_row_status"] + 5), "codes above 4"),
+        (lambda d: d.update(basis_column_status=d["basis_columns"]), "not uint8"),
     ],
 )
 def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
@@ -240,8 +257,10 @@ def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
     assert read_support(game, path)[2] == 0.25
     cells = np.flatnonzero(legal)
     regrets = [(cells, np.arange(len(cells) + 1.0)), (cells[1:], np.ones(len(cells)))]
-    write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25, regrets)
+    basis = NamedBasis(np.arange(9) * 3, np.ones(9, np.uint8), np.arange(8), np.zeros(8, np.uint8))
+    write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25, regrets, basis)
     assert read_support(game, path).regrets[1][1].tolist() == [1.0] * len(cells)
+    assert read_support(game, path).basis.columns.tolist() == list(range(0, 27, 3))
     with np.load(path) as archive:
         data = {name: archive[name] for name in archive.files}
     edit(data)
@@ -424,7 +443,7 @@ def test_symmetric_sets_are_mirror_images_and_reach_the_exact_value(spec):
     mirror = mirror_rows(layout(game))
     seen = []
 
-    def progress(done, cells, sigmas, warm):
+    def progress(done, cells, sigmas, warm, basis):
         seen.append((cells[0].copy(), cells[1].copy()))
 
     sigmas, rounds = double_oracle(game, progress=progress, symmetric=True)

@@ -386,6 +386,7 @@ def solve_certified(
         f"{built.payoff_nonzeros:,} payoff nonzeros"
     )
     x, y, facts = lp_plans(built.lp, solver, options)
+    del facts["statuses"], facts["warm_start"]
     solved = time.perf_counter()
     tell(
         f"LP solved ({solver}): {facts['iterations']} simplex, {facts['ipm_iterations']} "

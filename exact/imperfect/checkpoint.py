@@ -39,6 +39,7 @@ from exact.atomic import atomic_file
 from exact.errors import GopsInputError
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.tables import Layout, layout, legal_rows
+from exact.imperfect.warm_basis import NamedBasis
 
 __all__ = [
     "FORMAT",
@@ -86,6 +87,20 @@ SUPPORT_OPTIONAL = {"bound": "f"}
 #: (float64, one more: the empty sequence's first; finite, >= 0).  They only warm-start
 #: the next restricted game (nothing proven rests on them): all four members or none.
 SUPPORT_REGRETS = {"cells0": "<i8", "cells1": "<i8", "regrets0": "<f8", "regrets1": "<f8"}
+#: And, where the restricted games are solved by their LP (from 2026-11-30), the last
+#: LP's optimal basis (:class:`exact.imperfect.warm_basis.NamedBasis`): the keys of its
+#: columns and rows (int64, strictly increasing, each below 2 (rows N + 1)) and their
+#: HiGHS status codes (uint8, 0-4, one per key).  It only warm-starts the next restricted
+#: LP (nothing proven rests on it; HiGHS repairs or refuses a basis that is not one):
+#: all four members or none.
+SUPPORT_BASIS = {
+    "basis_columns": "<i8",
+    "basis_column_status": "|u1",
+    "basis_rows": "<i8",
+    "basis_row_status": "|u1",
+}
+#: The largest HiGHS basis status code (``kNonbasic``).
+STATUS_MAX = 4
 #: The most rounds a double oracle's checkpoint may count.
 MAX_ROUNDS = 10**6
 #: The longest text member (characters).
@@ -282,6 +297,8 @@ class Support(NamedTuple):
     bound: float
     #: Each player's (cells, regrets) of :data:`SUPPORT_REGRETS`, or None.
     regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None
+    #: The last restricted LP's basis (:data:`SUPPORT_BASIS`), or None.
+    basis: NamedBasis | None = None
 
 
 def write_support(
@@ -291,16 +308,22 @@ def write_support(
     allow: tuple[np.ndarray, np.ndarray],
     bound: float = math.inf,
     regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
+    basis: NamedBasis | None = None,
 ) -> None:
     """A double oracle's state (:mod:`exact.imperfect.double_oracle`): the rounds done,
     both players' allowed cells, the last round's proven NashConv ``bound`` (where
-    finite) and each player's (cells, regrets) of the last restricted game (where given),
-    as an .npz file written atomically."""
+    finite), each player's (cells, regrets) of the last restricted game and the last
+    restricted LP's ``basis`` (where given), as an .npz file written atomically."""
     extra: dict[str, Any] = {"bound": np.float64(bound)} if math.isfinite(bound) else {}
     if regrets is not None:
         for player, (cells, values) in enumerate(regrets):
             extra[f"cells{player}"] = np.asarray(cells, dtype="<i8")
             extra[f"regrets{player}"] = np.asarray(values, dtype="<f8")
+    if basis is not None:
+        extra["basis_columns"] = np.asarray(basis.columns, dtype="<i8")
+        extra["basis_column_status"] = np.asarray(basis.column_status, dtype="u1")
+        extra["basis_rows"] = np.asarray(basis.rows, dtype="<i8")
+        extra["basis_row_status"] = np.asarray(basis.row_status, dtype="u1")
     with atomic_file(path, "wb") as fh:
         np.savez(
             fh,
@@ -320,15 +343,18 @@ def read_support(game: ImperfectGame, path) -> Support:
     checkpoint for ``game``, checked as :func:`read_checkpoint` checks a CFR+ one (file,
     members, headers before data, the game, bool arrays of the tables' shape, nothing
     allowed at a card already bid, a bound that is a number >= 0, the regrets of
-    :data:`SUPPORT_REGRETS`); a one-line GopsInputError otherwise."""
+    :data:`SUPPORT_REGRETS`, the basis of :data:`SUPPORT_BASIS`); a one-line
+    GopsInputError otherwise."""
     where = f"the double-oracle checkpoint {str(path)!r}"
     shape = (layout(game).rows, game.n)
     cells_max = shape[0] * shape[1]
+    keys_max = 2 * (cells_max + 1)
 
     def read(archive: zipfile.ZipFile):
         kinds = {**SUPPORT_SCALARS, **SUPPORT_OPTIONAL}
-        optional = (*SUPPORT_OPTIONAL, *SUPPORT_REGRETS)
-        members = _members(archive, where, kinds, (*SUPPORT_ARRAYS, *SUPPORT_REGRETS), optional)
+        optional = (*SUPPORT_OPTIONAL, *SUPPORT_REGRETS, *SUPPORT_BASIS)
+        arrays_named = (*SUPPORT_ARRAYS, *SUPPORT_REGRETS, *SUPPORT_BASIS)
+        members = _members(archive, where, kinds, arrays_named, optional)
         scalars = {name: _scalar(archive, members[name], name, where, kind)
                    for name, kind in kinds.items() if name in members}  # fmt: skip
         if scalars["format"] != SUPPORT_FORMAT:
@@ -342,12 +368,16 @@ def read_support(game: ImperfectGame, path) -> Support:
             )
         arrays = [_array(archive, members[name], name, shape, where, "|b1")
                   for name in SUPPORT_ARRAYS]  # fmt: skip
-        present = [name for name in SUPPORT_REGRETS if name in members]
-        if present and len(present) < len(SUPPORT_REGRETS):
-            missing = [name for name in SUPPORT_REGRETS if name not in members]
-            raise GopsInputError(f"{where} has {', '.join(present)} but not {', '.join(missing)}")
-        vectors = {name: _vector(archive, members[name], name, cells_max + 1, where, kind)
-                   for name, kind in SUPPORT_REGRETS.items() if name in members}  # fmt: skip
+        vectors: dict[str, np.ndarray] = {}
+        for group, longest in ((SUPPORT_REGRETS, cells_max + 1), (SUPPORT_BASIS, keys_max)):
+            present = [name for name in group if name in members]
+            if present and len(present) < len(group):
+                missing = [name for name in group if name not in members]
+                raise GopsInputError(
+                    f"{where} has {', '.join(present)} but not {', '.join(missing)}"
+                )
+            vectors |= {name: _vector(archive, members[name], name, longest, where, kind)
+                        for name, kind in group.items() if name in members}  # fmt: skip
         return scalars, arrays, vectors
 
     scalars, allow, vectors = _read_archive(path, where, read)
@@ -361,9 +391,10 @@ def read_support(game: ImperfectGame, path) -> Support:
     if "bound" in scalars and not 0 <= bound < math.inf:
         raise GopsInputError(f"{where}: the bound {bound!r} is not a number >= 0")
     regrets = None
-    if vectors:
+    if "cells0" in vectors:
         regrets = tuple(_checked_regrets(vectors, p, legal.ravel(), where) for p in (0, 1))
-    return Support(scalars["round"], (allow[0], allow[1]), bound, regrets)
+    basis = _checked_basis(vectors, keys_max, where) if "basis_rows" in vectors else None
+    return Support(scalars["round"], (allow[0], allow[1]), bound, regrets, basis)
 
 
 def _vector(archive, info, name: str, longest: int, where: str, kind: str) -> np.ndarray:
@@ -397,3 +428,23 @@ def _checked_regrets(vectors: dict, player: int, legal: np.ndarray, where: str):
     if not np.isfinite(values).all() or np.any(values < 0):
         raise GopsInputError(f"{where}: regrets{player} holds numbers not finite and >= 0")
     return cells, values
+
+
+def _checked_basis(vectors: dict, keys_max: int, where: str) -> NamedBasis:
+    """The basis of :data:`SUPPORT_BASIS`, once it holds its invariants."""
+    for kind in ("column", "row"):
+        keys, status = vectors[f"basis_{kind}s"], vectors[f"basis_{kind}_status"]
+        if len(keys) != len(status):
+            raise GopsInputError(
+                f"{where}: basis_{kind}_status has {len(status):,} entries, not {len(keys):,}"
+            )
+        if len(keys) and (keys[0] < 0 or keys[-1] >= keys_max or np.any(np.diff(keys) <= 0)):
+            raise GopsInputError(
+                f"{where}: basis_{kind}s is not strictly increasing below {keys_max:,}"
+            )
+        if np.any(status > STATUS_MAX):
+            raise GopsInputError(f"{where}: basis_{kind}_status holds codes above {STATUS_MAX}")
+    return NamedBasis(
+        vectors["basis_columns"], vectors["basis_column_status"],
+        vectors["basis_rows"], vectors["basis_row_status"],
+    )  # fmt: skip

@@ -90,6 +90,7 @@ from exact.imperfect.restricted import (
 from exact.imperfect.restricted_cfr import Regrets, restricted_cfr
 from exact.imperfect.shipped import load_shipped
 from exact.imperfect.tables import check_memory, layout, mirror_rows, own_reach, policy_arrays
+from exact.imperfect.warm_basis import NamedBasis
 
 __all__ = [
     "GAP_TOLERANCE",
@@ -141,6 +142,9 @@ CFR_OUTSIDE = 2.0
 #: 1e-3: descending 17 rounds and 5,250 iterations in all against 15 and 8,850 from zero;
 #: ascending 15 and 6,000 against 22 and 15,000 (benchmarks/RESULTS.md).
 WARM_REGRETS = True
+#: Each restricted LP after the first is solved by the simplex from the last one's optimal
+#: basis (:mod:`exact.imperfect.warm_basis`), not from scratch.
+WARM_BASIS = True
 #: Predictive CFR+ on a restricted game says how far it is every this many iterations.
 CFR_TELL_EVERY = 1_000
 #: A run's best policy so far (``on_best``) is handed on at most this often (seconds; and
@@ -206,12 +210,15 @@ def _solve_restricted(
     last: float = math.inf,
     warm: Regrets | None = None,
     stall: bool = False,
+    basis: NamedBasis | None = None,
 ):
     """Both players' plans of the restricted game (:class:`RestrictedSolver`; predictive
     CFR+ to :data:`CFR_SHARE` of the target or :data:`CFR_RELATIVE` of the last round's
     proven NashConv ``last``, whichever is larger, or, with ``stall``, to where it stalls
     below :data:`CFR_STALL` of ``last``, telling its progress every
-    :data:`CFR_TELL_EVERY` iterations), facts, and how it was solved (a text)."""
+    :data:`CFR_TELL_EVERY` iterations; its LP by the simplex from the last round's
+    ``basis`` where given, :mod:`exact.imperfect.warm_basis`), facts (with the LP's final
+    ``basis``), and how it was solved (a text)."""
     lp = built.lp
     if restricted is RestrictedSolver.PCFR:
 
@@ -230,14 +237,22 @@ def _solve_restricted(
             f"{facts['restricted_nash_conv']:.1e}"
         )
         return x, y, {**facts, "how": how}
-    if max(lp.n_own, lp.n_ub) >= IPM_FROM:
+    cells = tree.legal.size
+    start = basis.carried(built, cells) if basis is not None else None
+    if start is not None:
+        x, y, facts = lp_plans(lp, "simplex", start=start)
+        how = f"simplex from the last basis, {facts['iterations']:,} iterations"
+    elif max(lp.n_own, lp.n_ub) >= IPM_FROM:
         x, y, facts = lp_plans(lp, "ipm")
         how = f"interior point, {facts['ipm_iterations']:,} iterations and crossover"
     else:
         x, y, facts = lp_plans(lp, "simplex")
         how = f"dual simplex, {facts['iterations']:,} iterations"
+    if start is not None and not facts["warm_start"]:
+        how += " (HiGHS refused the basis: from scratch)"
     kept = {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")}
-    return x, y, {**kept, "how": how}
+    final = NamedBasis.of(built, cells, facts["statuses"]) if WARM_BASIS else None
+    return x, y, {**kept, "how": how, "basis": final}
 
 
 def double_oracle(
@@ -247,7 +262,13 @@ def double_oracle(
     max_rounds: int = MAX_ROUNDS,
     tree: GameTree | None = None,
     progress: Callable[
-        [Round, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], Regrets | None],
+        [
+            Round,
+            tuple[np.ndarray, np.ndarray],
+            tuple[np.ndarray, np.ndarray],
+            Regrets | None,
+            NamedBasis | None,
+        ],
         None,
     ]
     | None = None,
@@ -257,6 +278,7 @@ def double_oracle(
     last_bound: float = math.inf,
     regrets: Regrets | None = None,
     symmetric: bool = False,
+    start_basis: NamedBasis | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[Round]]:
     """An epsilon-equilibrium of ``game`` by the loop of the module docstring: both
     players' policy rows (exact distributions) of the round with the least proven
@@ -265,12 +287,13 @@ def double_oracle(
     threshold, or a checkpoint's cells), else none (each decision's best bid against the
     uniform policy); the loop stops when the proven NashConv is at most ``target``, when
     no gap is left, or after ``max_rounds`` rounds.  ``progress(round, allowed cells,
-    policy rows, regrets)`` is called after each round with the cells the next round
-    starts from, the round's policy rows and the regrets it carries (predictive CFR+
-    only).  ``last_bound`` and ``regrets``: the proven NashConv and the regrets of the
-    round before ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE` and
-    :data:`WARM_REGRETS`.  ``symmetric``: each round starts from the union of both
-    players' sets, each seen as the other's (:func:`symmetrize`)."""
+    policy rows, regrets, basis)`` is called after each round with the cells the next
+    round starts from, the round's policy rows, the regrets it carries (predictive CFR+
+    only) and its LP's final basis (the LP only).  ``last_bound``, ``regrets`` and
+    ``start_basis``: the proven NashConv, the regrets and the LP's basis of the round
+    before ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE`,
+    :data:`WARM_REGRETS` and :data:`WARM_BASIS`.  ``symmetric``: each round starts from
+    the union of both players' sets, each seen as the other's (:func:`symmetrize`)."""
     tree = tree or GameTree.of(game)
     where, legal = tree.where, tree.legal
     uniform = dyadic_rows(np.zeros(legal.shape), legal)
@@ -285,6 +308,7 @@ def double_oracle(
     last, outside = last_bound, True
     warm = regrets if WARM_REGRETS else None
     mirror = mirror_rows(where) if symmetric else None
+    basis = start_basis
     for number in range(first_round, first_round + max_rounds):
         began = time.perf_counter()
         if mirror is not None:
@@ -294,10 +318,11 @@ def double_oracle(
         lp = built.lp
         built_at = time.perf_counter()
         x, y, facts = _solve_restricted(
-            tree, built, restricted, target, tell, last, warm, stall=outside
+            tree, built, restricted, target, tell, last, warm, stall=outside, basis=basis
         )
         carried = facts.pop("regrets", None)
         warm = carried if WARM_REGRETS else None
+        basis = facts.pop("basis", None)
         solved_at = time.perf_counter()
         sigmas = [
             dyadic_rows(built.behaviour(tree, p, plan), legal) for p, plan in ((0, x), (1, y))
@@ -333,7 +358,7 @@ def double_oracle(
             )
         )
         if progress is not None:
-            progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]), warm)
+            progress(rounds[-1], (allow[0], allow[1]), (sigmas[0], sigmas[1]), warm, basis)
         # with no bid to add, an exact restricted equilibrium is the whole game's; an
         # approximate one goes on while its bound falls
         settled = restricted is RestrictedSolver.LP or last >= before
@@ -447,10 +472,10 @@ def solve_double_oracle(
     begin = time.perf_counter()
     where = layout(game)
     check_memory(game, where.bytes_needed() + where.rows * where.n * 16, "best-response tables")
-    first, allow, last_bound, regrets = 1, None, math.inf, None
+    first, allow, last_bound, regrets, basis = 1, None, math.inf, None, None
     if checkpoint is not None and Path(checkpoint).exists():
         saved = read_support(game, checkpoint)
-        first, allow, last_bound = saved.round + 1, saved.allow, saved.bound
+        first, allow, last_bound, basis = saved.round + 1, saved.allow, saved.bound, saved.basis
         if saved.regrets is not None:
             regrets = Regrets.of_pairs(saved.regrets)
         tell(f"resumed from {checkpoint} after round {saved.round:,}")
@@ -481,11 +506,11 @@ def solve_double_oracle(
     bounds: list[float] = []
     lengths: list[float] = []
 
-    def report(done: Round, cells, sigmas, warm: Regrets | None) -> None:
+    def report(done: Round, cells, sigmas, warm: Regrets | None, basis: NamedBasis | None) -> None:
         bound = float(done.certificate.epsilon)
         if checkpoint is not None:
             kept = None if warm is None else warm.pairs()
-            write_support(checkpoint, game, done.round, cells, bound, kept)
+            write_support(checkpoint, game, done.round, cells, bound, kept, basis)
         sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
         keeper.offer(
             bound,
@@ -504,7 +529,7 @@ def solve_double_oracle(
     sigmas, rounds = double_oracle(
         game, allow, target, tree=tree, progress=report, first_round=first,
         restricted=restricted, tell=tell, last_bound=last_bound, regrets=regrets,
-        symmetric=symmetric,
+        symmetric=symmetric, start_basis=basis,
     )  # fmt: skip
     solved = time.perf_counter()
     proof = Method(method) if method else default_method(game)

@@ -84,7 +84,7 @@ def integer_matrix(lp: SequenceFormLP, scale: int) -> scipy.sparse.csr_array:
 def optimal_basis(lp: SequenceFormLP, solver: str) -> tuple[np.ndarray, np.ndarray, dict]:
     """Step 2: HiGHS's optimal basis, as (nonbasic rows, basic columns), and its facts."""
     rows, columns, _, _, facts = highs_optimum(lp, solver)
-    del facts["value_float"]
+    del facts["value_float"], facts["statuses"], facts["warm_start"]
     return rows, columns, facts
 
 

@@ -10,8 +10,9 @@ as a :class:`~exact.imperfect.lp_tables.SequenceFormLP`):
    by the dual simplex, or by the interior point method and crossover to a basis
    (:func:`default_solver`: from :data:`IPM_MIN_SEQUENCES` sequences a player on), with
    primal and dual feasibility tolerances :data:`HIGHS_TOLERANCE`
-   (:func:`highs_optimum`).  Its final basis B (the nonbasic rows, at their bounds, over
-   the basic columns) is square.
+   (:func:`highs_optimum`), or by the simplex from a given basis (a warm start:
+   :mod:`exact.imperfect.warm_basis`).  Its final basis B (the nonbasic rows, at their
+   bounds, over the basic columns) is square.
 2. The plan x of player 0 is solved again from B z = b, and player 1's plan y, the duals
    of the rows F^T q - A^T x <= 0 negated, from B^T pi = c_B, each by a sparse LU
    (SuperLU, scipy) and :data:`REFINEMENT_STEPS` steps of iterative refinement in
@@ -63,12 +64,18 @@ def default_solver(built: TableLP) -> str:
 
 
 def highs_optimum(
-    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
+    lp: SequenceFormLP,
+    solver: str = "simplex",
+    options: dict | None = None,
+    start: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
     """Step 1: HiGHS's optimal basis of ``lp`` as (nonbasic rows, basic columns), square;
     HiGHS's own primal and dual solution; and facts about the solve (solver, iterations,
-    basis size, the optimal value).  ``solver``: ``simplex`` (dual) or ``ipm`` (interior
-    point, then crossover to a basis); ``options`` more of HiGHS's options."""
+    basis size, the optimal value, and ``statuses``: HiGHS's final status codes of the
+    columns and rows, :class:`numpy.uint8` arrays).  ``solver``: ``simplex`` (dual) or
+    ``ipm`` (interior point, then crossover to a basis); ``options`` more of HiGHS's
+    options; ``start``: the status codes of a basis to start the simplex from (a warm
+    start; a basis HiGHS refuses is dropped and the solve starts cold)."""
     highs = highs_core._Highs()
     highs.setOptionValue("output_flag", False)
     highs.setOptionValue("solver", solver)
@@ -84,6 +91,7 @@ def highs_optimum(
     )  # fmt: skip
     if passed == highs_core.HighsStatus.kError:
         raise SolverError("HiGHS refused the sequence-form LP")
+    warm = start is not None and _set_basis(highs, *start)
     highs.run()
     status = highs.getModelStatus()
     if status != highs_core.HighsModelStatus.kOptimal:
@@ -93,8 +101,10 @@ def highs_optimum(
     own_z, own_pi = np.asarray(solution.col_value), np.asarray(solution.row_dual)
     basis = highs.getBasis()
     basic = highs_core.HighsBasisStatus.kBasic
-    columns = np.flatnonzero(np.array([s == basic for s in basis.col_status], dtype=bool))
-    rows = np.flatnonzero(np.array([s != basic for s in basis.row_status], dtype=bool))
+    col_status = np.array([int(s) for s in basis.col_status], dtype=np.uint8)
+    row_status = np.array([int(s) for s in basis.row_status], dtype=np.uint8)
+    columns = np.flatnonzero(col_status == int(basic))
+    rows = np.flatnonzero(row_status != int(basic))
     if len(columns) != len(rows):
         raise SolverError("HiGHS's final basis is not square")
     facts = {
@@ -104,8 +114,20 @@ def highs_optimum(
         "crossover_iterations": int(info.crossover_iteration_count),
         "basis_size": len(columns),
         "value_float": float(-info.objective_function_value),
+        "warm_start": warm,
+        "statuses": (col_status, row_status),
     }
     return rows, columns, own_z, own_pi, facts
+
+
+def _set_basis(highs, col_status: np.ndarray, row_status: np.ndarray) -> bool:
+    """Give ``highs`` the basis of these status codes; whether HiGHS took it."""
+    basis = highs_core.HighsBasis()
+    codes = highs_core.HighsBasisStatus
+    basis.col_status = [codes(int(code)) for code in col_status]
+    basis.row_status = [codes(int(code)) for code in row_status]
+    basis.valid = True
+    return highs.setBasis(basis) != highs_core.HighsStatus.kError
 
 
 def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
@@ -118,13 +140,17 @@ def _refined(matrix, rhs: np.ndarray) -> np.ndarray:
 
 
 def lp_plans(
-    lp: SequenceFormLP, solver: str = "simplex", options: dict | None = None
+    lp: SequenceFormLP,
+    solver: str = "simplex",
+    options: dict | None = None,
+    start: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Both players' float equilibrium plans (x, y) of player 0's LP ``lp``: HiGHS's
-    optimal basis (:func:`highs_optimum`) re-solved by sparse LU with refinement (step
-    2), and facts about the solve (iterations, residuals)."""
+    optimal basis (:func:`highs_optimum`, from the basis ``start`` where given) re-solved
+    by sparse LU with refinement (step 2), and facts about the solve (iterations,
+    residuals, the final basis's status codes)."""
     began = time.perf_counter()
-    rows, columns, own_z, own_pi, facts = highs_optimum(lp, solver, options)
+    rows, columns, own_z, own_pi, facts = highs_optimum(lp, solver, options, start)
     ran = time.perf_counter()
     square = lp.matrix()[rows][:, columns]
     cost = lp.col_cost[columns]
