@@ -199,6 +199,7 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(double_oracle_module, "double_oracle", recording)
+        patch.setattr(double_oracle_module, "WARM_FROM", 0)  # this LP is small
         again = solve_double_oracle(game, 100, path, "rational")
     # resumed after the last round, from its restricted game and its LP's optimal basis:
     # the simplex has nothing to do, the vertex is the last one, no bid is added

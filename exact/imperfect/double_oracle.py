@@ -142,9 +142,14 @@ CFR_OUTSIDE = 2.0
 #: 1e-3: descending 17 rounds and 5,250 iterations in all against 15 and 8,850 from zero;
 #: ascending 15 and 6,000 against 22 and 15,000 (benchmarks/RESULTS.md).
 WARM_REGRETS = True
-#: Each restricted LP after the first is solved by the simplex from the last one's optimal
-#: basis (:mod:`exact.imperfect.warm_basis`), not from scratch.
-WARM_BASIS = True
+#: From this many sequences a player on, a restricted LP after the first is solved by the
+#: simplex from the last one's optimal basis (:mod:`exact.imperfect.warm_basis`), not by
+#: the interior point from scratch.  Below it the interior point is cheap and its
+#: vertices (after crossover) make fewer rounds: at 6 cards ascending, points, symmetric
+#: sets (15,000 sequences), 6 rounds and 17 s from scratch against 13 rounds and 45 s
+#: warm; at 7 cards (150,000-270,000) each interior point took 16-83 minutes
+#: (benchmarks/RESULTS.md).
+WARM_FROM = 100_000
 #: Predictive CFR+ on a restricted game says how far it is every this many iterations.
 CFR_TELL_EVERY = 1_000
 #: A run's best policy so far (``on_best``) is handed on at most this often (seconds; and
@@ -217,8 +222,8 @@ def _solve_restricted(
     proven NashConv ``last``, whichever is larger, or, with ``stall``, to where it stalls
     below :data:`CFR_STALL` of ``last``, telling its progress every
     :data:`CFR_TELL_EVERY` iterations; its LP by the simplex from the last round's
-    ``basis`` where given, :mod:`exact.imperfect.warm_basis`), facts (with the LP's final
-    ``basis``), and how it was solved (a text)."""
+    ``basis`` where given and the LP has :data:`WARM_FROM` sequences a player), facts
+    (with the LP's final ``basis``), and how it was solved (a text)."""
     lp = built.lp
     if restricted is RestrictedSolver.PCFR:
 
@@ -238,7 +243,8 @@ def _solve_restricted(
         )
         return x, y, {**facts, "how": how}
     cells = tree.legal.size
-    start = basis.carried(built, cells) if basis is not None else None
+    large = max(lp.n_own, lp.n_ub) >= WARM_FROM
+    start = basis.carried(built, cells) if basis is not None and large else None
     if start is not None:
         x, y, facts = lp_plans(lp, "simplex", start=start)
         how = f"simplex from the last basis, {facts['iterations']:,} iterations"
@@ -251,7 +257,7 @@ def _solve_restricted(
     if start is not None and not facts["warm_start"]:
         how += " (HiGHS refused the basis: from scratch)"
     kept = {key: facts[key] for key in ("solver", "iterations", "ipm_iterations")}
-    final = NamedBasis.of(built, cells, facts["statuses"]) if WARM_BASIS else None
+    final = NamedBasis.of(built, cells, facts["statuses"])
     return x, y, {**kept, "how": how, "basis": final}
 
 
@@ -292,7 +298,7 @@ def double_oracle(
     only) and its LP's final basis (the LP only).  ``last_bound``, ``regrets`` and
     ``start_basis``: the proven NashConv, the regrets and the LP's basis of the round
     before ``first_round`` (a resumed run's), for :data:`CFR_RELATIVE`,
-    :data:`WARM_REGRETS` and :data:`WARM_BASIS`.  ``symmetric``: each round starts from
+    :data:`WARM_REGRETS` and :data:`WARM_FROM`.  ``symmetric``: each round starts from
     the union of both players' sets, each seen as the other's (:func:`symmetrize`)."""
     tree = tree or GameTree.of(game)
     where, legal = tree.where, tree.legal
