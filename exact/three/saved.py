@@ -560,10 +560,10 @@ def _check_mixes(c: Columns, path) -> None:
             raise SavedSolutionError(f"{path}: {name} is not {size:,} numbers")
         if not np.isfinite(column).all():
             raise SavedSolutionError(f"{path}: {name} holds a number that is not finite")
-    ks = c.sizes[c.stage_positions].astype(np.int64)
-    firsts = np.concatenate([[0], np.cumsum(np.repeat(ks, 3))[:-1]]).astype(np.int64)
     if not stages:
         return
+    ks = c.sizes[c.stage_positions].astype(np.int64)
+    firsts = (c.mix_first[:-1, None] + np.arange(3) * ks[:, None]).ravel()  # each player's mix
     sums = np.add.reduceat(c.mixes, firsts)
     bad = (np.abs(sums - 1) > MIX_SUM_TOLERANCE) | (np.minimum.reduceat(c.mixes, firsts) < 0)
     if bad.any():
