@@ -182,8 +182,9 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
     game = ImperfectGame.parse(5, "descending", "points")
     path = tmp_path / "oracle.npz"
     first = solve_double_oracle(game, 100, path, "rational")
-    done, allow, bound, regrets, basis = read_support(game, path)
+    done, allow, bound, regrets, basis, best, best_round = read_support(game, path)
     assert done == first.sizes["rounds"]
+    assert (best, best_round) == (bound, done)  # the last round was the run's best
     assert regrets is None  # the restricted games were solved by their LPs
     assert basis is not None  # ... whose last basis is kept
     # the last round's proven bound (float64 plus its error bound) is kept: it sets how
@@ -223,6 +224,9 @@ def test_a_checkpoint_round_trips_and_resumes(tmp_path):
         (lambda d: d.update(bound=np.float64(-1.0)), "not a number >= 0"),
         (lambda d: d.update(bound=np.float64("nan")), "not a number >= 0"),
         (lambda d: d.update(bound=np.float64("inf")), "not a number >= 0"),
+        (lambda d: d.update(best=np.float64("nan")), "the best nan is not a number"),
+        (lambda d: d.pop("best_round"), "one of best and best_round"),
+        (lambda d: d.update(best_round=np.int64(4)), "best_round 4 is not between 0"),
         (lambda d: d.update(bound=np.array([1.0, 2.0])), "not a float"),
         (lambda d: d.update(bound="small"), "not a float"),
         (lambda d: d.pop("regrets1"), "but not regrets1"),
@@ -259,7 +263,7 @@ def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
     cells = np.flatnonzero(legal)
     regrets = [(cells, np.arange(len(cells) + 1.0)), (cells[1:], np.ones(len(cells)))]
     basis = NamedBasis(np.arange(9) * 3, np.ones(9, np.uint8), np.arange(8), np.zeros(8, np.uint8))
-    write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25, regrets, basis)
+    write_support(path, game, 3, (legal.copy(), legal.copy()), 0.25, regrets, basis, (0.5, 2))
     assert read_support(game, path).regrets[1][1].tolist() == [1.0] * len(cells)
     assert read_support(game, path).basis.columns.tolist() == list(range(0, 27, 3))
     with np.load(path) as archive:
@@ -270,6 +274,36 @@ def test_an_edited_checkpoint_is_one_line(tmp_path, edit, message):
     with pytest.raises(GopsInputError, match=message) as error:
         read_support(game, path)
     assert "\n" not in str(error.value)
+
+
+def test_a_resumed_run_keeps_the_runs_best_policy(tmp_path):
+    """A resumed run whose rounds are all worse than an earlier process's best leaves
+    that policy in its file and answers with it, proven again (the file is not rewritten
+    by a worse one)."""
+    game = ImperfectGame.parse(5, "descending", "points")
+    checkpoint, policy = tmp_path / "oracle.npz", tmp_path / "policy.json"
+    command = ["imperfect", "solve", "5", "--order", "descending", "--objective", "points",
+               "--method", "oracle", "--certify", "bound", "--checkpoint", str(checkpoint),
+               "--policy-out", str(policy), "--json", "--quiet"]  # fmt: skip
+    runner = CliRunner()
+    result = runner.invoke(main, command)
+    assert result.exit_code == 0, result.output
+    first = json.loads(result.output.strip().splitlines()[-1])
+    written = policy.read_bytes()
+    saved = read_support(game, checkpoint)
+    assert saved.best <= NASHCONV_TOLERANCE and saved.best_round == first["sizes"]["rounds"]
+    # the next process starts from almost nothing (as if the sets had been lost): its
+    # first round is far from an equilibrium, and a target of 100 stops it there
+    nothing = np.zeros_like(saved.allow[0])
+    write_support(checkpoint, game, saved.round, (nothing, nothing.copy()), saved.bound,
+                  best=(saved.best, saved.best_round))  # fmt: skip
+    result = runner.invoke(main, [*command, "--target", "100"])
+    assert result.exit_code == 0, result.output
+    again = json.loads(result.output.strip().splitlines()[-1])
+    assert read_support(game, checkpoint).round == saved.round + 1
+    assert policy.read_bytes() == written
+    assert again["certified"]["epsilon_float"] == first["certified"]["epsilon_float"]
+    assert again["sizes"]["rounds"] == saved.best_round
 
 
 def test_files_that_are_not_checkpoints(tmp_path):

@@ -21,6 +21,7 @@ from exact.imperfect.checkpoint import MAX_ITERATIONS
 from exact.imperfect.double_oracle import (
     TARGET,
     RestrictedSolver,
+    best_of_run,
     default_start,
     solve_double_oracle,
 )
@@ -334,7 +335,12 @@ def solve(
         )  # fmt: skip
     else:
         found = solve_cfr(game, iterations or CFR_ITERATIONS, checkpoint, certification, tell)
-    if policy_out is not None:
+    from_file = False
+    if method == "oracle" and policy_out != "-":
+        found, from_file = best_of_run(found, checkpoint, policy_out, certification, tell)
+    if from_file and tell is not None:
+        tell(f"no round of this process beat the run's best: {policy_out} kept, proven again")
+    if policy_out is not None and not from_file:
         _write_policy(policy_out, found.policy_json(), policy_format or "float")
     err = _policy_on_stdout(policy_out)
     if as_json:

@@ -80,7 +80,11 @@ SUPPORT_SCALARS = {"format": "U", "n": "i", "order": "U", "objective": "U", "rou
 SUPPORT_ARRAYS = ("allow0", "allow1")
 #: And, where the round's NashConv was proven (from 2026-11-29 d), that bound: it only
 #: sets how far the next restricted game is solved (nothing proven rests on it).
-SUPPORT_OPTIONAL = {"bound": "f"}
+SUPPORT_OPTIONAL = {"bound": "f", "best": "f", "best_round": "i"}
+#: And (from 2026-11-30) the least proven NashConv of any round of the run so far, and
+#: that round (``best``, ``best_round``: both or neither): a resumed run hands on only a
+#: policy better than it (its policy file holds that round's), and where none is, its
+#: result is the file's policy, proven again (:mod:`exact.cli.imperfect`).
 #: And, where the restricted games are solved by predictive CFR+ (from 2026-11-29 f), its
 #: last regrets by cell (:class:`exact.imperfect.restricted_cfr.Regrets`): each player's
 #: cells (int64, strictly increasing, each a card not yet bid at its row) and regrets
@@ -299,6 +303,9 @@ class Support(NamedTuple):
     regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None
     #: The last restricted LP's basis (:data:`SUPPORT_BASIS`), or None.
     basis: NamedBasis | None = None
+    #: The least proven NashConv of the run's rounds and its round (inf, 0: not known).
+    best: float = math.inf
+    best_round: int = 0
 
 
 def write_support(
@@ -309,12 +316,16 @@ def write_support(
     bound: float = math.inf,
     regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
     basis: NamedBasis | None = None,
+    best: tuple[float, int] = (math.inf, 0),
 ) -> None:
     """A double oracle's state (:mod:`exact.imperfect.double_oracle`): the rounds done,
     both players' allowed cells, the last round's proven NashConv ``bound`` (where
-    finite), each player's (cells, regrets) of the last restricted game and the last
-    restricted LP's ``basis`` (where given), as an .npz file written atomically."""
+    finite), each player's (cells, regrets) of the last restricted game, the last
+    restricted LP's ``basis`` and the run's ``best`` (bound, round) (where given), as an
+    .npz file written atomically."""
     extra: dict[str, Any] = {"bound": np.float64(bound)} if math.isfinite(bound) else {}
+    if math.isfinite(best[0]):
+        extra |= {"best": np.float64(best[0]), "best_round": np.int64(best[1])}
     if regrets is not None:
         for player, (cells, values) in enumerate(regrets):
             extra[f"cells{player}"] = np.asarray(cells, dtype="<i8")
@@ -387,14 +398,22 @@ def read_support(game: ImperfectGame, path) -> Support:
             raise GopsInputError(
                 f"{where}: {name} allows {_count(array & ~legal)} cards already bid"
             )
+    for name in ("bound", "best"):
+        if name in scalars and not 0 <= scalars[name] < math.inf:
+            raise GopsInputError(f"{where}: the {name} {scalars[name]!r} is not a number >= 0")
+    if ("best" in scalars) != ("best_round" in scalars):
+        raise GopsInputError(f"{where} has one of best and best_round without the other")
+    best, best_round = scalars.get("best", math.inf), scalars.get("best_round", 0)
+    if not 0 <= best_round <= scalars["round"]:
+        raise GopsInputError(
+            f"{where}: best_round {best_round} is not between 0 and the round {scalars['round']}"
+        )
     bound = scalars.get("bound", math.inf)
-    if "bound" in scalars and not 0 <= bound < math.inf:
-        raise GopsInputError(f"{where}: the bound {bound!r} is not a number >= 0")
     regrets = None
     if "cells0" in vectors:
         regrets = tuple(_checked_regrets(vectors, p, legal.ravel(), where) for p in (0, 1))
     basis = _checked_basis(vectors, keys_max, where) if "basis_rows" in vectors else None
-    return Support(scalars["round"], (allow[0], allow[1]), bound, regrets, basis)
+    return Support(scalars["round"], (allow[0], allow[1]), bound, regrets, basis, best, best_round)
 
 
 def _vector(archive, info, name: str, longest: int, where: str, kind: str) -> np.ndarray:

@@ -65,6 +65,7 @@ from pathlib import Path
 
 import numpy as np
 
+from exact.errors import GopsInputError
 from exact.game.orders import ASCENDING, DESCENDING, RANDOM
 from exact.imperfect.certified import (
     Certificate,
@@ -81,6 +82,7 @@ from exact.imperfect.checkpoint import read_support, write_support
 from exact.imperfect.fast import best_response_actions
 from exact.imperfect.game import ImperfectGame
 from exact.imperfect.lift import lifted_support
+from exact.imperfect.policy_file import load_policy_file
 from exact.imperfect.restricted import (
     GameTree,
     closure,
@@ -89,7 +91,14 @@ from exact.imperfect.restricted import (
 )
 from exact.imperfect.restricted_cfr import Regrets, restricted_cfr
 from exact.imperfect.shipped import load_shipped
-from exact.imperfect.tables import check_memory, layout, mirror_rows, own_reach, policy_arrays
+from exact.imperfect.tables import (
+    check_memory,
+    layout,
+    legal_rows,
+    mirror_rows,
+    own_reach,
+    policy_arrays,
+)
 from exact.imperfect.warm_basis import NamedBasis
 
 __all__ = [
@@ -97,6 +106,7 @@ __all__ = [
     "BestKeeper",
     "RestrictedSolver",
     "Round",
+    "best_of_run",
     "best_round",
     "default_start",
     "double_oracle",
@@ -472,16 +482,22 @@ def solve_double_oracle(
     round; its NashConv proven by ``method`` (default
     :func:`~exact.imperfect.certified.default_method`).  ``on_best`` is given the policy
     whose proven NashConv is the least so far, at most every :data:`BEST_EVERY` seconds
-    (to save it as the run goes; :class:`BestKeeper`); ``symmetric``: both players'
-    sets made mirror images each round (:func:`symmetrize`)."""
+    (to save it as the run goes; :class:`BestKeeper`), in a resumed run only one better
+    than every earlier round's (the checkpoint's ``best``: what ``on_best`` was given
+    before is kept); ``symmetric``: both players' sets made mirror images each round
+    (:func:`symmetrize`).  The result is this process's best round, which in a resumed
+    run may be worse than the checkpoint's ``best`` (whose policy only ``on_best``'s
+    keeper has)."""
     tell = progress or (lambda _: None)
     begin = time.perf_counter()
     where = layout(game)
     check_memory(game, where.bytes_needed() + where.rows * where.n * 16, "best-response tables")
     first, allow, last_bound, regrets, basis = 1, None, math.inf, None, None
+    run_best = (math.inf, 0)  # the least proven NashConv of the run's rounds, and its round
     if checkpoint is not None and Path(checkpoint).exists():
         saved = read_support(game, checkpoint)
         first, allow, last_bound, basis = saved.round + 1, saved.allow, saved.bound, saved.basis
+        run_best = (saved.best, saved.best_round)
         if saved.regrets is not None:
             regrets = Regrets.of_pairs(saved.regrets)
         tell(f"resumed from {checkpoint} after round {saved.round:,}")
@@ -508,15 +524,17 @@ def solve_double_oracle(
             else ""
         )
     )
-    keeper = BestKeeper(on_best or (lambda _: None), BEST_EVERY, target)
+    keeper = BestKeeper(on_best or (lambda _: None), BEST_EVERY, target, bound=run_best[0])
     bounds: list[float] = []
     lengths: list[float] = []
 
     def report(done: Round, cells, sigmas, warm: Regrets | None, basis: NamedBasis | None) -> None:
+        nonlocal run_best
         bound = float(done.certificate.epsilon)
+        run_best = min(run_best, (bound, done.round))
         if checkpoint is not None:
             kept = None if warm is None else warm.pairs()
-            write_support(checkpoint, game, done.round, cells, bound, kept, basis)
+            write_support(checkpoint, game, done.round, cells, bound, kept, basis, run_best)
         sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
         keeper.offer(
             bound,
@@ -551,3 +569,38 @@ def solve_double_oracle(
     }
     seconds = {"solve": solved - begin, "certify": certificate.seconds}
     return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source)
+
+
+def best_of_run(
+    found: CertifiedEquilibrium, checkpoint, policy_path, method: str | None = None, tell=None
+) -> tuple[CertifiedEquilibrium, bool]:
+    """The best policy of a run that ``checkpoint`` may have resumed: ``found`` (this
+    process's best round), or, where the checkpoint's ``best`` is less than its proven
+    NashConv, the policy in ``policy_path`` (where the run's keeper wrote that round's)
+    read and proven again by ``method`` -- whichever proves less; and whether it is the
+    file's.  A file that is not this game's policy is said (``tell``) and not taken."""
+    game = found.game
+    if checkpoint is None or policy_path is None or not Path(checkpoint).exists():
+        return found, False
+    saved = read_support(game, checkpoint)
+    if not saved.best < found.certificate.epsilon or not Path(policy_path).is_file():
+        return found, False
+    try:
+        policy = load_policy_file(game, policy_path, fill_uniform=True)
+    except GopsInputError as error:
+        if tell is not None:
+            tell(f"the run's best policy was not read back ({error}): replaced by this one")
+        return found, False
+    where = layout(game)
+    legal = legal_rows(where)
+    read = policy_arrays(where, policy)
+    sigmas = (dyadic_rows(read[0], legal), dyadic_rows(read[1], legal))
+    began = time.perf_counter()
+    proof = Method(method) if method else default_method(game)
+    certificate = certify(game, *sigmas, proof)
+    if certificate.epsilon >= found.certificate.epsilon:
+        return found, False
+    sizes = {**found.sizes, "rounds": saved.best_round, "restricted_sequences": None}
+    seconds = {"read_and_certify": time.perf_counter() - began}
+    source = f"{found.source}; the run's best round, read back from {policy_path} and proven again"
+    return CertifiedEquilibrium(game, sigmas, certificate, sizes, seconds, source), True
