@@ -444,6 +444,12 @@ def test_the_best_policy_found_between_writes_is_held_until_the_next():
         keeper.offer(bound, lambda b=bound: f"policy {b}", now)
     assert handed == ["policy 5.0", "policy 3.0", "policy 1.0"]
     assert keeper.held is None and keeper.bound == 1.0
+    # a resumed run's keeper starts from the policy its run handed on last (2.5, round 7)
+    handed.clear()
+    keeper = double_oracle_module.BestKeeper(handed.append, 600.0, 1.0, handed=(2.5, 7))
+    for round_, bound in ((8, 3.0), (9, 2.0)):
+        keeper.offer(bound, lambda b=bound: f"policy {b}", 1000.0 * round_, round_)
+    assert handed == ["policy 2.0"] and keeper.handed == (2.0, 9)
 
 
 def test_an_approximate_run_returns_its_best_round():

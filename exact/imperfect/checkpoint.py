@@ -81,10 +81,10 @@ SUPPORT_ARRAYS = ("allow0", "allow1")
 #: And, where the round's NashConv was proven (from 2026-11-29 d), that bound: it only
 #: sets how far the next restricted game is solved (nothing proven rests on it).
 SUPPORT_OPTIONAL = {"bound": "f", "best": "f", "best_round": "i"}
-#: And (from 2026-11-30) the least proven NashConv of any round of the run so far, and
-#: that round (``best``, ``best_round``: both or neither): a resumed run hands on only a
-#: policy better than it (its policy file holds that round's), and where none is, its
-#: result is the file's policy, proven again (:mod:`exact.cli.imperfect`).
+#: And (from 2026-11-30) the proven NashConv and the round of the best policy the run
+#: has handed on (written to its policy file) so far (``best``, ``best_round``: both or
+#: neither): a resumed run hands on only a better one, and where it finds none, its
+#: result is the file's policy, proven again (:func:`exact.imperfect.double_oracle.best_of_run`).
 #: And, where the restricted games are solved by predictive CFR+ (from 2026-11-29 f), its
 #: last regrets by cell (:class:`exact.imperfect.restricted_cfr.Regrets`): each player's
 #: cells (int64, strictly increasing, each a card not yet bid at its row) and regrets
@@ -303,7 +303,7 @@ class Support(NamedTuple):
     regrets: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None
     #: The last restricted LP's basis (:data:`SUPPORT_BASIS`), or None.
     basis: NamedBasis | None = None
-    #: The least proven NashConv of the run's rounds and its round (inf, 0: not known).
+    #: The bound and round of the best policy the run handed on (inf, 0: none known).
     best: float = math.inf
     best_round: int = 0
 

@@ -427,23 +427,33 @@ def pace(bounds: list[float], seconds: list[float], target: float) -> str:
 class BestKeeper:
     """The policy of least proven NashConv offered so far, handed on (``hand_on``) at
     most every ``every`` seconds, or at once when it meets ``target``: one found sooner
-    is held until then, unless a better one replaces it (:data:`BEST_EVERY`)."""
+    is held until then, unless a better one replaces it (:data:`BEST_EVERY`).
+    ``handed``: the bound and round of the last one handed on (a resumed run's keeper
+    starts from its checkpoint's, and hands on only a better one)."""
 
     hand_on: Callable[[CertifiedEquilibrium], None]
     every: float
     target: float
     bound: float = math.inf
     held: CertifiedEquilibrium | None = None
+    held_round: int = 0
     handed_at: float = -math.inf
+    handed: tuple[float, int] = (math.inf, 0)
 
-    def offer(self, bound: float, make: Callable[[], CertifiedEquilibrium], now: float) -> None:
-        """A round's proven ``bound``, its policy made by ``make`` where it is the best,
-        at the clock's ``now`` (seconds)."""
+    def __post_init__(self) -> None:
+        self.bound = min(self.bound, self.handed[0])
+
+    def offer(
+        self, bound: float, make: Callable[[], CertifiedEquilibrium], now: float, round_: int = 0
+    ) -> None:
+        """Round ``round_``'s proven ``bound``, its policy made by ``make`` where it is the
+        best, at the clock's ``now`` (seconds)."""
         if bound < self.bound:
-            self.bound, self.held = bound, make()
+            self.bound, self.held, self.held_round = bound, make(), round_
         due = now - self.handed_at >= self.every or self.bound <= self.target
         if self.held is not None and due:
             self.hand_on(self.held)
+            self.handed = (self.bound, self.held_round)
             self.held, self.handed_at = None, now
 
 
@@ -493,11 +503,11 @@ def solve_double_oracle(
     where = layout(game)
     check_memory(game, where.bytes_needed() + where.rows * where.n * 16, "best-response tables")
     first, allow, last_bound, regrets, basis = 1, None, math.inf, None, None
-    run_best = (math.inf, 0)  # the least proven NashConv of the run's rounds, and its round
+    handed = (math.inf, 0)  # the bound and round of the policy last handed on
     if checkpoint is not None and Path(checkpoint).exists():
         saved = read_support(game, checkpoint)
         first, allow, last_bound, basis = saved.round + 1, saved.allow, saved.bound, saved.basis
-        run_best = (saved.best, saved.best_round)
+        handed = (saved.best, saved.best_round)
         if saved.regrets is not None:
             regrets = Regrets.of_pairs(saved.regrets)
         tell(f"resumed from {checkpoint} after round {saved.round:,}")
@@ -524,23 +534,22 @@ def solve_double_oracle(
             else ""
         )
     )
-    keeper = BestKeeper(on_best or (lambda _: None), BEST_EVERY, target, bound=run_best[0])
+    keeper = BestKeeper(on_best or (lambda _: None), BEST_EVERY, target, handed=handed)
     bounds: list[float] = []
     lengths: list[float] = []
 
     def report(done: Round, cells, sigmas, warm: Regrets | None, basis: NamedBasis | None) -> None:
-        nonlocal run_best
         bound = float(done.certificate.epsilon)
-        run_best = min(run_best, (bound, done.round))
-        if checkpoint is not None:
-            kept = None if warm is None else warm.pairs()
-            write_support(checkpoint, game, done.round, cells, bound, kept, basis, run_best)
         sizes = {"rounds": done.round, "restricted_sequences": list(done.sequences)}
         keeper.offer(
             bound,
             lambda: CertifiedEquilibrium(game, sigmas, done.certificate, sizes, {}, source),
             time.perf_counter(),
+            done.round,
         )
+        if checkpoint is not None:
+            kept = None if warm is None else warm.pairs()
+            write_support(checkpoint, game, done.round, cells, bound, kept, basis, keeper.handed)
         bounds.append(bound)
         lengths.append(sum(done.seconds.values()))
         tell(
