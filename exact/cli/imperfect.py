@@ -252,7 +252,8 @@ def _refuse_size(game: ImperfectGame, method: str) -> None:
     help="Write the equilibrium as a policy file ({state: {action id: probability}}); "
     "--method oracle also writes it after each round whose proven bound is the best so far, "
     "at most every 10 minutes (beyond 7 cards, only the decisions each player reaches: read "
-    "it with --fill-uniform).",
+    "it with --fill-uniform); a run resumed from --checkpoint replaces it only with a better "
+    "one, and answers with it, proven again, where it finds none.",
 )
 @click.option(
     "--policy-format",
