@@ -101,6 +101,45 @@ def test_a_closure_is_closed_under_prefixes_and_every_decision_in_play_bids(spec
             assert np.all(gained.sum(axis=1) <= 1)
 
 
+def _seen_by_walking(game, where, in_s):
+    """Each player's rows that some history reaches with both players bidding within
+    their sets: the game's own turn-based states, walked in Python."""
+    seen: list[set] = [set(), set()]
+
+    def walk(state):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for action, _ in state.chance_outcomes():
+                walk(state.child(action))
+            return
+        player = state.current_player()
+        row = where.row(state.information_key(player))
+        seen[player].add(row)
+        for action in state.legal_actions():
+            if in_s[player][row, action]:
+                walk(state.child(action))
+
+    walk(game.initial_state())
+    return seen
+
+
+@pytest.mark.parametrize("spec", [(4, "random", "points"), (5, "ascending", "win")])
+def test_the_rows_the_restricted_game_reaches_are_those_its_histories_reach(spec):
+    game = ImperfectGame.parse(*spec)
+    tree = GameTree.of(game)
+    rng = np.random.default_rng(SEED)
+    for share in (0.0, 0.3, 1.0):
+        default = [np.argmax(tree.legal, axis=1)] * 2
+        allow = [_random_allow(tree.legal, rng, share) for _ in (0, 1)]
+        in_s = [closure(tree, p, allow[p], default[p]) for p in (0, 1)]
+        built = restricted_lp(tree, in_s[0], in_s[1])
+        walked = _seen_by_walking(game, tree.where, in_s)
+        for player in (0, 1):
+            assert set(np.flatnonzero(built.seen[player]).tolist()) == walked[player]
+        assert len(walked[0]) > 1 and len(walked[1]) > 1
+
+
 def _submatrix(built, in_s):
     """The whole LP's rows and columns of the restriction to the cells ``in_s``: player 1's
     sequences, player 0's decisions in play; player 0's sequences, player 1's decisions

@@ -112,15 +112,17 @@ def closure(tree: GameTree, player: int, allow: np.ndarray, default: np.ndarray)
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_pairs(g, fixed, own_seqs, offsets, in0, in1, cursor, t_out, s_out, v_out):
+def _walk_pairs(g, fixed, own_seqs, offsets, in0, in1, cursor, t_out, s_out, v_out, seen0, seen1):
     """Every terminal history of the last decision round L that both players reach within
     their sets ``in0``, ``in1`` (flat bool per cell), depth first from round 0 (an
     explicit stack, as :func:`exact.imperfect.fast._walk`): its entry -A[s, t] = -return
     / chance, written at ``cursor[0]`` onwards as (cell t of player 1, cell s of player 0,
-    value); with empty outputs it only counts.  Returns the count.  ``g``: N, L, order
+    value), and each player's row at every history on the way marked in ``seen0``,
+    ``seen1`` (where they are not empty); with empty outputs it only counts.  Returns the count.  ``g``: N, L, order
     code, win, chance's denominator."""
     n, last, order, win, chance = g[0], g[1], g[2], g[3], g[4]
     fill = len(t_out) > 0
+    mark = len(seen0) > 0
     # per level: prize mask, prize index, prize, own masks, own indices, winners, lead, next
     st = np.zeros((last + 1, 10), dtype=np.int64)
     n_p = n if order == 0 else 1
@@ -136,6 +138,9 @@ def _walk_pairs(g, fixed, own_seqs, offsets, in0, in1, cursor, t_out, s_out, v_o
             pow3 = 3**r
             key0 = offsets[r] + (h[1] * own_seqs[r] + h[4]) * pow3 + h[7]
             key1 = offsets[r] + (h[1] * own_seqs[r] + h[5]) * pow3 + h[7]
+            if mark:
+                seen0[key0] = True
+                seen1[key1] = True
             if r == last:
                 for a in range(1, n + 1):
                     if h[3] & (1 << (a - 1)) or not in0[key0 * n + a - 1]:
@@ -194,10 +199,19 @@ class RestrictedLP:
     cells: tuple[np.ndarray, np.ndarray]
     in_play: tuple[np.ndarray, np.ndarray]
     payoff_nonzeros: int
+    #: Each player's rows (a bool per row of the tables) that some history of the
+    #: restricted game reaches (both players bidding within their sets).
+    seen: tuple[np.ndarray, np.ndarray]
 
-    def behaviour(self, tree: GameTree, player: int, plan: np.ndarray) -> np.ndarray:
+    def behaviour(
+        self, tree: GameTree, player: int, plan: np.ndarray, unseen_uniform: bool = False
+    ) -> np.ndarray:
         """``sigma[row, card - 1]`` = plan[sequence] / plan[parent] at each cell of S_p
-        whose parent is reached (plan > 0), 0 elsewhere (Koller et al. 1996)."""
+        whose parent is reached (plan > 0), 0 elsewhere (Koller et al. 1996); with
+        ``unseen_uniform``, 0 also at each decision that no history of the restricted
+        game reaches (``seen``: there the LP's plan is any split of its parent's, its
+        payoffs all 0), so that :func:`~exact.imperfect.certified.dyadic_rows` makes it
+        uniform over the legal cards."""
         n = tree.where.n
         cells = self.cells[player]
         rows = cells // n
@@ -209,6 +223,8 @@ class RestrictedLP:
         own = plan[1 : 1 + len(cells)]
         reached = parent_plan > 0
         sigma.ravel()[cells[reached]] = own[reached] / parent_plan[reached]
+        if unseen_uniform:
+            sigma[~self.seen[player]] = 0.0
         return sigma
 
 
@@ -223,9 +239,11 @@ def restricted_lp(tree: GameTree, in0: np.ndarray, in1: np.ndarray) -> Restricte
     flat0, flat1 = in0.ravel(), in1.ravel()
     tables = (a["fixed"], a["own_sequences"], a["offsets"], flat0, flat1)
     none = np.zeros(0, dtype=np.int64)
-    total = _walk_pairs(g, *tables, none, none, none, np.zeros(0))
+    nowhere = np.zeros(0, dtype=bool)
+    total = _walk_pairs(g, *tables, none, none, none, np.zeros(0), nowhere, nowhere)
     t_cell, s_cell, value = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total)
-    _walk_pairs(g, *tables, none, t_cell, s_cell, value)
+    seen = (np.zeros(where.rows, dtype=bool), np.zeros(where.rows, dtype=bool))
+    _walk_pairs(g, *tables, none, t_cell, s_cell, value, *seen)
     cells = (np.flatnonzero(flat0), np.flatnonzero(flat1))
     n_own, n_ub = 1 + len(cells[0]), 1 + len(cells[1])
 
@@ -263,4 +281,4 @@ def restricted_lp(tree: GameTree, in0: np.ndarray, in1: np.ndarray) -> Restricte
     f[0] = 1.0
     lp = SequenceFormLP._of(matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
                             matrix.data, n_own, n_q, n_ub, e, f)  # fmt: skip
-    return RestrictedLP(lp, cells, (d0, d1), total)
+    return RestrictedLP(lp, cells, (d0, d1), total, seen)
