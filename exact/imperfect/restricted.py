@@ -118,8 +118,8 @@ def _walk_pairs(g, fixed, own_seqs, offsets, in0, in1, cursor, t_out, s_out, v_o
     explicit stack, as :func:`exact.imperfect.fast._walk`): its entry -A[s, t] = -return
     / chance, written at ``cursor[0]`` onwards as (cell t of player 1, cell s of player 0,
     value), and each player's row at every history on the way marked in ``seen0``,
-    ``seen1`` (where they are not empty); with empty outputs it only counts.  Returns the count.  ``g``: N, L, order
-    code, win, chance's denominator."""
+    ``seen1`` (where they are not empty); with empty outputs it only counts.  Returns the
+    count.  ``g``: N, L, order code, win, chance's denominator."""
     n, last, order, win, chance = g[0], g[1], g[2], g[3], g[4]
     fill = len(t_out) > 0
     mark = len(seen0) > 0
