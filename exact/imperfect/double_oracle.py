@@ -50,8 +50,9 @@ What is proven is the NashConv of the policies of each round, by
 :func:`exact.imperfect.certified.certify_with_actions` (float64 plus its proven error
 bound, from the same walk of the game that gives the oracle its Q), not the LP's word.
 The equilibrium is the restricted LP's vertex (HiGHS's basic solution) that
-the loop stops at: where equilibria are not unique, one of them, the one this sequence of
-restricted LPs reaches.
+the loop stops at, uniform at the decisions the restricted game never reaches where that
+proves less (:data:`UNIFORM_UNSEEN`): where equilibria are not unique, one of them, the
+one this sequence of restricted LPs reaches.
 """
 
 from __future__ import annotations
