@@ -79,12 +79,13 @@ SUPPORT_FORMAT = "gops imperfect double-oracle checkpoint 1"
 SUPPORT_SCALARS = {"format": "U", "n": "i", "order": "U", "objective": "U", "round": "i"}
 SUPPORT_ARRAYS = ("allow0", "allow1")
 #: And, where the round's NashConv was proven (from 2026-11-29 d), that bound: it only
-#: sets how far the next restricted game is solved (nothing proven rests on it).
-SUPPORT_OPTIONAL = {"bound": "f", "best": "f", "best_round": "i"}
-#: And (from 2026-11-30) the proven NashConv and the round of the best policy the run
-#: has handed on (written to its policy file) so far (``best``, ``best_round``: both or
+#: sets how far the next restricted game is solved (nothing proven rests on it).  And
+#: (from 2026-11-30) the proven NashConv and the round of the best policy the run has
+#: handed on (written to its policy file) so far (``best``, ``best_round``: both or
 #: neither): a resumed run hands on only a better one, and where it finds none, its
-#: result is the file's policy, proven again (:func:`exact.imperfect.double_oracle.best_of_run`).
+#: result is the file's policy, proven again
+#: (:func:`exact.imperfect.double_oracle.best_of_run`).
+SUPPORT_OPTIONAL = {"bound": "f", "best": "f", "best_round": "i"}
 #: And, where the restricted games are solved by predictive CFR+ (from 2026-11-29 f), its
 #: last regrets by cell (:class:`exact.imperfect.restricted_cfr.Regrets`): each player's
 #: cells (int64, strictly increasing, each a card not yet bid at its row) and regrets
