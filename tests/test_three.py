@@ -520,6 +520,28 @@ def test_cli_progress_lines_count_the_stage_games(monkeypatch):
     assert quiet.exit_code == 0 and quiet.stderr == ""
 
 
+def test_cli_progress_lines_count_the_positions_the_nashconv_walk_proves(monkeypatch):
+    """Then the NashConv walk says how far it is (every TELL_EVERY positions: 1 here), its
+    counts increasing to the positions the summary reports; --quiet prints none."""
+    import importlib
+    import re
+
+    import exact.cli.three as cli_three
+
+    walk = importlib.import_module("exact.three.nashconv")  # the package re-exports the function
+    monkeypatch.setattr(cli_three, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(walk, "TELL_EVERY", 1)
+    args = ["solve", "3", "--players", "3", "--tie-rule", "split", "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    line = re.compile(r"the NashConv walk, ([\d,]+) positions in \d+ s")
+    counts = [int(m.group(1).replace(",", "")) for m in line.finditer(result.stderr)]
+    positions = json.loads(result.stdout)["nashconv"]["positions"]
+    assert counts == list(range(1, positions + 1))
+    quiet = CliRunner().invoke(main, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and "NashConv walk" not in quiet.stderr
+
+
 def test_a_near_singular_stage_is_refined_to_an_equilibrium():
     """A 4 x 4 x 4 stage of the 6-card third-rule game (players 1 and 2 twins) whose
     polished profile keeps a regret above 1e-9 (its indifference equations nearly

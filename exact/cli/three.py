@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
@@ -114,7 +115,8 @@ def solve_three(n, tie_rule, objective, order, as_json, quiet, policy_out, save_
             json.dump(table, fh)
             if on_stdout:
                 fh.write("\n")
-    report = certify(sol)
+    with walk_progress(_words(game), quiet) as told:
+        report = certify(sol, told)
     out = summary_json(sol, report)
     if save_path is not None and report.bound <= EPSILON:
         out["saved"] = {"file": str(save_path), "sha256": save(sol, report, save_path)}
@@ -179,11 +181,7 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
             return
         last = time.monotonic()
         words = _done_words(done, total, first, last - start, last - fresh)
-        click.echo(
-            f"gops: three players N={game.n} {game.tie_rule.name} {game.objective.name} at "
-            f"{utc_now():%Y-%m-%d %H:%M} UTC: {words}",
-            err=True,
-        )
+        click.echo(f"gops: {_words(game)} at {utc_now():%Y-%m-%d %H:%M} UTC: {words}", err=True)
 
     def resumed(k: int) -> None:
         nonlocal first
@@ -198,6 +196,45 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
         if save_path is None:
             return solve(game.n, game.tie_rule, game.objective, game.order, progress)
         return solve_checkpointed(game, save_path, progress, resumed)
+    finally:
+        bar.close()
+
+
+def _words(game: ThreeGame) -> str:
+    """ "three players N=6 split top": the game in a progress line."""
+    return f"three players N={game.n} {game.tie_rule.name} {game.objective.name}"
+
+
+@contextmanager
+def walk_progress(what: str, quiet: bool):
+    """A ``progress(positions)`` for the NashConv walk of ``what``, unless ``quiet``: on
+    a terminal a counter (after 2 s), else a line on stderr every PROGRESS_SECONDS (the
+    positions walked, the seconds so far: the walk's total is not known before it ends)."""
+    terminal = sys.stderr.isatty()
+    bar = tqdm(
+        unit=" positions",
+        desc="NashConv walk",
+        delay=2,
+        file=sys.stderr,
+        leave=False,
+        disable=quiet or not terminal,
+    )
+    start = last = time.monotonic()
+
+    def told(positions: int) -> None:
+        nonlocal last
+        bar.update(positions - bar.n)
+        if quiet or terminal or time.monotonic() - last < PROGRESS_SECONDS:
+            return
+        last = time.monotonic()
+        click.echo(
+            f"gops: {what} at {utc_now():%Y-%m-%d %H:%M} UTC: the NashConv walk, "
+            f"{positions:,} positions in {last - start:.0f} s",
+            err=True,
+        )
+
+    try:
+        yield told
     finally:
         bar.close()
 
@@ -243,6 +280,7 @@ def summary_json(sol: ThreeSolution, report) -> dict:
             "epsilon": EPSILON,
             "certified": report.bound <= EPSILON,
             "rounding_factors": report.depth,
+            "positions": report.positions,
         },
         "max_stage_regret": sol.max_stage_regret,
         "first_move": first_move(sol),

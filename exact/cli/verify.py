@@ -140,9 +140,11 @@ def verify(
 def _verify_saved(path: str, quiet: bool) -> int:
     """``gops verify FILE``: a saved three-player solution (exact.three.verify); its exit
     code (0 verified, 1 not; a file failing its checks raises: one line, exit 2)."""
+    from exact.cli.three import walk_progress
     from exact.three.verify import verify_saved
 
-    verdict = verify_saved(path)
+    with walk_progress(path, quiet) as told:
+        verdict = verify_saved(path, told)
     if not quiet:
         sol = verdict.saved.solution
         click.echo(f"{path}: {sol.game.describe()}, {len(sol.stages):,} stage games", err=True)

@@ -47,6 +47,7 @@ def solve(
     return solve_game(ThreeGame.parse(n, tie_rule, objective, order), progress)
 
 
-def certify(solution: ThreeSolution) -> NashConvReport:
-    """The solution's NashConv in the whole game, with its proven bound."""
-    return nashconv(solution.game, solution.mixes)
+def certify(solution: ThreeSolution, progress=None) -> NashConvReport:
+    """The solution's NashConv in the whole game, with its proven bound; ``progress``
+    told the positions walked so far (:func:`exact.three.nashconv.nashconv`)."""
+    return nashconv(solution.game, solution.mixes, progress=progress)

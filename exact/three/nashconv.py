@@ -43,6 +43,8 @@ __all__ = ["NashConvReport", "nashconv"]
 UNIT = Fraction(1, 2**53)  # the unit roundoff of float64 (round to nearest)
 
 Policy = Callable[[tuple, tuple, tuple, int], Sequence]
+#: The walk's ``progress`` is told the positions walked every this many.
+TELL_EVERY = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,15 @@ class _Walk:
     """The recursion of the module docstring over positions keyed by bit masks:
     (hand 0, hand 1, hand 2, prizes left, points so far in half points)."""
 
-    def __init__(self, game: ThreeGame, policy: Policy, locate: bool = False):
+    def __init__(
+        self,
+        game: ThreeGame,
+        policy: Policy,
+        locate: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ):
         self.n, self.tie_rule, self.top = game.n, game.tie_rule, game.top
-        self.locate = locate
+        self.locate, self.progress = locate, progress
         self.worst: tuple | None = None
         self.order, self.policy = game.order, policy
         self.row: dict = {}  # position -> row of self.table
@@ -119,6 +127,8 @@ class _Walk:
             self.table = np.concatenate([self.table, np.zeros_like(self.table)])
         self.table[r] = vb
         self.row[key] = r
+        if self.progress is not None and (r + 1) % TELL_EVERY == 0:
+            self.progress(r + 1)
 
     def terminal(self, key) -> None:
         points = key[4]
@@ -209,17 +219,23 @@ class _Walk:
             self.worst = (gain, hands, prizes, tuple(Fraction(x, 2) for x in points), u)
 
 
-def nashconv(game: ThreeGame, policy: Policy, locate: bool = False) -> NashConvReport:
+def nashconv(
+    game: ThreeGame,
+    policy: Policy,
+    locate: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> NashConvReport:
     """The NashConv of ``policy`` in ``game`` (its n, tie rule, objective and prize
     order), with a proven bound.
 
     ``policy(hands, prizes, points, upcard)`` gives each player's mix over their hand
     (ascending); ``hands`` are three ascending tuples, ``prizes`` ascending (upcard
     included), ``points`` the points so far (Fractions; all zero for ``points``).
-    ``locate``: also find the position of the largest one-shot gain (``worst``).
+    ``locate``: also find the position of the largest one-shot gain (``worst``);
+    ``progress``: told the positions walked so far every :data:`TELL_EVERY`.
     """
     n = game.n
-    walk = _Walk(game, policy, locate)
+    walk = _Walk(game, policy, locate, progress)
     full = (1 << n) - 1
     root = walk.value((full, full, full, full, (0, 0, 0)))
     V, B = walk.table[root]

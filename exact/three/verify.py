@@ -33,12 +33,13 @@ class Verdict:
     report: NashConvReport | None
 
 
-def verify_saved(path) -> Verdict:
-    """The verdict on the saved solution at ``path`` (module docstring)."""
+def verify_saved(path, progress=None) -> Verdict:
+    """The verdict on the saved solution at ``path`` (module docstring); ``progress``
+    told the positions the walk has proved so far."""
     saved = load(path)
     sol = saved.solution
     try:
-        report = nashconv(sol.game, sol.mixes, locate=True)
+        report = nashconv(sol.game, sol.mixes, locate=True, progress=progress)
     except KeyError as exc:
         line = f"not verified: {path} lacks a stage game that play reaches ({exc.args[0]})"
         return Verdict(False, line, saved, None)
