@@ -7,7 +7,8 @@
   the level and, given the game, in the run);
 - :class:`CountProgress`: a count toward a known total that reports ``(done, total)``
   (gops imperfect's best responses): the bar on a terminal, a line per report elsewhere;
-- :func:`message_lines`: the steps of a computation without a count, a line each.
+- :func:`message_lines`: the steps of a computation without a count, a line each;
+- :func:`walk_progress`: the positions a walk has done, toward no known total.
 
 Invariants: nothing is written on stdout (it holds the command's answer, often JSON); a
 run shorter than the delay writes nothing; ``enabled`` False (``--quiet``) writes nothing.
@@ -19,6 +20,7 @@ import datetime
 import sys
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import click
 from tqdm import tqdm
@@ -221,3 +223,42 @@ def message_lines(enabled: bool) -> Callable[[str], None]:
             click.echo(f"gops: {message}", err=True)
 
     return progress
+
+
+#: A NashConv walk whose stderr is a log writes a line at most this often (seconds).
+WALK_LINE_SECONDS = 60.0
+
+
+@contextmanager
+def walk_progress(what: str, quiet: bool, every: float = WALK_LINE_SECONDS):
+    """A ``progress(positions)`` for a NashConv walk of ``what`` (three players), unless
+    ``quiet``: on a terminal a counter (after 2 s), else a line on stderr every ``every``
+    seconds (the positions walked, the seconds so far: the walk's total is not known
+    before it ends)."""
+    terminal = sys.stderr.isatty()
+    bar = tqdm(
+        unit=" positions",
+        desc="NashConv walk",
+        delay=2,
+        file=sys.stderr,
+        leave=False,
+        disable=quiet or not terminal,
+    )
+    start = last = time.monotonic()
+
+    def told(positions: int) -> None:
+        nonlocal last
+        bar.update(positions - bar.n)
+        if quiet or terminal or time.monotonic() - last < every:
+            return
+        last = time.monotonic()
+        click.echo(
+            f"gops: {what} at {utc_now():%Y-%m-%d %H:%M} UTC: the NashConv walk, "
+            f"{positions:,} positions in {last - start:.0f} s",
+            err=True,
+        )
+
+    try:
+        yield told
+    finally:
+        bar.close()

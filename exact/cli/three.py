@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from exact.cli.common import (
     utc_now,
 )
 from exact.cli.families import THREE, settings
+from exact.cli.progress import walk_progress
 from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
@@ -115,7 +115,7 @@ def solve_three(n, tie_rule, objective, order, as_json, quiet, policy_out, save_
             json.dump(table, fh)
             if on_stdout:
                 fh.write("\n")
-    with walk_progress(_words(game), quiet) as told:
+    with walk_progress(_words(game), quiet, PROGRESS_SECONDS) as told:
         report = certify(sol, told)
     out = summary_json(sol, report)
     if save_path is not None and report.bound <= EPSILON:
@@ -203,40 +203,6 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
 def _words(game: ThreeGame) -> str:
     """ "three players N=6 split top": the game in a progress line."""
     return f"three players N={game.n} {game.tie_rule.name} {game.objective.name}"
-
-
-@contextmanager
-def walk_progress(what: str, quiet: bool):
-    """A ``progress(positions)`` for the NashConv walk of ``what``, unless ``quiet``: on
-    a terminal a counter (after 2 s), else a line on stderr every PROGRESS_SECONDS (the
-    positions walked, the seconds so far: the walk's total is not known before it ends)."""
-    terminal = sys.stderr.isatty()
-    bar = tqdm(
-        unit=" positions",
-        desc="NashConv walk",
-        delay=2,
-        file=sys.stderr,
-        leave=False,
-        disable=quiet or not terminal,
-    )
-    start = last = time.monotonic()
-
-    def told(positions: int) -> None:
-        nonlocal last
-        bar.update(positions - bar.n)
-        if quiet or terminal or time.monotonic() - last < PROGRESS_SECONDS:
-            return
-        last = time.monotonic()
-        click.echo(
-            f"gops: {what} at {utc_now():%Y-%m-%d %H:%M} UTC: the NashConv walk, "
-            f"{positions:,} positions in {last - start:.0f} s",
-            err=True,
-        )
-
-    try:
-        yield told
-    finally:
-        bar.close()
 
 
 def _done_words(

@@ -14,7 +14,7 @@ from exact.cli.common import (
     NumberArgumentsCommand,
     one_line_errors,
 )
-from exact.cli.progress import ProgressBar
+from exact.cli.progress import ProgressBar, walk_progress
 from exact.dp.objective import warm_up_all
 from exact.dp.rederive import escape_chance
 from exact.dp.verify import LevelCheck, StoreVerdict, verify_store
@@ -140,7 +140,6 @@ def verify(
 def _verify_saved(path: str, quiet: bool) -> int:
     """``gops verify FILE``: a saved three-player solution (exact.three.verify); its exit
     code (0 verified, 1 not; a file failing its checks raises: one line, exit 2)."""
-    from exact.cli.three import walk_progress
     from exact.three.verify import verify_saved
 
     with walk_progress(path, quiet) as told:
