@@ -32,14 +32,18 @@ LOWER, BASIC, ZERO = 0, 1, 3
 
 def column_keys(built: RestrictedLP, cells: int) -> np.ndarray:
     """The keys of ``built``'s columns (module docstring); ``cells``: rows * N."""
-    k = 1 + cells
-    return np.concatenate([[0], 1 + built.cells[0], [k], k + 1 + built.in_play[1]]).astype(np.int64)
+    return _keys(built.cells[0], built.in_play[1], cells)
 
 
 def row_keys(built: RestrictedLP, cells: int) -> np.ndarray:
     """The keys of ``built``'s rows (module docstring); ``cells``: rows * N."""
+    return _keys(built.cells[1], built.in_play[0], cells)
+
+
+def _keys(sequences: np.ndarray, decisions: np.ndarray, cells: int) -> np.ndarray:
+    """0, 1 + each sequence's cell, K, K + 1 + each decision's row (K = 1 + cells)."""
     k = 1 + cells
-    return np.concatenate([[0], 1 + built.cells[1], [k], k + 1 + built.in_play[0]]).astype(np.int64)
+    return np.concatenate([[0], 1 + sequences, [k], k + 1 + decisions]).astype(np.int64)
 
 
 @dataclass(frozen=True)
