@@ -8,7 +8,8 @@
 - :class:`CountProgress`: a count toward a known total that reports ``(done, total)``
   (gops imperfect's best responses): the bar on a terminal, a line per report elsewhere;
 - :func:`message_lines`: the steps of a computation without a count, a line each;
-- :func:`walk_progress`: the positions a walk has done, toward no known total.
+- :func:`count_progress`: a long count, the bar on a terminal, a timed line elsewhere;
+  :func:`walk_progress`, the positions a walk has done, toward no known total.
 
 Invariants: nothing is written on stdout (it holds the command's answer, often JSON); a
 run shorter than the delay writes nothing; ``enabled`` False (``--quiet``) writes nothing.
@@ -230,35 +231,53 @@ WALK_LINE_SECONDS = 60.0
 
 
 @contextmanager
-def walk_progress(what: str, quiet: bool, every: float = WALK_LINE_SECONDS):
-    """A ``progress(positions)`` for a NashConv walk of ``what`` (three players), unless
-    ``quiet``: on a terminal a counter (after 2 s), else a line on stderr every ``every``
-    seconds (the positions walked, the seconds so far: the walk's total is not known
-    before it ends)."""
+def count_progress(
+    desc: str,
+    unit: str,
+    quiet: bool,
+    every: float,
+    line: Callable[[int, float], str],
+    total: int | None = None,
+):
+    """A ``told(done)`` for a long count (``done`` so far, never less than before),
+    unless ``quiet``: on a terminal a tqdm bar (after 2 s; with the time left where the
+    ``total`` is known), else ``line(done, seconds so far)`` on stderr at most every
+    ``every`` seconds."""
     terminal = sys.stderr.isatty()
     bar = tqdm(
-        unit=" positions",
-        desc="NashConv walk",
-        delay=2,
+        total=total,
+        unit=unit,
+        desc=desc,
+        delay=PROGRESS_AFTER_SECONDS,
         file=sys.stderr,
         leave=False,
         disable=quiet or not terminal,
     )
     start = last = time.monotonic()
 
-    def told(positions: int) -> None:
+    def told(done: int) -> None:
         nonlocal last
-        bar.update(positions - bar.n)
+        bar.update(done - bar.n)
         if quiet or terminal or time.monotonic() - last < every:
             return
         last = time.monotonic()
-        click.echo(
-            f"gops: {what} at {utc_now():%Y-%m-%d %H:%M} UTC: the NashConv walk, "
-            f"{positions:,} positions in {last - start:.0f} s",
-            err=True,
-        )
+        click.echo(line(done, last - start), err=True)
 
     try:
         yield told
     finally:
         bar.close()
+
+
+def walk_progress(what: str, quiet: bool, every: float = WALK_LINE_SECONDS):
+    """A ``progress(positions)`` for a NashConv walk of ``what`` (three players): a
+    counter, or a line of the positions walked and the seconds so far (the walk's total
+    is not known before it ends); see :func:`count_progress`."""
+
+    def line(positions: int, seconds: float) -> str:
+        return (
+            f"gops: {what} at {utc_now():%Y-%m-%d %H:%M} UTC: the NashConv walk, "
+            f"{positions:,} positions in {seconds:.0f} s"
+        )
+
+    return count_progress("NashConv walk", " positions", quiet, every, line)

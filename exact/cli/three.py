@@ -10,13 +10,11 @@ comes from, and fails (exit 2, after the answer) when it is not below :data:`EPS
 from __future__ import annotations
 
 import json
-import sys
 import time
 from fractions import Fraction
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from exact.atomic import atomic_file, output_kind
 from exact.cli.common import (
@@ -28,7 +26,7 @@ from exact.cli.common import (
     utc_now,
 )
 from exact.cli.families import THREE, settings
-from exact.cli.progress import walk_progress
+from exact.cli.progress import count_progress, walk_progress
 from exact.errors import GopsInputError, SolverError
 from exact.game.rules import parse_cards
 from exact.three import ThreeSolution, certify, solve
@@ -156,32 +154,15 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
     (the time of day, the count, of the total, the seconds so far and to go; a short
     solve prints nothing).  With ``save_path`` the solve keeps its stage games in the
     side file and resumes from it (:mod:`exact.three.checkpoint`), saying so."""
-    terminal = sys.stderr.isatty()
     total = game.stage_games
-    bar = tqdm(
-        total=total,
-        unit=" stage games",
-        desc=f"three players N={game.n} {game.tie_rule.name}",
-        delay=2,
-        file=sys.stderr,
-        leave=False,
-        disable=quiet or not terminal,
-    )
-    start = last = fresh = time.monotonic()
+    fresh = time.monotonic()
     # Stage games read from a checkpoint: the first ``first`` the walk passes (it meets
     # them in the order they were solved); the rate counts the stage games after them.
     first = 0
 
-    def progress(done: int) -> None:
-        nonlocal last, fresh
-        bar.update(1)
-        if done == first:
-            fresh = time.monotonic()
-        if quiet or terminal or time.monotonic() - last < PROGRESS_SECONDS:
-            return
-        last = time.monotonic()
-        words = _done_words(done, total, first, last - start, last - fresh)
-        click.echo(f"gops: {_words(game)} at {utc_now():%Y-%m-%d %H:%M} UTC: {words}", err=True)
+    def line(done: int, seconds: float) -> str:
+        words = _done_words(done, total, first, seconds, time.monotonic() - fresh)
+        return f"gops: {_words(game)} at {utc_now():%Y-%m-%d %H:%M} UTC: {words}"
 
     def resumed(k: int) -> None:
         nonlocal first
@@ -192,12 +173,18 @@ def solve_with_progress(game: ThreeGame, quiet: bool, save_path: Path | None = N
             err=True,
         )
 
-    try:
+    desc = f"three players N={game.n} {game.tie_rule.name}"
+    with count_progress(desc, " stage games", quiet, PROGRESS_SECONDS, line, total) as told:
+
+        def progress(done: int) -> None:
+            nonlocal fresh
+            if done == first:
+                fresh = time.monotonic()
+            told(done)
+
         if save_path is None:
             return solve(game.n, game.tie_rule, game.objective, game.order, progress)
         return solve_checkpointed(game, save_path, progress, resumed)
-    finally:
-        bar.close()
 
 
 def _words(game: ThreeGame) -> str:
