@@ -701,3 +701,21 @@ def test_an_option_of_another_family_is_refused_by_name(args, message):
     result = CliRunner().invoke(main, ["solve", "2", *args])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == f"gops: error: {message}\n"
+
+
+@pytest.mark.parametrize("rule", ["split", "third", "discard"])
+def test_the_walks_positions_are_counted_before_it_runs(rule):
+    """benchmarks/count_three_walk.py enumerates, in numpy and from the rules alone, the
+    positions the NashConv walk of the top objective visits (what sizes a 6-card walk
+    before hours of it): at N = 3 its count is the walk's own, for every tie rule."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "count_three_walk.py"
+    spec = importlib.util.spec_from_file_location("count_three_walk", path)
+    counter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counter)
+    game = ThreeGame.parse(3, rule, "top", "random")
+    uniform = nashconv(game, lambda hands, prizes, points, u: [np.ones(len(h)) for h in hands])
+    levels = counter.walk_levels(3, game.tie_rule)
+    assert sum(levels) == uniform.positions
+    assert levels[0] == 1 and len(levels) == 4
