@@ -409,6 +409,37 @@ def test_random_restrictions_never_beat_the_value():
         assert lp_plans(lp)[2]["value_float"] >= value - VALUE_TOLERANCE
 
 
+def _one_sided_lp_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "one_sided_lp.py"
+    spec = importlib.util.spec_from_file_location("one_sided_lp", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_two_one_sided_lps_make_a_pair_whose_nashconv_is_their_values_gap():
+    """benchmarks/one_sided_lp.py: each player's best strategy within its set against the
+    whole game of the other.  Their NashConv is exactly the gap between the two LPs'
+    values (each player's best response earns the other's guarantee), whatever the sets;
+    with both sets the whole game it is an equilibrium."""
+    script = _one_sided_lp_script()
+    game = ImperfectGame.parse(4, "ascending", "points")
+    tree = GameTree.of(game)
+    rng = np.random.default_rng(SEED)
+    quiet = lambda _: None  # noqa: E731
+    for share in (0.5, 0.8, 1.0):
+        allow = [_random_allow(tree.legal, rng, share) for _ in (0, 1)]
+        (v0, s0), (v1, s1) = (script.one_side(game, allow[p], p, quiet) for p in (0, 1))
+        _, proof = script.pair(game, (s0, s1), quiet)
+        assert v0 <= VALUE_TOLERANCE and v1 >= -VALUE_TOLERANCE  # the value is 0
+        assert abs(float(proof.nash_conv) - (v1 - v0)) <= NASHCONV_TOLERANCE
+        if share == 1.0:
+            assert proof.epsilon <= NASHCONV_TOLERANCE
+
+
 def test_a_long_run_keeps_its_best_policy_as_it_goes(tmp_path, monkeypatch):
     """--policy-out is written at each round whose proven NashConv is the least so far (at
     most every BEST_EVERY seconds: here always), so that a run stopped keeps its best; the
